@@ -1,0 +1,77 @@
+/**
+ * What a node does before it serves: migrate, seed reference data, and on the very first
+ * start create the default Organization and its administrator API account. Safe when
+ * several nodes start at once on PostgreSQL (an advisory lock serializes them).
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Config } from './config.js'
+import { createAccessKey, createAccount, createOwner, issueApiToken } from './domain/accounts.js'
+import { SecretBox } from './domain/credentials.js'
+import { isoNow } from './domain/time.js'
+import type { Store } from './store/connect.js'
+import { migrateToLatest } from './store/migrate.js'
+import { seedReferenceData } from './store/reference-data.repository.js'
+
+export interface FirstStart {
+  organization: string
+  userName: string
+  /** Where the generated credentials were written; absent when they came from the environment. */
+  credentialsFile?: string
+}
+
+export async function prepareDatabase(store: Store): Promise<void> {
+  await migrateToLatest(store.db)
+  if (store.dialect === 'postgres') {
+    await store.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(7345201)`.execute(trx)
+      await seedReferenceData(trx, isoNow())
+    })
+  } else {
+    await seedReferenceData(store.db, isoNow())
+  }
+}
+
+/** The server key: from the environment, else a file in the data directory made on first start. */
+export function loadServerKey(config: Config): string {
+  if (config.serverKey) return config.serverKey
+  const file = join(config.dataDir, 'server.key')
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true })
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' })
+  }
+  return readFileSync(file, 'utf8').trim()
+}
+
+/** Creates the default Organization and administrator once; returns undefined when owners already exist. */
+export async function ensureFirstStart(store: Store, config: Config, box: SecretBox): Promise<FirstStart | undefined> {
+  const run = async (): Promise<FirstStart | undefined> => {
+    const existing = await store.db.selectFrom('owner').select('id').limit(1).executeTakeFirst()
+    if (existing) return undefined
+    const now = isoNow()
+    const { organization, userName } = config.admin
+    await createOwner(store.db, { name: organization, type: 'Organization' }, now)
+    await createAccount(store.db, { userName, kind: 'api', organization, role: 'Organization Administrator', systemRole: 'Administrator', firstName: 'Bulwark', lastName: 'Administrator' }, now)
+    const key = await createAccessKey(store.db, box, userName, now, { accessId: config.admin.accessId, secretKey: config.admin.secretKey })
+    const token = await issueApiToken(store.db, userName, { token: config.admin.token }, Date.now())
+    const fromEnvironment = !!(config.admin.accessId && config.admin.secretKey && config.admin.token)
+    if (fromEnvironment) return { organization, userName }
+    const credentialsFile = join(config.dataDir, 'admin-credentials.json')
+    mkdirSync(config.dataDir, { recursive: true })
+    writeFileSync(credentialsFile, `${JSON.stringify({ userName, organization, accessId: key.accessId, secretKey: key.secretKey, token: token.token }, null, 2)}\n`, { mode: 0o600 })
+    chmodSync(credentialsFile, 0o600)
+    return { organization, userName, credentialsFile }
+  }
+  if (store.dialect !== 'postgres') return run()
+  // A session lock needs one pinned connection; the work itself may use any other.
+  return store.db.connection().execute(async (connection) => {
+    await sql`SELECT pg_advisory_lock(7345202)`.execute(connection)
+    try {
+      return await run()
+    } finally {
+      await sql`SELECT pg_advisory_unlock(7345202)`.execute(connection)
+    }
+  })
+}

@@ -1,0 +1,184 @@
+/**
+ * Administration of owners, accounts, memberships and credentials: what the admin CLI
+ * and the first start do. Plaintext secrets are returned once, at creation, and never stored.
+ */
+import type { Kysely } from 'kysely'
+import { OWNER_TYPES, type OwnerType } from '../model/kinds.js'
+import { ACCOUNT_KINDS, type AccountKind, COMMUNITY_ROLES, ORGANIZATION_ROLES, SYSTEM_ROLES } from '../model/roles.js'
+import * as accounts from '../store/account.repository.js'
+import type { Database } from '../store/database.js'
+import { generateAccessId, generateSecretKey, generateToken, hashPassword, hashToken, type SecretBox } from './credentials.js'
+import { DomainError, conflict, invalid, notFound } from './errors.js'
+import { DAY_MS, HOUR_MS } from './time.js'
+import { isAllowed, type Membership } from './permissions.js'
+
+export const TEMPORARY_TOKEN_MS = 4 * HOUR_MS
+
+export async function createOwner(db: Kysely<Database>, input: { name: string; type: string; description?: string }, now: string) {
+  const name = input.name?.trim()
+  if (!name) throw invalid('An owner needs a name')
+  if (!(OWNER_TYPES as readonly string[]).includes(input.type)) throw invalid(`Owner type must be one of ${OWNER_TYPES.join(', ')}`)
+  if (await accounts.findOwnerByName(db, name)) throw conflict(`An owner named '${name}' already exists`)
+  const id = await accounts.insertOwner(db, { name, type: input.type as OwnerType, description: input.description ?? null, date_added: now })
+  return { id, name, type: input.type as OwnerType }
+}
+
+export async function requireOwner(db: Kysely<Database>, name: string) {
+  const owner = await accounts.findOwnerByName(db, name)
+  if (!owner) throw notFound(`No owner named '${name}'`)
+  return owner
+}
+
+export async function requireAccount(db: Kysely<Database>, userName: string) {
+  const account = await accounts.findAccountByUserName(db, userName)
+  if (!account) throw notFound(`No account named '${userName}'`)
+  return account
+}
+
+export interface CreateAccountInput {
+  userName: string
+  kind: string
+  organization: string
+  role?: string
+  systemRole?: string
+  firstName?: string
+  lastName?: string
+  pseudonym?: string
+  email?: string
+  password?: string
+  tokenLifetimeDays?: number
+}
+
+const DEFAULT_SYSTEM_ROLE: Record<AccountKind, string> = { human: 'User', api: 'Api User', taxii: 'Taxii User' }
+
+/** Creates an account in its Organization with an Organization role (TAXII accounts: always Standard User). */
+export async function createAccount(db: Kysely<Database>, input: CreateAccountInput, now: string) {
+  const userName = input.userName?.trim()
+  if (!userName) throw invalid('An account needs a user name')
+  if (!(ACCOUNT_KINDS as readonly string[]).includes(input.kind)) throw invalid(`Account kind must be one of ${ACCOUNT_KINDS.join(', ')}`)
+  const kind = input.kind as AccountKind
+  const org = await requireOwner(db, input.organization)
+  if (org.type !== 'Organization') throw invalid(`'${org.name}' is a ${org.type}; an account's home must be an Organization`)
+  const role = kind === 'taxii' ? 'Standard User' : (input.role ?? 'Standard User')
+  if (kind === 'taxii' && input.role && input.role !== 'Standard User') throw invalid('Standard User is the only Organization role a TAXII account may have')
+  if (!(ORGANIZATION_ROLES as readonly string[]).includes(role)) throw invalid(`Organization role must be one of ${ORGANIZATION_ROLES.join(', ')}`)
+  const systemRole = input.systemRole ?? DEFAULT_SYSTEM_ROLE[kind]
+  if (!(SYSTEM_ROLES as readonly string[]).includes(systemRole)) throw invalid(`System role must be one of ${SYSTEM_ROLES.join(', ')}`)
+  if (kind === 'taxii' && !input.password) throw invalid('A TAXII account needs a password')
+  if (input.tokenLifetimeDays !== undefined && (!Number.isInteger(input.tokenLifetimeDays) || input.tokenLifetimeDays < 1)) {
+    throw invalid('Token lifetime is a whole number of days, at least 1')
+  }
+  if (await accounts.findAccountByUserName(db, userName)) throw conflict(`An account named '${userName}' already exists`)
+  const passwordHash = input.password ? await hashPassword(input.password) : null
+  return db.transaction().execute(async (trx) => {
+    const { id } = await trx.insertInto('user_account').values({
+      user_name: userName, kind, first_name: input.firstName ?? null, last_name: input.lastName ?? null, pseudonym: input.pseudonym ?? null,
+      email: input.email ?? null, system_role: systemRole, organization_id: org.id, password_hash: passwordHash,
+      token_lifetime_days: input.tokenLifetimeDays ?? null, tql_timeout_ms: null, date_added: now, last_modified: now,
+    }).returning('id').executeTakeFirstOrThrow()
+    await accounts.upsertMembership(trx, id, org.id, role, now)
+    return { id, userName, kind, organization: org.name, role, systemRole }
+  })
+}
+
+/** Gives an account a role in an owner; the role must belong to the owner's kind. */
+export async function setMembership(db: Kysely<Database>, userName: string, ownerName: string, role: string, now: string) {
+  const account = await requireAccount(db, userName)
+  const owner = await requireOwner(db, ownerName)
+  const roles: readonly string[] = owner.type === 'Organization' ? ORGANIZATION_ROLES : COMMUNITY_ROLES
+  if (!roles.includes(role)) throw invalid(`Role for a ${owner.type} must be one of ${roles.join(', ')}`)
+  if (owner.type === 'Organization' && owner.id !== account.organization_id) {
+    throw invalid('An account belongs to one Organization; add it to Communities or Sources instead')
+  }
+  if (account.kind === 'taxii' && owner.type === 'Organization' && role !== 'Standard User') {
+    throw invalid('Standard User is the only Organization role a TAXII account may have')
+  }
+  await accounts.upsertMembership(db, account.id, owner.id, role, now)
+  return { userName, owner: owner.name, ownerType: owner.type, role }
+}
+
+export async function removeMembership(db: Kysely<Database>, userName: string, ownerName: string) {
+  const account = await requireAccount(db, userName)
+  const owner = await requireOwner(db, ownerName)
+  if (owner.id === account.organization_id) throw invalid("An account cannot leave its own Organization; disable it instead")
+  if (!(await accounts.deleteMembership(db, account.id, owner.id))) throw notFound(`'${userName}' is not a member of '${ownerName}'`)
+}
+
+export interface IssuedToken {
+  token: string
+  expiresAt: string | null
+  kind: 'api' | 'temporary'
+}
+
+/**
+ * A permanent API token lives for the account's token lifetime (days, set by an
+ * Organization Administrator) or the given one; without either it does not expire.
+ */
+export async function issueApiToken(db: Kysely<Database>, userName: string, options: { lifetimeDays?: number; token?: string }, nowMs: number): Promise<IssuedToken> {
+  const account = await requireAccount(db, userName)
+  if (account.kind === 'taxii') throw invalid('TAXII accounts use Basic authentication, not API tokens')
+  if (options.lifetimeDays !== undefined && (!Number.isInteger(options.lifetimeDays) || options.lifetimeDays < 1)) {
+    throw invalid('Token lifetime is a whole number of days, at least 1')
+  }
+  const days = options.lifetimeDays ?? account.token_lifetime_days
+  const expiresAt = days ? new Date(nowMs + days * DAY_MS).toISOString() : null
+  return insertToken(db, account.id, 'api', expiresAt, nowMs, options.token)
+}
+
+/** A temporary token (4 hours) for a member whose Organization role allows it. */
+export async function issueTemporaryToken(db: Kysely<Database>, userName: string, nowMs: number): Promise<IssuedToken> {
+  const account = await requireAccount(db, userName)
+  const org = await accounts.findOwnerById(db, account.organization_id)
+  const membership = (await accounts.listOwnerMembers(db, account.organization_id)).find((m) => m.id === account.id)
+  const asMembership: Membership | undefined = membership && org
+    ? { ownerId: org.id, ownerName: org.name, ownerType: org.type, role: membership.role as Membership['role'] } : undefined
+  if (account.kind === 'taxii' || !asMembership || !isAllowed(asMembership, 'issueTemporaryToken')) {
+    throw new DomainError('forbidden', 'Temporary tokens are for Standard User, Sharing User, Organization Administrator and App Developer roles')
+  }
+  return insertToken(db, account.id, 'temporary', new Date(nowMs + TEMPORARY_TOKEN_MS).toISOString(), nowMs)
+}
+
+async function insertToken(db: Kysely<Database>, userId: number, kind: 'api' | 'temporary', expiresAt: string | null, nowMs: number, given?: string): Promise<IssuedToken> {
+  const token = given ?? generateToken()
+  if (token.length < 16) throw invalid('A token must be at least 16 characters long')
+  await db.insertInto('api_token').values({ user_id: userId, token_hash: hashToken(token), kind, expires_at: expiresAt, date_added: new Date(nowMs).toISOString() }).execute()
+  return { token, expiresAt, kind }
+}
+
+export async function revokeTokens(db: Kysely<Database>, userName: string) {
+  const account = await requireAccount(db, userName)
+  const result = await db.deleteFrom('api_token').where('user_id', '=', account.id).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** Creates an access id + secret key pair; the secret is sealed at rest and returned only here. */
+export async function createAccessKey(db: Kysely<Database>, box: SecretBox, userName: string, now: string, given: { accessId?: string; secretKey?: string } = {}) {
+  const account = await requireAccount(db, userName)
+  if (account.kind !== 'api') throw invalid('Access id and secret key pairs belong to API accounts')
+  const accessId = given.accessId ?? generateAccessId()
+  const secretKey = given.secretKey ?? generateSecretKey()
+  if (secretKey.length < 16) throw invalid('A secret key must be at least 16 characters long')
+  if (await db.selectFrom('access_key').select('id').where('access_id', '=', accessId).executeTakeFirst()) {
+    throw conflict(`Access id '${accessId}' is already in use`)
+  }
+  await db.insertInto('access_key').values({ user_id: account.id, access_id: accessId, secret_ciphertext: box.seal(secretKey), date_added: now }).execute()
+  return { accessId, secretKey }
+}
+
+export async function setPassword(db: Kysely<Database>, userName: string, password: string, now: string) {
+  const account = await requireAccount(db, userName)
+  if (!password || password.length < 8) throw invalid('A password must be at least 8 characters long')
+  await db.updateTable('user_account').set({ password_hash: await hashPassword(password), last_modified: now }).where('id', '=', account.id).execute()
+}
+
+export async function setAccountDisabled(db: Kysely<Database>, userName: string, disabled: boolean, now: string) {
+  const account = await requireAccount(db, userName)
+  await db.updateTable('user_account').set({ disabled: disabled ? 1 : 0, last_modified: now }).where('id', '=', account.id).execute()
+  return { userName, disabled }
+}
+
+export async function setTokenLifetime(db: Kysely<Database>, userName: string, days: number | null, now: string) {
+  const account = await requireAccount(db, userName)
+  if (days !== null && (!Number.isInteger(days) || days < 1)) throw invalid('Token lifetime is a whole number of days, at least 1')
+  await db.updateTable('user_account').set({ token_lifetime_days: days, last_modified: now }).where('id', '=', account.id).execute()
+}

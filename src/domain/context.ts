@@ -1,0 +1,84 @@
+/**
+ * Who is calling and in which owner. Every domain function takes a RequestContext; the
+ * adapters build it once per request (protocols/http/auth.ts) and never look at roles.
+ */
+import type { OwnerType } from '../model/kinds.js'
+import type { AccountRow } from '../store/account.repository.js'
+import type { Store } from '../store/connect.js'
+import { DomainError } from './errors.js'
+import { type Action, type Membership, authorize, canAccessOwner } from './permissions.js'
+import type { Services } from './services.js'
+
+export interface Account {
+  id: number
+  userName: string
+  kind: 'human' | 'api' | 'taxii'
+  firstName: string | null
+  lastName: string | null
+  pseudonym: string | null
+  systemRole: string
+  organizationId: number
+  observationsEnabled: boolean
+  tqlTimeoutMs: number | null
+}
+
+export interface Caller {
+  account: Account
+  /** Every owner the account belongs to, Banned included (so the refusal can say why). */
+  memberships: Membership[]
+}
+
+export interface Owner {
+  id: number
+  name: string
+  type: OwnerType
+}
+
+export interface RequestContext {
+  store: Store
+  services: Services
+  caller: Caller
+  /** The owner the call operates in: `owner=<name>` or the caller's Organization. */
+  owner: Owner
+  membership: Membership
+  now: string
+}
+
+export function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id, userName: row.user_name, kind: row.kind, firstName: row.first_name, lastName: row.last_name, pseudonym: row.pseudonym,
+    systemRole: row.system_role, organizationId: row.organization_id, observationsEnabled: !!row.observations_enabled,
+    tqlTimeoutMs: row.tql_timeout_ms,
+  }
+}
+
+/**
+ * Picks the owner a call works in. Unknown owners and owners the caller has no (or a
+ * Banned) membership in are the same 403 to the caller, so names cannot be probed.
+ */
+export function selectOwner(caller: Caller, ownerName: string | undefined): Membership {
+  const membership = ownerName === undefined || ownerName === ''
+    ? caller.memberships.find((m) => m.ownerId === caller.account.organizationId)
+    : caller.memberships.find((m) => m.ownerName === ownerName)
+  if (!membership || !canAccessOwner(membership)) {
+    throw new DomainError('owner_inaccessible', ownerName
+      ? `Owner '${ownerName}' does not exist or you do not have access to it`
+      : 'Your account has no access to its Organization')
+  }
+  return membership
+}
+
+/** The memberships a caller may read through (Banned excluded). */
+export function readableOwners(caller: Caller): Membership[] {
+  return caller.memberships.filter(canAccessOwner)
+}
+
+/** Authorizes an action in the context's owner, with the system settings that widen roles. */
+export async function requirePermission(ctx: RequestContext, action: Action, membership: Membership = ctx.membership): Promise<void> {
+  const readOnlyUserUpdatesAllowed = action === 'observe' ? await ctx.services.settings.getBoolean('readOnlyUserUpdatesAllowed') : false
+  authorize(membership, action, { readOnlyUserUpdatesAllowed })
+}
+
+export function membershipFor(ctx: RequestContext, ownerId: number): Membership | undefined {
+  return ctx.caller.memberships.find((m) => m.ownerId === ownerId && canAccessOwner(m))
+}

@@ -1,0 +1,83 @@
+/**
+ * System settings: the switches the spec names (bulk delete, TQL timeout) and the limits
+ * the platform documents. Stored in the database so every node sees the same values; each
+ * node keeps a copy for at most a second, so a change reaches all nodes within that time.
+ */
+import { findSetting, listSettings, upsertSetting } from '../store/account.repository.js'
+import type { Store } from '../store/connect.js'
+import { invalid } from './errors.js'
+
+interface SettingDef {
+  type: 'boolean' | 'integer'
+  default: boolean | number
+  description: string
+  min?: number
+}
+
+export const SETTINGS = {
+  bulkDeleteEnabled: { type: 'boolean', default: false, description: 'Allow DELETE /v3/<type>?tql=… to delete every match' },
+  tqlTimeoutMs: { type: 'integer', default: 30_000, min: 100, description: 'System-wide TQL query timeout in milliseconds' },
+  readOnlyUserUpdatesAllowed: { type: 'boolean', default: false, description: 'Let read-only roles report observations and false positives' },
+  batchJobEnabled: { type: 'boolean', default: true, description: 'Enable the v2 batch API' },
+  batchMaxIndicators: { type: 'integer', default: 25_000, min: 1, description: 'Indicators allowed in one batch job' },
+  batchMaxUploadBytes: { type: 'integer', default: 2_000_000, min: 1, description: 'Largest batch upload in bytes' },
+  indicatorDeleteRetentionDays: { type: 'integer', default: 30, min: 0, description: 'Days deleted-indicator records are kept' },
+  observedIndicatorLimit: { type: 'integer', default: 20_000, min: 1, description: 'Most items returned by /v2/indicators/observed' },
+  documentMaxBytes: { type: 'integer', default: 50 * 1024 * 1024, min: 1, description: 'Largest document or report upload in bytes' },
+} as const satisfies Record<string, SettingDef>
+
+export type SettingName = keyof typeof SETTINGS
+type SettingValue<N extends SettingName> = (typeof SETTINGS)[N]['type'] extends 'boolean' ? boolean : number
+
+const CACHE_MS = 1000
+
+export class SettingsService {
+  private cache = new Map<string, { value: boolean | number; until: number }>()
+
+  constructor(private readonly store: Store) {}
+
+  async get<N extends SettingName>(name: N): Promise<SettingValue<N>> {
+    const hit = this.cache.get(name)
+    if (hit && hit.until > Date.now()) return hit.value as SettingValue<N>
+    const row = await findSetting(this.store.db, name)
+    const value = row ? decode(SETTINGS[name], row.value) : SETTINGS[name].default
+    this.cache.set(name, { value, until: Date.now() + CACHE_MS })
+    return value as SettingValue<N>
+  }
+
+  async getBoolean(name: SettingName): Promise<boolean> {
+    return !!(await this.get(name))
+  }
+
+  async getAll(): Promise<Record<SettingName, boolean | number>> {
+    const stored = new Map((await listSettings(this.store.db)).map((r) => [r.name, r.value]))
+    const result = {} as Record<SettingName, boolean | number>
+    for (const [name, def] of Object.entries(SETTINGS) as [SettingName, SettingDef][]) {
+      result[name] = stored.has(name) ? decode(def, stored.get(name)!) : def.default
+    }
+    return result
+  }
+
+  /** Validates and stores a setting given as text (from the CLI or an admin call). */
+  async set(name: string, text: string): Promise<boolean | number> {
+    if (!(name in SETTINGS)) throw invalid(`Unknown setting '${name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
+    const def: SettingDef = SETTINGS[name as SettingName]
+    const value = parse(def, text)
+    if (value === null) throw invalid(`Setting '${name}' takes ${def.type === 'boolean' ? 'true or false' : `a whole number${def.min !== undefined ? ` of at least ${def.min}` : ''}`}`)
+    await upsertSetting(this.store.db, name, String(value))
+    this.cache.delete(name)
+    return value
+  }
+}
+
+function parse(def: SettingDef, text: string): boolean | number | null {
+  const t = text.trim().toLowerCase()
+  if (def.type === 'boolean') return t === 'true' ? true : t === 'false' ? false : null
+  if (!/^\d+$/.test(t)) return null
+  const n = Number(t)
+  return def.min !== undefined && n < def.min ? null : n
+}
+
+function decode(def: SettingDef, stored: string): boolean | number {
+  return parse(def, stored) ?? def.default
+}

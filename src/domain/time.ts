@@ -1,0 +1,36 @@
+/**
+ * Time in storage is fixed-width UTC ISO-8601 with milliseconds, so text order is time
+ * order on both databases. The API shows seconds precision, as the platform does.
+ */
+
+export function isoNow(): string {
+  return new Date().toISOString()
+}
+
+export function toStoredTime(date: Date): string {
+  return date.toISOString()
+}
+
+/** `2026-11-23T15:48:49.123Z` → `2026-11-23T15:48:49Z`. */
+export function toApiTime(stored: string | null | undefined): string | undefined {
+  if (!stored) return undefined
+  return `${stored.slice(0, 19)}Z`
+}
+
+/**
+ * Parses what clients send: ISO-8601 with or without offset, or a date alone. Returns the
+ * stored form, or null when the text is not a time.
+ */
+export function parseApiTime(input: unknown): string | null {
+  if (input instanceof Date) return Number.isNaN(input.getTime()) ? null : input.toISOString()
+  if (typeof input === 'number' && Number.isFinite(input)) return new Date(input > 1e11 ? input : input * 1000).toISOString()
+  if (typeof input !== 'string' || !input.trim()) return null
+  const text = input.trim()
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null
+  const withZone = /T|\s/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text}Z` : text
+  const date = new Date(withZone.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+}
+
+export const HOUR_MS = 3_600_000
+export const DAY_MS = 24 * HOUR_MS

@@ -1,0 +1,40 @@
+/**
+ * The REST API's gate, shared by v2 and v3: HTTPS only, a token or an HMAC signature,
+ * then the owner the call works in. Leaves a RequestContext on the request.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { authenticate } from '../../domain/authentication.js'
+import { selectOwner } from '../../domain/context.js'
+import { DomainError } from '../../domain/errors.js'
+import type { Services } from '../../domain/services.js'
+import type { Store } from '../../store/connect.js'
+
+export function isSecure(req: FastifyRequest): boolean {
+  return req.protocol === 'https'
+}
+
+export function firstQueryValue(req: FastifyRequest, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown> | undefined)?.[name]
+  const first = Array.isArray(value) ? value[0] : value
+  return typeof first === 'string' ? first : undefined
+}
+
+export function installRestAuth(app: FastifyInstance, store: Store, services: Services): void {
+  app.addHook('preHandler', async (req) => {
+    if (!isSecure(req)) throw new DomainError('no_credentials', 'HTTPS is required')
+    const nowMs = Date.now()
+    const caller = await authenticate(services, {
+      authorization: req.headers.authorization,
+      timestamp: req.headers.timestamp as string | undefined,
+      pathAndQuery: req.raw.url ?? req.url,
+      method: req.method,
+      nowMs,
+    }, ['token', 'hmac'])
+    const membership = selectOwner(caller, firstQueryValue(req, 'owner'))
+    req.caller = caller
+    req.ctx = {
+      store, services, caller, membership, now: new Date(nowMs).toISOString(),
+      owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
+    }
+  })
+}

@@ -1,0 +1,66 @@
+/**
+ * Builds the HTTP application: one Fastify instance, each interface a plugin under its own
+ * prefix with its own error envelope, authentication and content types. Request ids are
+ * returned in X-Request-Id and appear on the matching log lines.
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Caller, RequestContext } from '../../domain/context.js'
+import type { Services } from '../../domain/services.js'
+import type { Store } from '../../store/connect.js'
+import { registerV2 } from '../v2/plugin.js'
+import { registerV3 } from '../v3/plugin.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller
+    ctx: RequestContext
+  }
+}
+
+export interface AppOptions {
+  store: Store
+  services: Services
+  https?: { key: string | Buffer; cert: string | Buffer }
+  trustedProxies?: string[]
+  bodyLimitBytes?: number
+  /** false silences logging (tests); otherwise a pino level. */
+  logLevel?: string | false
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const serverOptions: FastifyServerOptions & { https?: unknown } = {
+    logger: options.logLevel === false ? false : {
+      level: options.logLevel ?? 'info',
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.timestamp'], censor: '[redacted]' },
+    },
+    genReqId: () => randomUUID(),
+    trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
+    bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
+    // Paths are case-sensitive and may carry URL-encoded indicator values (including %2F).
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 8192 },
+    return503OnClosing: true,
+  }
+  if (options.https) serverOptions.https = options.https
+  const app = Fastify(serverOptions as FastifyServerOptions)
+
+  app.decorateRequest('caller', null as unknown as Caller)
+  app.decorateRequest('ctx', null as unknown as RequestContext)
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id)
+  })
+
+  await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
+  await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send({ status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
+  })
+  app.setErrorHandler((error, req, reply) => {
+    const status = (error as { statusCode?: number }).statusCode
+    if (status && status < 500) return reply.code(status).send({ status: 'Error', message: (error as Error).message })
+    req.log.error({ err: error }, 'unhandled error')
+    return reply.code(500).send({ status: 'Error', message: `Internal error (request ${req.id})` })
+  })
+  return app
+}

@@ -1,0 +1,42 @@
+/** /v2/owners, /v2/owners/mine, members, metrics, and /v2/whoami. */
+import type { FastifyInstance } from 'fastify'
+import { invalid } from '../../../domain/errors.js'
+import { getAccessibleOwner, getMyOrganization, listAccessibleOwners, listMyOrganizationMembers, ownerMetrics, whoami } from '../../../domain/owners.js'
+import { parsePaging, query } from '../params.js'
+import { sendData, sendList } from '../present.js'
+
+function ownerId(text: string): number {
+  if (!/^\d+$/.test(text)) throw invalid(`Owner id must be a whole number, not '${text}'`)
+  return Number(text)
+}
+
+export async function ownerRoutes(app: FastifyInstance) {
+  app.get('/owners', async (req, reply) => {
+    const paging = parsePaging(query(req))
+    const owners = listAccessibleOwners(req.ctx)
+    return sendList(req, reply, 'owner', owners.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, owners.length)
+  })
+
+  app.get('/owners/mine', async (req, reply) => sendData(req, reply, 'owner', { resultCount: 1, owner: getMyOrganization(req.ctx) }))
+
+  app.get('/owners/mine/members', async (req, reply) => {
+    const members = await listMyOrganizationMembers(req.ctx)
+    return sendData(req, reply, 'user', { resultCount: members.length, user: members })
+  })
+
+  app.get('/owners/metrics', async (req, reply) => {
+    const metrics = await ownerMetrics(req.ctx, listAccessibleOwners(req.ctx).map((o) => o.id))
+    return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics })
+  })
+
+  app.get<{ Params: { id: string } }>('/owners/:id/metrics', async (req, reply) => {
+    const owner = getAccessibleOwner(req.ctx, ownerId(req.params.id))
+    const metrics = await ownerMetrics(req.ctx, [owner.id])
+    return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics })
+  })
+
+  app.get<{ Params: { id: string } }>('/owners/:id', async (req, reply) =>
+    sendData(req, reply, 'owner', { resultCount: 1, owner: getAccessibleOwner(req.ctx, ownerId(req.params.id)) }))
+
+  app.get('/whoami', async (req, reply) => sendData(req, reply, 'user', { user: whoami(req.ctx) }))
+}

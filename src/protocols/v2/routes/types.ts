@@ -1,0 +1,70 @@
+/** /v2/types: indicatorTypes, attributeTypes, associationTypes. */
+import type { FastifyInstance } from 'fastify'
+import { invalid } from '../../../domain/errors.js'
+import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/types.js'
+import { type Query, flag, parseIncludes, parsePaging, query, single } from '../params.js'
+import { sendItem, sendList } from '../present.js'
+
+/** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters. */
+function attributeTypeFilter(q: Query, memberOwner: (name: string) => number | undefined): AttributeTypeFilter {
+  const filter: AttributeTypeFilter = {}
+  const expressions = (single(q, 'filters') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  for (const name of ['system', 'allowMarkdown', 'maxLength']) {
+    const v = single(q, name)
+    if (v !== undefined) expressions.push(`${name}=${v}`)
+  }
+  for (const expression of expressions) {
+    const match = /^([A-Za-z]+)([=<>])(.*)$/.exec(expression)
+    if (!match) throw invalid(`Malformed filter '${expression}': expected <name><operator><value>`)
+    const [, name, op, value] = match
+    if (name === 'system' || name === 'allowMarkdown') {
+      if (op !== '=') throw invalid(`Filter ${name} takes the operator =, not ${op}`)
+      if (value !== 'true' && value !== 'false') throw invalid(`Filter ${name} takes true or false`)
+      filter[name] = value === 'true'
+    } else if (name === 'maxLength') {
+      if (!/^\d+$/.test(value)) throw invalid('Filter maxLength takes a whole number')
+      filter.maxLength = { op: op as '=' | '<' | '>', value: Number(value) }
+    } else if (name === 'owner') {
+      const id = memberOwner(value)
+      if (id === undefined) throw invalid(`Unknown owner '${value}' in filter`)
+      filter.ownerId = id
+    } else {
+      throw invalid(`Unknown filter '${name}' for attribute types: use owner, system, allowMarkdown or maxLength`)
+    }
+  }
+  return filter
+}
+
+export async function typeRoutes(app: FastifyInstance) {
+  app.get('/types/indicatorTypes', async (req, reply) => {
+    const q = query(req)
+    const paging = parsePaging(q)
+    const all = listIndicatorTypes(parseIncludes(q).has('additional'))
+    return sendList(req, reply, 'indicatorType', all.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, all.length)
+  })
+
+  app.get<{ Params: { type: string } }>('/types/indicatorTypes/:type', async (req, reply) =>
+    sendItem(req, reply, 'indicatorType', getIndicatorType(req.params.type, parseIncludes(query(req)).has('additional'))))
+
+  const withRule = (q: Query) => (single(q, 'includes') ?? '').split(',').includes('validationRule') || flag(q, 'includeAdditional')
+
+  app.get('/types/attributeTypes', async (req, reply) => {
+    const q = query(req)
+    const paging = parsePaging(q)
+    const filter = attributeTypeFilter(q, (name) => req.caller.memberships.find((m) => m.ownerName === name)?.ownerId)
+    const all = await listAttributeTypes(req.ctx, filter, withRule(q))
+    return sendList(req, reply, 'attributeType', all.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, all.length)
+  })
+
+  app.get<{ Params: { name: string } }>('/types/attributeTypes/:name', async (req, reply) =>
+    sendItem(req, reply, 'attributeType', await getAttributeType(req.ctx, req.params.name, withRule(query(req)))))
+
+  app.get('/types/associationTypes', async (req, reply) => {
+    const paging = parsePaging(query(req))
+    const all = await listAssociationTypes(req.ctx.store.db)
+    return sendList(req, reply, 'associationType', all.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, all.length)
+  })
+
+  app.get<{ Params: { name: string } }>('/types/associationTypes/:name', async (req, reply) =>
+    sendItem(req, reply, 'associationType', await getAssociationType(req.ctx.store.db, req.params.name)))
+}

@@ -1,0 +1,133 @@
+/**
+ * Accounts, memberships and credentials. The four lookups every request makes
+ * (credential → account, account → memberships) are prepared statements on the raw
+ * drivers: they run on every call, so they skip query building. Everything else uses Kysely.
+ */
+import type { Kysely } from 'kysely'
+import type { OwnerType } from '../model/kinds.js'
+import type { Store } from './connect.js'
+import type { Database } from './database.js'
+
+export interface AccountRow {
+  id: number
+  user_name: string
+  kind: 'human' | 'api' | 'taxii'
+  first_name: string | null
+  last_name: string | null
+  pseudonym: string | null
+  system_role: string
+  organization_id: number
+  disabled: number
+  observations_enabled: number
+  tql_timeout_ms: number | null
+}
+
+export interface MembershipRow {
+  owner_id: number
+  owner_name: string
+  owner_type: OwnerType
+  role: string
+}
+
+const ACCOUNT_COLUMNS = 'u.id, u.user_name, u.kind, u.first_name, u.last_name, u.pseudonym, u.system_role, u.organization_id, u.disabled, u.observations_enabled, u.tql_timeout_ms'
+
+const QUERIES = {
+  byAccessId: `SELECT ${ACCOUNT_COLUMNS}, k.secret_ciphertext FROM access_key k JOIN user_account u ON u.id = k.user_id WHERE k.access_id = ?`,
+  byTokenHash: `SELECT ${ACCOUNT_COLUMNS}, t.expires_at, t.kind AS token_kind FROM api_token t JOIN user_account u ON u.id = t.user_id WHERE t.token_hash = ?`,
+  byUserName: `SELECT ${ACCOUNT_COLUMNS}, u.password_hash FROM user_account u WHERE u.user_name = ?`,
+  memberships: 'SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = ? ORDER BY o.id',
+} as const
+
+type QueryName = keyof typeof QUERIES
+
+export interface AuthRepository {
+  findByAccessId(accessId: string): Promise<(AccountRow & { secret_ciphertext: string }) | undefined>
+  findByTokenHash(hash: string): Promise<(AccountRow & { expires_at: string | null; token_kind: string }) | undefined>
+  findByUserName(userName: string): Promise<(AccountRow & { password_hash: string | null }) | undefined>
+  listMemberships(userId: number): Promise<MembershipRow[]>
+}
+
+export function createAuthRepository(store: Store): AuthRepository {
+  if (store.sqlite) {
+    const prepared = Object.fromEntries(Object.entries(QUERIES).map(([name, text]) => [name, store.sqlite!.prepare(text)])) as
+      Record<QueryName, ReturnType<NonNullable<Store['sqlite']>['prepare']>>
+    return {
+      findByAccessId: async (accessId) => prepared.byAccessId.get(accessId) as any,
+      findByTokenHash: async (hash) => prepared.byTokenHash.get(hash) as any,
+      findByUserName: async (userName) => prepared.byUserName.get(userName) as any,
+      listMemberships: async (userId) => prepared.memberships.all(userId) as MembershipRow[],
+    }
+  }
+  const pool = store.pool!
+  const run = async (name: QueryName, value: unknown) => {
+    let n = 0
+    const text = QUERIES[name].replace(/\?/g, () => `$${++n}`)
+    return (await pool.query({ name: `auth_${name}`, text, values: [value] })).rows
+  }
+  return {
+    findByAccessId: async (accessId) => (await run('byAccessId', accessId))[0],
+    findByTokenHash: async (hash) => (await run('byTokenHash', hash))[0],
+    findByUserName: async (userName) => (await run('byUserName', userName))[0],
+    listMemberships: async (userId) => (await run('memberships', userId)) as MembershipRow[],
+  }
+}
+
+export function findOwnerByName(db: Kysely<Database>, name: string) {
+  return db.selectFrom('owner').selectAll().where('name', '=', name).executeTakeFirst()
+}
+
+export function findOwnerById(db: Kysely<Database>, id: number) {
+  return db.selectFrom('owner').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function listOwners(db: Kysely<Database>) {
+  return db.selectFrom('owner').selectAll().orderBy('id').execute()
+}
+
+export async function insertOwner(db: Kysely<Database>, values: { name: string; type: OwnerType; description?: string | null; date_added: string }) {
+  const row = await db.insertInto('owner').values({ ...values, description: values.description ?? null }).returning('id').executeTakeFirstOrThrow()
+  return row.id
+}
+
+export function findAccountById(db: Kysely<Database>, id: number) {
+  return db.selectFrom('user_account').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function findAccountByUserName(db: Kysely<Database>, userName: string) {
+  return db.selectFrom('user_account').selectAll().where('user_name', '=', userName).executeTakeFirst()
+}
+
+export function listAccounts(db: Kysely<Database>, filter: { organizationId?: number; kind?: string } = {}) {
+  let query = db.selectFrom('user_account').selectAll().orderBy('id')
+  if (filter.organizationId !== undefined) query = query.where('organization_id', '=', filter.organizationId)
+  if (filter.kind) query = query.where('kind', '=', filter.kind as AccountRow['kind'])
+  return query.execute()
+}
+
+export function listOwnerMembers(db: Kysely<Database>, ownerId: number) {
+  return db.selectFrom('membership').innerJoin('user_account as u', 'u.id', 'membership.user_id')
+    .select(['u.id', 'u.user_name', 'u.first_name', 'u.last_name', 'u.pseudonym', 'u.kind', 'u.disabled', 'membership.role'])
+    .where('membership.owner_id', '=', ownerId).orderBy('u.id').execute()
+}
+
+export async function upsertMembership(db: Kysely<Database>, userId: number, ownerId: number, role: string, now: string) {
+  await db.insertInto('membership').values({ user_id: userId, owner_id: ownerId, role, date_added: now })
+    .onConflict((oc) => oc.columns(['user_id', 'owner_id']).doUpdateSet({ role })).execute()
+}
+
+export async function deleteMembership(db: Kysely<Database>, userId: number, ownerId: number) {
+  const result = await db.deleteFrom('membership').where('user_id', '=', userId).where('owner_id', '=', ownerId).executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+export function findSetting(db: Kysely<Database>, name: string) {
+  return db.selectFrom('setting').select('value').where('name', '=', name).executeTakeFirst()
+}
+
+export function listSettings(db: Kysely<Database>) {
+  return db.selectFrom('setting').selectAll().orderBy('name').execute()
+}
+
+export async function upsertSetting(db: Kysely<Database>, name: string, value: string) {
+  await db.insertInto('setting').values({ name, value }).onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute()
+}

@@ -1,0 +1,47 @@
+/**
+ * Opens the one query layer over either database. `sqlite:<path>` (or `sqlite::memory:`)
+ * selects the embedded default; `postgres://…` selects PostgreSQL, where any number of
+ * server processes may share the database.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './database.js'
+
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface Store {
+  db: Kysely<Database>
+  dialect: Dialect
+  /** The better-sqlite3 handle, for the few hot paths that bypass query building. */
+  sqlite?: SqliteDatabase.Database
+  /** The pg pool, for the same reason. */
+  pool?: pg.Pool
+  close(): Promise<void>
+}
+
+// PostgreSQL returns 64-bit integers and numerics as strings; every count and id here fits a double.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
+pg.types.setTypeParser(1700, (v) => Number.parseFloat(v))
+
+export function openStore(url: string): Store {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BULWARK_DB_POOL_SIZE ?? 10) })
+    // An idle client that loses its server must not crash the process; the next query reconnects.
+    pool.on('error', () => {})
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { db, dialect: 'postgres', pool, close: () => db.destroy() }
+  }
+  if (!url.startsWith('sqlite:')) throw new Error(`Unsupported database URL scheme: ${url.split(':')[0]}`)
+  const path = url.slice('sqlite:'.length)
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const sqlite = new SqliteDatabase(path)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
+}

@@ -1,0 +1,543 @@
+/**
+ * Row types of every table, as Kysely sees them. This file and migrations/ are the
+ * data model's single source of truth for storage; domain/ maps rows to domain objects.
+ *
+ * Conventions that hold on both SQLite and PostgreSQL:
+ * - timestamps are fixed-width UTC ISO-8601 text (`2026-11-23T15:48:49.123Z`), so text order is time order;
+ * - booleans are integers 0/1 (better-sqlite3 cannot bind JS booleans);
+ * - JSON documents are text;
+ * - item_kind names the table a polymorphic row points at (see ItemKind in model/kinds.ts).
+ */
+import type { ColumnType, Generated } from 'kysely'
+
+type Id = Generated<number>
+type Bool = number
+type Timestamp = string
+
+export interface OwnerTable {
+  id: Id
+  name: string
+  type: 'Organization' | 'Community' | 'Source'
+  description: string | null
+  allow_data_copy: Generated<Bool>
+  date_added: Timestamp
+}
+
+export interface UserAccountTable {
+  id: Id
+  user_name: string
+  kind: 'human' | 'api' | 'taxii'
+  first_name: string | null
+  last_name: string | null
+  pseudonym: string | null
+  email: string | null
+  system_role: string
+  organization_id: number
+  disabled: Generated<Bool>
+  password_hash: string | null
+  token_lifetime_days: number | null
+  observations_enabled: Generated<Bool>
+  tql_timeout_ms: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface MembershipTable {
+  user_id: number
+  owner_id: number
+  role: string
+  date_added: Timestamp
+}
+
+export interface ApiTokenTable {
+  id: Id
+  user_id: number
+  token_hash: string
+  kind: 'api' | 'temporary'
+  expires_at: Timestamp | null
+  date_added: Timestamp
+}
+
+export interface AccessKeyTable {
+  id: Id
+  user_id: number
+  access_id: string
+  secret_ciphertext: string
+  date_added: Timestamp
+}
+
+export interface SettingTable {
+  name: string
+  value: string
+}
+
+export interface IndicatorTable {
+  id: Id
+  owner_id: number
+  type: string
+  summary: string
+  value1: string | null
+  value2: string | null
+  value3: string | null
+  rating: number | null
+  confidence: number | null
+  description: string | null
+  source: string | null
+  private_flag: Generated<Bool>
+  active: Generated<Bool>
+  active_locked: Generated<Bool>
+  dns_active: Generated<Bool>
+  whois_active: Generated<Bool>
+  threat_assess_score: number | null
+  threat_assess_rating: number | null
+  threat_assess_confidence: number | null
+  threat_assess_score_observed: number | null
+  threat_assess_score_false_positive: number | null
+  cal_score: number | null
+  first_seen: Timestamp | null
+  last_seen: Timestamp | null
+  external_date_added: Timestamp | null
+  external_last_modified: Timestamp | null
+  external_date_expires: Timestamp | null
+  size: number | null
+  observation_count: Generated<number>
+  last_observed: Timestamp | null
+  false_positive_count: Generated<number>
+  last_false_positive: Timestamp | null
+  address_city: string | null
+  address_country_code: string | null
+  address_country_name: string | null
+  address_organization: string | null
+  address_state: string | null
+  address_timezone: string | null
+  address_asn: number | null
+  created_by: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface IndicatorObservationTable {
+  id: Id
+  indicator_id: number
+  user_id: number
+  count: number
+  date_observed: Timestamp
+}
+
+export interface IndicatorFalsePositiveTable {
+  indicator_id: number
+  user_id: number
+  day: string
+  reported_at: Timestamp
+}
+
+export interface FileOccurrenceTable {
+  id: Id
+  indicator_id: number
+  file_name: string | null
+  path: string | null
+  date: Timestamp | null
+}
+
+export interface FileActionTable {
+  id: Id
+  indicator_id: number
+  action: string
+  target_indicator_id: number
+  date_added: Timestamp
+}
+
+export interface DnsResolutionTable {
+  id: Id
+  host_id: number
+  address_id: number
+  resolution_date: Timestamp
+}
+
+export interface DeletedIndicatorTable {
+  id: Id
+  owner_id: number
+  type: string
+  summary: string
+  date_added: Timestamp
+  date_deleted: Timestamp
+}
+
+export interface GroupTable {
+  id: Id
+  owner_id: number
+  type: string
+  name: string
+  xid: string | null
+  created_by: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+  event_date: Timestamp | null
+  status: string | null
+  first_seen: Timestamp | null
+  last_seen: Timestamp | null
+  publish_date: Timestamp | null
+  external_date_added: Timestamp | null
+  external_last_modified: Timestamp | null
+  external_date_expires: Timestamp | null
+  file_name: string | null
+  file_type: string | null
+  file_text: string | null
+  file_size: number | null
+  malware: Generated<Bool>
+  password: string | null
+  document_type: string | null
+  document_date_added: Timestamp | null
+  generated_report: Generated<Bool>
+  email_to: string | null
+  email_from: string | null
+  email_subject: string | null
+  email_header: string | null
+  email_body: string | null
+  email_date: Timestamp | null
+  email_score: number | null
+  email_score_includes_body: Generated<Bool>
+  event_type: string | null
+  up_vote_count: Generated<number>
+  down_vote_count: Generated<number>
+  insights: string | null
+  custom_ai_content: string | null
+  ai_provider: string | null
+  description: string | null
+}
+
+export interface DocumentContentTable {
+  group_id: number
+  content: Buffer
+  content_type: string
+  size: number
+  uploaded_at: Timestamp
+}
+
+export interface AdversaryAssetTable {
+  id: Id
+  group_id: number
+  type: string
+  value: string
+  date_added: Timestamp
+}
+
+export interface TaskTable {
+  id: Id
+  owner_id: number
+  case_id: number | null
+  xid: string | null
+  name: string
+  description: string | null
+  status: string
+  due_date: Timestamp | null
+  reminder_date: Timestamp | null
+  escalation_date: Timestamp | null
+  escalated: Generated<Bool>
+  reminded: Generated<Bool>
+  completed_date: Timestamp | null
+  created_by: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface TaskAssigneeTable {
+  task_id: number
+  user_id: number
+  role: 'assignee' | 'escalatee'
+}
+
+export interface VictimTable {
+  id: Id
+  owner_id: number
+  name: string
+  description: string | null
+  org: string | null
+  suborg: string | null
+  work_location: string | null
+  nationality: string | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface VictimAssetTable {
+  id: Id
+  victim_id: number
+  owner_id: number
+  type: string
+  value: string
+  detail: string | null
+  date_added: Timestamp
+}
+
+export interface AttributeTypeTable {
+  id: Id
+  name: string
+  description: string | null
+  owner_id: number | null
+  max_length: number
+  allow_markdown: Generated<Bool>
+  error_message: string | null
+  validation_rule: string | null
+  applies_to: string
+  system: Generated<Bool>
+  date_added: Timestamp
+}
+
+export interface AttributeTable {
+  id: Id
+  owner_id: number
+  item_kind: string
+  item_id: number
+  type_id: number
+  value: string
+  displayed: Generated<Bool>
+  pinned: Generated<Bool>
+  source: string | null
+  created_by: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface SecurityLabelTable {
+  id: Id
+  owner_id: number
+  name: string
+  description: string | null
+  color: string | null
+  date_added: Timestamp
+}
+
+export interface ItemSecurityLabelTable {
+  label_id: number
+  item_kind: string
+  item_id: number
+  date_added: Timestamp
+}
+
+export interface TagTable {
+  id: Id
+  owner_id: number
+  name: string
+  description: string | null
+  technique_id: string | null
+  date_added: Timestamp
+  last_used: Timestamp | null
+}
+
+export interface ItemTagTable {
+  tag_id: number
+  item_kind: string
+  item_id: number
+  date_added: Timestamp
+}
+
+/** Stored in both directions, so "what is associated with X" is one indexed scan. */
+export interface AssociationTable {
+  from_kind: string
+  from_id: number
+  to_kind: string
+  to_id: number
+  /** 0 for the plain association of two kinds; otherwise an association_type id. */
+  association_type_id: number
+  source: string
+  date_added: Timestamp
+}
+
+export interface AssociationTypeTable {
+  id: Id
+  name: string
+  api_branch: string
+  custom: Generated<Bool>
+  file_action: Generated<Bool>
+  from_type: string
+  to_type: string
+  description: string | null
+}
+
+export interface CustomMetricTable {
+  id: Id
+  owner_id: number
+  name: string
+  data_type: string
+  interval: string
+  keyed_values: Bool
+  description: string | null
+  date_added: Timestamp
+}
+
+/** One aggregate per metric, key and interval period (the metric's interval). */
+export interface CustomMetricValueTable {
+  metric_id: number
+  name: string
+  period_start: Timestamp
+  value: number
+  count: number
+  weight_sum: number
+  last_date: Timestamp
+}
+
+export interface PlaybookTable {
+  id: Id
+  owner_id: number
+  name: string
+  description: string | null
+  trigger_type: string | null
+  status: string
+  labels: string | null
+  version_major: number
+  version_minor: number
+  definition: string
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface CaseTable {
+  id: Id
+  owner_id: number
+  xid: string | null
+  name: string
+  description: string | null
+  severity: string
+  status: string
+  resolution: string | null
+  case_open_time: Timestamp | null
+  case_close_time: Timestamp | null
+  case_occurrence_time: Timestamp | null
+  case_detection_time: Timestamp | null
+  created_by: number | null
+  assignee_user_id: number | null
+  date_added: Timestamp
+  last_updated: Timestamp
+}
+
+export interface ArtifactTypeTable {
+  id: Id
+  name: string
+  data_type: string
+  intel_type: string | null
+  description: string | null
+  active: Generated<Bool>
+}
+
+export interface ArtifactTable {
+  id: Id
+  owner_id: number
+  case_id: number
+  task_id: number | null
+  type_id: number
+  summary: string
+  source: string | null
+  field_name: string | null
+  analytics_score: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface NoteTable {
+  id: Id
+  owner_id: number
+  case_id: number | null
+  task_id: number | null
+  artifact_id: number | null
+  text: string
+  author_id: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface IntelRequirementTable {
+  id: Id
+  owner_id: number
+  xid: string | null
+  unique_id: string | null
+  requirement_text: string
+  category: string | null
+  subtype: string | null
+  description: string | null
+  reset_results: Generated<Bool>
+  keyword_sections: string | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+export interface BatchJobTable {
+  id: Id
+  owner_id: number
+  user_id: number
+  status: 'Created' | 'Queued' | 'Running' | 'Completed'
+  options: string
+  input: string | null
+  error_count: Generated<number>
+  success_count: Generated<number>
+  unprocess_count: Generated<number>
+  date_added: Timestamp
+  started_at: Timestamp | null
+  completed_at: Timestamp | null
+  lease_owner: string | null
+  lease_expires: Timestamp | null
+}
+
+export interface BatchErrorTable {
+  id: Id
+  job_id: number
+  code: string
+  severity: string
+  reason: string
+  message: string
+}
+
+export interface TaxiiCollectionTable {
+  id: string
+  owner_id: number
+  title: string
+  description: string | null
+  alias: string | null
+  tql: string | null
+  ttl_days: number | null
+  date_added: Timestamp
+}
+
+export interface Database {
+  owner: OwnerTable
+  user_account: UserAccountTable
+  membership: MembershipTable
+  api_token: ApiTokenTable
+  access_key: AccessKeyTable
+  setting: SettingTable
+  indicator: IndicatorTable
+  indicator_observation: IndicatorObservationTable
+  indicator_false_positive: IndicatorFalsePositiveTable
+  file_occurrence: FileOccurrenceTable
+  file_action: FileActionTable
+  dns_resolution: DnsResolutionTable
+  deleted_indicator: DeletedIndicatorTable
+  intel_group: GroupTable
+  document_content: DocumentContentTable
+  adversary_asset: AdversaryAssetTable
+  task: TaskTable
+  task_assignee: TaskAssigneeTable
+  victim: VictimTable
+  victim_asset: VictimAssetTable
+  attribute_type: AttributeTypeTable
+  attribute: AttributeTable
+  security_label: SecurityLabelTable
+  item_security_label: ItemSecurityLabelTable
+  tag: TagTable
+  item_tag: ItemTagTable
+  association: AssociationTable
+  association_type: AssociationTypeTable
+  custom_metric: CustomMetricTable
+  custom_metric_value: CustomMetricValueTable
+  playbook: PlaybookTable
+  intel_case: CaseTable
+  artifact_type: ArtifactTypeTable
+  artifact: ArtifactTable
+  note: NoteTable
+  intel_requirement: IntelRequirementTable
+  batch_job: BatchJobTable
+  batch_error: BatchErrorTable
+  taxii_collection: TaxiiCollectionTable
+}
+
+export type Row<T extends keyof Database> = { [K in keyof Database[T]]: Database[T][K] extends ColumnType<infer S, any, any> ? S : Database[T][K] }

@@ -1,0 +1,129 @@
+/**
+ * A fresh Bulwark per test file: a migrated database (in-memory SQLite, or a new
+ * PostgreSQL database when BULWARK_TEST_DB=postgres), the HTTP app, an Organization with an
+ * administrator, and helpers to make more accounts and send authenticated requests.
+ * Requests go through app.inject with X-Forwarded-Proto: https from a trusted proxy.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import pg from 'pg'
+import { prepareDatabase } from '../bootstrap.js'
+import { createAccessKey, createAccount, createOwner, issueApiToken, setMembership } from '../domain/accounts.js'
+import { signRequest } from '../domain/credentials.js'
+import { createServices, type Services } from '../domain/services.js'
+import { isoNow } from '../domain/time.js'
+import { buildApp } from '../protocols/http/server.js'
+import { type Store, openStore } from '../store/connect.js'
+
+export const TEST_DB = (process.env.BULWARK_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres'
+export const POSTGRES_ADMIN_URL = process.env.BULWARK_TEST_POSTGRES_URL ?? 'postgres://root@127.0.0.1:5432/test'
+export const PUBLIC_URL = 'https://bulwark.test'
+export const ORG = 'Test Organization'
+
+export interface TestAccount {
+  userName: string
+  token: string
+  accessId?: string
+  secretKey?: string
+}
+
+export interface TestRequest extends Omit<InjectOptions, 'headers'> {
+  headers?: Record<string, string>
+  /** Whose token to send; `null` sends no Authorization header. Default: the administrator. */
+  as?: TestAccount | null
+  /** Sign with the account's access id and secret key instead of its token. */
+  hmac?: boolean
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  store: Store
+  services: Services
+  admin: TestAccount
+  request(options: TestRequest): Promise<LightMyRequestResponse>
+  /** Creates an account with an Organization role (in ORG) and optional extra memberships. */
+  createAccount(options: { kind?: 'api' | 'human' | 'taxii'; role?: string; memberships?: Record<string, string>; password?: string }): Promise<TestAccount>
+  createOwner(name: string, type: 'Organization' | 'Community' | 'Source'): Promise<number>
+  close(): Promise<void>
+}
+
+async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bulwark_t_${process.pid}_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(POSTGRES_ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+/** A migrated store on the dialect under test, with a cleanup that drops it. */
+export async function createTestStore(): Promise<{ store: Store; drop(): Promise<void> }> {
+  if (TEST_DB === 'postgres') {
+    const database = await createDatabase()
+    const store = openStore(database.url)
+    await prepareDatabase(store)
+    return { store, drop: async () => { await store.close(); await database.drop() } }
+  }
+  const store = openStore('sqlite::memory:')
+  await prepareDatabase(store)
+  return { store, drop: () => store.close() }
+}
+
+let counter = 0
+
+export async function createTestApp(): Promise<TestApp> {
+  const { store, drop } = await createTestStore()
+  const services = createServices(store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL })
+  const now = isoNow()
+  await createOwner(store.db, { name: ORG, type: 'Organization' }, now)
+
+  const makeAccount: TestApp['createAccount'] = async (options) => {
+    const kind = options.kind ?? 'api'
+    const userName = `${kind}-user-${++counter}-${randomBytes(3).toString('hex')}`
+    await createAccount(store.db, { userName, kind, organization: ORG, role: options.role ?? 'Standard User', password: options.password, firstName: 'Test', lastName: `User ${counter}` }, isoNow())
+    for (const [owner, role] of Object.entries(options.memberships ?? {})) await setMembership(store.db, userName, owner, role, isoNow())
+    if (kind === 'taxii') return { userName, token: '' }
+    const { token } = await issueApiToken(store.db, userName, {}, Date.now())
+    if (kind !== 'api') return { userName, token }
+    const key = await createAccessKey(store.db, services.secretBox, userName, isoNow())
+    return { userName, token, accessId: key.accessId, secretKey: key.secretKey }
+  }
+
+  const admin = await makeAccount({ role: 'Organization Administrator' })
+  const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+  await app.ready()
+
+  return {
+    app, store, services, admin,
+    createAccount: makeAccount,
+    createOwner: async (name, type) => (await createOwner(store.db, { name, type }, isoNow())).id,
+    request({ as, hmac, headers, ...rest }) {
+      const account = as === undefined ? admin : as
+      const all: Record<string, string> = { 'x-forwarded-proto': 'https', ...headers }
+      if (account && !all.authorization) {
+        if (hmac) {
+          const timestamp = String(Math.floor(Date.now() / 1000))
+          all.timestamp = timestamp
+          all.authorization = `TC ${account.accessId}:${signRequest(account.secretKey!, String(rest.url), String(rest.method ?? 'GET'), timestamp)}`
+        } else {
+          all.authorization = `TC-Token ${account.token}`
+        }
+      }
+      return app.inject({ ...rest, headers: all } as InjectOptions)
+    },
+    async close() {
+      await app.close()
+      await drop()
+    },
+  }
+}
