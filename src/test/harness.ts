@@ -9,6 +9,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pg from 'pg'
 import { prepareDatabase } from '../bootstrap.js'
 import { createAccessKey, createAccount, createOwner, issueApiToken, setMembership } from '../domain/accounts.js'
+import { authenticate } from '../domain/authentication.js'
+import { type RequestContext, selectOwner } from '../domain/context.js'
 import { signRequest } from '../domain/credentials.js'
 import { createServices, type Services } from '../domain/services.js'
 import { isoNow } from '../domain/time.js'
@@ -44,6 +46,8 @@ export interface TestApp {
   /** Creates an account with an Organization role (in ORG) and optional extra memberships. */
   createAccount(options: { kind?: 'api' | 'human' | 'taxii'; role?: string; memberships?: Record<string, string>; password?: string }): Promise<TestAccount>
   createOwner(name: string, type: 'Organization' | 'Community' | 'Source'): Promise<number>
+  /** A RequestContext for domain-level tests, as the REST gate would build it. */
+  context(account?: TestAccount, ownerName?: string): Promise<RequestContext>
   close(): Promise<void>
 }
 
@@ -107,6 +111,11 @@ export async function createTestApp(): Promise<TestApp> {
     app, store, services, admin,
     createAccount: makeAccount,
     createOwner: async (name, type) => (await createOwner(store.db, { name, type }, isoNow())).id,
+    async context(account = admin, ownerName) {
+      const caller = await authenticate(services, { authorization: `TC-Token ${account.token}`, timestamp: undefined, pathAndQuery: '/', method: 'GET', nowMs: Date.now() }, ['token'])
+      const membership = selectOwner(caller, ownerName)
+      return { store, services, caller, membership, now: isoNow(), owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType } }
+    },
     request({ as, hmac, headers, ...rest }) {
       const account = as === undefined ? admin : as
       const all: Record<string, string> = { 'x-forwarded-proto': 'https', ...headers }

@@ -1,0 +1,114 @@
+/**
+ * The metadata sub-paths every v2 item kind shares (groups, indicators, tasks, victims):
+ * <item>/attributes…, <item>/securityLabels…, <item>/tags…. Each kind's route module calls
+ * registerMetadataRoutes with its path prefix and a resolver for the item.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ItemInfo } from '../../../domain/items.js'
+import * as metadata from '../../../domain/metadata.js'
+import { notFound } from '../../../domain/errors.js'
+import { tagLink } from '../../http/links.js'
+import { toApiTime } from '../../../domain/time.js'
+import { parsePaging, query } from '../params.js'
+import { sendItem, sendList, sendNoBody } from '../present.js'
+
+type Resolve = (req: FastifyRequest) => Promise<ItemInfo>
+type Params = { attributeId?: string; label?: string; tag?: string }
+
+export function presentAttributeV2(a: metadata.AttributeView) {
+  return {
+    id: a.id, type: a.type, dateAdded: toApiTime(a.dateAdded), lastModified: toApiTime(a.lastModified), displayed: a.displayed,
+    value: a.value, ...(a.source ? { source: a.source } : {}),
+  }
+}
+
+export function presentLabelV2(l: metadata.LabelView) {
+  return { name: l.name, description: l.description ?? undefined, dateAdded: toApiTime(l.dateAdded), ...(l.color ? { color: l.color } : {}) }
+}
+
+export function presentTagV2(publicUrl: string, t: metadata.TagView) {
+  return { name: t.name, webLink: tagLink(publicUrl, t.name, t.ownerName) }
+}
+
+function attributeId(text: string | undefined): number {
+  if (!text || !/^\d{1,15}$/.test(text)) throw notFound(`Attribute ${text} not found`)
+  return Number(text)
+}
+
+function page<T>(req: FastifyRequest, items: T[]) {
+  const paging = parsePaging(query(req))
+  return { paging, slice: items.slice(paging.resultStart, paging.resultStart + paging.resultLimit) }
+}
+
+export function registerMetadataRoutes(app: FastifyInstance, prefix: string, resolve: Resolve): void {
+  app.get(`${prefix}/attributes`, async (req, reply) => {
+    const all = await metadata.listAttributes(req.ctx, await resolve(req))
+    const { paging, slice } = page(req, all)
+    return sendList(req, reply, 'attribute', slice.map(presentAttributeV2), paging, all.length)
+  })
+  app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId`, async (req, reply) =>
+    sendItem(req, reply, 'attribute', presentAttributeV2(await metadata.getAttribute(req.ctx, await resolve(req), attributeId(req.params.attributeId)))))
+  app.post(`${prefix}/attributes`, async (req, reply) => {
+    const attribute = await metadata.addAttribute(req.ctx, await resolve(req), (req.body ?? {}) as metadata.AttributeInput)
+    return sendItem(req, reply, 'attribute', presentAttributeV2(attribute), 201)
+  })
+  app.put<{ Params: Params }>(`${prefix}/attributes/:attributeId`, async (req, reply) => {
+    const attribute = await metadata.updateAttribute(req.ctx, await resolve(req), attributeId(req.params.attributeId), (req.body ?? {}) as metadata.AttributeInput)
+    return sendItem(req, reply, 'attribute', presentAttributeV2(attribute))
+  })
+  app.delete<{ Params: Params }>(`${prefix}/attributes/:attributeId`, async (req, reply) => {
+    await metadata.deleteAttribute(req.ctx, await resolve(req), attributeId(req.params.attributeId))
+    return sendNoBody(req, reply)
+  })
+  app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels`, async (req, reply) => {
+    const all = await metadata.listAttributeLabels(req.ctx, await resolve(req), attributeId(req.params.attributeId))
+    const { paging, slice } = page(req, all)
+    return sendList(req, reply, 'securityLabel', slice.map(presentLabelV2), paging, all.length)
+  })
+  app.post<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`, async (req, reply) => {
+    await metadata.applyAttributeLabel(req.ctx, await resolve(req), attributeId(req.params.attributeId), req.params.label!)
+    return sendNoBody(req, reply, 1)
+  })
+  app.delete<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`, async (req, reply) => {
+    await metadata.removeAttributeLabel(req.ctx, await resolve(req), attributeId(req.params.attributeId), req.params.label!)
+    return sendNoBody(req, reply)
+  })
+
+  app.get(`${prefix}/securityLabels`, async (req, reply) => {
+    const all = await metadata.listItemLabels(req.ctx, await resolve(req))
+    const { paging, slice } = page(req, all)
+    return sendList(req, reply, 'securityLabel', slice.map(presentLabelV2), paging, all.length)
+  })
+  app.get<{ Params: Params }>(`${prefix}/securityLabels/:label`, async (req, reply) => {
+    const label = (await metadata.listItemLabels(req.ctx, await resolve(req))).find((l) => l.name === req.params.label)
+    if (!label) throw notFound(`Security Label '${req.params.label}' is not on this item`)
+    return sendItem(req, reply, 'securityLabel', presentLabelV2(label))
+  })
+  app.post<{ Params: Params }>(`${prefix}/securityLabels/:label`, async (req, reply) => {
+    await metadata.applyLabel(req.ctx, await resolve(req), req.params.label!)
+    return sendNoBody(req, reply, 1)
+  })
+  app.delete<{ Params: Params }>(`${prefix}/securityLabels/:label`, async (req, reply) => {
+    await metadata.removeLabel(req.ctx, await resolve(req), req.params.label!)
+    return sendNoBody(req, reply)
+  })
+
+  app.get(`${prefix}/tags`, async (req, reply) => {
+    const all = await metadata.listItemTags(req.ctx, await resolve(req))
+    const { paging, slice } = page(req, all)
+    return sendList(req, reply, 'tag', slice.map((t) => presentTagV2(req.ctx.services.publicUrl, t)), paging, all.length)
+  })
+  app.get<{ Params: Params }>(`${prefix}/tags/:tag`, async (req, reply) => {
+    const tag = (await metadata.listItemTags(req.ctx, await resolve(req))).find((t) => t.name === req.params.tag)
+    if (!tag) throw notFound(`Tag '${req.params.tag}' is not on this item`)
+    return sendItem(req, reply, 'tag', presentTagV2(req.ctx.services.publicUrl, tag))
+  })
+  app.post<{ Params: Params }>(`${prefix}/tags/:tag`, async (req, reply) => {
+    await metadata.addTag(req.ctx, await resolve(req), req.params.tag!)
+    return sendNoBody(req, reply, 1)
+  })
+  app.delete<{ Params: Params }>(`${prefix}/tags/:tag`, async (req, reply) => {
+    await metadata.removeTag(req.ctx, await resolve(req), req.params.tag!)
+    return sendNoBody(req, reply)
+  })
+}

@@ -1,0 +1,90 @@
+/**
+ * Attributes, and the links that put Tags and Security Labels on items (and labels on
+ * attributes). Look-ups by many item ids are chunked to stay under the databases'
+ * bound-parameter limits.
+ */
+import type { Kysely } from 'kysely'
+import type { ItemKind } from '../model/kinds.js'
+import type { Database } from './database.js'
+
+const CHUNK = 5000
+
+export async function inChunks<T>(ids: readonly number[], run: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = []
+  for (let i = 0; i < ids.length; i += CHUNK) out.push(...(await run(ids.slice(i, i + CHUNK))))
+  return out
+}
+
+export function attributeColumns(db: Kysely<Database>) {
+  return db.selectFrom('attribute').innerJoin('attribute_type', 'attribute_type.id', 'attribute.type_id')
+    .select(['attribute.id', 'attribute.item_kind', 'attribute.item_id', 'attribute.owner_id', 'attribute.value', 'attribute.displayed',
+      'attribute.pinned', 'attribute.source', 'attribute.date_added', 'attribute.last_modified', 'attribute.created_by',
+      'attribute_type.name as type_name'])
+}
+
+export type AttributeRow = Awaited<ReturnType<ReturnType<typeof attributeColumns>['execute']>>[number]
+
+export function listAttributesOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]): Promise<AttributeRow[]> {
+  return inChunks(ids, (chunk) => attributeColumns(db).where('attribute.item_kind', '=', kind).where('attribute.item_id', 'in', chunk)
+    .orderBy('attribute.id').execute())
+}
+
+export function findAttribute(db: Kysely<Database>, kind: ItemKind, itemId: number, attributeId: number) {
+  return attributeColumns(db).where('attribute.id', '=', attributeId).where('attribute.item_kind', '=', kind)
+    .where('attribute.item_id', '=', itemId).executeTakeFirst()
+}
+
+/** Attribute types usable in an owner: the system ones and the owner's own. */
+export function findAttributeType(db: Kysely<Database>, name: string, ownerId: number) {
+  return db.selectFrom('attribute_type').selectAll().where('name', '=', name)
+    .where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '=', ownerId)]))
+    .orderBy('owner_id', 'desc').executeTakeFirst()
+}
+
+export function listTagsOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
+  return inChunks(ids, (chunk) => db.selectFrom('item_tag').innerJoin('tag', 'tag.id', 'item_tag.tag_id').innerJoin('owner', 'owner.id', 'tag.owner_id')
+    .select(['item_tag.item_id', 'tag.id', 'tag.name', 'tag.description', 'owner.name as owner_name'])
+    .where('item_tag.item_kind', '=', kind).where('item_tag.item_id', 'in', chunk).orderBy('tag.name').execute())
+}
+
+export function listLabelsOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
+  return inChunks(ids, (chunk) => db.selectFrom('item_security_label').innerJoin('security_label as l', 'l.id', 'item_security_label.label_id')
+    .innerJoin('owner', 'owner.id', 'l.owner_id')
+    .select(['item_security_label.item_id', 'l.id', 'l.name', 'l.description', 'l.color', 'l.date_added', 'owner.name as owner_name'])
+    .where('item_security_label.item_kind', '=', kind).where('item_security_label.item_id', 'in', chunk).orderBy('l.name').execute())
+}
+
+export async function linkTag(db: Kysely<Database>, tagId: number, kind: ItemKind, itemId: number, now: string) {
+  await db.insertInto('item_tag').values({ tag_id: tagId, item_kind: kind, item_id: itemId, date_added: now })
+    .onConflict((oc) => oc.columns(['item_kind', 'item_id', 'tag_id']).doNothing()).execute()
+  await db.updateTable('tag').set({ last_used: now }).where('id', '=', tagId).execute()
+}
+
+export async function unlinkTag(db: Kysely<Database>, tagId: number, kind: ItemKind, itemId: number) {
+  const r = await db.deleteFrom('item_tag').where('tag_id', '=', tagId).where('item_kind', '=', kind).where('item_id', '=', itemId).executeTakeFirst()
+  return Number(r.numDeletedRows) > 0
+}
+
+export async function linkLabel(db: Kysely<Database>, labelId: number, kind: ItemKind, itemId: number, now: string) {
+  await db.insertInto('item_security_label').values({ label_id: labelId, item_kind: kind, item_id: itemId, date_added: now })
+    .onConflict((oc) => oc.columns(['item_kind', 'item_id', 'label_id']).doNothing()).execute()
+}
+
+export async function unlinkLabel(db: Kysely<Database>, labelId: number, kind: ItemKind, itemId: number) {
+  const r = await db.deleteFrom('item_security_label').where('label_id', '=', labelId).where('item_kind', '=', kind).where('item_id', '=', itemId).executeTakeFirst()
+  return Number(r.numDeletedRows) > 0
+}
+
+/** Removes everything attached to the given items: attributes (and their labels), tag and label links, associations. */
+export async function deleteMetadataOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
+  await inChunks(ids, async (chunk) => {
+    const attributeIds = db.selectFrom('attribute').select('id').where('item_kind', '=', kind).where('item_id', 'in', chunk)
+    await db.deleteFrom('item_security_label').where('item_kind', '=', 'attribute').where('item_id', 'in', attributeIds).execute()
+    await db.deleteFrom('attribute').where('item_kind', '=', kind).where('item_id', 'in', chunk).execute()
+    await db.deleteFrom('item_tag').where('item_kind', '=', kind).where('item_id', 'in', chunk).execute()
+    await db.deleteFrom('item_security_label').where('item_kind', '=', kind).where('item_id', 'in', chunk).execute()
+    await db.deleteFrom('association').where('from_kind', '=', kind).where('from_id', 'in', chunk).execute()
+    await db.deleteFrom('association').where('to_kind', '=', kind).where('to_id', 'in', chunk).execute()
+    return []
+  })
+}
