@@ -182,3 +182,57 @@ export async function setTokenLifetime(db: Kysely<Database>, userName: string, d
   if (days !== null && (!Number.isInteger(days) || days < 1)) throw invalid('Token lifetime is a whole number of days, at least 1')
   await db.updateTable('user_account').set({ token_lifetime_days: days, last_modified: now }).where('id', '=', account.id).execute()
 }
+
+/** Every owner, oldest first (the admin view: not limited to one caller's memberships). */
+export async function listAllOwners(db: Kysely<Database>) {
+  return (await accounts.listOwners(db)).map((o) => ({ id: o.id, name: o.name, type: o.type, description: o.description, dateAdded: o.date_added }))
+}
+
+/**
+ * Accounts with their Organization and role there, optionally narrowed to one
+ * Organization or kind. Carries no credential of any sort.
+ */
+export async function listAccountSummaries(db: Kysely<Database>, filter: { organization?: string; kind?: string } = {}) {
+  if (filter.kind && !(ACCOUNT_KINDS as readonly string[]).includes(filter.kind)) throw invalid(`Account kind must be one of ${ACCOUNT_KINDS.join(', ')}`)
+  const organization = filter.organization ? await requireOwner(db, filter.organization) : undefined
+  const owners = new Map((await accounts.listOwners(db)).map((o) => [o.id, o.name]))
+  const rows = await accounts.listAccounts(db, { organizationId: organization?.id, kind: filter.kind })
+  const roles = new Map<number, string>()
+  for (const orgId of new Set(rows.map((r) => r.organization_id))) {
+    for (const member of await accounts.listOwnerMembers(db, orgId)) roles.set(member.id, member.role)
+  }
+  return rows.map((r) => ({
+    id: r.id, userName: r.user_name, kind: r.kind, organization: owners.get(r.organization_id) ?? null, role: roles.get(r.id) ?? null,
+    systemRole: r.system_role, firstName: r.first_name, lastName: r.last_name, pseudonym: r.pseudonym, email: r.email,
+    disabled: !!r.disabled, tokenLifetimeDays: r.token_lifetime_days, dateAdded: r.date_added,
+  }))
+}
+
+/** Memberships of one account, of one owner, or (with neither) of everyone. */
+export async function listMembershipSummaries(db: Kysely<Database>, filter: { userName?: string; ownerName?: string } = {}) {
+  const account = filter.userName ? await requireAccount(db, filter.userName) : undefined
+  const owners = filter.ownerName ? [await requireOwner(db, filter.ownerName)] : await accounts.listOwners(db)
+  const result: { userName: string; owner: string; ownerType: OwnerType; role: string }[] = []
+  for (const owner of owners) {
+    for (const member of await accounts.listOwnerMembers(db, owner.id)) {
+      if (!account || member.id === account.id) result.push({ userName: member.user_name, owner: owner.name, ownerType: owner.type, role: member.role })
+    }
+  }
+  return result
+}
+
+/** Deletes an API account's access keys (one, when accessId is given); returns how many went. */
+export async function revokeAccessKeys(db: Kysely<Database>, userName: string, accessId?: string) {
+  const account = await requireAccount(db, userName)
+  const removed = await accounts.deleteAccessKeys(db, account.id, accessId)
+  if (accessId !== undefined && removed === 0) throw notFound(`'${userName}' has no access id '${accessId}'`)
+  return removed
+}
+
+/** Row counts for the admin status report. */
+export async function countRecords(db: Kysely<Database>) {
+  const [owners, accountCount, indicators, groups] = await Promise.all([
+    accounts.countRows(db, 'owner'), accounts.countRows(db, 'user_account'), accounts.countRows(db, 'indicator'), accounts.countRows(db, 'intel_group'),
+  ])
+  return { owners, accounts: accountCount, indicators, groups }
+}

@@ -54,7 +54,7 @@ export interface AttributeInput {
 }
 
 /** Types whose `displayed` flag means something (the spec: Source and Description only). */
-const DISPLAYABLE = new Set(['Source', 'Description'])
+export const DISPLAYABLE = new Set(['Source', 'Description'])
 
 function toAttributeView(row: repo.AttributeRow): AttributeView {
   return {
@@ -119,9 +119,10 @@ function bool(value: unknown, field: string): boolean | undefined {
   throw invalid(`Attribute ${field} must be true or false`)
 }
 
-type AttributeTypeRow = NonNullable<Awaited<ReturnType<typeof repo.findAttributeType>>>
+export type AttributeTypeRow = NonNullable<Awaited<ReturnType<typeof repo.findAttributeType>>>
 
-function checkValue(type: AttributeTypeRow, value: string) {
+/** Throws `invalid` unless the value fits the attribute type (length, validation rule). */
+export function checkValue(type: AttributeTypeRow, value: string) {
   if (!value.trim()) throw invalid(`Attribute value for '${type.name}' must not be empty`)
   if (value.length > type.max_length) throw invalid(`Attribute value for '${type.name}' is longer than ${type.max_length} characters`)
   if (!type.validation_rule) return

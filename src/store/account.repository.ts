@@ -131,3 +131,16 @@ export function listSettings(db: Kysely<Database>) {
 export async function upsertSetting(db: Kysely<Database>, name: string, value: string) {
   await db.insertInto('setting').values({ name, value }).onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute()
 }
+
+/** Rows in one of the tables the admin status reports on. */
+export async function countRows(db: Kysely<Database>, table: 'owner' | 'user_account' | 'indicator' | 'intel_group') {
+  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function deleteAccessKeys(db: Kysely<Database>, userId: number, accessId?: string) {
+  let query = db.deleteFrom('access_key').where('user_id', '=', userId)
+  if (accessId !== undefined) query = query.where('access_id', '=', accessId)
+  const result = await query.executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -21,6 +21,8 @@ export interface OwnerTable {
   description: string | null
   allow_data_copy: Generated<Bool>
   date_added: Timestamp
+  /** Set once the standard TLP labels were created in the owner (migration 0040). */
+  standard_labels_seeded: Generated<Bool>
 }
 
 export interface UserAccountTable {
@@ -380,6 +382,8 @@ export interface CustomMetricValueTable {
 export interface PlaybookTable {
   id: Id
   owner_id: number
+  /** Exported playbook identifier; the API accepts it wherever it takes the id (migration 0040). */
+  xid: string | null
   name: string
   description: string | null
   trigger_type: string | null
@@ -457,6 +461,8 @@ export interface IntelRequirementTable {
   description: string | null
   reset_results: Generated<Bool>
   keyword_sections: string | null
+  /** Added by migration 0060. */
+  created_by: number | null
   date_added: Timestamp
   last_modified: Timestamp
 }
@@ -476,6 +482,8 @@ export interface BatchJobTable {
   completed_at: Timestamp | null
   lease_owner: string | null
   lease_expires: Timestamp | null
+  /** Resume point and per-kind counts, JSON (migration 0070). */
+  progress: string | null
 }
 
 export interface BatchErrorTable {
@@ -485,6 +493,8 @@ export interface BatchErrorTable {
   severity: string
   reason: string
   message: string
+  /** The input item the error is about, e.g. `indicator[12]` (migration 0070). */
+  source: string | null
 }
 
 export interface TaxiiCollectionTable {

@@ -4,9 +4,17 @@
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
 import * as m0001 from './migrations/0001-initial.js'
+import * as m0040 from './migrations/0040-labels-seeded-and-playbook-xid.js'
+import * as m0050 from './migrations/0050-tql-indexes.js'
+import * as m0060 from './migrations/0060-intel-requirement-author.js'
+import * as m0070 from './migrations/0070-batch-progress.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
+  '0040-labels-seeded-and-playbook-xid': m0040,
+  '0050-tql-indexes': m0050,
+  '0060-intel-requirement-author': m0060,
+  '0070-batch-progress': m0070,
 }
 
 class StaticMigrationProvider implements MigrationProvider {
@@ -20,4 +28,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}
+
+/** Every known migration with the time it ran, or null when it has not run yet. */
+export async function listMigrations(db: Kysely<any>): Promise<{ name: string; executedAt: string | null }[]> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() })
+  return (await migrator.getMigrations()).map((m) => ({ name: m.name, executedAt: m.executedAt ? m.executedAt.toISOString() : null }))
 }

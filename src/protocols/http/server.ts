@@ -44,6 +44,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.https) serverOptions.https = options.https
   const app = Fastify(serverOptions as FastifyServerOptions)
 
+  // SDKs send Content-Type: application/json on bodiless POSTs (activate, add a tag…): an empty
+  // body means "no body". Non-empty bodies keep Fastify's parser and its prototype-poisoning guard.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined)
+    return parseJson(req, body as string, done)
+  })
+
   app.decorateRequest('caller', null as unknown as Caller)
   app.decorateRequest('ctx', null as unknown as RequestContext)
   app.addHook('onRequest', async (req, reply) => {

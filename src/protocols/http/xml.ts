@@ -14,8 +14,11 @@ const CAMEL_KEYS = new Set(['casePreference', 'value1Label', 'value1Type', 'valu
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: true, format: false, processEntities: true })
 const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true, isArray: () => false })
 
+/** Element name for a JSON key; custom type fields such as `Key Name` lose their spaces (`KeyName`). */
 export function pascal(key: string): string {
-  return CAMEL_KEYS.has(key) ? key : key.charAt(0).toUpperCase() + key.slice(1)
+  if (CAMEL_KEYS.has(key)) return key
+  const name = key.replace(/[^A-Za-z0-9_.-]+/g, '')
+  return name.charAt(0).toUpperCase() + name.slice(1)
 }
 
 function toXmlValue(value: unknown): unknown {

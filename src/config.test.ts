@@ -1,0 +1,60 @@
+import { resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { loadConfig } from './config.js'
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({})
+    expect(config).toEqual({
+      host: '0.0.0.0',
+      port: 8443,
+      dataDir: resolve('./data'),
+      databaseUrl: `sqlite:${resolve('./data/bulwark.db')}`,
+      publicUrl: 'https://localhost:8443',
+      tls: { enabled: true, certFile: undefined, keyFile: undefined },
+      trustedProxies: [],
+      serverKey: undefined,
+      admin: { accessId: undefined, secretKey: undefined, token: undefined, organization: 'Default Organization', userName: 'admin-api' },
+      logLevel: 'info',
+      bodyLimitBytes: 5 * 1024 * 1024,
+      batchWorker: true,
+    })
+  })
+
+  it('reads every BULWARK_* variable', () => {
+    const config = loadConfig({
+      BULWARK_HOST: '127.0.0.1', BULWARK_PORT: '9443', BULWARK_DATA_DIR: '/var/lib/bulwark', BULWARK_DATABASE_URL: 'postgres://tip@db:5432/tip',
+      BULWARK_PUBLIC_URL: 'https://tip.example.org', BULWARK_TLS_CERT: '/etc/tls/tip.crt', BULWARK_TLS_KEY: '/etc/tls/tip.key',
+      BULWARK_TRUSTED_PROXIES: ' 10.0.0.1, 10.0.1.0/24 ,,', BULWARK_SECRET_KEY: 'k', BULWARK_ADMIN_ACCESS_ID: '1', BULWARK_ADMIN_SECRET_KEY: 's',
+      BULWARK_ADMIN_TOKEN: 't', BULWARK_ORGANIZATION: 'Blue Team', BULWARK_ADMIN_USER: 'root-api', BULWARK_LOG_LEVEL: 'debug',
+      BULWARK_BODY_LIMIT: '1024', BULWARK_BATCH_WORKER: 'OFF',
+    })
+    expect(config).toEqual({
+      host: '127.0.0.1', port: 9443, dataDir: '/var/lib/bulwark', databaseUrl: 'postgres://tip@db:5432/tip', publicUrl: 'https://tip.example.org',
+      tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' }, trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
+      serverKey: 'k', admin: { accessId: '1', secretKey: 's', token: 't', organization: 'Blue Team', userName: 'root-api' },
+      logLevel: 'debug', bodyLimitBytes: 1024, batchWorker: false,
+    })
+  })
+
+  it('keeps the SQLite file in the data directory and follows the port in the public URL', () => {
+    const config = loadConfig({ BULWARK_DATA_DIR: '/srv/tip', BULWARK_PORT: '443' })
+    expect(config.databaseUrl).toBe('sqlite:/srv/tip/bulwark.db')
+    expect(config.publicUrl).toBe('https://localhost:443')
+  })
+
+  it('serves plain HTTP with an http public URL when BULWARK_TLS is off, in any case', () => {
+    for (const value of ['off', 'OFF', 'Off']) {
+      const config = loadConfig({ BULWARK_TLS: value, BULWARK_PORT: '8080' })
+      expect(config.tls.enabled).toBe(false)
+      expect(config.publicUrl).toBe('http://localhost:8080')
+    }
+    expect(loadConfig({ BULWARK_TLS: 'on' }).tls.enabled).toBe(true)
+  })
+
+  it('refuses a port that is not a port number', () => {
+    for (const port of ['http', '65536', '-1', '80.5']) {
+      expect(() => loadConfig({ BULWARK_PORT: port })).toThrow(`BULWARK_PORT must be a port number, not '${port}'`)
+    }
+  })
+})

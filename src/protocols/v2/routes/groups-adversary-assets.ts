@@ -1,0 +1,72 @@
+/**
+ * /v2/groups/adversaries/{id}/adversaryAssets[/{type}[/{assetId}]]: list (bucketAsset),
+ * list one type, read, create, update and delete handles, phone numbers and URLs.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import {
+  createAdversaryAsset, deleteAdversaryAsset, getAdversaryAsset, listAdversaryAssets, requireAdversaryAssetType, updateAdversaryAsset,
+} from '../../../domain/adversary-assets.js'
+import { notFound } from '../../../domain/errors.js'
+import { requireGroupType } from '../../../domain/groups.js'
+import { parseItemId } from '../../../domain/items.js'
+import { parsePaging, query } from '../params.js'
+import { presentAdversaryAssetSummaryV2, presentAdversaryAssetV2 } from '../present-victim.js'
+import { sendItem, sendList, sendNoBody } from '../present.js'
+import { GROUP_PREFIX, groupPath } from './groups-params.js'
+
+const ASSETS = `${GROUP_PREFIX}/adversaryAssets`
+type P = { assetType: string; assetId: string }
+
+/** The Adversary's id; other Group types have no assets (404, as an unknown path). */
+function adversaryId(req: FastifyRequest): number {
+  const { type, id } = groupPath(req)
+  if (requireGroupType(type).name !== 'Adversary') throw notFound(`Only Adversaries have Adversary Assets, not ${type}`)
+  return id
+}
+
+function assetId(text: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw notFound(`Adversary Asset ${text} not found`)
+  return Number(text)
+}
+
+export async function adversaryAssetRoutes(app: FastifyInstance) {
+  const publicUrl = (req: FastifyRequest) => req.ctx.services.publicUrl
+
+  app.get(ASSETS, async (req, reply) => {
+    const paging = parsePaging(query(req))
+    const all = await listAdversaryAssets(req.ctx, adversaryId(req))
+    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    return sendList(req, reply, 'bucketAsset', page.map((a) => presentAdversaryAssetSummaryV2(publicUrl(req), a)), paging, all.length)
+  })
+
+  app.get<{ Params: P }>(`${ASSETS}/:assetType`, async (req, reply) => {
+    const paging = parsePaging(query(req))
+    const def = requireAdversaryAssetType(req.params.assetType)
+    const all = await listAdversaryAssets(req.ctx, adversaryId(req), def.apiBranch)
+    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    return sendList(req, reply, def.apiEntity, page.map((a) => presentAdversaryAssetV2(publicUrl(req), a).body), paging, all.length)
+  })
+
+  app.get<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, async (req, reply) => {
+    const asset = await getAdversaryAsset(req.ctx, adversaryId(req), req.params.assetType, assetId(req.params.assetId))
+    const { entity, body } = presentAdversaryAssetV2(publicUrl(req), asset)
+    return sendItem(req, reply, entity, body)
+  })
+
+  app.post<{ Params: P }>(`${ASSETS}/:assetType`, async (req, reply) => {
+    const asset = await createAdversaryAsset(req.ctx, adversaryId(req), req.params.assetType, req.body)
+    const { entity, body } = presentAdversaryAssetV2(publicUrl(req), asset)
+    return sendItem(req, reply, entity, body, 201)
+  })
+
+  app.put<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, async (req, reply) => {
+    const asset = await updateAdversaryAsset(req.ctx, adversaryId(req), req.params.assetType, assetId(req.params.assetId), req.body)
+    const { entity, body } = presentAdversaryAssetV2(publicUrl(req), asset)
+    return sendItem(req, reply, entity, body)
+  })
+
+  app.delete<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, async (req, reply) => {
+    await deleteAdversaryAsset(req.ctx, adversaryId(req), req.params.assetType, assetId(req.params.assetId))
+    return sendNoBody(req, reply)
+  })
+}

@@ -1,0 +1,72 @@
+/**
+ * Group files and outputs: Document/Report upload (POST first, PUT replace) and download,
+ * Signature download, the PDF summary and publish. Uploads are read raw whatever the
+ * Content-Type, in a scope of their own so no other route changes its body parsing.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/documents.js'
+import { getGroup, publishGroup, requireGroupType } from '../../../domain/groups.js'
+import { loadAttributes, loadTags } from '../../../domain/metadata.js'
+import { flag, query } from '../params.js'
+import { sendNoBody } from '../present.js'
+import { groupPdfLines, renderTextPdf } from '../group-pdf.js'
+import { GROUP_PREFIX, groupPath } from './groups-params.js'
+
+/**
+ * Hard ceiling for a buffered upload. The documentMaxBytes setting (checked by the domain once
+ * the body is read) is the real limit; the request context does not exist yet while parsing.
+ */
+const UPLOAD_CEILING_BYTES = 1024 * 1024 * 1024
+
+function attachmentName(fileName: string | null, fallback: string): string {
+  const name = (fileName ?? fallback).replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
+  return `attachment; filename="${name}"`
+}
+
+function sendFile(reply: FastifyReply, contentType: string, body: Buffer | string, disposition: string) {
+  return reply.code(200).header('Content-Type', contentType).header('Content-Disposition', disposition).send(body)
+}
+
+async function uploadRoutes(scope: FastifyInstance) {
+  scope.removeAllContentTypeParsers()
+  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_CEILING_BYTES }, (_req, body, done) => done(null, body))
+  for (const method of ['POST', 'PUT'] as const) {
+    scope.route({
+      method, url: `${GROUP_PREFIX}/upload`, handler: async (req, reply) => {
+        const { type, id } = groupPath(req)
+        const replace = method === 'PUT' || flag(query(req), 'updateIfExists')
+        await uploadDocumentContent(req.ctx, id, requireGroupType(type).name, req.body ?? Buffer.alloc(0), { replace })
+        return sendNoBody(req, reply, 1)
+      },
+    })
+  }
+}
+
+export async function groupFileRoutes(app: FastifyInstance) {
+  await app.register(uploadRoutes)
+
+  app.get(`${GROUP_PREFIX}/download`, async (req, reply) => {
+    const { type, id } = groupPath(req)
+    if (requireGroupType(type).name === 'Signature') {
+      const { text, fileName } = await getSignatureText(req.ctx, id)
+      return sendFile(reply, 'text/plain; charset=utf-8', text, attachmentName(fileName, `signature-${id}.txt`))
+    }
+    const file = await downloadDocumentContent(req.ctx, id, type)
+    return sendFile(reply, 'application/octet-stream', file.content, attachmentName(file.fileName, `document-${id}`))
+  })
+
+  app.get(`${GROUP_PREFIX}/pdf`, async (req, reply) => {
+    const { type, id } = groupPath(req)
+    const group = await getGroup(req.ctx, id, type)
+    const [tags, attributes] = await Promise.all([loadTags(req.ctx.store.db, 'group', [id]), loadAttributes(req.ctx.store.db, 'group', [id])])
+    const pdf = renderTextPdf(`${group.type}: ${group.name}`, groupPdfLines(group, tags.get(id) ?? [], attributes.get(id) ?? []))
+    return reply.code(200).header('Content-Type', 'application/pdf')
+      .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`).send(pdf)
+  })
+
+  app.post(`${GROUP_PREFIX}/publish`, async (req, reply) => {
+    const { type, id } = groupPath(req)
+    const { published } = await publishGroup(req.ctx, id, type, req.body)
+    return sendNoBody(req, reply, published ? 1 : 0)
+  })
+}

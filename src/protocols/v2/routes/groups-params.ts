@@ -1,0 +1,50 @@
+/**
+ * Query parameters shared by the Group, Task and Victim routes: `filters` (with the `!`
+ * operator Tasks take), `orParams`, paging and includes, parsed once into what the domain's
+ * list functions take.
+ */
+import type { FastifyRequest } from 'fastify'
+import { invalid } from '../../../domain/errors.js'
+import { requireGroupType } from '../../../domain/groups.js'
+import { parseItemId } from '../../../domain/items.js'
+import type { FieldFilter, FilterOperator } from '../../../domain/list-filters.js'
+import { type Include, type Paging, type Query, flag, parseIncludes, parsePaging } from '../params.js'
+
+export interface ListParams {
+  paging: Paging
+  includes: Set<Include>
+  filters: FieldFilter[]
+  orParams: boolean
+}
+
+/** `filters=name%5EAPT,status%21Completed` → [{ field, op, value }]; operators = < > ^ ! (and != for !). */
+export function parseFieldFilters(q: Query): FieldFilter[] {
+  const raw = q.filters
+  const texts = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
+  return texts.map((text) => {
+    const match = /^([A-Za-z]+)(!=|[=<>^!])(.*)$/.exec(text)
+    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value> with an operator of = < > ^ !`)
+    const [, field, op, value] = match
+    return { field, op: (op === '!=' ? '!' : op) as FilterOperator, value }
+  })
+}
+
+export function parseListParams(q: Query): ListParams {
+  return { paging: parsePaging(q), includes: parseIncludes(q), filters: parseFieldFilters(q), orParams: flag(q, 'orParams') }
+}
+
+/** The paging and filter part of a domain list query. */
+export function listQuery(p: ListParams) {
+  return { filters: p.filters, orParams: p.orParams, resultStart: p.paging.resultStart, resultLimit: p.paging.resultLimit }
+}
+
+export type GroupParams = { groupType: string; groupId: string }
+
+/** The type and id named in a Group path; an unknown type is 404 before the id is looked at. */
+export function groupPath(req: FastifyRequest): { type: string; id: number } {
+  const params = req.params as GroupParams
+  requireGroupType(params.groupType)
+  return { type: params.groupType, id: parseItemId('group', params.groupId) }
+}
+
+export const GROUP_PREFIX = '/groups/:groupType/:groupId'

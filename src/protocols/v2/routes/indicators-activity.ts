@@ -1,0 +1,71 @@
+/**
+ * /v2/indicators sub-resources about use: observations, observationCount, falsePositive,
+ * the most-observed list, the owners holding an Indicator, and deleted Indicators.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  addObservations, getObservationCount, listDeletedIndicators, listIndicatorOwners, listMostObservedIndicators, listObservations,
+  reportFalsePositive,
+} from '../../../domain/indicators/activity.js'
+import { toApiTime } from '../../../domain/time.js'
+import { parsePaging, query, single } from '../params.js'
+import { sendData, sendList, sendNoBody } from '../present.js'
+import { type IndicatorParams, indicatorTypeParam, objectBody, resolveIndicator } from './indicators-params.js'
+
+function page<T>(items: T[], paging: { resultStart: number; resultLimit: number }) {
+  return items.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+}
+
+async function sendDeleted(req: FastifyRequest, reply: FastifyReply, type?: string) {
+  const q = query(req)
+  const paging = parsePaging(q)
+  const { items, total } = await listDeletedIndicators(req.ctx, { type, deletedSince: single(q, 'deletedSince'), ...paging })
+  const presented = items.map((d) => ({ ownerName: d.ownerName, type: d.type, dateAdded: toApiTime(d.dateAdded), dateDeleted: toApiTime(d.dateDeleted), summary: d.summary }))
+  return sendList(req, reply, 'indicator', presented, paging, total)
+}
+
+export async function indicatorActivityRoutes(app: FastifyInstance) {
+  app.get('/indicators/observed', async (req, reply) => {
+    const items = await listMostObservedIndicators(req.ctx, { dateObserved: single(query(req), 'dateObserved') })
+    const paging = parsePaging(query(req))
+    const presented = page(items, paging).map((i) => ({
+      summary: i.summary, type: i.type, observationCount: i.observationCount, lastObserved: toApiTime(i.lastObserved),
+      userObservedList: i.userObservedList.map((u) => ({ ...u, userLastObservedDate: toApiTime(u.userLastObservedDate) })),
+    }))
+    return sendList(req, reply, 'indicator', presented, paging, items.length)
+  })
+
+  app.get('/indicators/deleted', async (req, reply) => sendDeleted(req, reply))
+  app.get<{ Params: Pick<IndicatorParams, 'type'> }>('/indicators/:type/deleted', async (req, reply) =>
+    sendDeleted(req, reply, indicatorTypeParam(req.params.type).name))
+
+  app.post<{ Params: IndicatorParams }>('/indicators/:type/:indicator/observations', async (req, reply) => {
+    await addObservations(req.ctx, await resolveIndicator(req), objectBody(req))
+    return sendNoBody(req, reply, 1)
+  })
+
+  app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/observations', async (req, reply) => {
+    const all = await listObservations(req.ctx, await resolveIndicator(req))
+    const paging = parsePaging(query(req))
+    const presented = page(all, paging).map((o) => ({ count: o.count, dateObserved: toApiTime(o.dateObserved) }))
+    return sendList(req, reply, 'observation', presented, paging, all.length)
+  })
+
+  app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/observationCount', async (req, reply) => {
+    const c = await getObservationCount(req.ctx, await resolveIndicator(req))
+    return sendData(req, reply, 'observationCount', {
+      observationCount: { count: c.count, lastObserved: toApiTime(c.lastObserved), yourCount: c.yourCount, yourLastObserved: toApiTime(c.yourLastObserved) },
+    })
+  })
+
+  app.post<{ Params: IndicatorParams }>('/indicators/:type/:indicator/falsePositive', async (req, reply) => {
+    const fp = await reportFalsePositive(req.ctx, await resolveIndicator(req))
+    return sendData(req, reply, 'falsePositive', { falsePositive: { count: fp.count, lastReported: toApiTime(fp.lastReported) } })
+  })
+
+  app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/owners', async (req, reply) => {
+    const owners = await listIndicatorOwners(req.ctx, await resolveIndicator(req))
+    const paging = parsePaging(query(req))
+    return sendList(req, reply, 'owner', page(owners, paging), paging, owners.length)
+  })
+}

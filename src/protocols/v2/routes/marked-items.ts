@@ -1,0 +1,110 @@
+/**
+ * The item lists under a tag or a label (/v2/tags/{name}/groups…, /v2/securityLabels/{name}/
+ * indicators…), shared by both route modules, and the `filters=` parser they share.
+ * Items are short v2 records (id, name or summary, type, owner, dates, webLink).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { RequestContext } from '../../../domain/context.js'
+import { invalid } from '../../../domain/errors.js'
+import { type MarkedItem, type MarkedPath, listMarkedItems } from '../../../domain/tags.js'
+import { toApiTime } from '../../../domain/time.js'
+import { findGroupType } from '../../../model/group-types.js'
+import { findIndicatorType, findIndicatorTypeByBranch } from '../../../model/indicator-types.js'
+import type { Marker, MarkedKind } from '../../../store/tag.repository.js'
+import { legacyIndicatorLink, legacyLink } from '../../http/links.js'
+import { type Query, flag, parsePaging, query, single } from '../params.js'
+import { sendItem, sendList } from '../present.js'
+
+export interface FilterExpression {
+  name: string
+  op: '=' | '<' | '>' | '^'
+  value: string
+}
+
+/** `filters=name%5EAPT,weight%3E2` → expressions, each checked against the allowed operators. */
+export function parseFilters(q: Query, allowed: Record<string, readonly string[]>): { expressions: FilterExpression[]; any: boolean } {
+  const expressions = (single(q, 'filters') ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((text) => {
+    const match = /^([A-Za-z]+)([=<>^])(.*)$/.exec(text)
+    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value>`)
+    const [, name, op, value] = match
+    if (!allowed[name]) throw invalid(`Unknown filter '${name}': use ${Object.keys(allowed).join(' or ')}`)
+    if (!allowed[name].includes(op)) throw invalid(`Filter ${name} takes the operators ${allowed[name].join(' ')}, not ${op}`)
+    return { name, op: op as FilterExpression['op'], value }
+  })
+  return { expressions, any: flag(q, 'orParams') }
+}
+
+function bool(value: unknown): boolean {
+  return value === 1 || value === true
+}
+
+export function presentMarkedItemV2(publicUrl: string, item: MarkedItem): Record<string, unknown> {
+  const f = item.fields
+  if (item.kind === 'indicator') {
+    const entity = findIndicatorType(item.type ?? '')?.apiEntity ?? 'indicator'
+    return {
+      id: item.id, ownerName: item.ownerName, type: item.type, dateAdded: toApiTime(item.dateAdded), lastModified: toApiTime(item.lastModified),
+      rating: f.rating ?? undefined, confidence: f.confidence ?? undefined, threatAssessRating: f.threat_assess_rating ?? undefined,
+      threatAssessConfidence: f.threat_assess_confidence ?? undefined, threatAssessScore: f.threat_assess_score ?? undefined,
+      calScore: f.cal_score ?? undefined, webLink: legacyIndicatorLink(publicUrl, entity, item.summary ?? '', item.ownerName), summary: item.summary,
+    }
+  }
+  if (item.kind === 'group') {
+    const entity = findGroupType(item.type ?? '')?.apiEntity ?? 'group'
+    return {
+      id: item.id, name: item.name, type: item.type, ownerName: item.ownerName, dateAdded: toApiTime(item.dateAdded),
+      lastModified: toApiTime(item.lastModified), webLink: legacyLink(publicUrl, entity, item.id),
+    }
+  }
+  if (item.kind === 'task') {
+    const due = f.due_date as string | null
+    return {
+      id: item.id, name: item.name, ownerName: item.ownerName, dateAdded: toApiTime(item.dateAdded), lastModified: toApiTime(item.lastModified),
+      webLink: legacyLink(publicUrl, 'task', item.id), status: f.status, escalated: bool(f.escalated), reminded: bool(f.reminded),
+      overdue: !!due && !f.completed_date && due < new Date().toISOString(), dueDate: toApiTime(due),
+      reminderDate: toApiTime(f.reminder_date as string | null), escalationDate: toApiTime(f.escalation_date as string | null),
+    }
+  }
+  return {
+    id: item.id, name: item.name, ownerName: item.ownerName, description: f.description ?? undefined, org: f.org ?? undefined,
+    suborg: f.suborg ?? undefined, workLocation: f.work_location ?? undefined, nationality: f.nationality ?? undefined,
+    webLink: legacyLink(publicUrl, 'victim', item.id),
+  }
+}
+
+const ENTITIES: Record<MarkedKind, string> = { indicator: 'indicator', group: 'group', task: 'task', victim: 'victim' }
+
+/** v2 names a typed list after the type (`incident`, `address`), an untyped one after the kind. */
+function entityFor(kind: MarkedKind, type: string | undefined): string {
+  if (type === undefined) return ENTITIES[kind]
+  if (kind === 'indicator') return findIndicatorTypeByBranch(type)?.apiEntity ?? ENTITIES[kind]
+  if (kind === 'group') return findGroupType(type)?.apiEntity ?? ENTITIES[kind]
+  return ENTITIES[kind]
+}
+
+type Params = { name: string; type?: string; id?: string }
+type ResolveMarker = (ctx: RequestContext, name: string) => Promise<Marker>
+
+/** Registers <prefix>/groups[/{type}[/{id}]], /indicators[/{type}[/{value}]], /tasks[/{id}], /victims[/{id}]. */
+export function registerMarkedItemRoutes(app: FastifyInstance, prefix: string, resolveMarker: ResolveMarker): void {
+  const serve = (kind: MarkedKind, path: (p: Params) => MarkedPath) => async (req: FastifyRequest<{ Params: Params }>, reply: any) => {
+    const marker = await resolveMarker(req.ctx, req.params.name)
+    const where = path(req.params)
+    const paging = parsePaging(query(req))
+    const publicUrl = req.ctx.services.publicUrl
+    const { items, total } = await listMarkedItems(req.ctx, marker, kind, where, { offset: paging.resultStart, limit: paging.resultLimit })
+    const entity = entityFor(kind, where.type)
+    if (where.id !== undefined) return sendItem(req, reply, entity, presentMarkedItemV2(publicUrl, items[0]))
+    return sendList(req, reply, entity, items.map((i) => presentMarkedItemV2(publicUrl, i)), paging, total)
+  }
+  app.get(`${prefix}/groups`, serve('group', () => ({})))
+  app.get(`${prefix}/groups/:type`, serve('group', (p) => ({ type: p.type })))
+  app.get(`${prefix}/groups/:type/:id`, serve('group', (p) => ({ type: p.type, id: p.id })))
+  app.get(`${prefix}/indicators`, serve('indicator', () => ({})))
+  app.get(`${prefix}/indicators/:type`, serve('indicator', (p) => ({ type: p.type })))
+  app.get(`${prefix}/indicators/:type/:id`, serve('indicator', (p) => ({ type: p.type, id: p.id })))
+  app.get(`${prefix}/tasks`, serve('task', () => ({})))
+  app.get(`${prefix}/tasks/:id`, serve('task', (p) => ({ id: p.id })))
+  app.get(`${prefix}/victims`, serve('victim', () => ({})))
+  app.get(`${prefix}/victims/:id`, serve('victim', (p) => ({ id: p.id })))
+}

@@ -1,0 +1,50 @@
+/** /v2/securityLabels: the owner's labels (list, one, define, delete) and the items carrying one. */
+import type { FastifyInstance } from 'fastify'
+import { type LabelFilter, type SecurityLabelRecord, createSecurityLabel, deleteSecurityLabel, getSecurityLabel, listSecurityLabels,
+  requireLabelMarker } from '../../../domain/security-labels.js'
+import { toApiTime } from '../../../domain/time.js'
+import { invalid } from '../../../domain/errors.js'
+import { type Query, parsePaging, query } from '../params.js'
+import { sendItem, sendList, sendNoBody } from '../present.js'
+import { parseFilters, registerMarkedItemRoutes } from './marked-items.js'
+
+export function presentSecurityLabelV2(label: SecurityLabelRecord) {
+  return {
+    name: label.name, description: label.description ?? undefined, dateAdded: toApiTime(label.dateAdded),
+    ...(label.color ? { color: label.color } : {}),
+  }
+}
+
+function labelFilter(q: Query): LabelFilter {
+  const { expressions } = parseFilters(q, { name: ['=', '^'] })
+  // Labels carry one filterable field, so one expression is all a list can use.
+  if (expressions.length > 1) throw invalid('Security Labels take one name filter')
+  const [e] = expressions
+  return e ? { name: { op: e.op as '=' | '^', value: e.value } } : {}
+}
+
+export async function securityLabelRoutes(app: FastifyInstance) {
+  app.get('/securityLabels', async (req, reply) => {
+    const q = query(req)
+    const paging = parsePaging(q)
+    const all = await listSecurityLabels(req.ctx, labelFilter(q))
+    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    return sendList(req, reply, 'securityLabel', page.map(presentSecurityLabelV2), paging, all.length)
+  })
+
+  app.get<{ Params: { name: string } }>('/securityLabels/:name', async (req, reply) =>
+    sendItem(req, reply, 'securityLabel', presentSecurityLabelV2(await getSecurityLabel(req.ctx, req.params.name))))
+
+  // Not in the platform's v2 API: an administrator's convenience, the same rule batch files use.
+  app.post('/securityLabels', async (req, reply) => {
+    const label = await createSecurityLabel(req.ctx, (req.body ?? {}) as Record<string, unknown>)
+    return sendItem(req, reply, 'securityLabel', presentSecurityLabelV2(label), 201)
+  })
+
+  app.delete<{ Params: { name: string } }>('/securityLabels/:name', async (req, reply) => {
+    await deleteSecurityLabel(req.ctx, req.params.name)
+    return sendNoBody(req, reply)
+  })
+
+  registerMarkedItemRoutes(app, '/securityLabels/:name', requireLabelMarker)
+}

@@ -1,0 +1,56 @@
+/** /v2/tags: Tags as objects (list with weight, one, create or describe, rename, delete) and the items carrying one. */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { invalid } from '../../../domain/errors.js'
+import { type TagFilter, type TagRecord, createOrDescribeTag, deleteTag, getTag, listTags, requireTagMarker, updateTag } from '../../../domain/tags.js'
+import { tagLink } from '../../http/links.js'
+import { type Query, flag, parsePaging, query } from '../params.js'
+import { sendItem, sendList, sendNoBody } from '../present.js'
+import { parseFilters, registerMarkedItemRoutes } from './marked-items.js'
+
+export function presentTagObjectV2(publicUrl: string, tag: TagRecord, withDescription: boolean) {
+  return {
+    name: tag.name, ...(withDescription && tag.description ? { description: tag.description } : {}),
+    webLink: tagLink(publicUrl, tag.name, tag.ownerName), weight: tag.weight,
+  }
+}
+
+function tagFilter(q: Query): TagFilter {
+  const { expressions, any } = parseFilters(q, { name: ['=', '^'], weight: ['=', '<', '>'] })
+  const filter: TagFilter = { name: [], weight: [], any }
+  for (const e of expressions) {
+    if (e.name === 'name') filter.name!.push({ op: e.op as '=' | '^', value: e.value })
+    else if (!/^\d{1,9}$/.test(e.value)) throw invalid(`Filter weight takes a whole number, not '${e.value}'`)
+    else filter.weight!.push({ op: e.op as '=' | '<' | '>', value: Number(e.value) })
+  }
+  return filter
+}
+
+const body = (req: FastifyRequest) => (req.body ?? {}) as { name?: unknown; description?: unknown }
+
+export async function tagRoutes(app: FastifyInstance) {
+  app.get('/tags', async (req, reply) => {
+    const q = query(req)
+    const paging = parsePaging(q)
+    const detailed = flag(q, 'detailed')
+    const { items, total } = await listTags(req.ctx, tagFilter(q), { offset: paging.resultStart, limit: paging.resultLimit })
+    return sendList(req, reply, 'tag', items.map((t) => presentTagObjectV2(req.ctx.services.publicUrl, t, detailed)), paging, total)
+  })
+
+  app.get<{ Params: { name: string } }>('/tags/:name', async (req, reply) =>
+    sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, await getTag(req.ctx, req.params.name), true)))
+
+  app.post('/tags', async (req, reply) => {
+    const { tag, created } = await createOrDescribeTag(req.ctx, body(req))
+    return sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, tag, true), created ? 201 : 200)
+  })
+
+  app.put<{ Params: { name: string } }>('/tags/:name', async (req, reply) =>
+    sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, await updateTag(req.ctx, req.params.name, body(req)), true)))
+
+  app.delete<{ Params: { name: string } }>('/tags/:name', async (req, reply) => {
+    await deleteTag(req.ctx, req.params.name)
+    return sendNoBody(req, reply)
+  })
+
+  registerMarkedItemRoutes(app, '/tags/:name', requireTagMarker)
+}

@@ -1,0 +1,152 @@
+/**
+ * Indicator rows: look-ups by id, summary and File hash, writes, and the one list query
+ * every interface shares. Conditions arrive already validated (domain/indicators/filters.ts
+ * names the columns); values are always bound, never spliced into SQL.
+ */
+import { type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
+import type { ItemKind } from '../model/kinds.js'
+import type { Database, IndicatorTable, Row } from './database.js'
+
+export type IndicatorRow = Row<'indicator'> & { owner_name: string; owner_type: string }
+export type IndicatorValues = Insertable<IndicatorTable>
+export type IndicatorChanges = Updateable<IndicatorTable>
+
+/** Columns a list condition may touch. */
+export type IndicatorColumn = 'active' | 'summary' | 'last_modified' | 'date_added' | 'rating' | 'confidence' | 'threat_assess_score'
+  | 'threat_assess_rating' | 'threat_assess_confidence' | 'false_positive_count' | 'address_city' | 'address_country_code'
+  | 'address_country_name' | 'address_organization' | 'address_state' | 'address_timezone' | 'address_asn' | 'whois_active' | 'dns_active'
+
+export interface IndicatorCondition {
+  column: IndicatorColumn
+  /** `^` is starts-with; `>=` serves "on or after" (modifiedSince). */
+  op: '=' | '<' | '>' | '>=' | '^'
+  value: string | number
+}
+
+export interface IndicatorAssociationScope {
+  kind: ItemKind
+  id: number
+  /** 'group': Indicators sharing a Group with the item, not associated with it directly. */
+  via?: 'group'
+  associationTypeId: number
+}
+
+export interface IndicatorListSpec {
+  ownerIds: readonly number[]
+  type?: string
+  conditions: readonly IndicatorCondition[]
+  /** orParams: any condition may match instead of all. */
+  any: boolean
+  activeOnly: boolean
+  modifiedSince?: string
+  association?: IndicatorAssociationScope
+  /** Targets of a File action: `{ fileId, action }`. */
+  fileAction?: { fileId: number; action: string }
+  ids?: readonly number[]
+  offset: number
+  limit: number
+}
+
+type IndicatorQuery = SelectQueryBuilder<Database, 'indicator' | 'owner', {}>
+type IndicatorEb = ExpressionBuilder<Database, 'indicator' | 'owner'>
+
+function selectIndicators(db: Kysely<Database>) {
+  return db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
+    .selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
+}
+
+export function findIndicatorRow(db: Kysely<Database>, id: number): Promise<IndicatorRow | undefined> {
+  return selectIndicators(db).where('indicator.id', '=', id).executeTakeFirst()
+}
+
+export function findIndicatorRowBySummary(db: Kysely<Database>, ownerIds: readonly number[], type: string, summary: string): Promise<IndicatorRow[]> {
+  if (ownerIds.length === 0) return Promise.resolve([])
+  return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', type)
+    .where('indicator.summary', '=', summary).orderBy('indicator.owner_id').execute()
+}
+
+/** Files in the owners holding any of the given hashes (value1 MD5, value2 SHA-1, value3 SHA-256). */
+export function findFileRowsByHashes(db: Kysely<Database>, ownerIds: readonly number[], hashes: readonly (string | null)[]): Promise<IndicatorRow[]> {
+  const [md5, sha1, sha256] = hashes
+  if (ownerIds.length === 0 || (!md5 && !sha1 && !sha256)) return Promise.resolve([])
+  return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', 'File')
+    .where((eb) => eb.or([
+      ...(md5 ? [eb('indicator.value1', '=', md5)] : []),
+      ...(sha1 ? [eb('indicator.value2', '=', sha1)] : []),
+      ...(sha256 ? [eb('indicator.value3', '=', sha256)] : []),
+    ]))
+    .orderBy('indicator.owner_id').orderBy('indicator.id').execute()
+}
+
+/** Inserts unless a unique key (summary, or a File hash) already exists; returns the new id or undefined. */
+export async function insertIndicatorRow(db: Kysely<Database>, values: IndicatorValues): Promise<number | undefined> {
+  const row = await db.insertInto('indicator').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst()
+  return row?.id
+}
+
+export async function updateIndicatorRow(db: Kysely<Database>, id: number, changes: IndicatorChanges): Promise<void> {
+  if (Object.keys(changes).length === 0) return
+  await db.updateTable('indicator').set(changes).where('id', '=', id).execute()
+}
+
+export async function deleteIndicatorRow(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('indicator').where('id', '=', id).execute()
+}
+
+function conditionExpression(eb: IndicatorEb, c: IndicatorCondition) {
+  const column = `indicator.${c.column}` as const
+  if (c.op === '^') {
+    const text = String(c.value)
+    // substr() rather than LIKE: same case-sensitive meaning on both databases and no wildcard escaping.
+    return eb(sql<string>`substr(${sql.ref(column)}, 1, ${text.length})`, '=', text)
+  }
+  return eb(column, c.op, c.value)
+}
+
+function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
+  if (scope.via !== 'group') {
+    return db.selectFrom('association').select('to_id').where('from_kind', '=', scope.kind).where('from_id', '=', scope.id)
+      .where('to_kind', '=', 'indicator').where('association_type_id', '=', scope.associationTypeId)
+  }
+  return db.selectFrom('association as a1')
+    .innerJoin('association as a2', (join) => join.on('a2.from_kind', '=', 'group').onRef('a2.from_id', '=', 'a1.to_id'))
+    .select('a2.to_id').where('a1.from_kind', '=', scope.kind).where('a1.from_id', '=', scope.id).where('a1.to_kind', '=', 'group')
+    .where('a1.association_type_id', '=', 0).where('a2.to_kind', '=', 'indicator').where('a2.association_type_id', '=', 0)
+}
+
+function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: IndicatorListSpec): IndicatorQuery {
+  let q = query.where('indicator.owner_id', 'in', spec.ownerIds)
+  if (spec.type) q = q.where('indicator.type', '=', spec.type)
+  if (spec.ids) q = spec.ids.length ? q.where('indicator.id', 'in', spec.ids) : q.where(sql<boolean>`1 = 0`)
+  if (spec.activeOnly) q = q.where('indicator.active', '=', 1)
+  if (spec.modifiedSince) q = q.where('indicator.last_modified', '>=', spec.modifiedSince)
+  if (spec.conditions.length) {
+    q = q.where((eb) => {
+      const parts = spec.conditions.map((c) => conditionExpression(eb, c))
+      return spec.any ? eb.or(parts) : eb.and(parts)
+    })
+  }
+  if (spec.association) {
+    const ids = associatedIds(db, spec.association)
+    q = q.where('indicator.id', 'in', ids)
+    if (spec.association.kind === 'indicator') q = q.where('indicator.id', '!=', spec.association.id)
+  }
+  if (spec.fileAction) {
+    const { fileId, action } = spec.fileAction
+    q = q.where('indicator.id', 'in', db.selectFrom('file_action').select('target_indicator_id')
+      .where('indicator_id', '=', fileId).where('action', '=', action))
+  }
+  return q
+}
+
+/** One page of Indicators and the total that match, in id order (stable across pages). */
+export async function listIndicatorRows(db: Kysely<Database>, spec: IndicatorListSpec): Promise<{ rows: IndicatorRow[]; total: number }> {
+  if (spec.ownerIds.length === 0) return { rows: [], total: 0 }
+  const base = (): IndicatorQuery => db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
+  const [rows, count] = await Promise.all([
+    applyListSpec(db, base(), spec).selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
+      .orderBy('indicator.id').limit(spec.limit).offset(spec.offset).execute(),
+    applyListSpec(db, base(), spec).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+  ])
+  return { rows, total: Number(count?.n ?? 0) }
+}
