@@ -14,6 +14,7 @@ import { type ItemInfo, findReadableItem } from './items.js'
 import { type FieldFilter, type FilterSpec, toConditions } from './list-filters.js'
 import { deleteItemMetadata, loadLabels } from './metadata.js'
 import type { Action } from './permissions.js'
+import { withTransactionDb } from './transaction.js'
 
 export interface GroupRecord {
   id: number
@@ -158,7 +159,7 @@ export async function updateGroup(ctx: RequestContext, id: number, type: string 
 /** Deletes the Group with its attributes, tag and label links, associations, content and Adversary Assets. */
 export async function deleteGroup(ctx: RequestContext, id: number, type?: string): Promise<void> {
   await findWritableGroup(ctx, id, type, 'delete')
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await withTransactionDb(ctx, async (trx) => {
     await deleteItemMetadata(trx, 'group', [id])
     await deleteGroupRows(trx, [id])
   })

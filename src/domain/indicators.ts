@@ -21,6 +21,7 @@ import { type IndicatorRecord, requireIndicatorType, toIndicatorRecord } from '.
 import { type ItemInfo, findReadableItem } from './items.js'
 import { deleteItemMetadata } from './metadata.js'
 import { DAY_MS, parseApiTime } from './time.js'
+import { withTransactionDb } from './transaction.js'
 
 export type { IndicatorFilter } from './indicators/filters.js'
 export type { IndicatorInput } from './indicators/input.js'
@@ -31,7 +32,7 @@ type Db = Kysely<Database>
 
 /** Runs in the caller's transaction when given one, otherwise in a new one. */
 function inTransaction<T>(ctx: RequestContext, db: Db | undefined, run: (db: Db) => Promise<T>): Promise<T> {
-  return db ? run(db) : ctx.store.db.transaction().execute(run)
+  return db ? run(db) : withTransactionDb(ctx, run)
 }
 
 function distinctRows(rows: IndicatorRow[]): IndicatorRow[] {
@@ -166,7 +167,7 @@ export async function updateIndicator(ctx: RequestContext, record: IndicatorReco
   const typed = { ...input, type: def.name }
   const values = readIndicatorValues(def, { ...typed, summary: undefined })
   const changes = readIndicatorChanges(def, typed)
-  return ctx.store.db.transaction().execute(async (db) => {
+  return withTransactionDb(ctx, async (db) => {
     const row = await findIndicatorRow(db, record.id)
     if (!row) throw notFound(`Indicator ${record.id} not found`)
     await applyUpdate(ctx, db, def, row, values, changes)
@@ -182,7 +183,7 @@ export async function deleteIndicator(ctx: RequestContext, record: IndicatorReco
   const item = indicatorItem(ctx, record)
   await requirePermission(ctx, 'delete', item.membership)
   const retentionDays = Number(await ctx.services.settings.get('indicatorDeleteRetentionDays'))
-  await ctx.store.db.transaction().execute(async (db) => {
+  await withTransactionDb(ctx, async (db) => {
     await insertDeletedIndicator(db, { owner_id: record.ownerId, type: record.type, summary: record.summary, date_added: record.dateAdded, date_deleted: ctx.now })
     await deleteItemMetadata(db, 'indicator', [record.id])
     await deleteIndicatorRow(db, record.id)

@@ -18,6 +18,7 @@ import { type ItemInfo, findReadableItem, requireWritableItem } from './items.js
 import { type FieldFilter, parseFilterValue, toConditions } from './list-filters.js'
 import { deleteItemMetadata } from './metadata.js'
 import { parseApiTime } from './time.js'
+import { withTransactionDb } from './transaction.js'
 
 export interface TaskUser {
   id: number
@@ -174,7 +175,7 @@ export async function createTask(ctx: RequestContext, input: unknown): Promise<T
   await requirePermission(ctx, 'create')
   const body = requireBodyObject(input)
   const columns = taskColumns(body, 'create', ctx.now)
-  const id = await ctx.store.db.transaction().execute(async (trx) => {
+  const id = await withTransactionDb(ctx, async (trx) => {
     const taskId = await insertTask(trx, {
       ...columns, name: String(columns.name), status: columns.status ?? 'Not Started', owner_id: ctx.owner.id,
       created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now,
@@ -190,7 +191,7 @@ export async function updateTask(ctx: RequestContext, id: number, input: unknown
   const item = await requireWritableItem(ctx, 'task', id, 'update')
   const body = requireBodyObject(input)
   const columns = taskColumns(body, 'update', ctx.now)
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await withTransactionDb(ctx, async (trx) => {
     await updateTaskRow(trx, id, { ...columns, last_modified: ctx.now })
     await replaceUsers(trx, { id: item.ownerId, name: item.ownerName }, id, body)
   })
@@ -199,7 +200,7 @@ export async function updateTask(ctx: RequestContext, id: number, input: unknown
 
 export async function deleteTask(ctx: RequestContext, id: number): Promise<void> {
   await requireWritableItem(ctx, 'task', id, 'delete')
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await withTransactionDb(ctx, async (trx) => {
     await deleteItemMetadata(trx, 'task', [id])
     await deleteTaskRow(trx, id)
   })

@@ -11,6 +11,7 @@ import { invalid, notFound } from './errors.js'
 import { requireBodyObject } from './groups/group-input.js'
 import { findReadableItem, requireWritableItem } from './items.js'
 import { deleteItemMetadata } from './metadata.js'
+import { withTransactionDb } from './transaction.js'
 
 export interface VictimAssetRecord {
   id: number
@@ -98,7 +99,7 @@ export async function updateVictimAsset(ctx: RequestContext, victimId: number, t
 export async function deleteVictimAsset(ctx: RequestContext, victimId: number, type: string, assetId: number): Promise<void> {
   await requireWritableItem(ctx, 'victim', victimId, 'delete')
   await getVictimAsset(ctx, victimId, type, assetId)
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await withTransactionDb(ctx, async (trx) => {
     await deleteItemMetadata(trx, 'victimAsset', [assetId])
     await deleteVictimAssetRow(trx, assetId)
   })

@@ -12,6 +12,7 @@ import { requireBodyObject } from './groups/group-input.js'
 import { findReadableItem, requireWritableItem } from './items.js'
 import { type FieldFilter, toConditions } from './list-filters.js'
 import { deleteItemMetadata } from './metadata.js'
+import { withTransactionDb } from './transaction.js'
 
 export interface VictimRecord {
   id: number
@@ -95,7 +96,7 @@ export async function updateVictim(ctx: RequestContext, id: number, input: unkno
 /** Deletes the Victim, its assets and everything attached to either. */
 export async function deleteVictim(ctx: RequestContext, id: number): Promise<void> {
   await requireWritableItem(ctx, 'victim', id, 'delete')
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await withTransactionDb(ctx, async (trx) => {
     await deleteItemMetadata(trx, 'victim', [id])
     const assetIds = await deleteVictimRow(trx, id)
     await deleteItemMetadata(trx, 'victimAsset', assetIds)

@@ -24,7 +24,8 @@ class StaticMigrationProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider() })
+  // Migrations are numbered by area, so a newer file may carry a lower number than one already applied.
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(), allowUnorderedMigrations: true })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

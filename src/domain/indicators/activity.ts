@@ -13,6 +13,7 @@ import { findIndicatorsBySummary, indicatorItem } from '../indicators.js'
 import { DAY_MS, parseApiTime } from '../time.js'
 import type { IndicatorRecord } from './record.js'
 import { requireIndicatorType } from './record.js'
+import { withTransactionDb } from '../transaction.js'
 
 const MAX_OBSERVATIONS = 2_147_483_647
 
@@ -40,7 +41,7 @@ export async function addObservations(ctx: RequestContext, record: IndicatorReco
     if (!parsed) throw invalid(`dateObserved must be an ISO 8601 date or time, not '${String(input.dateObserved)}'`)
     when = parsed
   }
-  await ctx.store.db.transaction().execute((db) => insertObservation(db, record.id, ctx.caller.account.id, count, when))
+  await withTransactionDb(ctx, (db) => insertObservation(db, record.id, ctx.caller.account.id, count, when))
 }
 
 /** Observations per day (count, and the time of the day's last one), newest first. */
@@ -63,7 +64,7 @@ export async function getObservationCount(ctx: RequestContext, record: Indicator
  */
 export async function reportFalsePositive(ctx: RequestContext, record: IndicatorRecord): Promise<{ count: number; lastReported: string | null }> {
   await requireObserver(ctx, record)
-  await ctx.store.db.transaction().execute((db) => insertFalsePositive(db, record.id, ctx.caller.account.id, ctx.now.slice(0, 10), ctx.now))
+  await withTransactionDb(ctx, (db) => insertFalsePositive(db, record.id, ctx.caller.account.id, ctx.now.slice(0, 10), ctx.now))
   const row = await findIndicatorRow(ctx.store.db, record.id)
   return { count: Number(row?.false_positive_count ?? 0), lastReported: row?.last_false_positive ?? null }
 }

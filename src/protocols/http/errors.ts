@@ -32,12 +32,14 @@ export const REST_STATUS: Record<ErrorCode, number> = {
 
 const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message?: (e: FastifyError) => string }> = {
   FST_ERR_CTP_INVALID_JSON: { code: 'invalid', message: (e) => `Malformed JSON body: ${e.message}` },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid', message: () => 'Malformed JSON body: the body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid', message: () => 'Malformed JSON body: the body is empty' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'too_large', message: () => 'Request body is larger than this endpoint accepts' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'invalid', message: (e) => `Unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type: ?/, '')}` },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid', message: () => 'Content-Length does not match the body' },
   FST_ERR_VALIDATION: { code: 'invalid' },
   FST_ERR_BAD_URL: { code: 'invalid', message: () => 'The URL is not properly encoded' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'invalid', message: () => 'A path segment is too long' },
 }
 
 export function classifyError(error: unknown, statusTable: Record<ErrorCode, number> = REST_STATUS): ClassifiedError {

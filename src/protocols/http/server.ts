@@ -4,11 +4,13 @@
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
+import { v3ErrorBody } from '../v3/present.js'
+import { classifyError } from './errors.js'
 import { registerV3 } from '../v3/plugin.js'
 
 declare module 'fastify' {
@@ -40,6 +42,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Paths are case-sensitive and may carry URL-encoded indicator values (including %2F).
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 8192 },
     return503OnClosing: true,
+    // Errors raised before routing (a badly encoded URL) get the envelope of the interface the path names.
+    frameworkErrors: (error, req, res) => {
+      const { status, message } = classifyError(error)
+      const reply = res as unknown as FastifyReply
+      if ((req.url ?? '').startsWith('/api/v3/')) return reply.code(status).send(v3ErrorBody('invalid', message))
+      return reply.code(status).send({ status: 'Error', message })
+    },
   }
   if (options.https) serverOptions.https = options.https
   const app = Fastify(serverOptions as FastifyServerOptions)

@@ -1,24 +1,41 @@
 /**
  * REST API v3: JSON only. Errors leave as the platform's v3 body
- * {errCode, message, status: "Error"}.
+ * {errCode, message, status: "Error"}, with the media type tcex expects.
+ *
+ * Bodies: JSON. SDKs send `{}` with GET and DELETE and may send OPTIONS with a JSON
+ * Content-Type and an empty body, so an empty JSON body reads as no body rather than a 400.
  */
 import type { FastifyInstance, FastifyPluginOptions } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { classifyError } from '../http/errors.js'
 import { installRestAuth } from '../http/rest-auth.js'
-import { v3ErrorBody } from './present.js'
+import { sendV3Body, v3ErrorBody } from './present.js'
 import { V3_ROUTES } from './routes/index.js'
 
 export async function registerV3(app: FastifyInstance, options: FastifyPluginOptions & { store: Store; services: Services }) {
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
+  // Python's requests sends `data='{}'` without a Content-Type; read such bodies as JSON too.
+  app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, parseJsonBody)
   app.setErrorHandler((error, req, reply) => {
     const classified = classifyError(error)
     if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
     const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
-    return reply.code(classified.status).type('application/json; charset=utf-8').send(v3ErrorBody(classified.code, message))
+    return sendV3Body(reply, classified.status, v3ErrorBody(classified.code, message))
   })
   app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send(v3ErrorBody('not_found', `No such v3 endpoint: ${req.method} ${req.url.split('?')[0]}`)))
+    sendV3Body(reply, 404, v3ErrorBody('not_found', `No such v3 endpoint: ${req.method} ${req.url.split('?')[0]}`)))
   installRestAuth(app, options.store, options.services)
   for (const register of V3_ROUTES) await register(app)
+}
+
+function parseJsonBody(_req: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) {
+  const text = body.toString().trim()
+  if (text === '') return done(null, undefined)
+  try {
+    done(null, JSON.parse(text))
+  } catch (error) {
+    done(Object.assign(new Error(`Malformed JSON body: ${(error as Error).message}`), { statusCode: 400 }), undefined)
+  }
 }

@@ -1,5 +1,13 @@
-/** The v3 envelopes: {data, status, message?, count?, next?, prev?} and the error body. */
+/**
+ * The v3 envelopes: {data, status, message?, count?, next?, prev?} and the error body
+ * {errCode, message, status: "Error"}. The media type is exactly `application/json`: tcex
+ * compares the Content-Type header to that string before it reads an error.
+ */
+import type { FastifyReply } from 'fastify'
 import type { ErrorCode } from '../../domain/errors.js'
+import type { PageLinks } from './paging.js'
+
+export const V3_MEDIA_TYPE = 'application/json'
 
 /** The platform documents 0x1001 as its general code; the others follow its batch code table. */
 const ERR_CODES: Record<ErrorCode | 'internal', string> = {
@@ -9,4 +17,42 @@ const ERR_CODES: Record<ErrorCode | 'internal', string> = {
 
 export function v3ErrorBody(code: ErrorCode | 'internal', message: string) {
   return { errCode: ERR_CODES[code], message, status: 'Error' }
+}
+
+/** Sent as bytes so Fastify leaves the header alone (for text it appends a charset). */
+export function sendV3Body(reply: FastifyReply, status: number, body: Record<string, unknown>) {
+  return reply.code(status).header('content-type', V3_MEDIA_TYPE).send(Buffer.from(JSON.stringify(body)))
+}
+
+const send = sendV3Body
+
+/** A list page: links first (as the platform writes them), then data, count and status. */
+export function sendV3List(reply: FastifyReply, data: unknown[], links: PageLinks, count?: number) {
+  return send(reply, 200, { ...links, data, ...(count !== undefined ? { count } : {}), status: 'Success' })
+}
+
+export function sendV3Data(reply: FastifyReply, data: unknown) {
+  return send(reply, 200, { data, status: 'Success' })
+}
+
+export function sendV3Created(reply: FastifyReply, data: unknown) {
+  return send(reply, 201, { data, message: 'Created', status: 'Success' })
+}
+
+export function sendV3Updated(reply: FastifyReply, data: unknown) {
+  return send(reply, 200, { data, message: 'Updated', status: 'Success' })
+}
+
+export function sendV3Deleted(reply: FastifyReply, count?: number) {
+  return send(reply, 200, { ...(count !== undefined ? { count } : {}), message: 'Deleted', status: 'Success' })
+}
+
+/** OPTIONS lists: {data, count, status}. */
+export function sendV3Options(reply: FastifyReply, data: unknown[]) {
+  return send(reply, 200, { data, count: data.length, status: 'Success' })
+}
+
+/** OPTIONS /v3/<type>: the field descriptor itself, usable as a body template. */
+export function sendV3Raw(reply: FastifyReply, body: Record<string, unknown>) {
+  return send(reply, 200, body)
 }

@@ -1,0 +1,30 @@
+/** v3 shapes shared by many endpoints: attributes, tags, security labels, user references. */
+import type { AttributeView, LabelView } from '../../domain/metadata.js'
+import type { TagRecord } from '../../domain/tag-records.js'
+import { toApiTime } from '../../domain/time.js'
+import type { UserRef } from '../../domain/users-ref.js'
+
+/** Drops undefined and null so absent values are left out, as the platform does. */
+export function compact(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null))
+}
+
+export function presentUser(user: UserRef | null | undefined): Record<string, unknown> | undefined {
+  if (!user) return undefined
+  return compact({ id: user.id, userName: user.userName, firstName: user.firstName, lastName: user.lastName, pseudonym: user.pseudonym, owner: user.owner })
+}
+
+export function presentAttribute(a: AttributeView): Record<string, unknown> {
+  return compact({
+    id: a.id, dateAdded: toApiTime(a.dateAdded), type: a.type, value: a.value, source: a.source, lastModified: toApiTime(a.lastModified),
+    pinned: a.pinned, default: a.displayed,
+  })
+}
+
+export function presentLabel(l: Pick<LabelView, 'id' | 'name' | 'description' | 'color' | 'dateAdded'> & { ownerName?: string }): Record<string, unknown> {
+  return compact({ id: l.id, name: l.name, description: l.description, color: l.color, dateAdded: toApiTime(l.dateAdded), owner: l.ownerName })
+}
+
+export function presentTag(t: TagRecord): Record<string, unknown> {
+  return compact({ id: t.id, name: t.name, owner: t.ownerName, description: t.description, lastUsed: toApiTime(t.lastUsed), techniqueId: t.techniqueId })
+}

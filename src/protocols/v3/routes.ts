@@ -1,0 +1,103 @@
+/**
+ * Turns an endpoint declaration into its routes: OPTIONS (descriptor, /fields, /tql), GET
+ * list and one, POST, PUT, DELETE one and bulk DELETE. Methods the declaration leaves out
+ * answer 400 naming the endpoint as read-only (or without bulk delete).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { invalid, notFound } from '../../domain/errors.js'
+import { requireBulkDelete } from '../../domain/object-lists.js'
+import type { RequestContext } from '../../domain/context.js'
+import type { AnyEndpoint, V3Endpoint } from './endpoint.js'
+import { checkFields, presentRecords } from './fields.js'
+import { fieldDescriptor, fieldOptions, tqlOptions } from './options.js'
+import { pageLinks } from './paging.js'
+import { type FieldTree, ownerScope, parseFieldTree, parseListQuery, query, showReadOnly, single } from './params.js'
+import { sendV3Created, sendV3Data, sendV3Deleted, sendV3List, sendV3Options, sendV3Raw, sendV3Updated } from './present.js'
+
+type IdRequest = FastifyRequest<{ Params: { id: string } }>
+
+function parseId(endpoint: AnyEndpoint, text: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw notFound(`${endpoint.word} ${text} not found`)
+  return Number(text)
+}
+
+async function resolveId(endpoint: AnyEndpoint, ctx: RequestContext, text: string): Promise<number> {
+  return endpoint.resolveId ? endpoint.resolveId(ctx, text) : parseId(endpoint, text)
+}
+
+async function presentOne(endpoint: AnyEndpoint, ctx: RequestContext, record: { id: number }, fields: FieldTree) {
+  const [presented] = await presentRecords(endpoint, [record], fields, { ctx, depth: 0 })
+  return presented
+}
+
+/** Loads one readable record or answers 404. */
+export async function loadOne(endpoint: AnyEndpoint, ctx: RequestContext, id: number): Promise<{ id: number }> {
+  const [record] = await endpoint.load(ctx, [id])
+  if (!record) throw notFound(`${endpoint.word} ${id} not found`)
+  return record
+}
+
+function readOnly(endpoint: AnyEndpoint, what: string): never {
+  throw invalid(`/v3/${endpoint.path} is read-only: ${what} is not supported`)
+}
+
+/** @example await registerEndpoint(app, CASES) */
+export async function registerEndpoint<R extends { id: number }>(app: FastifyInstance, declared: V3Endpoint<R>): Promise<void> {
+  const endpoint = declared as unknown as AnyEndpoint
+  const base = `/${endpoint.path}`
+
+  app.options(base, async (req, reply) => sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))))
+  app.options(`${base}/fields`, async (_req, reply) => sendV3Options(reply, fieldOptions(endpoint)))
+  app.options(`${base}/tql`, async (_req, reply) => sendV3Options(reply, tqlOptions(endpoint)))
+
+  app.get(base, async (req, reply) => {
+    const q = query(req)
+    const list = parseListQuery(q)
+    const fields = parseFieldTree(q)
+    checkFields(endpoint, fields)
+    const page = await endpoint.list(req.ctx, list)
+    const data = await presentRecords(endpoint, page.items, fields, { ctx: req.ctx, depth: 0 })
+    const links = pageLinks(req.ctx.services.publicUrl, req, { ...list, hasMore: page.hasMore })
+    return sendV3List(reply, data, links, list.count && list.resultStart === 0 ? page.total : undefined)
+  })
+
+  app.get(`${base}/:id`, async (req: IdRequest, reply) => {
+    const fields = parseFieldTree(query(req))
+    checkFields(endpoint, fields)
+    const record = await loadOne(endpoint, req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
+    return sendV3Data(reply, await presentOne(endpoint, req.ctx, record, fields))
+  })
+
+  app.post(base, async (req, reply) => {
+    if (!endpoint.create) readOnly(endpoint, 'POST')
+    const fields = parseFieldTree(query(req))
+    checkFields(endpoint, fields)
+    const record = await endpoint.create(req.ctx, req.body ?? {})
+    return sendV3Created(reply, await presentOne(endpoint, req.ctx, record, fields))
+  })
+
+  app.put(`${base}/:id`, async (req: IdRequest, reply) => {
+    if (!endpoint.update) readOnly(endpoint, 'PUT')
+    const fields = parseFieldTree(query(req))
+    checkFields(endpoint, fields)
+    const record = await endpoint.update(req.ctx, await resolveId(endpoint, req.ctx, req.params.id), req.body ?? {})
+    return sendV3Updated(reply, await presentOne(endpoint, req.ctx, record, fields))
+  })
+
+  app.delete(`${base}/:id`, async (req: IdRequest, reply) => {
+    if (!endpoint.remove) readOnly(endpoint, 'DELETE')
+    await endpoint.remove(req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
+    return sendV3Deleted(reply)
+  })
+
+  app.delete(base, async (req, reply) => {
+    if (!endpoint.removeMatching) throw invalid(`Bulk delete is not available on /v3/${endpoint.path}`)
+    const q = query(req)
+    await requireBulkDelete(req.ctx)
+    const tql = single(q, 'tql')
+    // Deleting everything in reach takes an explicit filter, never an empty one.
+    if (!tql?.trim()) throw invalid(`Bulk delete needs a tql filter, e.g. DELETE /v3/${endpoint.path}?tql=id in (1,2)`)
+    const count = await endpoint.removeMatching(req.ctx, tql, ownerScope(q))
+    return sendV3Deleted(reply, count)
+  })
+}

@@ -1,0 +1,57 @@
+/** /v3/groupAttributes, /v3/indicatorAttributes, /v3/victimAttributes and /v3/caseAttributes. */
+import type { FastifyInstance } from 'fastify'
+import {
+  ATTRIBUTE_ENDPOINTS, type AttributeRecord, type AttributedKind, createAttributeRecord, deleteAttributeRecord, deleteAttributeRecordsMatching,
+  listAttributeRecords, loadAttributeRecords, updateAttributeRecord,
+} from '../../../domain/attribute-records.js'
+import { toApiTime } from '../../../domain/time.js'
+import type { FieldSpec, V3Endpoint } from '../endpoint.js'
+import { securityLabelsOption } from '../fields.js'
+import { compact, presentUser } from '../present-metadata.js'
+import { registerEndpoint } from '../routes.js'
+
+const WORDS: Record<AttributedKind, string> = { group: 'Group', indicator: 'Indicator', victim: 'Victim', case: 'Case' }
+
+function fieldsOf(kind: AttributedKind): FieldSpec[] {
+  const { parentField } = ATTRIBUTE_ENDPOINTS[kind]
+  return [
+    { name: 'id', type: 'Integer', description: 'The ID of the attribute', readOnly: true },
+    { name: parentField, type: 'Integer', description: `The ID of the ${WORDS[kind]} the attribute is on`, required: true, updatable: false },
+    { name: 'type', type: 'String', description: 'The attribute type name (see /v3/attributeTypes)', required: true, updatable: false },
+    { name: 'value', type: 'String', description: 'The value of the attribute', required: true },
+    { name: 'source', type: 'String', description: 'Where the value came from' },
+    { name: 'default', type: 'Boolean', description: 'Whether this is the default attribute of its type (Source and Description types)' },
+    { name: 'pinned', type: 'Boolean', description: 'Whether the attribute is pinned' },
+    { name: 'securityLabels', type: 'SecurityLabel', description: 'Security labels applied to the attribute', list: true },
+    { name: 'createdBy', type: 'User', description: 'The user who added the attribute', readOnly: true },
+    { name: 'dateAdded', type: 'Date', description: 'When the attribute was added', readOnly: true },
+    { name: 'lastModified', type: 'Date', description: 'When the attribute was last changed', readOnly: true },
+  ]
+}
+
+function presenter(kind: AttributedKind) {
+  const { parentField } = ATTRIBUTE_ENDPOINTS[kind]
+  return (a: AttributeRecord): Record<string, unknown> => compact({
+    id: a.id, [parentField]: a.itemId, dateAdded: toApiTime(a.dateAdded), type: a.type, value: a.value, source: a.source,
+    createdBy: presentUser(a.createdBy), lastModified: toApiTime(a.lastModified), pinned: a.pinned, default: a.default,
+  })
+}
+
+export function attributeEndpoint(kind: AttributedKind): V3Endpoint<AttributeRecord> {
+  const { objectType } = ATTRIBUTE_ENDPOINTS[kind]
+  return {
+    path: objectType, kind: 'attribute', tqlType: objectType, word: `${WORDS[kind]} attribute`, fields: fieldsOf(kind),
+    options: [securityLabelsOption('attribute', 'attribute')],
+    present: presenter(kind),
+    list: (ctx, query) => listAttributeRecords(ctx, kind, query),
+    load: (ctx, ids) => loadAttributeRecords(ctx, kind, ids),
+    create: (ctx, body) => createAttributeRecord(ctx, kind, body),
+    update: (ctx, id, body) => updateAttributeRecord(ctx, kind, id, body),
+    remove: (ctx, id) => deleteAttributeRecord(ctx, kind, id),
+    removeMatching: (ctx, tql, scope) => deleteAttributeRecordsMatching(ctx, kind, tql, scope),
+  }
+}
+
+export async function attributeRoutes(app: FastifyInstance) {
+  for (const kind of Object.keys(ATTRIBUTE_ENDPOINTS) as AttributedKind[]) await registerEndpoint(app, attributeEndpoint(kind))
+}

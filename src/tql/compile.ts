@@ -1,0 +1,230 @@
+/**
+ * Compiles a resolved TQL query into a Kysely boolean expression over the object type's
+ * table (aliased as the table's own name). User values only ever become bound parameters;
+ * table and column names come only from the keyword tables. Dialect differences stay in
+ * Kysely, except one: PostgreSQL infers a parameter's type from the column, so integers
+ * are cast to bigint there to keep large numbers from failing an int4 column.
+ */
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, expressionBuilder, sql } from 'kysely'
+import type { Dialect } from '../store/connect.js'
+import { type Operator, POSITIVE_OF } from './ast.js'
+import type { DateValue } from './dates.js'
+import type { KeywordDef, Link, ObjectTypeDef, ValueSource } from './keywords/index.js'
+import type { Resolved, ResolvedValue } from './resolve.js'
+
+export interface CompileSettings {
+  dialect: Dialect
+  /** When set, rows reached through nested queries and related keywords must belong to one of these owners. */
+  visibleOwnerIds?: readonly number[]
+}
+
+type Query = SelectQueryBuilder<any, any, any>
+
+const eb: ExpressionBuilder<any, any> = expressionBuilder<any, any>()
+const TRUE = sql<SqlBool>`1 = 1`
+const FALSE = sql<SqlBool>`1 = 0`
+/** Tables reached by links that have no owner of their own. */
+const OWNERLESS = new Set(['task_assignee'])
+const LIKE_ESCAPE = /[!%_]/g
+
+export class TqlCompiler {
+  private aliasCount = 0
+
+  constructor(private readonly settings: CompileSettings) {}
+
+  /** The whole filter for the top-level object type, including the type's own restriction. */
+  compileRoot(type: ObjectTypeDef, query: Resolved | null): Expression<SqlBool> {
+    const parts: Expression<SqlBool>[] = []
+    if (type.restrict) parts.push(eb(`${type.table}.${type.restrict.column}`, '=', sql.lit(type.restrict.value)))
+    if (query) parts.push(this.compile(query, type, type.table))
+    return parts.length === 0 ? TRUE : parts.length === 1 ? parts[0] : eb.and(parts)
+  }
+
+  private compile(node: Resolved, type: ObjectTypeDef, alias: string): Expression<SqlBool> {
+    switch (node.kind) {
+      case 'and': return eb.and([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
+      case 'or': return eb.or([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
+      case 'nested': return this.nested(node.def, node.type, node.query, alias)
+      case 'compare': return this.compare(node.def, node.operator, node.values, alias)
+    }
+  }
+
+  private compare(def: KeywordDef, operator: Operator, values: ResolvedValue[], alias: string): Expression<SqlBool> {
+    const target = def.target
+    switch (target.kind) {
+      case 'absent':
+        return operator === 'isNull' ? TRUE : FALSE
+      case 'value':
+        return this.predicate(def, valueOf(target.source, alias), operator, values)
+      case 'related': {
+        const related = (test?: (value: Expression<unknown>) => Expression<SqlBool>) => {
+          const link = this.openLink(target.link, target.table, alias)
+          let q = target.where ? link.query.where(target.where(link.targetAlias) as Expression<SqlBool>) : link.query
+          if (test) q = q.where(test(valueOf(target.source, target.onLink ? link.linkAlias! : link.targetAlias)))
+          return eb(eb.ref(link.outer), 'in', q)
+        }
+        if (operator === 'isNull') return eb.not(related())
+        if (operator === 'isNotNull') return related()
+        const positive = POSITIVE_OF[operator]
+        if (positive) return eb.not(related((value) => this.predicate(def, value, positive, values)))
+        return related((value) => this.predicate(def, value, operator, values))
+      }
+      case 'nested':
+        throw new Error(`nested keyword ${def.keyword} reached compare`)
+    }
+  }
+
+  private nested(def: KeywordDef, type: ObjectTypeDef, query: Resolved, alias: string): Expression<SqlBool> {
+    if (def.target.kind !== 'nested') throw new Error(`keyword ${def.keyword} is not nested`)
+    const { link, all } = def.target
+    /** `outer in (select … where <condition on the target row>)` */
+    const member = (condition: (targetAlias: string) => Expression<SqlBool>) => {
+      const opened = this.openLink(link, type.table, alias)
+      const q = type.restrict ? opened.query.where(`${opened.targetAlias}.${type.restrict.column}`, '=', sql.lit(type.restrict.value)) : opened.query
+      return eb(eb.ref(opened.outer), 'in', q.where(condition(opened.targetAlias)))
+    }
+    if (!all) return member((t) => this.compile(query, type, t))
+    // hasAllTags(name in (…)): the item carries every tag named, whether or not such a tag exists anywhere.
+    if (query.kind === 'compare' && (query.def.keyword === 'name' || query.def.keyword === 'summary') && (query.operator === 'eq' || query.operator === 'in')) {
+      return eb.and(query.values.map((value) => member((t) => eb(lower(eb.ref(`${t}.name`)), '=', lower(eb.val(value))))))
+    }
+    // Any other query: some tag matches it, and no matching tag name is missing from the item.
+    const some = this.selectTags()
+    const every = this.selectTags()
+    return eb.and([
+      eb.exists(some.query.where(this.compile(query, type, some.alias))),
+      eb.not(eb.exists(every.query.where(this.compile(query, type, every.alias))
+        .where(eb.not(member((t) => eb(lower(eb.ref(`${t}.name`)), '=', lower(eb.ref(`${every.alias}.name`)))))))),
+    ])
+  }
+
+  private selectTags(): { query: Query; alias: string } {
+    const alias = this.fresh('t')
+    return { query: this.ownedBy(eb.selectFrom(`tag as ${alias}`).select(sql.lit(1).as('one')), alias, 'tag'), alias }
+  }
+
+  /**
+   * The rows related to the outer row, as `<outer column> in (select <link column> from …)`.
+   * Uncorrelated IN lets both databases start from the related rows (a tag, a group) instead
+   * of probing them once per outer row.
+   */
+  private openLink(link: Link, table: string, outer: string): { query: Query; outer: string; targetAlias: string; linkAlias?: string } {
+    const t = this.fresh('t')
+    const owned = (query: Query) => this.ownedBy(query, t, table)
+    switch (link.via) {
+      case 'association': {
+        const a = this.fresh('a')
+        // Rows are stored in both directions: reading the target → outer row lets the primary key
+        // (from_kind, from_id, to_kind, …) lead from the matching targets to the outer ids.
+        const q = eb.selectFrom(`association as ${a}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${a}.from_id`).select(`${a}.to_id`)
+          .where(`${a}.from_kind`, '=', sql.lit(link.to)).where(`${a}.to_kind`, '=', sql.lit(link.from))
+        return { query: owned(link.customOnly ? q.where(`${a}.association_type_id`, '<>', sql.lit(0)) : q), outer: `${outer}.id`, targetAlias: t, linkAlias: a }
+      }
+      case 'foreignKey':
+        return { query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.id`)), outer: `${outer}.${link.column}`, targetAlias: t }
+      case 'reverseKey':
+        // NOT IN over a nullable column would turn every answer unknown; keep nulls out of the list.
+        return { query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.${link.column}`).where(`${t}.${link.column}`, 'is not', null)), outer: `${outer}.id`, targetAlias: t }
+      case 'attribute':
+        return { query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.item_id`).where(`${t}.item_kind`, '=', sql.lit(link.kind))), outer: `${outer}.id`, targetAlias: t }
+      case 'itemTag':
+      case 'itemLabel': {
+        const [linkTable, key] = link.via === 'itemTag' ? ['item_tag', 'tag_id'] : ['item_security_label', 'label_id']
+        const x = this.fresh('x')
+        const q = eb.selectFrom(`${linkTable} as ${x}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${x}.${key}`).select(`${x}.item_id`)
+          .where(`${x}.item_kind`, '=', sql.lit(link.kind))
+        return { query: owned(q), outer: `${outer}.id`, targetAlias: t, linkAlias: x }
+      }
+      case 'taggedItem':
+      case 'labelledItem': {
+        const [linkTable, key] = link.via === 'taggedItem' ? ['item_tag', 'tag_id'] : ['item_security_label', 'label_id']
+        const x = this.fresh('x')
+        const q = eb.selectFrom(`${linkTable} as ${x}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${x}.item_id`).select(`${x}.${key}`)
+          .where(`${x}.item_kind`, '=', sql.lit(link.kind))
+        return { query: owned(q), outer: `${outer}.id`, targetAlias: t, linkAlias: x }
+      }
+    }
+  }
+
+  private ownedBy(query: Query, alias: string, table: string): Query {
+    const owners = this.settings.visibleOwnerIds
+    if (!owners || OWNERLESS.has(table)) return query
+    return owners.length === 0 ? query.where(FALSE) : query.where(`${alias}.owner_id`, 'in', owners.map((id) => this.integer(id)))
+  }
+
+  private predicate(def: KeywordDef, lhs: Expression<unknown>, operator: Operator, values: ResolvedValue[]): Expression<SqlBool> {
+    if (operator === 'isNull') return eb(lhs, 'is', null)
+    if (operator === 'isNotNull') return eb(lhs, 'is not', null)
+    if (def.type === 'Date') return this.datePredicate(lhs, operator, values as DateValue[])
+    const caseless = def.type === 'StringLower' || isPattern(operator)
+    const left = caseless ? lower(lhs) : lhs
+    const bind = (v: ResolvedValue) => {
+      // Booleans are our own 0/1, so they can be literals; everything else the user wrote is bound.
+      const bound = def.type === 'Boolean' ? sql.lit(v) : typeof v === 'number' ? this.integer(v) : eb.val(v)
+      return caseless ? lower(bound) : bound
+    }
+    switch (operator) {
+      case 'eq': return eb(left, '=', bind(values[0]))
+      case 'ne': return eb(left, '<>', bind(values[0]))
+      case 'gt': return eb(left, '>', bind(values[0]))
+      case 'geq': return eb(left, '>=', bind(values[0]))
+      case 'lt': return eb(left, '<', bind(values[0]))
+      case 'leq': return eb(left, '<=', bind(values[0]))
+      case 'in': return eb(left, 'in', values.map(bind))
+      case 'notIn': return eb(left, 'not in', values.map(bind))
+      default: {
+        const positive = POSITIVE_OF[operator]
+        const op = positive ?? operator
+        const tests = values.map((v) => like(left, op, String(v)))
+        const any = tests.length === 1 ? tests[0] : eb.or(tests)
+        return positive ? eb.not(any) : any
+      }
+    }
+  }
+
+  /** Day values are intervals [from, until): `=` means within the day, `>` after it, `<=` up to its end. */
+  private datePredicate(lhs: Expression<unknown>, operator: Operator, values: DateValue[]): Expression<SqlBool> {
+    const within = (v: DateValue) => (v.until ? eb.and([eb(lhs, '>=', v.from), eb(lhs, '<', v.until)]) : eb(lhs, '=', v.from))
+    const v = values[0]
+    switch (operator) {
+      case 'eq': return within(v)
+      case 'ne': return v.until ? eb.not(within(v)) : eb(lhs, '<>', v.from)
+      case 'gt': return v.until ? eb(lhs, '>=', v.until) : eb(lhs, '>', v.from)
+      case 'geq': return eb(lhs, '>=', v.from)
+      case 'lt': return eb(lhs, '<', v.from)
+      case 'leq': return v.until ? eb(lhs, '<', v.until) : eb(lhs, '<=', v.from)
+      case 'in': return eb.or(values.map(within))
+      case 'notIn': return eb.not(eb.or(values.map(within)))
+      default: throw new Error(`operator ${operator} on a Date`)
+    }
+  }
+
+  private integer(value: number): Expression<unknown> {
+    return this.settings.dialect === 'postgres' ? sql`cast(${value} as bigint)` : eb.val(value)
+  }
+
+  private fresh(prefix: string): string {
+    return `${prefix}${++this.aliasCount}`
+  }
+}
+
+function valueOf(source: ValueSource, alias: string): Expression<unknown> {
+  return 'column' in source ? eb.ref(`${alias}.${source.column}`) : source.expression(alias)
+}
+
+function lower(expression: Expression<unknown>): Expression<unknown> {
+  return eb.fn('lower', [expression])
+}
+
+function isPattern(operator: Operator): boolean {
+  return operator !== 'eq' && operator !== 'ne' && operator !== 'gt' && operator !== 'geq' && operator !== 'lt' && operator !== 'leq'
+    && operator !== 'in' && operator !== 'notIn'
+}
+
+/** Text operators are case-insensitive on both databases (SQLite's LIKE is, PostgreSQL's is not). */
+function like(left: Expression<unknown>, operator: Operator, value: string): Expression<SqlBool> {
+  if (operator === 'like') return sql<SqlBool>`${left} like ${lower(eb.val(value))}`
+  const escaped = value.replace(LIKE_ESCAPE, (c) => `!${c}`)
+  const pattern = operator === 'contains' ? `%${escaped}%` : operator === 'startsWith' ? `${escaped}%` : `%${escaped}`
+  return sql<SqlBool>`${left} like ${lower(eb.val(pattern))} escape '!'`
+}

@@ -1,0 +1,124 @@
+/**
+ * TQL, the platform's filter language, as a small compiler: lexer → parser (AST) →
+ * resolver (keyword tables) → compiler (Kysely expression). This module is the surface the
+ * v3 endpoints use; it reads no data and runs no query.
+ */
+import { type Expression, type SqlBool, expressionBuilder } from 'kysely'
+import type { Dialect } from '../store/connect.js'
+import { TqlCompiler } from './compile.js'
+import { TqlError } from './errors.js'
+import { type ObjectTypeDef, type TqlType, findKeyword, findObjectType } from './keywords/index.js'
+import { parseTql } from './parser.js'
+import { resolveTql } from './resolve.js'
+
+export { TqlError, isTqlError } from './errors.js'
+export { withTqlTimeout, type TqlScope } from './timeout.js'
+export type { TqlType } from './keywords/index.js'
+
+export interface CompileTqlOptions {
+  dialect: Dialect
+  /** The request time: TODAY() and date offsets count from it (UTC). */
+  now: Date
+  /**
+   * Owners whose rows nested queries and related keywords (tag, hasGroup(…), associatedGroup …)
+   * may look at; leave unset to look at all. The top-level owner filter is the caller's job.
+   */
+  visibleOwnerIds?: readonly number[]
+}
+
+export interface CompiledTql {
+  /** A filter over `table`, referenced by its own name: `db.selectFrom(compiled.table).where(compiled.where)`. */
+  where: Expression<SqlBool>
+  table: string
+  objectType: string
+}
+
+export interface TqlKeywordInfo {
+  keyword: string
+  name: string
+  type: TqlType
+  description: string
+  groupable: boolean
+  targetable: boolean
+}
+
+export interface TqlSortTerm {
+  expression: Expression<unknown>
+  direction: 'asc' | 'desc'
+  nulls?: 'first' | 'last'
+}
+
+/**
+ * Compiles a TQL filter for a v3 object type. Blank text means "no filter".
+ * Throws TqlError (code 'invalid') with the column of the problem.
+ *
+ * @example
+ * const { where } = compileTql('indicators', 'typeName in ("Address", "Host") and rating >= 3', { dialect: store.dialect, now: new Date() })
+ * const rows = await db.selectFrom('indicator').selectAll('indicator').where(where).execute()
+ */
+export function compileTql(objectType: string, tql: string, options: CompileTqlOptions): CompiledTql {
+  const type = requireObjectType(objectType)
+  const query = tql.trim() === '' ? null : resolveTql(type, parseTql(tql), options.now)
+  const where = new TqlCompiler({ dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds }).compileRoot(type, query)
+  return { where, table: type.table, objectType: type.name }
+}
+
+/** Whether TQL knows this v3 object type (e.g. `indicators`, `groupAttributes`). */
+export function hasTqlObjectType(objectType: string): boolean {
+  return findObjectType(objectType) !== undefined
+}
+
+/** The items of OPTIONS /v3/<objectType>/tql, in table order. */
+export function listTqlKeywords(objectType: string): TqlKeywordInfo[] {
+  return requireObjectType(objectType).keywords.map((k) => ({
+    keyword: k.keyword, name: k.name, type: k.type, description: k.description, groupable: k.groupable ?? false, targetable: k.targetable ?? false,
+  }))
+}
+
+/**
+ * The expression to sort by for a keyword, over the table referenced by its own name, or
+ * undefined when the keyword is not a single value of the row (tag, hasGroup …).
+ */
+export function sortableKeyword(objectType: string, keyword: string): Expression<unknown> | undefined {
+  const type = requireObjectType(objectType)
+  const def = findKeyword(type, keyword)
+  if (!def || def.target.kind !== 'value') return undefined
+  const source = def.target.source
+  return 'column' in source ? expressionBuilder<any, any>().ref(`${type.table}.${source.column}`) : source.expression(type.table)
+}
+
+const SORT_WORDS = new Set(['asc', 'desc', 'nullsfirst', 'nullslast'])
+
+/**
+ * Parses the v3 `sorting` parameter: `<keyword> [asc|desc] [nullsfirst|nullslast]`, repeated,
+ * separated by whitespace or commas; later terms sort within earlier ones.
+ *
+ * @example
+ * for (const term of compileTqlSorting('indicators', 'rating desc nullslast dateAdded')) query = query.orderBy(term.expression, (o) => …)
+ */
+export function compileTqlSorting(objectType: string, sorting: string): TqlSortTerm[] {
+  const type = requireObjectType(objectType)
+  const terms: TqlSortTerm[] = []
+  for (const word of sorting.split(/[\s,]+/).filter(Boolean)) {
+    const lower = word.toLowerCase()
+    const last = terms[terms.length - 1]
+    if (SORT_WORDS.has(lower)) {
+      if (!last) throw new TqlError(`Sorting must start with a TQL keyword, not '${word}'`)
+      if (lower === 'asc' || lower === 'desc') last.direction = lower
+      else last.nulls = lower === 'nullsfirst' ? 'first' : 'last'
+      continue
+    }
+    const expression = sortableKeyword(type.name, word)
+    if (!expression) {
+      throw new TqlError(findKeyword(type, word) ? `Cannot sort ${type.name} by '${word}'` : `Unknown TQL keyword '${word}' for ${type.name} in sorting`)
+    }
+    terms.push({ expression, direction: 'asc' })
+  }
+  return terms
+}
+
+function requireObjectType(objectType: string): ObjectTypeDef {
+  const type = findObjectType(objectType)
+  if (!type) throw new TqlError(`TQL is not available for '${objectType}'`)
+  return type
+}

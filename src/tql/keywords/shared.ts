@@ -1,0 +1,98 @@
+/**
+ * Keyword groups that many object types share: owner, tags, security labels, attributes
+ * and associations. Each returns plain KeywordDef entries for a table to list.
+ */
+import { expressionBuilder } from 'kysely'
+import { ASSOCIATION_SOURCES } from '../../model/group-types.js'
+import { ITEM_TABLES, type ItemKind } from '../../model/kinds.js'
+import { type KeywordDef, column, computed, kw } from './define.js'
+
+const eb = expressionBuilder<any, any>()
+
+export const OBJECT_TYPE_OF_KIND: Partial<Record<ItemKind, string>> = {
+  indicator: 'indicators', group: 'groups', case: 'cases', artifact: 'artifacts', victim: 'victims',
+  victimAsset: 'victimAssets', intelRequirement: 'intelRequirements', task: 'tasks',
+}
+
+const LABEL: Record<string, string> = {
+  indicator: 'Indicator', group: 'Group', case: 'Case', artifact: 'Artifact', victim: 'Victim',
+  victimAsset: 'Victim Asset', intelRequirement: 'Intel Requirement', task: 'Task',
+}
+
+const CAPITALIZED: Record<string, string> = {
+  indicator: 'Indicator', group: 'Group', case: 'Case', artifact: 'Artifact', victim: 'Victim',
+  victimAsset: 'VictimAsset', intelRequirement: 'IntelRequirement', task: 'Task',
+}
+
+/** The name of the account in a user id column (createdBy and the like). */
+export function userNameOf(columnName: string) {
+  return computed((alias) => eb.selectFrom(`user_account as ${alias}_${columnName}`).select(`${alias}_${columnName}.user_name`)
+    .whereRef(`${alias}_${columnName}.id`, '=', `${alias}.${columnName}`))
+}
+
+/** The name of the owner of the row at `alias`. */
+export function ownerNameOf(alias: string) {
+  return eb.selectFrom(`owner as ${alias}_owner`).select(`${alias}_owner.name`).whereRef(`${alias}_owner.id`, '=', `${alias}.owner_id`)
+}
+
+export function ownerKeywords(what: string): KeywordDef[] {
+  return [
+    kw('owner', 'Owner ID', 'Integer', column('owner_id'), `The ID of the owner of the ${what}.`, { groupable: true }),
+    kw('ownerName', 'Owner Name', 'String', computed(ownerNameOf), `The name of the owner of the ${what}.`, { groupable: true }),
+  ]
+}
+
+export function tagKeywords(kind: ItemKind, what: string): KeywordDef[] {
+  const link = { via: 'itemTag', kind } as const
+  return [
+    kw('tag', 'Tag', 'StringLower', { kind: 'related', link, table: 'tag', source: { column: 'name' } }, `The name of a tag applied to the ${what}.`),
+    kw('tagOwner', 'Tag Owner ID', 'Integer', { kind: 'related', link, table: 'tag', source: { column: 'owner_id' } }, `The owner ID of a tag applied to the ${what}.`),
+    kw('tagOwnerName', 'Tag Owner Name', 'String', { kind: 'related', link, table: 'tag', source: { expression: ownerNameOf } }, `The owner name of a tag applied to the ${what}.`),
+    kw('attackTag', 'ATT&CK Tag', 'StringLower', {
+      kind: 'related', link, table: 'tag', source: { column: 'name' }, where: (t) => eb(`${t}.technique_id`, 'is not', null),
+    }, `The name of an ATT&CK technique tag applied to the ${what}.`),
+    kw('hasTag', 'Associated Tag', 'Sub Query', { kind: 'nested', link, objectType: 'tags' }, 'A nested query for tags applied to it.'),
+    kw('hasAllTags', 'Has All Tags', 'Sub Query', { kind: 'nested', link, objectType: 'tags', all: true },
+      'A nested query over tags: matches when every tag name the query selects is applied to it.'),
+  ]
+}
+
+export function labelKeywords(kind: ItemKind, what: string): KeywordDef[] {
+  const link = { via: 'itemLabel', kind } as const
+  return [
+    kw('securityLabel', 'Security Label', 'StringLower', { kind: 'related', link, table: 'security_label', source: { column: 'name' } },
+      `The name of a security label applied to the ${what}.`),
+    kw('hasSecurityLabel', 'Associated Security Label', 'Sub Query', { kind: 'nested', link, objectType: 'securityLabels' },
+      'A nested query for security labels applied to it.'),
+  ]
+}
+
+export function attributeKeywords(kind: ItemKind, attributeType: string): KeywordDef[] {
+  return [kw('hasAttribute', 'Associated Attribute', 'Sub Query', { kind: 'nested', link: { via: 'attribute', kind }, objectType: attributeType },
+    'A nested query for its attributes.')]
+}
+
+/** associatedX (an id) and hasX(<query>) for each kind this one associates with through association rows. */
+export function associationKeywords(from: ItemKind, targets: readonly ItemKind[]): KeywordDef[] {
+  return targets.flatMap((to) => {
+    const link = { via: 'association', from, to } as const
+    const objectType = OBJECT_TYPE_OF_KIND[to]!
+    return [
+      kw(`associated${CAPITALIZED[to]}`, `Associated ${LABEL[to]} ID`, 'Integer', { kind: 'related', link, table: ITEM_TABLES[to], source: { column: 'id' } },
+        `The ID of an associated ${LABEL[to]}.`),
+      kw(`has${CAPITALIZED[to]}`, `Associated ${LABEL[to]}`, 'Sub Query', { kind: 'nested', link, objectType },
+        `A nested query for associated ${LABEL[to]}s.`),
+    ]
+  })
+}
+
+/** associatedGroupSource / associatedIndicatorSource: how an association was made. */
+export function associationSourceKeywords(from: ItemKind): KeywordDef[] {
+  return (['group', 'indicator'] as const).map((to) => kw(`associated${CAPITALIZED[to]}Source`, `Associated ${LABEL[to]} Source`, 'Enum', {
+    kind: 'related', link: { via: 'association', from, to }, table: ITEM_TABLES[to], source: { column: 'source' }, onLink: true,
+  }, `How an association with a ${LABEL[to]} was made: ${ASSOCIATION_SOURCES.join(', ')}.`, { values: ASSOCIATION_SOURCES }))
+}
+
+export function dateKeywords(entries: readonly [keyword: string, name: string, column: string, description: string][]): KeywordDef[] {
+  return entries.map(([keyword, name, columnName, description]) => kw(keyword, name, 'Date', column(columnName), description))
+}

@@ -1,0 +1,77 @@
+/**
+ * Time limits for TQL queries (the per-user and system "TQL timeout" settings).
+ *
+ * PostgreSQL: the work runs in a transaction with `SET LOCAL statement_timeout`; a
+ * cancelled statement (SQLSTATE 57014) becomes DomainError('timeout').
+ *
+ * SQLite: better-sqlite3 exposes neither sqlite3_interrupt nor a progress handler, and its
+ * calls block the event loop, so no timer can stop a statement. Instead the filter is
+ * guarded by a tiny SQL function that the database calls for every row of the outer scan
+ * and that throws once the deadline has passed. This bounds scans over many rows; a single
+ * row whose nested sub-queries are themselves slow is not interrupted until it finishes.
+ */
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely'
+import { DomainError } from '../domain/errors.js'
+import type { Database } from '../store/database.js'
+import type { Store } from '../store/connect.js'
+
+export interface TqlScope {
+  /** Run the TQL queries on this handle (a transaction on PostgreSQL), not on store.db. */
+  db: Kysely<Database>
+  /** Wraps a compiled filter so SQLite can stop at the deadline; `table` is the filtered table (CompiledTql.table). */
+  guard(where: Expression<SqlBool>, table: string): Expression<SqlBool>
+}
+
+const DEADLINE_FUNCTION = 'bulwark_tql_deadline'
+const QUERY_CANCELED = '57014'
+
+class DeadlinePassed extends Error {}
+
+const registered = new WeakSet<object>()
+
+/**
+ * Runs `run` under a time limit of `ms` milliseconds (no limit when ms is null, undefined or
+ * not positive). Throws DomainError('timeout', 'TQL query exceeded the time limit of N ms').
+ *
+ * @example
+ * const rows = await withTqlTimeout(store, 5000, ({ db, guard }) =>
+ *   db.selectFrom('indicator').selectAll('indicator').where(guard(compiled.where, compiled.table)).execute())
+ */
+export async function withTqlTimeout<T>(store: Store, ms: number | null | undefined, run: (scope: TqlScope) => Promise<T>): Promise<T> {
+  if (!ms || !Number.isFinite(ms) || ms <= 0) return run({ db: store.db, guard: (where) => where })
+  const limit = Math.max(1, Math.floor(ms))
+  const timedOut = () => new DomainError('timeout', `TQL query exceeded the time limit of ${limit} ms`)
+  if (store.dialect === 'postgres') {
+    try {
+      return await store.db.transaction().execute(async (trx) => {
+        await sql`set local statement_timeout = ${sql.lit(limit)}`.execute(trx)
+        return run({ db: trx, guard: (where) => where })
+      })
+    } catch (error) {
+      if ((error as { code?: unknown }).code === QUERY_CANCELED) throw timedOut()
+      throw error
+    }
+  }
+  registerDeadlineFunction(store)
+  const deadline = Date.now() + limit
+  try {
+    return await run({
+      db: store.db,
+      guard: (where, table) => sql<SqlBool>`(${sql.raw(DEADLINE_FUNCTION)}(${deadline}, ${sql.ref(`${table}.id`)}) = 1 and ${where})`,
+    })
+  } catch (error) {
+    if (error instanceof DeadlinePassed) throw timedOut()
+    throw error
+  }
+}
+
+function registerDeadlineFunction(store: Store): void {
+  const handle = store.sqlite
+  if (!handle || registered.has(handle)) return
+  // Not deterministic: SQLite must call it for every row instead of once per statement.
+  handle.function(DEADLINE_FUNCTION, { deterministic: false }, (deadline: unknown, _row: unknown) => {
+    if (Date.now() > Number(deadline)) throw new DeadlinePassed('TQL deadline passed')
+    return 1
+  })
+  registered.add(handle)
+}
