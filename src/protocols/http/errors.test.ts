@@ -74,7 +74,7 @@ describe('bad requests get a clear 4xx in the interface envelope', () => {
   it('bad paging parameters name the parameter', async () => {
     const res = await t.request({ method: 'GET', url: '/api/v2/owners?resultLimit=10001' })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toEqual({ status: 'Error', message: 'resultLimit must be between 1 and 10000' })
+    expect(res.json()).toEqual({ status: 'Error', message: 'resultLimit must be between 1 and 10000, not 10001' })
     const start = await t.request({ method: 'GET', url: '/api/v2/owners?resultStart=-1' })
     expect(start.json()).toEqual({ status: 'Error', message: "resultStart must be a whole number, not '-1'" })
   })

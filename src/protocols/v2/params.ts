@@ -2,35 +2,14 @@
  * The v2 general parameters (resultStart, resultLimit, includes…), validated once here.
  * Bad values are 400s that name the parameter.
  */
-import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../domain/errors.js'
+import { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, flag, wholeNumber } from '../http/query.js'
 
-export const DEFAULT_RESULT_LIMIT = 100
-export const MAX_RESULT_LIMIT = 10_000
+export { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, query, single, flag } from '../http/query.js'
 
 export interface Paging {
   resultStart: number
   resultLimit: number
-}
-
-export type Query = Record<string, string | string[] | undefined>
-
-export function query(req: FastifyRequest): Query {
-  return (req.query ?? {}) as Query
-}
-
-export function single(q: Query, name: string): string | undefined {
-  const value = q[name]
-  return Array.isArray(value) ? value[value.length - 1] : value
-}
-
-function wholeNumber(q: Query, name: string, fallback: number, min: number, max: number): number {
-  const text = single(q, name)
-  if (text === undefined || text === '') return fallback
-  if (!/^\d+$/.test(text)) throw invalid(`${name} must be a whole number, not '${text}'`)
-  const n = Number(text)
-  if (n < min || n > max) throw invalid(`${name} must be between ${min} and ${max}`)
-  return n
 }
 
 export function parsePaging(q: Query): Paging {
@@ -38,14 +17,6 @@ export function parsePaging(q: Query): Paging {
     resultStart: wholeNumber(q, 'resultStart', 0, 0, Number.MAX_SAFE_INTEGER),
     resultLimit: wholeNumber(q, 'resultLimit', DEFAULT_RESULT_LIMIT, 1, MAX_RESULT_LIMIT),
   }
-}
-
-export function flag(q: Query, name: string): boolean {
-  const text = single(q, name)
-  if (text === undefined || text === '') return false
-  if (text === 'true' || text === '1') return true
-  if (text === 'false' || text === '0') return false
-  throw invalid(`${name} must be true or false, not '${text}'`)
 }
 
 export type Include = 'additional' | 'tags' | 'attributes' | 'labels'
