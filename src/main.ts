@@ -8,6 +8,7 @@ import { createServices } from './domain/services.js'
 import { buildApp } from './protocols/http/server.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
+import { startBatchWorker } from './worker/batch-worker.js'
 
 async function main() {
   const config = loadConfig()
@@ -27,8 +28,12 @@ async function main() {
     if (firstStart.credentialsFile) app.log.info({ file: firstStart.credentialsFile }, 'the administrator credentials (access id, secret key, API token) are in this file, readable only by this user; store them safely and delete the file')
     else app.log.info('the administrator credentials are the ones given in BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN')
   }
+  const batchWorker = config.batchWorker
+    ? startBatchWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
+    : undefined
   const stop = async (signal: string) => {
     app.log.info({ signal }, 'stopping')
+    await batchWorker?.stop()
     await app.close()
     await store.close()
     process.exit(0)

@@ -486,6 +486,12 @@ export interface BatchJobTable {
   progress: string | null
 }
 
+/** A batch job's uploaded input file (migration 0070), kept out of the often-updated batch_job row. */
+export interface BatchInputTable {
+  job_id: number
+  content: string
+}
+
 export interface BatchErrorTable {
   id: Id
   job_id: number
@@ -547,6 +553,7 @@ export interface Database {
   intel_requirement: IntelRequirementTable
   batch_job: BatchJobTable
   batch_error: BatchErrorTable
+  batch_input: BatchInputTable
   taxii_collection: TaxiiCollectionTable
 }
 

@@ -10,9 +10,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('batch_job').addColumn('progress', 'text').execute()
   await db.schema.alterTable('batch_error').addColumn('source', 'text').execute()
   await db.schema.createIndex('batch_job_user').on('batch_job').columns(['user_id']).execute()
+  await db.schema.createTable('batch_input')
+    .addColumn('job_id', 'integer', (c) => c.primaryKey().references('batch_job.id').onDelete('cascade'))
+    .addColumn('content', 'text', (c) => c.notNull())
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('batch_input').execute()
   await db.schema.dropIndex('batch_job_user').execute()
   await db.schema.alterTable('batch_error').dropColumn('source').execute()
   await db.schema.alterTable('batch_job').dropColumn('progress').execute()

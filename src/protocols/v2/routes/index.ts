@@ -10,6 +10,7 @@ import { indicatorRoutes } from './indicators.js'
 import { groupRoutes } from './groups.js'
 import { taskRoutes } from './tasks.js'
 import { victimRoutes } from './victims.js'
+import { batchRoutes } from './batch.js'
 
 export const V2_ROUTES: ((app: FastifyInstance) => Promise<void> | void)[] = [
   ownerRoutes,
@@ -22,4 +23,5 @@ export const V2_ROUTES: ((app: FastifyInstance) => Promise<void> | void)[] = [
   groupRoutes,
   taskRoutes,
   victimRoutes,
+  batchRoutes,
 ]

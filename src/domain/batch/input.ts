@@ -1,0 +1,154 @@
+/**
+ * The batch input file: `{indicator: [...], group: [...], association: [...]}`. Parsing is
+ * pure: each item becomes a draft (normalized values, column changes, metadata) or an issue
+ * naming the item, before anything is written.
+ */
+import { type GroupTypeDef, findGroupType } from '../../model/group-types.js'
+import { type IndicatorTypeDef, composeSummary, findIndicatorType } from '../../model/indicator-types.js'
+import type { IndicatorChanges } from '../../store/indicator.repository.js'
+import { isDomainError } from '../errors.js'
+import { type GroupColumns, groupColumnsFromBody, readXid } from '../groups/group-input.js'
+import { readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from '../indicators/input.js'
+import { parseApiTime } from '../time.js'
+import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
+import type { BatchEnvironment } from './environment.js'
+import { type MetadataDraft, readMetadata } from './metadata-input.js'
+
+export interface BatchInput {
+  indicator: unknown[]
+  group: unknown[]
+  association: unknown[]
+}
+
+/** Parses the uploaded text; a JSON or shape problem is the job's one 0x1003 issue. */
+export function parseBatchInput(text: string): BatchInput | BatchIssue {
+  let data: unknown
+  try {
+    data = JSON.parse(text)
+  } catch (error) {
+    const detail = (error as Error).message
+    return batchError(BATCH_CODES.jsonSyntax, '$', `Encountered an unexpected Exception while processing batch job: ${detail}`,
+      `Encountered an unexpected Exception while processing batch job. The file is not valid JSON: ${detail}`)
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    return batchError(BATCH_CODES.jsonSyntax, '$', 'Encountered an unexpected Exception while processing batch job: Not a JSON Object',
+      'Encountered an unexpected Exception while processing batch job. The file must be a JSON object with indicator, group and association arrays.')
+  }
+  const d = data as Record<string, unknown>
+  const out: BatchInput = { indicator: [], group: [], association: [] }
+  for (const key of ['indicator', 'group', 'association'] as const) {
+    if (d[key] === undefined || d[key] === null) continue
+    if (!Array.isArray(d[key])) {
+      return batchError(BATCH_CODES.jsonSyntax, `$.${key}`, `Encountered an unexpected Exception while processing batch job: '${key}' is not an array`,
+        `Encountered an unexpected Exception while processing batch job. Last known JSON path: '$.${key}': expected an array.`)
+    }
+    out[key] = d[key] as unknown[]
+  }
+  return out
+}
+
+export interface FileOccurrenceDraft {
+  file_name: string | null
+  path: string | null
+  date: string | null
+}
+
+export interface IndicatorDraft extends MetadataDraft {
+  index: number
+  def: IndicatorTypeDef
+  values: (string | null)[]
+  summary: string
+  changes: IndicatorChanges
+  occurrences: FileOccurrenceDraft[]
+}
+
+export interface GroupDraft extends MetadataDraft {
+  index: number
+  def: GroupTypeDef
+  xid: string
+  columns: GroupColumns
+}
+
+function asObject(item: unknown, what: string): Record<string, unknown> {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error(`${what} must be a JSON object`)
+  return item as Record<string, unknown>
+}
+
+function failure(error: unknown): string {
+  return isDomainError(error) || error instanceof Error ? error.message : String(error)
+}
+
+function describeIndicator(item: unknown): string {
+  const i = item as Record<string, unknown> | null
+  const summary = i && (i.summary ?? i.ip ?? i.hostName ?? i.text ?? i.address ?? i.md5 ?? i.sha1 ?? i.sha256)
+  return summary ? ` '${String(summary)}'` : ''
+}
+
+/** Only the key an Indicator is found by: type and summary (`summary` alone for lookups elsewhere). */
+export function readIndicatorKey(item: Record<string, unknown>): { def: IndicatorTypeDef; values: (string | null)[]; summary: string } {
+  if (typeof item.type !== 'string' || !item.type.trim()) throw new Error('type is required')
+  const def = findIndicatorType(item.type)
+  if (!def) throw new Error(`Unknown Indicator type '${item.type}'`)
+  const values = requireIdentifyingValues(def, readIndicatorValues(def, item as never))
+  return { def, values, summary: composeSummary(def, values) }
+}
+
+function readOccurrences(item: Record<string, unknown>, def: IndicatorTypeDef): FileOccurrenceDraft[] {
+  const raw = item.fileOccurrence
+  if (raw === undefined || raw === null || def.name !== 'File') return []
+  if (!Array.isArray(raw)) throw new Error('fileOccurrence must be an array')
+  return raw.map((o) => {
+    const e = asObject(o, 'Each fileOccurrence')
+    const date = e.date === undefined || e.date === null || e.date === '' ? null : parseApiTime(e.date)
+    if (date === null && e.date) throw new Error(`fileOccurrence date '${String(e.date)}' is not an ISO 8601 time`)
+    const str = (v: unknown) => (v === undefined || v === null ? null : String(v))
+    return { file_name: str(e.fileName), path: str(e.path), date }
+  })
+}
+
+export function readIndicatorDraft(env: BatchEnvironment, item: unknown, index: number): IndicatorDraft | BatchIssue {
+  try {
+    const obj = asObject(item, 'An indicator')
+    const key = readIndicatorKey(obj)
+    return {
+      index, ...key, changes: readIndicatorChanges(key.def, obj as never), occurrences: readOccurrences(obj, key.def),
+      ...(env.options.action === 'Create' ? readMetadata(env, 'indicator', obj) : {}),
+    }
+  } catch (error) {
+    return batchError(BATCH_CODES.invalidIndicator, `indicator[${index}]`, `Invalid Indicator: ${failure(error)}`,
+      `indicator[${index}]${describeIndicator(item)}: ${failure(error)}`)
+  }
+}
+
+const GROUP_EXTRA_DATES: Record<string, string> = {
+  firstSeen: 'first_seen', lastSeen: 'last_seen', externalDateAdded: 'external_date_added',
+  externalDateExpires: 'external_date_expires', externalLastModified: 'external_last_modified',
+}
+
+export function readGroupDraft(env: BatchEnvironment, item: unknown, index: number): GroupDraft | BatchIssue {
+  try {
+    const obj = asObject(item, 'A group')
+    if (typeof obj.type !== 'string' || !obj.type.trim()) throw new Error('type is required')
+    const def = findGroupType(obj.type)
+    if (!def) throw new Error(`Unknown Group type '${obj.type}'`)
+    const xid = readXid(obj)
+    if (!xid) throw new Error('xid is required')
+    if (env.options.action === 'Delete') return { index, def, xid, columns: {} }
+    const columns: Record<string, unknown> = groupColumnsFromBody(def, obj, 'create')
+    for (const [field, column] of Object.entries(GROUP_EXTRA_DATES)) {
+      if (obj[field] === undefined || obj[field] === null || obj[field] === '' || column in columns) continue
+      const time = parseApiTime(obj[field])
+      if (!time) throw new Error(`${field} must be an ISO 8601 time, not '${String(obj[field])}'`)
+      columns[column] = time
+    }
+    return { index, def, xid, columns: columns as GroupColumns, ...readMetadata(env, 'group', obj) }
+  } catch (error) {
+    const name = (item as Record<string, unknown> | null)?.xid ?? (item as Record<string, unknown> | null)?.name
+    return batchError(BATCH_CODES.invalidGroup, `group[${index}]`, `Invalid Group: ${failure(error)}`,
+      `group[${index}]${name ? ` '${String(name)}'` : ''}: ${failure(error)}`)
+  }
+}
+
+export function isIssue(value: unknown): value is BatchIssue {
+  return !!value && typeof value === 'object' && 'code' in value && 'severity' in value
+}

@@ -1,0 +1,203 @@
+/**
+ * Runs one claimed batch job to completion: groups, then Indicators, then associations, each
+ * in chunks. Every chunk is validated completely in memory, then written in one transaction
+ * together with its errors and the new progress offset, and that commit also renews (and
+ * checks) the lease. A chunk that fails while writing is retried item by item, so only the
+ * failing item is lost (0x1004). Knows nothing of HTTP; the worker calls it.
+ */
+import type { Kysely } from 'kysely'
+import { findAccountById } from '../../store/account.repository.js'
+import {
+  type BatchJobRow, commitBatchProgress, completeBatchJob, findBatchInput, findBatchJob, insertBatchErrors,
+} from '../../store/batch.repository.js'
+import type { Store } from '../../store/connect.js'
+import type { Database } from '../../store/database.js'
+import { type RequestContext, toAccount } from '../context.js'
+import { canAccessOwner, isAllowed } from '../permissions.js'
+import type { Services } from '../services.js'
+import { isoNow } from '../time.js'
+import { type AssociationEntry, collectAssociations } from './association-input.js'
+import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
+import type { BatchOptions } from './definition.js'
+import { type BatchEnvironment, loadBatchEnvironment, rememberLabel } from './environment.js'
+import { type BatchInput, isIssue, parseBatchInput, readGroupDraft, readIndicatorDraft } from './input.js'
+import { type BatchProgress, PHASES, type Phase, errorTotal, readProgress, successTotal } from './progress.js'
+import { writeAssociationChunk } from './write-associations.js'
+import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
+import { writeIndicatorChunk } from './write-indicators.js'
+
+export const CHUNK_SIZE = 2000
+export const DEFAULT_LEASE_MS = 60_000
+
+export class LeaseLostError extends Error {
+  constructor(jobId: number) {
+    super(`Batch job ${jobId} is now held by another worker`)
+  }
+}
+
+export interface RunOptions {
+  workerId: string
+  leaseMs?: number
+}
+
+interface Runner {
+  store: Store
+  job: BatchJobRow | Omit<BatchJobRow, 'input'>
+  workerId: string
+  leaseMs: number
+  progress: BatchProgress
+}
+
+const leaseUntil = (r: Runner) => new Date(Date.now() + r.leaseMs).toISOString()
+
+async function commit(r: Runner, db: Kysely<Database>, issues: BatchIssue[]) {
+  if (issues.length) await insertBatchErrors(db, r.job.id, issues)
+  const ok = await commitBatchProgress(db, r.job.id, r.workerId, {
+    progress: JSON.stringify(r.progress), successCount: successTotal(r.progress.counts), errorCount: errorTotal(r.progress.counts), leaseUntil: leaseUntil(r),
+  })
+  if (!ok) throw new LeaseLostError(r.job.id)
+}
+
+async function finish(r: Runner, unprocessCount: number, issues: BatchIssue[] = []) {
+  await r.store.db.transaction().execute(async (trx) => {
+    if (issues.length) await insertBatchErrors(trx, r.job.id, issues)
+    const c = r.progress.counts
+    // Only job-level issues (bad JSON, limit, permission) arrive here; item issues were tallied per chunk.
+    const errors = errorTotal(c) + issues.length
+    r.progress.phase = 'done'
+    const ok = await completeBatchJob(trx, r.job.id, r.workerId, { progress: JSON.stringify(r.progress), successCount: successTotal(c), errorCount: errors, unprocessCount, now: isoNow() })
+    if (!ok) throw new LeaseLostError(r.job.id)
+  })
+}
+
+async function jobContext(store: Store, services: Services, job: Runner['job']): Promise<RequestContext | undefined> {
+  const row = await findAccountById(store.db, job.user_id)
+  if (!row || row.disabled) return undefined
+  const memberships = (await services.auth.listMemberships(row.id)).map((m) => ({ ownerId: m.owner_id, ownerName: m.owner_name, ownerType: m.owner_type, role: m.role as never }))
+  const membership = memberships.find((m) => m.ownerId === job.owner_id)
+  if (!membership || !canAccessOwner(membership) || !isAllowed(membership, 'batch')) return undefined
+  return {
+    store, services, caller: { account: toAccount(row), memberships }, membership, now: isoNow(),
+    owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
+  }
+}
+
+type Item = { index: number }
+type Outcome = { consumed: number; written: number; issues: BatchIssue[]; createdLabels?: { name: string; id: number }[] }
+
+interface PhasePlan {
+  phase: Exclude<Phase, 'done'>
+  items: unknown[]
+  read(item: unknown, index: number): Item | BatchIssue
+  write(db: Kysely<Database>, drafts: Item[]): Promise<Outcome>
+  tally(r: Runner, written: number, issues: BatchIssue[]): void
+  /** Items of this phase that count toward unprocessCount when the job halts. */
+  countable(from: number): number
+}
+
+function tallyFor(phase: PhasePlan['phase']) {
+  const [ok, bad] = phase === 'groups' ? ['successGroupCount', 'errorGroupCount'] as const
+    : phase === 'indicators' ? ['successIndicatorCount', 'errorIndicatorCount'] as const : ['successAssociationCount', 'errorAssociationCount'] as const
+  return (r: Runner, written: number, issues: BatchIssue[]) => {
+    r.progress.counts[ok] += written
+    r.progress.counts[bad] += issues.filter((i) => i.severity === 'Error').length
+    r.progress.counts.warningCount += issues.filter((i) => i.severity === 'Warning').length
+  }
+}
+
+function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
+  const del = env.options.action === 'Delete'
+  const associations = del ? [] : collectAssociations(input)
+  const withIndex = associations.map((a, index) => (isIssue(a) ? a : { ...a, index }))
+  return [
+    {
+      phase: 'groups', items: input.group, read: (item, i) => readGroupDraft(env, item, i), tally: tallyFor('groups'),
+      write: (db, d) => (del ? deleteGroupChunk(db, env, d as never) : writeGroupChunk(db, env, d as never)), countable: (from) => Math.max(0, input.group.length - from),
+    },
+    {
+      phase: 'indicators', items: input.indicator, read: (item, i) => readIndicatorDraft(env, item, i), tally: tallyFor('indicators'),
+      write: (db, d) => (del ? deleteIndicatorChunk(db, env, d as never) : writeIndicatorChunk(db, env, d as never)), countable: (from) => Math.max(0, input.indicator.length - from),
+    },
+    {
+      phase: 'associations', items: withIndex, read: (item) => item as Item | BatchIssue, tally: tallyFor('associations'),
+      write: (db, d) => writeAssociationChunk(db, env, d as (AssociationEntry & Item)[]),
+      countable: (from) => withIndex.slice(from).filter((a) => isIssue(a) || !(a as AssociationEntry).inline).length,
+    },
+  ]
+}
+
+/** Processes one phase from the saved offset; returns true when the job halted on an error. */
+async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Promise<boolean> {
+  let singleUntil = -1
+  while (r.progress.offset < plan.items.length) {
+    const start = r.progress.offset
+    const size = start < singleUntil ? 1 : CHUNK_SIZE
+    const read = plan.items.slice(start, start + size).map((item, k) => {
+      const v = plan.read(item, start + k)
+      return isIssue(v) ? { index: start + k, issue: v } : { index: start + k, draft: v }
+    })
+    const firstIssue = env.options.haltOnError ? read.findIndex((x) => 'issue' in x) : -1
+    const usable = (firstIssue >= 0 ? read.slice(0, firstIssue) : read).flatMap((x) => ('draft' in x ? [x.draft!] : []))
+    env.ctx = { ...env.ctx, now: isoNow() }
+    try {
+      const created = await r.store.db.transaction().execute(async (trx) => {
+        const outcome: Outcome = usable.length ? await plan.write(trx, usable) : { consumed: 0, written: 0, issues: [] }
+        const next = outcome.consumed < usable.length ? usable[outcome.consumed].index
+          : firstIssue >= 0 ? start + firstIssue + 1 : start + read.length
+        const issues = [...read.filter((x) => 'issue' in x && x.index < next).map((x) => x.issue!), ...outcome.issues]
+        plan.tally(r, outcome.written, issues)
+        r.progress.offset = next
+        await commit(r, trx, issues)
+        return { labels: outcome.createdLabels ?? [], halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error') }
+      })
+      for (const label of created.labels) rememberLabel(env, label.name, label.id)
+      if (created.halted) return true
+    } catch (error) {
+      r.progress = readProgress((await findBatchJob(r.store.db, r.job.id))?.progress ?? null)
+      if (error instanceof LeaseLostError) throw error
+      if (size > 1) {
+        singleUntil = start + size
+        continue
+      }
+      const issue = batchError(BATCH_CODES.internal, `${plan.phase === 'groups' ? 'group' : plan.phase === 'indicators' ? 'indicator' : 'association'}[${start}]`,
+        `Internal: ${(error as Error).message}`)
+      plan.tally(r, 0, [issue])
+      r.progress.offset = start + 1
+      await r.store.db.transaction().execute((trx) => commit(r, trx, [issue]))
+      if (env.options.haltOnError) return true
+    }
+  }
+  return false
+}
+
+/**
+ * Runs a job this worker has claimed, resuming from its saved progress.
+ * @example await runBatchJob(store, services, 12, { workerId: 'node-a:1234' })
+ */
+export async function runBatchJob(store: Store, services: Services, jobId: number, options: RunOptions): Promise<void> {
+  const job = await findBatchJob(store.db, jobId)
+  if (!job || job.status !== 'Running' || job.lease_owner !== options.workerId) return
+  const r: Runner = { store, job, workerId: options.workerId, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, progress: readProgress(job.progress) }
+  const batchOptions = JSON.parse(job.options) as BatchOptions
+  const parsed = parseBatchInput((await findBatchInput(store.db, jobId)) ?? '')
+  if (isIssue(parsed)) return finish(r, 0, [parsed])
+  const total = parsed.indicator.length + parsed.group.length + parsed.association.length
+  const ctx = await jobContext(store, services, job)
+  if (!ctx) return finish(r, total, [batchError(BATCH_CODES.permission, null, 'Permission: the job owner may no longer run batch jobs in this owner')])
+  const max = Number(await services.settings.get('batchMaxIndicators'))
+  if (parsed.indicator.length > max) {
+    return finish(r, total, [batchError(BATCH_CODES.indicatorLimit, '$.indicator',
+      `Batch job would exceed the number of allowed indicators: ${parsed.indicator.length} given, at most ${max} per job`)])
+  }
+  const env = await loadBatchEnvironment(store.db, ctx, batchOptions)
+  const plans = phasePlans(env, parsed)
+  for (const plan of plans) {
+    if (PHASES.indexOf(r.progress.phase) > PHASES.indexOf(plan.phase)) continue
+    if (r.progress.phase !== plan.phase) r.progress = { ...r.progress, phase: plan.phase, offset: 0 }
+    if (await runPhase(r, env, plan)) {
+      const later = plans.slice(plans.indexOf(plan) + 1).reduce((n, p) => n + p.countable(0), 0)
+      return finish(r, plan.countable(r.progress.offset) + later)
+    }
+  }
+  return finish(r, 0)
+}

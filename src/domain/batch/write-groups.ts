@@ -1,0 +1,102 @@
+/**
+ * Writes one chunk of validated Groups, keyed by xid within the owner: one IN query finds
+ * the existing ones, new rows go in with a multi-row INSERT, existing ones are updated with
+ * one CASE-per-column UPDATE, and metadata in bulk. Deletes (action Delete) for both kinds
+ * live here too.
+ */
+import type { Kysely } from 'kysely'
+import { GROUP_TYPES } from '../../model/group-types.js'
+import { type ColumnType, findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries, insertRows, updateRowsById } from '../../store/batch-write.repository.js'
+import type { Database } from '../../store/database.js'
+import { deleteGroupRows } from '../../store/group.repository.js'
+import { deleteItemMetadata } from '../metadata.js'
+import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
+import type { BatchEnvironment } from './environment.js'
+import type { GroupDraft, IndicatorDraft } from './input.js'
+import { type ChunkOutcome, deleteIndicators } from './write-indicators.js'
+import { type MetadataTarget, writeMetadata } from './write-metadata.js'
+
+const EXTRA_DATES = ['first_seen', 'last_seen', 'external_date_added', 'external_date_expires', 'external_last_modified']
+
+export const GROUP_COLUMN_TYPES: Record<string, ColumnType> = { last_modified: 'text' }
+for (const t of GROUP_TYPES) for (const f of t.fields) GROUP_COLUMN_TYPES[f.column] = f.kind === 'boolean' || f.kind === 'integer' ? 'integer' : 'text'
+for (const c of EXTRA_DATES) GROUP_COLUMN_TYPES[c] = 'text'
+
+/** With haltOnError, drops every draft after the first that fails at write time (in place). */
+export function haltAtFirst<T>(env: BatchEnvironment, drafts: T[], fails: (d: T) => boolean) {
+  if (!env.options.haltOnError) return
+  const first = drafts.findIndex(fails)
+  if (first >= 0) drafts.splice(first + 1)
+}
+
+const BOOLEAN_COLUMNS = new Set(GROUP_TYPES.flatMap((t) => t.fields.filter((f) => f.kind === 'boolean').map((f) => f.column)))
+
+function newGroupRow(env: BatchEnvironment, d: GroupDraft) {
+  const row: Record<string, unknown> = {}
+  for (const column of Object.keys(GROUP_COLUMN_TYPES)) row[column] = BOOLEAN_COLUMNS.has(column) ? 0 : null
+  Object.assign(row, d.columns)
+  return {
+    ...row, owner_id: env.ownerId, type: d.def.name, xid: d.xid, created_by: env.ctx.caller.account.id, date_added: env.ctx.now, last_modified: env.ctx.now,
+  }
+}
+
+/** Creates or updates the chunk's Groups (action Create). */
+export async function writeGroupChunk(db: Kysely<Database>, env: BatchEnvironment, drafts: GroupDraft[]): Promise<ChunkOutcome> {
+  const existing = new Map((await findGroupsByXids(db, env.ownerId, drafts.map((d) => d.xid))).map((g) => [g.xid!, g]))
+  const seen = new Set<string>()
+  const accepted: GroupDraft[] = []
+  for (const d of drafts) {
+    if (accepted.length > 0 && seen.has(d.xid)) break
+    seen.add(d.xid)
+    accepted.push(d)
+  }
+  const wrongType = (d: GroupDraft) => { const found = existing.get(d.xid); return !!found && found.type !== d.def.name }
+  haltAtFirst(env, accepted, wrongType)
+  const issues: BatchIssue[] = accepted.filter(wrongType).map((d) => batchError(BATCH_CODES.invalidGroup, `group[${d.index}]`,
+    `Invalid Group: xid '${d.xid}' belongs to a ${existing.get(d.xid)!.type} Group, not a ${d.def.name}`))
+  const valid = accepted.filter((d) => !wrongType(d))
+  const inserts = valid.filter((d) => !existing.has(d.xid))
+  const inserted = await insertRows<{ id: number; xid: string }>(db, 'intel_group', inserts.map((d) => newGroupRow(env, d)), ['id', 'xid'])
+  const newIds = new Map(inserted.map((r) => [r.xid, r.id]))
+  const updates = valid.filter((d) => existing.has(d.xid)).map((d) => ({ id: existing.get(d.xid)!.id, changes: { ...d.columns, last_modified: env.ctx.now } }))
+  await updateRowsById(db, 'intel_group', updates, GROUP_COLUMN_TYPES)
+  const targets: MetadataTarget[] = valid.map((d) => ({ draft: d, ids: [existing.get(d.xid)?.id ?? newIds.get(d.xid)!], existing: existing.has(d.xid) }))
+  const createdLabels = await writeMetadata(db, env, 'group', targets)
+  return { consumed: accepted.length, written: valid.length, issues, createdLabels }
+}
+
+export async function deleteGroupChunk(db: Kysely<Database>, env: BatchEnvironment, all: GroupDraft[]): Promise<ChunkOutcome> {
+  const found = new Map((await findGroupsByXids(db, env.ownerId, all.map((d) => d.xid))).map((g) => [g.xid!, g.id]))
+  const drafts = [...all]
+  haltAtFirst(env, drafts, (d) => !found.has(d.xid))
+  const issues = drafts.filter((d) => !found.has(d.xid))
+    .map((d) => batchError(BATCH_CODES.notFound, `group[${d.index}]`, `Item Not Found: no Group with xid '${d.xid}' in ${env.ownerName}`))
+  const ids = [...new Set(drafts.flatMap((d) => (found.has(d.xid) ? [found.get(d.xid)!] : [])))]
+  await deleteItemMetadata(db, 'group', ids)
+  await deleteGroupRows(db, ids)
+  return { consumed: drafts.length, written: drafts.length - issues.length, issues, createdLabels: [] }
+}
+
+/** Deletes the listed Indicators; a File is found by any of its hashes. */
+export async function deleteIndicatorChunk(db: Kysely<Database>, env: BatchEnvironment, all: IndicatorDraft[]): Promise<ChunkOutcome> {
+  const drafts = [...all]
+  const others = await findIndicatorsBySummaries(db, env.ownerId, drafts.filter((d) => d.def.name !== 'File').map((d) => ({ type: d.def.name, summary: d.summary })))
+  const files = drafts.filter((d) => d.def.name === 'File')
+  const fileRows = files.length ? await findFilesByHashes(db, env.ownerId, {
+    md5: files.flatMap((d) => (d.values[0] ? [d.values[0]] : [])), sha1: files.flatMap((d) => (d.values[1] ? [d.values[1]] : [])),
+    sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
+  }) : []
+  const rowsOf = (d: IndicatorDraft) => d.def.name === 'File'
+    ? fileRows.filter((r) => [r.value1, r.value2, r.value3].some((h, i) => !!h && h === d.values[i]))
+    : others.filter((r) => r.type === d.def.name && r.summary === d.summary)
+  haltAtFirst(env, drafts, (d) => rowsOf(d).length === 0)
+  const doomed = new Map<number, { id: number; type: string; summary: string }>()
+  const issues: BatchIssue[] = []
+  for (const d of drafts) {
+    const rows = rowsOf(d)
+    if (rows.length === 0) issues.push(batchError(BATCH_CODES.notFound, `indicator[${d.index}]`, `Item Not Found: no ${d.def.name} Indicator '${d.summary}' in ${env.ownerName}`))
+    for (const r of rows) doomed.set(r.id, r)
+  }
+  await deleteIndicators(db, env, [...doomed.values()])
+  return { consumed: drafts.length, written: drafts.length - issues.length, issues, createdLabels: [] }
+}

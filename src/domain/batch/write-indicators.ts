@@ -1,0 +1,149 @@
+/**
+ * Writes one chunk of validated Indicators, set-based: the existing ones are found with one
+ * IN query per key column, new rows go in with multi-row INSERTs, changed rows with one
+ * CASE-per-column UPDATE, metadata with bulk inserts. Runs inside the chunk's transaction.
+ * When two items of the chunk would touch the same row, the chunk is cut before the second
+ * so items are applied in file order; the rest waits for the next chunk.
+ */
+import type { Kysely } from 'kysely'
+import { composeSummary } from '../../model/indicator-types.js'
+import {
+  type ColumnType, type ExistingIndicator, type RowUpdate, deleteRowsById, findFilesByHashes, findIndicatorsBySummaries, insertRows,
+  mergeFilesInto, updateRowsById,
+} from '../../store/batch-write.repository.js'
+import type { Database } from '../../store/database.js'
+import { deleteItemMetadata } from '../metadata.js'
+import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
+import type { BatchEnvironment } from './environment.js'
+import { type FilePlan, planFile } from './file-plan.js'
+import type { IndicatorDraft } from './input.js'
+import { type CreatedLabels, type MetadataTarget, writeMetadata } from './write-metadata.js'
+
+export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
+  summary: 'text', value1: 'text', value2: 'text', value3: 'text', rating: 'double', confidence: 'integer', description: 'text', source: 'text',
+  private_flag: 'integer', active: 'integer', active_locked: 'integer', dns_active: 'integer', whois_active: 'integer', first_seen: 'text',
+  last_seen: 'text', external_date_added: 'text', external_last_modified: 'text', external_date_expires: 'text', size: 'integer', last_modified: 'text',
+}
+
+export interface ChunkOutcome {
+  /** How many drafts, from the start of the list, this chunk handled. */
+  consumed: number
+  written: number
+  issues: BatchIssue[]
+  createdLabels: CreatedLabels
+}
+
+type Plan = { draft: IndicatorDraft } & (FilePlan | { kind: 'insert'; hashes: (string | null)[]; deleteFirst: number[] } | { kind: 'update'; ids: number[]; deleteFirst: number[]; hashes?: (string | null)[] })
+
+async function findExisting(db: Kysely<Database>, env: BatchEnvironment, drafts: IndicatorDraft[]) {
+  const files = drafts.filter((d) => d.def.name === 'File')
+  const others = drafts.filter((d) => d.def.name !== 'File')
+  const bySummary = new Map<string, ExistingIndicator>()
+  for (const row of await findIndicatorsBySummaries(db, env.ownerId, others.map((d) => ({ type: d.def.name, summary: d.summary })))) bySummary.set(`${row.type}|${row.summary}`, row)
+  const fileRows = files.length ? await findFilesByHashes(db, env.ownerId, {
+    md5: files.flatMap((d) => (d.values[0] ? [d.values[0]] : [])),
+    sha1: files.flatMap((d) => (d.values[1] ? [d.values[1]] : [])),
+    sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
+  }) : []
+  return { bySummary, fileRows }
+}
+
+function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<ReturnType<typeof findExisting>>): Plan {
+  if (draft.def.name !== 'File') {
+    const row = existing.bySummary.get(`${draft.def.name}|${draft.summary}`)
+    return row ? { draft, kind: 'update', ids: [row.id], deleteFirst: [] } : { draft, kind: 'insert', hashes: draft.values, deleteFirst: [] }
+  }
+  const matches = existing.fileRows
+    .filter((r) => [r.value1, r.value2, r.value3].some((h, i) => !!h && h === draft.values[i]))
+    .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : b.id - a.id))
+    .map((r) => ({ id: r.id, hashes: [r.value1, r.value2, r.value3] }))
+  return { draft, ...planFile(draft.values, matches, env.options.fileMergeMode, env.options.hashCollisionMode) }
+}
+
+/** Row ids and keys a plan touches; two plans of one chunk must not share any. */
+function claims(p: Plan): string[] {
+  const keys = [`s:${p.draft.def.name}|${p.draft.summary}`, ...p.draft.values.filter(Boolean).map((h) => `h:${h}`)]
+  if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge') keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
+  const ids = p.kind === 'update' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []
+  return [...keys, ...ids.map((id) => `i:${id}`), ...('deleteFirst' in p ? p.deleteFirst.map((id) => `i:${id}`) : [])]
+}
+
+function newRow(env: BatchEnvironment, d: IndicatorDraft, hashes: (string | null)[]) {
+  const c = d.changes
+  return {
+    owner_id: env.ownerId, type: d.def.name, summary: composeSummary(d.def, hashes), value1: hashes[0] ?? null, value2: hashes[1] ?? null,
+    value3: hashes[2] ?? null, rating: c.rating ?? null, confidence: c.confidence ?? null, description: c.description ?? null, source: c.source ?? null,
+    private_flag: c.private_flag ?? 0, active: c.active ?? 1, active_locked: c.active_locked ?? 0, dns_active: c.dns_active ?? 0,
+    whois_active: c.whois_active ?? 0, first_seen: c.first_seen ?? null, last_seen: c.last_seen ?? null,
+    external_date_added: c.external_date_added ?? null, external_last_modified: c.external_last_modified ?? null,
+    external_date_expires: c.external_date_expires ?? null, size: c.size ?? null, created_by: env.ctx.caller.account.id,
+    date_added: env.ctx.now, last_modified: env.ctx.now,
+  }
+}
+
+/** Deletes Indicators with their metadata, recording them for /indicators/deleted. */
+export async function deleteIndicators(db: Kysely<Database>, env: BatchEnvironment, rows: { id: number; type: string; summary: string }[]) {
+  if (rows.length === 0) return
+  const ids = rows.map((r) => r.id)
+  const added = new Map((await db.selectFrom('indicator').select(['id', 'date_added']).where('id', 'in', ids).execute()).map((r) => [r.id, r.date_added]))
+  await insertRows(db, 'deleted_indicator', rows.map((r) => ({
+    owner_id: env.ownerId, type: r.type, summary: r.summary, date_added: added.get(r.id) ?? env.ctx.now, date_deleted: env.ctx.now,
+  })))
+  await deleteItemMetadata(db, 'indicator', ids)
+  await deleteRowsById(db, 'indicator', ids)
+}
+
+/** Creates or updates the chunk's Indicators (action Create). */
+export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnvironment, drafts: IndicatorDraft[]): Promise<ChunkOutcome> {
+  const existing = await findExisting(db, env, drafts)
+  const plans: Plan[] = []
+  const claimed = new Set<string>()
+  for (const draft of drafts) {
+    const p = plan(env, draft, existing)
+    const keys = claims(p)
+    if (plans.length > 0 && keys.some((k) => claimed.has(k))) break
+    for (const k of keys) claimed.add(k)
+    plans.push(p)
+  }
+  const issues: BatchIssue[] = []
+  for (const p of plans) {
+    if (p.kind === 'skip') {
+      issues.push(batchWarning(BATCH_CODES.fileHashMerge, `indicator[${p.draft.index}]`, `File Hash Merge: ${p.draft.summary}: ${p.reason}`))
+      continue
+    }
+    if (p.deleteFirst.length) {
+      const doomed = existing.fileRows.filter((r) => p.deleteFirst.includes(r.id))
+      await deleteIndicators(db, env, doomed)
+      issues.push(batchWarning(BATCH_CODES.fileHashMerge, `indicator[${p.draft.index}]`,
+        `File Hash Merge: deleted conflicting Files ${doomed.map((r) => r.summary).join(', ')} (hashCollisionMode IgnoreExisting)`))
+    }
+    if (p.kind === 'merge') await mergeFilesInto(db, p.primary, p.secondaries)
+  }
+
+  const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
+  const insertedRows = await insertRows<{ id: number; type: string; summary: string }>(db, 'indicator',
+    inserts.map((p) => newRow(env, p.draft, p.hashes)), ['id', 'type', 'summary'])
+  const newIds = new Map(insertedRows.map((r) => [`${r.type}|${r.summary}`, r.id]))
+  if (newIds.size !== inserts.length) throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
+
+  const updates: RowUpdate[] = []
+  const targets: (MetadataTarget & { draft: IndicatorDraft })[] = []
+  for (const p of plans) {
+    if (p.kind === 'insert') {
+      targets.push({ draft: p.draft, ids: [newIds.get(`${p.draft.def.name}|${composeSummary(p.draft.def, p.hashes)}`)!], existing: false })
+    } else if (p.kind === 'update' || p.kind === 'merge') {
+      const ids = p.kind === 'update' ? p.ids : [p.primary]
+      const hashes = p.hashes
+      for (const id of ids) {
+        const changes: Record<string, unknown> = { ...p.draft.changes, last_modified: env.ctx.now }
+        if (hashes) Object.assign(changes, { value1: hashes[0], value2: hashes[1], value3: hashes[2], summary: composeSummary(p.draft.def, hashes) })
+        updates.push({ id, changes })
+      }
+      targets.push({ draft: p.draft, ids, existing: true })
+    }
+  }
+  await updateRowsById(db, 'indicator', updates, INDICATOR_COLUMN_TYPES)
+  const createdLabels = await writeMetadata(db, env, 'indicator', targets)
+  await insertRows(db, 'file_occurrence', targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))))
+  return { consumed: plans.length, written: plans.length, issues, createdLabels }
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServices } from '../domain/services.js'
+import { commitBatchProgress, findBatchJob } from '../store/batch.repository.js'
+import { ORG, PUBLIC_URL, type TestApp, createTestApp } from '../test/harness.js'
+import { claimJob, runPendingJobs, startBatchWorker } from './batch-worker.js'
+
+let t: TestApp
+beforeAll(async () => { t = await createTestApp() })
+afterAll(async () => { await t.close() })
+
+async function queuedJob(input: unknown): Promise<number> {
+  const created = await t.request({ method: 'POST', url: '/api/v2/batch', payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' } })
+  const id = created.json().data.batchId
+  await t.request({ method: 'POST', url: `/api/v2/batch/${id}`, payload: JSON.stringify(input), headers: { 'content-type': 'application/octet-stream' } })
+  return id
+}
+
+const hosts = (prefix: string, n: number) => ({ indicator: Array.from({ length: n }, (_, i) => ({ type: 'Host', summary: `${prefix}${i}.example` })) })
+
+describe('batch worker leases', () => {
+  it('lets exactly one of two racing workers claim a job', async () => {
+    const id = await queuedJob(hosts('race', 1))
+    const wins = await Promise.all([claimJob(t.store, id, 'node-a'), claimJob(t.store, id, 'node-b')])
+    expect(wins.filter(Boolean)).toHaveLength(1)
+    const job = (await findBatchJob(t.store.db, id))!
+    expect(job.status).toBe('Running')
+    expect(job.lease_owner).toBe(wins[0] ? 'node-a' : 'node-b')
+    expect(await claimJob(t.store, id, 'node-c')).toBe(false)
+    await t.store.db.updateTable('batch_job').set({ lease_expires: '2000-01-01T00:00:00.000Z' }).where('id', '=', id).execute()
+    await runPendingJobs(t.store, t.services)
+  })
+
+  it('reclaims a job whose lease expired, and fences the old holder out', async () => {
+    const id = await queuedJob(hosts('expired', 2))
+    expect(await claimJob(t.store, id, 'dead-node', -1000)).toBe(true)
+    expect(await claimJob(t.store, id, 'new-node')).toBe(true)
+    const stale = await commitBatchProgress(t.store.db, id, 'dead-node', { progress: '{}', successCount: 9, errorCount: 9, leaseUntil: new Date(Date.now() + 60_000).toISOString() })
+    expect(stale).toBe(false)
+    await t.store.db.updateTable('batch_job').set({ lease_expires: '2000-01-01T00:00:00.000Z' }).where('id', '=', id).execute()
+    expect(await runPendingJobs(t.store, t.services, { workerId: 'fresh' })).toBe(1)
+    expect((await findBatchJob(t.store.db, id))).toMatchObject({ status: 'Completed', success_count: 2, lease_owner: null })
+  })
+
+  it('resumes a job left Running by a dead node at its committed offset', async () => {
+    const id = await queuedJob(hosts('resume', 3))
+    expect(await claimJob(t.store, id, 'dead-node', -1000)).toBe(true)
+    const progress = { phase: 'indicators', offset: 2, counts: { successIndicatorCount: 2 } }
+    await t.store.db.updateTable('batch_job').set({ progress: JSON.stringify(progress), success_count: 2 }).where('id', '=', id).execute()
+    const restarted = createServices(t.store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL })
+    expect(await runPendingJobs(t.store, restarted)).toBe(1)
+    expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 3, error_count: 0 })
+    const made = await t.store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'resume%').orderBy('summary').execute()
+    expect(made.map((r) => r.summary)).toEqual(['resume2.example'])
+  })
+
+  it('completes a submitted job with a freshly started worker instance', async () => {
+    const id = await queuedJob(hosts('fresh', 5))
+    const worker = startBatchWorker(t.store, createServices(t.store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }), { pollMs: 20 })
+    try {
+      for (let i = 0; i < 200 && (await findBatchJob(t.store.db, id))!.status !== 'Completed'; i++) await new Promise((r) => setTimeout(r, 20))
+    } finally {
+      await worker.stop()
+    }
+    expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 5 })
+  })
+})

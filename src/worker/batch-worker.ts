@@ -1,0 +1,83 @@
+/**
+ * The batch job runner each node starts (config.batchWorker). It polls the database for
+ * Queued jobs, and Running ones whose lease expired (their node died), claims one with a
+ * compare-and-set lease, and runs it; the job resumes at its last committed chunk. Any number
+ * of nodes may run a worker against one PostgreSQL database.
+ */
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
+import { DEFAULT_LEASE_MS, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
+import type { Services } from '../domain/services.js'
+import { claimBatchJob, listClaimableJobs } from '../store/batch.repository.js'
+import type { Store } from '../store/connect.js'
+
+export interface WorkerOptions {
+  workerId?: string
+  leaseMs?: number
+  /** Stop claiming when this returns true (the worker is shutting down). */
+  stopping?: () => boolean
+  onError?: (jobId: number, error: unknown) => void
+}
+
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+}
+
+/** Claims one job with a lease; true when this worker won it. */
+export function claimJob(store: Store, jobId: number, workerId: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
+  const now = new Date()
+  return claimBatchJob(store.db, jobId, workerId, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString())
+}
+
+/**
+ * Runs every job that can be claimed now, one after another, and returns how many it ran.
+ * Tests call it to drive jobs synchronously.
+ * @example await runPendingJobs(store, services)
+ */
+export async function runPendingJobs(store: Store, services: Services, options: WorkerOptions = {}): Promise<number> {
+  const workerId = options.workerId ?? newWorkerId()
+  let ran = 0
+  for (;;) {
+    if (options.stopping?.()) return ran
+    const candidates = await listClaimableJobs(store.db, new Date().toISOString(), 10)
+    let claimed: number | undefined
+    for (const id of candidates) {
+      if (await claimJob(store, id, workerId, options.leaseMs)) { claimed = id; break }
+    }
+    if (claimed === undefined) return ran
+    try {
+      await runBatchJob(store, services, claimed, { workerId, leaseMs: options.leaseMs })
+    } catch (error) {
+      // A lost lease means another node took over; anything else leaves the job to be retried when its lease expires.
+      if (!(error instanceof LeaseLostError)) options.onError?.(claimed, error)
+    }
+    ran++
+  }
+}
+
+export interface BatchWorkerHandle {
+  stop(): Promise<void>
+}
+
+/** Starts polling every `pollMs`; `stop()` waits for the job in hand to reach a commit point. */
+export function startBatchWorker(store: Store, services: Services, options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {}): BatchWorkerHandle {
+  const workerId = options.workerId ?? newWorkerId()
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let current: Promise<unknown> = Promise.resolve()
+  const tick = () => {
+    current = runPendingJobs(store, services, {
+      workerId, leaseMs: options.leaseMs, stopping: () => stopped,
+      onError: (jobId, error) => options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
+    }).catch((error) => options.log?.('batch worker poll failed', error))
+      .finally(() => { if (!stopped) timer = setTimeout(tick, options.pollMs ?? 1000) })
+  }
+  timer = setTimeout(tick, 0)
+  return {
+    async stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      await current
+    },
+  }
+}
