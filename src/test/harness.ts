@@ -51,7 +51,8 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new, empty PostgreSQL database for one test file. */
+export async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `bulwark_t_${process.pid}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
   await admin.connect()

@@ -28,6 +28,8 @@ export interface AppOptions {
   bodyLimitBytes?: number
   /** false silences logging (tests); otherwise a pino level. */
   logLevel?: string | false
+  /** Where log lines go (default stdout); tests read them from here. */
+  logStream?: { write(line: string): void }
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -35,6 +37,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logLevel === false ? false : {
       level: options.logLevel ?? 'info',
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.timestamp'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
     },
     genReqId: () => randomUUID(),
     trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
