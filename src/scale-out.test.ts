@@ -85,7 +85,7 @@ describe('two nodes over one database', () => {
     expect(await nodes[1].services.settings.get('bulkDeleteEnabled')).toBe(true)
   })
 
-  it('refuse at once an account disabled through the other node', async () => {
+  it('refuse an account disabled through the other node (in one process at once; across processes within a second)', async () => {
     expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(200)
     await setAccountDisabled(nodes[0].store.db, 'analyst', true, isoNow())
     expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(401)

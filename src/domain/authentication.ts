@@ -5,7 +5,7 @@
  * TAXII accounts. Which schemes an interface accepts is the adapter's choice.
  */
 import { createHash } from 'node:crypto'
-import type { AccountRow } from '../store/account.repository.js'
+import type { AuthRow } from '../store/account.repository.js'
 import type { Caller } from './context.js'
 import { toAccount } from './context.js'
 import { constantTimeEqual, hashToken, signRequest, verifyPassword } from './credentials.js'
@@ -51,7 +51,7 @@ export async function authenticate(services: Services, credentials: Credentials,
   if ((row.kind === 'taxii') !== (scheme === 'basic')) {
     throw fail(row.kind === 'taxii' ? 'Access Denied: TAXII accounts may only use the TAXII services' : 'Access Denied: only TAXII accounts use Basic authentication')
   }
-  const memberships: Membership[] = (await services.auth.listMemberships(row.id)).map((m) => ({
+  const memberships: Membership[] = row.memberships.map((m) => ({
     ownerId: m.owner_id, ownerName: m.owner_name, ownerType: m.owner_type, role: m.role as Membership['role'],
   }))
   return { account: toAccount(row), memberships }
@@ -71,7 +71,7 @@ function describeSchemes(accepted: readonly Scheme[]) {
   return accepted.map((s) => names[s]).join(' or ')
 }
 
-async function byToken(services: Services, token: string, nowMs: number): Promise<AccountRow> {
+async function byToken(services: Services, token: string, nowMs: number): Promise<AuthRow<object>> {
   if (!token) throw fail('Unauthorized: empty token')
   const row = await services.auth.findByTokenHash(hashToken(token))
   if (!row) throw fail('Unauthorized: the token is not valid')
@@ -79,7 +79,7 @@ async function byToken(services: Services, token: string, nowMs: number): Promis
   return row
 }
 
-async function bySignature(services: Services, value: string, c: Credentials): Promise<AccountRow> {
+async function bySignature(services: Services, value: string, c: Credentials): Promise<AuthRow<object>> {
   const colon = value.lastIndexOf(':')
   if (colon <= 0) throw fail('Access Denied: expected <accessId>:<signature>')
   const accessId = value.slice(0, colon)
@@ -108,7 +108,7 @@ function openSecret(services: Services, sealed: string): string {
   return secret
 }
 
-async function byPassword(services: Services, value: string): Promise<AccountRow> {
+async function byPassword(services: Services, value: string): Promise<AuthRow<object>> {
   let decoded: string
   try {
     decoded = Buffer.from(value, 'base64').toString('utf8')

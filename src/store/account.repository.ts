@@ -1,11 +1,12 @@
 /**
- * Accounts, memberships and credentials. The four lookups every request makes
- * (credential → account, account → memberships) are prepared statements on the raw
- * drivers: they run on every call, so they skip query building. Everything else uses Kysely.
+ * Accounts, memberships and credentials. The lookup every request makes (credential →
+ * account with its memberships, one statement) is a prepared statement on the raw
+ * drivers: it runs on every call, so it skips query building. Everything else uses Kysely.
  */
 import type { Kysely } from 'kysely'
 import type { OwnerType } from '../model/kinds.js'
 import type { Store } from './connect.js'
+import { CredentialCache } from './credential-cache.js'
 import type { Database } from './database.js'
 
 export interface AccountRow {
@@ -31,43 +32,83 @@ export interface MembershipRow {
 
 const ACCOUNT_COLUMNS = 'u.id, u.user_name, u.kind, u.first_name, u.last_name, u.pseudonym, u.system_role, u.organization_id, u.disabled, u.observations_enabled, u.tql_timeout_ms'
 
-const QUERIES = {
-  byAccessId: `SELECT ${ACCOUNT_COLUMNS}, k.secret_ciphertext FROM access_key k JOIN user_account u ON u.id = k.user_id WHERE k.access_id = ?`,
-  byTokenHash: `SELECT ${ACCOUNT_COLUMNS}, t.expires_at, t.kind AS token_kind FROM api_token t JOIN user_account u ON u.id = t.user_id WHERE t.token_hash = ?`,
-  byUserName: `SELECT ${ACCOUNT_COLUMNS}, u.password_hash FROM user_account u WHERE u.user_name = ?`,
-  memberships: 'SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = ? ORDER BY o.id',
+/**
+ * The account's memberships as one JSON column, so a credential check is one statement
+ * (one round trip on PostgreSQL) instead of two. Items: [owner_id, owner_name, owner_type, role].
+ */
+const MEMBERSHIPS_COLUMN = {
+  sqlite: `(SELECT json_group_array(json_array(x.owner_id, x.owner_name, x.owner_type, x.role)) FROM
+    (SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id
+     WHERE m.user_id = u.id ORDER BY o.id) x) AS memberships`,
+  postgres: `(SELECT coalesce(json_agg(json_build_array(m.owner_id, o.name, o.type, m.role) ORDER BY o.id), '[]'::json)
+    FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = u.id) AS memberships`,
 } as const
 
-type QueryName = keyof typeof QUERIES
+function queriesFor(dialect: Store['dialect']) {
+  const account = `${ACCOUNT_COLUMNS}, ${MEMBERSHIPS_COLUMN[dialect]}`
+  return {
+    byAccessId: `SELECT ${account}, k.secret_ciphertext FROM access_key k JOIN user_account u ON u.id = k.user_id WHERE k.access_id = ?`,
+    byTokenHash: `SELECT ${account}, t.expires_at, t.kind AS token_kind FROM api_token t JOIN user_account u ON u.id = t.user_id WHERE t.token_hash = ?`,
+    byUserName: `SELECT ${account}, u.password_hash FROM user_account u WHERE u.user_name = ?`,
+    memberships: 'SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = ? ORDER BY o.id',
+  } as const
+}
+
+type QueryName = keyof ReturnType<typeof queriesFor>
+
+/** An account found by a credential, with every membership it has. */
+export type AuthRow<Extra> = AccountRow & Extra & { memberships: MembershipRow[] }
 
 export interface AuthRepository {
-  findByAccessId(accessId: string): Promise<(AccountRow & { secret_ciphertext: string }) | undefined>
-  findByTokenHash(hash: string): Promise<(AccountRow & { expires_at: string | null; token_kind: string }) | undefined>
-  findByUserName(userName: string): Promise<(AccountRow & { password_hash: string | null }) | undefined>
+  findByAccessId(accessId: string): Promise<AuthRow<{ secret_ciphertext: string }> | undefined>
+  findByTokenHash(hash: string): Promise<AuthRow<{ expires_at: string | null; token_kind: string }> | undefined>
+  findByUserName(userName: string): Promise<AuthRow<{ password_hash: string | null }> | undefined>
   listMemberships(userId: number): Promise<MembershipRow[]>
 }
 
+type Packed = [number, string, OwnerType, string]
+
+/** SQLite hands the JSON column over as text, pg already parsed; the typed methods say what comes out. */
+function unpack(row: { memberships: string | Packed[] } | undefined): any {
+  if (!row) return undefined
+  const packed = typeof row.memberships === 'string' ? JSON.parse(row.memberships) as Packed[] : row.memberships
+  return { ...row, memberships: packed.map(([owner_id, owner_name, owner_type, role]) => ({ owner_id, owner_name, owner_type, role })) }
+}
+
+/** The credential lookups, behind a cache bounded as credential-cache.ts explains. */
 export function createAuthRepository(store: Store): AuthRepository {
+  const direct = createDirectAuthRepository(store)
+  const cache = new CredentialCache<AuthRow<any>>()
+  return {
+    findByAccessId: (accessId) => cache.get(`a:${accessId}`, () => direct.findByAccessId(accessId)),
+    findByTokenHash: (hash) => cache.get(`t:${hash}`, () => direct.findByTokenHash(hash)),
+    findByUserName: (userName) => cache.get(`u:${userName}`, () => direct.findByUserName(userName)),
+    listMemberships: (userId) => direct.listMemberships(userId),
+  }
+}
+
+function createDirectAuthRepository(store: Store): AuthRepository {
+  const queries = queriesFor(store.dialect)
   if (store.sqlite) {
-    const prepared = Object.fromEntries(Object.entries(QUERIES).map(([name, text]) => [name, store.sqlite!.prepare(text)])) as
+    const prepared = Object.fromEntries(Object.entries(queries).map(([name, text]) => [name, store.sqlite!.prepare(text)])) as
       Record<QueryName, ReturnType<NonNullable<Store['sqlite']>['prepare']>>
     return {
-      findByAccessId: async (accessId) => prepared.byAccessId.get(accessId) as any,
-      findByTokenHash: async (hash) => prepared.byTokenHash.get(hash) as any,
-      findByUserName: async (userName) => prepared.byUserName.get(userName) as any,
+      findByAccessId: async (accessId) => unpack(prepared.byAccessId.get(accessId) as any),
+      findByTokenHash: async (hash) => unpack(prepared.byTokenHash.get(hash) as any),
+      findByUserName: async (userName) => unpack(prepared.byUserName.get(userName) as any),
       listMemberships: async (userId) => prepared.memberships.all(userId) as MembershipRow[],
     }
   }
   const pool = store.pool!
   const run = async (name: QueryName, value: unknown) => {
     let n = 0
-    const text = QUERIES[name].replace(/\?/g, () => `$${++n}`)
+    const text = queries[name].replace(/\?/g, () => `$${++n}`)
     return (await pool.query({ name: `auth_${name}`, text, values: [value] })).rows
   }
   return {
-    findByAccessId: async (accessId) => (await run('byAccessId', accessId))[0],
-    findByTokenHash: async (hash) => (await run('byTokenHash', hash))[0],
-    findByUserName: async (userName) => (await run('byUserName', userName))[0],
+    findByAccessId: async (accessId) => unpack((await run('byAccessId', accessId))[0]),
+    findByTokenHash: async (hash) => unpack((await run('byTokenHash', hash))[0]),
+    findByUserName: async (userName) => unpack((await run('byUserName', userName))[0]),
     listMemberships: async (userId) => (await run('memberships', userId)) as MembershipRow[],
   }
 }

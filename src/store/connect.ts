@@ -8,6 +8,7 @@ import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg'
+import { CredentialWritePlugin } from './credential-cache.js'
 import type { Database } from './database.js'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -31,7 +32,7 @@ export function openStore(url: string): Store {
     const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BULWARK_DB_POOL_SIZE ?? 10) })
     // An idle client that loses its server must not crash the process; the next query reconnects.
     pool.on('error', () => {})
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CredentialWritePlugin()] })
     return { db, dialect: 'postgres', pool, close: () => db.destroy() }
   }
   if (!url.startsWith('sqlite:')) throw new Error(`Unsupported database URL scheme: ${url.split(':')[0]}`)
@@ -42,6 +43,6 @@ export function openStore(url: string): Store {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new CredentialWritePlugin()] })
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
 }

@@ -19,7 +19,7 @@ describe('request logging', () => {
     expect(res.statusCode).toBe(401)
     const id = res.headers['x-request-id']
     const mine = lines.filter((l) => l.reqId === id)
-    expect(mine.map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
+    expect(mine).toEqual([expect.objectContaining({ msg: 'request completed', method: 'GET', url: '/api/v2/owners', statusCode: 401 })])
     expect(JSON.stringify(lines)).not.toContain('super-secret-token-value')
     await app.close()
     await drop()

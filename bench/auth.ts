@@ -1,0 +1,131 @@
+/**
+ * What authentication costs: requests/s of the real Bulwark server answering an
+ * HMAC-signed (and a token) GET /api/v2/owners, against a bare HTTPS Fastify route with the
+ * same certificate and body. Each server is its own child process; the load comes from
+ * autocannon in this process. Writes bench/results/auth.json.
+ *
+ * Environment: BENCH_DB=sqlite|postgres (default both), BENCH_LOG_LEVEL (Bulwark's log
+ * level, default warn), BENCH_CPU_PROF=1 (write V8 CPU profiles of the Bulwark server),
+ * BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP, BENCH_POSTGRES_URL.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { generateAccessId, generateSecretKey, generateToken, signRequest } from '../src/domain/credentials.js'
+import { loadTlsMaterial } from '../src/protocols/http/tls.js'
+import { LOAD, type LoadFigures, measure } from './lib/load.js'
+import { createDatabase } from './lib/postgres.js'
+import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
+
+const PATH = '/api/v2/owners'
+const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
+const CPU_PROFILE = process.env.BENCH_CPU_PROF === '1'
+
+interface Row extends LoadFigures {
+  target: string
+  /** requests/s of this row divided by the bare server's. */
+  ratioToBare?: number
+  /** The bare server's CPU per request divided by this row's: the same ratio, free of machine load. */
+  cpuRatioToBare?: number
+}
+
+/** The environment children get: ours without any BULWARK_* a developer may have set. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))), ...extra }
+}
+
+/**
+ * Signed just before each load run: the signature holds for 5 minutes, longer than a run,
+ * and a fixed header keeps the load generator as cheap as it is for the bare server.
+ * The server still verifies it on every request.
+ */
+function signedHeaders(accessId: string, secretKey: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000))
+  return { timestamp, authorization: `TC ${accessId}:${signRequest(secretKey, PATH, 'GET', timestamp)}` }
+}
+
+export async function run(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bulwark-bench-'))
+  const rows: Row[] = []
+  try {
+    await loadTlsMaterial({ dataDir: work })
+    const cert = join(work, 'tls', 'self-signed.crt')
+    const key = join(work, 'tls', 'self-signed.key')
+    const admin = { accessId: generateAccessId(), secretKey: generateSecretKey(), token: generateToken() }
+
+    const barePort = await freePort()
+    const bare = await startServer('bench/bare-server.ts', cleanEnv({ BENCH_PORT: String(barePort), BENCH_TLS_CERT: cert, BENCH_TLS_KEY: key }), join(work, 'bare.log'))
+    try {
+      for (const dialect of DIALECTS) rows.push(...await measureDialect(dialect, work, { cert, key }, admin, bare))
+    } finally {
+      await bare.stop()
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+
+  const broken = rows.filter((r) => r.non2xx > 0 || r.errors > 0)
+  printTable(rows)
+  const report = {
+    benchmark: 'auth', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model,
+    connections: LOAD.connections, durationSeconds: LOAD.durationSeconds, warmupSeconds: LOAD.warmupSeconds, bulwarkLogLevel: LOG_LEVEL,
+    target: 'Bulwark sqlite HMAC requests/s >= 0.5 x bare', results: rows,
+  }
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
+  writeFileSync(join(ROOT, 'bench', 'results', 'auth.json'), `${JSON.stringify(report, null, 2)}\n`)
+  console.log('\nwritten: bench/results/auth.json')
+  if (broken.length) throw new Error(`Non-2xx responses or errors in: ${broken.map((r) => r.target).join(', ')}`)
+}
+
+/**
+ * The bare server is measured right before each Bulwark run, so both see the same machine
+ * (the ratio is what matters; absolute figures move with whatever else runs).
+ */
+async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls: { cert: string; key: string }, admin: { accessId: string; secretKey: string; token: string }, bare: ChildServer): Promise<Row[]> {
+  const database = dialect === 'postgres' ? await createDatabase('bulwark_bench') : undefined
+  const port = await freePort()
+  const env = cleanEnv({
+    BULWARK_DATA_DIR: join(work, dialect), BULWARK_PORT: String(port), BULWARK_HOST: '127.0.0.1', BULWARK_TLS_CERT: tls.cert, BULWARK_TLS_KEY: tls.key,
+    BULWARK_LOG_LEVEL: LOG_LEVEL, BULWARK_ADMIN_ACCESS_ID: admin.accessId, BULWARK_ADMIN_SECRET_KEY: admin.secretKey, BULWARK_ADMIN_TOKEN: admin.token,
+    ...(database ? { BULWARK_DATABASE_URL: database.url } : {}),
+  })
+  const profileDir = join(ROOT, 'bench', 'results', 'profiles', `auth-${dialect}`)
+  if (CPU_PROFILE) mkdirSync(profileDir, { recursive: true })
+  const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`), CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])
+  try {
+    const baseline = await measure({ url: `https://127.0.0.1:${bare.port}${PATH}` }, bare.cpuMicros)
+    const url = `https://127.0.0.1:${port}${PATH}`
+    const hmac = await measure({ url, headers: () => signedHeaders(admin.accessId, admin.secretKey) }, server.cpuMicros)
+    const token = await measure({ url, headers: () => ({ authorization: `TC-Token ${admin.token}` }) }, server.cpuMicros)
+    return [
+      { target: `bare Fastify HTTPS route (${dialect} round)`, ...baseline },
+      { target: `Bulwark ${dialect}, HMAC signature`, ...hmac, ...ratios(hmac, baseline) },
+      { target: `Bulwark ${dialect}, API token`, ...token, ...ratios(token, baseline) },
+    ]
+  } finally {
+    await server.stop()
+    await database?.drop()
+  }
+}
+
+function ratios(figures: LoadFigures, bare: LoadFigures) {
+  const cpu = figures.serverCpuMicrosPerRequest && bare.serverCpuMicrosPerRequest
+    ? { cpuRatioToBare: ratio(bare.serverCpuMicrosPerRequest, figures.serverCpuMicrosPerRequest) } : {}
+  return { ratioToBare: ratio(figures.requestsPerSecond, bare.requestsPerSecond), ...cpu }
+}
+
+const ratio = (value: number, base: number) => Math.round((value / base) * 100) / 100
+
+function printTable(rows: Row[]) {
+  const header = ['target', 'req/s', 'ratio', 'server CPU µs/req', 'CPU ratio', 'avg ms', 'p99 ms', 'non-2xx']
+  const fixed = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2))
+  const body = rows.map((r) => [r.target, String(r.requestsPerSecond), fixed(r.ratioToBare), String(r.serverCpuMicrosPerRequest ?? '-'),
+    fixed(r.cpuRatioToBare), String(r.latencyMs.average), String(r.latencyMs.p99), String(r.non2xx)])
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  console.log(`\nauth benchmark: ${LOAD.connections} connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s warm-up, GET ${PATH}`)
+  console.log(line(header))
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '))
+  for (const b of body) console.log(line(b))
+}

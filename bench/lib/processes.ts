@@ -1,0 +1,77 @@
+/** Child servers for benchmarks: start, wait until they answer HTTPS, stop. */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { closeSync, openSync, readFileSync } from 'node:fs'
+import { request } from 'node:https'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dirname, '..', '..')
+
+export interface ChildServer {
+  port: number
+  child: ChildProcess
+  /** CPU time (user + system, all threads) the server has used so far, in µs; undefined off Linux. */
+  cpuMicros(): number | undefined
+  stop(): Promise<void>
+}
+
+/** Linux only: utime + stime from /proc/<pid>/stat, in clock ticks of 10 ms. */
+function readCpuMicros(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10_000
+  } catch {
+    return undefined
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    }).on('error', reject)
+  })
+}
+
+/**
+ * Starts `node --import tsx <script>` (one process, so --cpu-prof sees the server itself),
+ * with output going to logFile, and resolves once the port answers any HTTPS request.
+ */
+export async function startServer(script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Promise<ChildServer> {
+  const port = Number(env.BULWARK_PORT ?? env.BENCH_PORT)
+  const log = openSync(logFile, 'a')
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], { cwd: ROOT, env, stdio: ['ignore', log, log] })
+  closeSync(log)
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}; see ${logFile}`))))
+  await Promise.race([waitForHttps(port), exited])
+  return {
+    port,
+    child,
+    cpuMicros: () => readCpuMicros(child.pid),
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+    }),
+  }
+}
+
+async function waitForHttps(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', rejectUnauthorized: false, timeout: 1000 }, (res) => {
+        res.resume()
+        resolve(true)
+      })
+      req.on('error', () => resolve(false)).on('timeout', () => { req.destroy(); resolve(false) })
+      req.end()
+    })
+    if (answered) return
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  throw new Error(`Nothing answered on port ${port} within ${timeoutMs} ms`)
+}

@@ -1,0 +1,19 @@
+/**
+ * `npm run bench` runs every benchmark; `npm run bench -- <name>` runs one. Each module
+ * starts what it measures as child processes and writes bench/results/<name>.json.
+ */
+const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  auth: () => import('./auth.js'),
+  batch: () => import('./batch.js'),
+}
+
+const asked = process.argv.slice(2)
+const unknown = asked.filter((name) => !(name in BENCHMARKS))
+if (unknown.length) {
+  console.error(`Unknown benchmark: ${unknown.join(', ')}. Known: ${Object.keys(BENCHMARKS).join(', ')}`)
+  process.exit(2)
+}
+for (const name of asked.length ? asked : Object.keys(BENCHMARKS)) {
+  console.log(`== ${name}`)
+  await (await BENCHMARKS[name]()).run()
+}

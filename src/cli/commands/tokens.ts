@@ -1,0 +1,28 @@
+/**
+ * `bulwark tokens create|revoke`: API tokens of API and human accounts (TAXII accounts use
+ * passwords). A token is printed by `tokens create` only; the database keeps its hash.
+ */
+import { issueApiToken, issueTemporaryToken, revokeTokens } from '../../domain/accounts.js'
+import { invalid } from '../../domain/errors.js'
+import type { Services } from '../../domain/services.js'
+import type { Store } from '../../store/connect.js'
+import { wholeNumber } from './args.js'
+
+export interface CreateTokenArgs {
+  userName: string
+  lifetimeDays?: string | number
+  /** A 4-hour token, for roles that may have one. */
+  temporary?: boolean
+}
+
+export async function createTokenCommand(store: Store, _services: Services, args: CreateTokenArgs) {
+  if (args.temporary && args.lifetimeDays !== undefined) throw invalid('A temporary token always lives 4 hours; leave out --lifetime-days')
+  const issued = args.temporary
+    ? await issueTemporaryToken(store.db, args.userName, Date.now())
+    : await issueApiToken(store.db, args.userName, { lifetimeDays: wholeNumber(args.lifetimeDays) }, Date.now())
+  return { userName: args.userName, kind: issued.kind, token: issued.token, expiresAt: issued.expiresAt }
+}
+
+export async function revokeTokensCommand(store: Store, _services: Services, args: { userName: string }) {
+  return { userName: args.userName, revoked: await revokeTokens(store.db, args.userName) }
+}
