@@ -58,3 +58,13 @@ describe('loadConfig', () => {
     }
   })
 })
+
+describe('configuration mistakes stop the start with a clear message', () => {
+  it('refuses a body limit that is not a number of bytes', () => {
+    expect(() => loadConfig({ BULWARK_BODY_LIMIT: 'lots' })).toThrow(/BULWARK_BODY_LIMIT must be a number of bytes/)
+  })
+
+  it('refuses administrator credentials given only in part', () => {
+    expect(() => loadConfig({ BULWARK_ADMIN_TOKEN: 'a-token-of-sufficient-length' })).toThrow(/Set all of BULWARK_ADMIN_ACCESS_ID/)
+  })
+})

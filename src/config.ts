@@ -27,6 +27,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BULWARK_PORT must be a port number, not '${env.BULWARK_PORT}'`)
   const tlsEnabled = (env.BULWARK_TLS ?? 'on').toLowerCase() !== 'off'
   const host = env.BULWARK_HOST ?? '0.0.0.0'
+  const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024) throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
+  const admin = [env.BULWARK_ADMIN_ACCESS_ID, env.BULWARK_ADMIN_SECRET_KEY, env.BULWARK_ADMIN_TOKEN]
+  // Half-given credentials would leave the administrator with a mix of chosen and generated secrets.
+  if (admin.some(Boolean) && !admin.every(Boolean)) {
+    throw new Error('Set all of BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN, or none of them')
+  }
   return {
     host,
     port,
@@ -44,7 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       userName: env.BULWARK_ADMIN_USER ?? 'admin-api',
     },
     logLevel: env.BULWARK_LOG_LEVEL ?? 'info',
-    bodyLimitBytes: Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024),
+    bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
   }
 }

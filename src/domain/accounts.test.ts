@@ -88,3 +88,15 @@ describe('listAccountSummaries and countRecords', () => {
     expect(await countRecords(store.db)).toEqual({ owners: 4, accounts: 3, indicators: 0, groups: 0 })
   })
 })
+
+describe('account input rules', () => {
+  it('refuses a short password when the account is created, as when it is changed', async () => {
+    const { createTestStore } = await import('../test/harness.js')
+    const { createOwner, createAccount } = await import('./accounts.js')
+    const { store, drop } = await createTestStore()
+    await createOwner(store.db, { name: 'Pw Org', type: 'Organization' }, new Date().toISOString())
+    await expect(createAccount(store.db, { userName: 'feed', kind: 'taxii', organization: 'Pw Org', password: 'short' }, new Date().toISOString()))
+      .rejects.toMatchObject({ code: 'invalid', message: 'A password must be at least 8 characters long' })
+    await drop()
+  })
+})

@@ -65,6 +65,7 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
   const systemRole = input.systemRole ?? DEFAULT_SYSTEM_ROLE[kind]
   if (!(SYSTEM_ROLES as readonly string[]).includes(systemRole)) throw invalid(`System role must be one of ${SYSTEM_ROLES.join(', ')}`)
   if (kind === 'taxii' && !input.password) throw invalid('A TAXII account needs a password')
+  if (input.password !== undefined) checkPassword(input.password)
   if (input.tokenLifetimeDays !== undefined && (!Number.isInteger(input.tokenLifetimeDays) || input.tokenLifetimeDays < 1)) {
     throw invalid('Token lifetime is a whole number of days, at least 1')
   }
@@ -86,7 +87,7 @@ export async function setMembership(db: Kysely<Database>, userName: string, owne
   const account = await requireAccount(db, userName)
   const owner = await requireOwner(db, ownerName)
   const roles: readonly string[] = owner.type === 'Organization' ? ORGANIZATION_ROLES : COMMUNITY_ROLES
-  if (!roles.includes(role)) throw invalid(`Role for a ${owner.type} must be one of ${roles.join(', ')}`)
+  if (!roles.includes(role)) throw invalid(`Role for ${owner.type === 'Organization' ? 'an' : 'a'} ${owner.type} must be one of ${roles.join(', ')}`)
   if (owner.type === 'Organization' && owner.id !== account.organization_id) {
     throw invalid('An account belongs to one Organization; add it to Communities or Sources instead')
   }
@@ -102,6 +103,10 @@ export async function removeMembership(db: Kysely<Database>, userName: string, o
   const owner = await requireOwner(db, ownerName)
   if (owner.id === account.organization_id) throw invalid("An account cannot leave its own Organization; disable it instead")
   if (!(await accounts.deleteMembership(db, account.id, owner.id))) throw notFound(`'${userName}' is not a member of '${ownerName}'`)
+}
+
+function checkPassword(password: string) {
+  if (!password || password.length < 8) throw invalid('A password must be at least 8 characters long')
 }
 
 export interface IssuedToken {
@@ -167,7 +172,7 @@ export async function createAccessKey(db: Kysely<Database>, box: SecretBox, user
 
 export async function setPassword(db: Kysely<Database>, userName: string, password: string, now: string) {
   const account = await requireAccount(db, userName)
-  if (!password || password.length < 8) throw invalid('A password must be at least 8 characters long')
+  checkPassword(password)
   await db.updateTable('user_account').set({ password_hash: await hashPassword(password), last_modified: now }).where('id', '=', account.id).execute()
 }
 
