@@ -5,6 +5,7 @@
 const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   batch: () => import('./batch.js'),
+  tql: () => import('./tql.js'),
 }
 
 const asked = process.argv.slice(2)

@@ -14,6 +14,9 @@ import { createCaseIn } from './cases.js'
 import type { RequestContext } from './context.js'
 import { createIntelRequirementIn } from './intel-requirements.js'
 import type { ItemInfo } from './items.js'
+import { createGroupIn } from './intel-objects/groups.js'
+import { createIndicatorIn, findIndicatorByValue } from './intel-objects/indicators.js'
+import { createVictimAssetIn } from './intel-objects/victims.js'
 
 /** Creates one item from a nested v3 body inside an open transaction, checking permissions itself. */
 export type ItemCreator = (ctx: RequestContext, body: Record<string, unknown>) => Promise<ItemInfo>
@@ -26,12 +29,16 @@ export function findItemCreator(kind: ItemKind): ItemCreator | undefined {
     case 'case': return createCaseIn
     case 'artifact': return createArtifactIn
     case 'intelRequirement': return createIntelRequirementIn
+    case 'indicator': return createIndicatorIn
+    case 'group': return createGroupIn
+    case 'victimAsset': return createVictimAssetIn
     default: return undefined
   }
 }
 
 export function findItemResolver(kind: ItemKind): ItemResolver | undefined {
   switch (kind) {
+    case 'indicator': return findIndicatorByValue
     default: return undefined
   }
 }

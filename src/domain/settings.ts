@@ -36,6 +36,13 @@ export class SettingsService {
 
   constructor(private readonly store: Store) {}
 
+  /** The same settings read through another handle (an open transaction: on SQLite the outer handle waits for it). */
+  within(db: Store['db']): SettingsService {
+    const bound = new SettingsService({ ...this.store, db })
+    bound.cache = this.cache
+    return bound
+  }
+
   async get<N extends SettingName>(name: N): Promise<SettingValue<N>> {
     const hit = this.cache.get(name)
     if (hit && hit.until > Date.now()) return hit.value as SettingValue<N>

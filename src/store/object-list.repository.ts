@@ -36,8 +36,10 @@ function baseQuery(db: Kysely<Database>, q: IdQuery) {
 }
 
 /** One page of ids; `limit` null means every match (bulk delete). */
-export async function selectIds(db: Kysely<Database>, q: IdQuery, page: { offset: number; limit: number | null }): Promise<number[]> {
+/** `afterId` (keyset paging, only with no other order than id): rows after that id instead of skipping `offset` rows. */
+export async function selectIds(db: Kysely<Database>, q: IdQuery, page: { offset: number; limit: number | null; afterId?: number }): Promise<number[]> {
   let query = baseQuery(db, q).select(`${q.table}.id as id`)
+  if (page.afterId !== undefined && q.orderBy.length === 0) query = query.where(`${q.table}.id`, '>', page.afterId)
   for (const term of q.orderBy) {
     query = query.orderBy(term.expression, (ob) => {
       const ordered = term.direction === 'desc' ? ob.desc() : ob.asc()
@@ -45,9 +47,16 @@ export async function selectIds(db: Kysely<Database>, q: IdQuery, page: { offset
     })
   }
   query = query.orderBy(`${q.table}.id`)
-  if (page.limit !== null) query = query.limit(page.limit).offset(page.offset)
+  const keyset = page.afterId !== undefined && q.orderBy.length === 0
+  if (page.limit !== null) query = query.limit(page.limit).offset(keyset ? 0 : page.offset)
   const rows = await query.execute() as { id: number }[]
   return rows.map((r) => Number(r.id))
+}
+
+/** How many owners exist (an owner filter naming all of them filters nothing). */
+export async function countOwners(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('owner').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
 }
 
 export async function countMatches(db: Kysely<Database>, q: IdQuery): Promise<number> {

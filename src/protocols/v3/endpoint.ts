@@ -46,6 +46,8 @@ export interface FieldOption {
   description: string
   includedByDefault?: boolean
   load?: (ids: readonly number[], subtree: FieldTree, x: ExpandContext) => Promise<Map<number, unknown>>
+  /** The loaded value is an object whose keys are added to the record itself (falsePositives → falsePositives, lastFalsePositive …). */
+  spread?: boolean
 }
 
 export interface ListResult<R> {

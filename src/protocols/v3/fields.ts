@@ -131,7 +131,11 @@ export async function presentRecords(endpoint: AnyEndpoint, records: readonly { 
   }
   return records.map((record) => {
     const out = endpoint.present(record, { ctx: x.ctx, fields })
-    for (const [name, values] of expansions) out[name] = values.get(record.id) ?? { data: [] }
+    for (const [name, values] of expansions) {
+      const spread = endpoint.options.find((o) => o.name === name)!.spread
+      if (spread) Object.assign(out, values.get(record.id) ?? {})
+      else out[name] = values.get(record.id) ?? { data: [] }
+    }
     return out
   })
 }

@@ -6,6 +6,7 @@
 import { invalid } from '../../domain/errors.js'
 import { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, all, flag, single, wholeNumber } from '../http/query.js'
 import type { ObjectListQuery } from '../../domain/object-lists.js'
+import { decodeCursor } from './paging.js'
 
 export { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, query, single, flag } from '../http/query.js'
 
@@ -16,10 +17,12 @@ export function ownerScope(q: Query): ObjectListQuery['ownerScope'] {
 }
 
 export function parseListQuery(q: Query): ObjectListQuery {
+  const resultStart = wholeNumber(q, 'resultStart', 0, 0, Number.MAX_SAFE_INTEGER)
   return {
     tql: single(q, 'tql'),
     sorting: all(q, 'sorting').join(' ') || undefined,
-    resultStart: wholeNumber(q, 'resultStart', 0, 0, Number.MAX_SAFE_INTEGER),
+    resultStart,
+    afterId: decodeCursor(q, resultStart),
     resultLimit: wholeNumber(q, 'resultLimit', DEFAULT_RESULT_LIMIT, 1, MAX_RESULT_LIMIT),
     count: flag(q, 'count'),
     ownerScope: ownerScope(q),

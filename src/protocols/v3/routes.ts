@@ -57,7 +57,7 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     checkFields(endpoint, fields)
     const page = await endpoint.list(req.ctx, list)
     const data = await presentRecords(endpoint, page.items, fields, { ctx: req.ctx, depth: 0 })
-    const links = pageLinks(req.ctx.services.publicUrl, req, { ...list, hasMore: page.hasMore })
+    const links = pageLinks(req.ctx.services.publicUrl, req, { ...list, hasMore: page.hasMore, lastId: page.items.at(-1)?.id })
     return sendV3List(reply, data, links, list.count && list.resultStart === 0 ? page.total : undefined)
   })
 

@@ -9,6 +9,11 @@ import { noteRoutes } from './notes.js'
 import { securityLabelRoutes } from './security-labels.js'
 import { securityRoutes } from './security.js'
 import { tagRoutes } from './tags.js'
+import { groupRoutes } from './groups.js'
+import { indicatorRoutes } from './indicators.js'
+import { taskRoutes } from './tasks.js'
+import { victimAssetRoutes } from './victim-assets.js'
+import { victimRoutes } from './victims.js'
 
 export const V3_ROUTES: ((app: FastifyInstance) => Promise<void> | void)[] = [
   tagRoutes,
@@ -20,4 +25,9 @@ export const V3_ROUTES: ((app: FastifyInstance) => Promise<void> | void)[] = [
   artifactRoutes,
   noteRoutes,
   intelRequirementRoutes,
+  indicatorRoutes,
+  groupRoutes,
+  victimRoutes,
+  victimAssetRoutes,
+  taskRoutes,
 ]
