@@ -116,3 +116,8 @@ export async function countBatchErrors(db: Kysely<Database>, jobId: number): Pro
   const row = await db.selectFrom('batch_error').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', '=', jobId).executeTakeFirst()
   return Number(row?.n ?? 0)
 }
+
+/** Removes a job that never got going (its definition was accepted but its input refused). */
+export async function deleteBatchJob(db: Kysely<Database>, id: number): Promise<void> {
+  await db.deleteFrom('batch_job').where('id', '=', id).execute()
+}

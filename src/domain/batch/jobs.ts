@@ -6,7 +6,7 @@
  */
 import { gzipSync } from 'node:zlib'
 import {
-  type BatchErrorRow, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
+  type BatchErrorRow, deleteBatchJob, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
 } from '../../store/batch.repository.js'
 import { type RequestContext, selectOwner } from '../context.js'
 import { DomainError, invalid, notFound } from '../errors.js'
@@ -69,6 +69,21 @@ export async function uploadBatchInput(ctx: RequestContext, id: number, content:
   if (job.status !== 'Created' || !(await queueBatchJob(ctx.store.db, id, typeof content === 'string' ? content : content.toString('utf8')))) {
     throw invalid(`Batch job ${id} already has its input file (status ${job.status})`)
   }
+}
+
+/**
+ * The platform's one-call form (tcex's default `submit`): define the job and upload its input
+ * together. A refused input leaves no job behind.
+ */
+export async function createAndUploadBatchJob(ctx: RequestContext, definition: unknown, content: Buffer | string): Promise<BatchStatusView> {
+  const id = await createBatchJob(ctx, definition)
+  try {
+    await uploadBatchInput(ctx, id, content)
+  } catch (error) {
+    await deleteBatchJob(ctx.store.db, id)
+    throw error
+  }
+  return getBatchStatus(ctx, id, true)
 }
 
 export interface BatchStatusView {

@@ -188,3 +188,43 @@ describe('GET /v2/batch/{id}, /errors, /results', () => {
     }
   })
 })
+
+/** A multipart body as Python's requests builds it for files=(('config', …), ('content', …)). */
+function multipartBody(parts: Record<string, string>) {
+  const boundary = 'bulwark-test-boundary'
+  const body = Object.entries(parts).map(([name, value]) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`
+  return { payload: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}
+
+describe('POST /v2/batch/createAndUpload (tcex submit)', () => {
+  it('defines, uploads and queues a job in one call, then runs it', async () => {
+    const content = { indicator: [{ type: 'Host', summary: 'one-call.example', rating: 2, tag: [{ name: 'one-call' }] }] }
+    const res = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload?includeAdditional=true',
+      ...multipartBody({ config: JSON.stringify(definition()), content: JSON.stringify(content) }) })
+    expect(res.statusCode).toBe(201)
+    const batchStatus = res.json().data.batchStatus
+    expect(batchStatus).toMatchObject({ status: 'Queued', errorCount: 0, successCount: 0 })
+    await runPendingJobs(t.store, t.services)
+    expect((await status(batchStatus.id)).data.batchStatus).toMatchObject({ status: 'Completed', successCount: 1, errorCount: 0 })
+    expect((await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/one-call.example' })).statusCode).toBe(200)
+  })
+
+  it('refuses a missing or malformed config part, and leaves no job behind for a refused input', async () => {
+    const missing = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ content: '{}' }) })
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().message).toMatch(/config part/)
+    const malformed = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ config: '{', content: '{}' }) })
+    expect(malformed.json()).toEqual({ status: 'Error', message: 'The config part is not valid JSON' })
+    const before = await t.store.db.selectFrom('batch_job').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const empty = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ config: JSON.stringify(definition()), content: '' }) })
+    expect(empty.statusCode).toBe(400)
+    const after = await t.store.db.selectFrom('batch_job').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    expect(Number(after.n)).toBe(Number(before.n))
+  })
+
+  it('refuses a body that is not multipart', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', payload: { config: {} } })
+    expect(res.statusCode).toBe(400)
+  })
+})

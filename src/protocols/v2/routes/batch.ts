@@ -3,11 +3,12 @@
  * Size and still-running refusals use the platform's {status: 'Invalid', description} body;
  * every other error is the usual v2 envelope.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import multipart from '@fastify/multipart'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  BatchInvalidError, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
+  BatchInvalidError, createAndUploadBatchJob, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
 } from '../../../domain/batch/jobs.js'
-import { notFound } from '../../../domain/errors.js'
+import { invalid, notFound } from '../../../domain/errors.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'
 
@@ -32,7 +33,36 @@ function inputText(body: unknown): Buffer | string {
   return body === undefined || body === null ? '' : JSON.stringify(body)
 }
 
+/** The `config` and `content` parts of a createAndUpload request, whether sent as fields or as files. */
+async function readParts(req: FastifyRequest): Promise<{ config?: string; content?: Buffer }> {
+  if (!req.isMultipart()) throw invalid('createAndUpload takes multipart/form-data with the parts config and content')
+  const parts: Record<string, Buffer> = {}
+  for await (const part of req.parts()) {
+    parts[part.fieldname] = part.type === 'file' ? await part.toBuffer() : Buffer.from(String(part.value))
+  }
+  return { config: parts.config?.toString('utf8'), content: parts.content }
+}
+
+function parseConfig(text: string | undefined): unknown {
+  if (text === undefined) throw invalid('createAndUpload needs a config part holding the job definition')
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw invalid('The config part is not valid JSON')
+  }
+}
+
 export async function batchRoutes(app: FastifyInstance) {
+  // Input files above the batchMaxUploadBytes setting are refused by the domain with the platform's message.
+  await app.register(multipart, { limits: { fileSize: 256 * 1024 * 1024, files: 2, fields: 2, parts: 4 } })
+
+  app.post('/batch/createAndUpload', async (req, reply) => platformInvalid(reply, async () => {
+    const { config, content } = await readParts(req)
+    if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
+    const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
+    return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
+  }))
+
   app.post('/batch', async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201))
 
   app.post<IdParams>('/batch/:id', async (req, reply) => platformInvalid(reply, async () => {
