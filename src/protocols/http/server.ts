@@ -74,13 +74,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id)
     done()
   })
-  app.addHook('onResponse', (req, reply, done) => {
-    // Without a logger (tests) the abstract logger has no level check, and nothing to write.
-    if ((req.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info')) {
+  // The per-request line is written at info; at quieter levels the hook is not installed at all.
+  const logsRequests = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? false
+  if (logsRequests) {
+    app.addHook('onResponse', (req, reply, done) => {
       req.log.info({ method: req.method, url: req.url, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed')
-    }
-    done()
-  })
+      done()
+    })
+  }
 
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
