@@ -135,3 +135,28 @@ describe('owner selection', () => {
     expect(owners.json().data.owner.map((o: { name: string }) => o.name)).toEqual(['Test Organization'])
   })
 })
+
+describe('credentials served from the credential cache', () => {
+  it('are checked as strictly as fresh ones: a wrong signature, a stale timestamp and a bad owner still fail', async () => {
+    const account = await t.createAccount({})
+    expect((await t.request({ method: 'GET', url: '/api/v2/owners', as: account, hmac: true })).statusCode).toBe(200)
+    const ts = String(Math.floor(Date.now() / 1000))
+    const wrong = await t.request({ method: 'GET', url: '/api/v2/owners', headers: { authorization: `TC ${account.accessId}:${signRequest('not-the-secret-key', '/api/v2/owners', 'GET', ts)}`, timestamp: ts } })
+    expect(wrong.json()).toEqual({ status: 'Error', message: 'Signature Data Did Not Match Expected Result' })
+    const stale = String(Math.floor(Date.now() / 1000) - 400)
+    const old = await t.request({ method: 'GET', url: '/api/v2/owners', headers: { authorization: `TC ${account.accessId}:${signRequest(account.secretKey!, '/api/v2/owners', 'GET', stale)}`, timestamp: stale } })
+    expect(old.statusCode).toBe(401)
+    expect((await t.request({ method: 'GET', url: '/api/v2/owners?owner=Nowhere', as: account, hmac: true })).statusCode).toBe(403)
+  })
+
+  it('notice an expiry that passes while the token is cached', async () => {
+    const account = await t.createAccount({})
+    const userId = (await t.store.db.selectFrom('user_account').select('id').where('user_name', '=', account.userName).executeTakeFirstOrThrow()).id
+    const soon = new Date(Date.now() + 300).toISOString()
+    await t.store.db.updateTable('api_token').set({ expires_at: soon }).where('user_id', '=', userId).execute()
+    expect((await t.request({ method: 'GET', url: '/api/v2/owners', as: account })).statusCode).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 350))
+    const expired = await t.request({ method: 'GET', url: '/api/v2/owners', as: account })
+    expect(expired.json()).toEqual({ status: 'Error', message: 'Unauthorized: the token has expired' })
+  })
+})
