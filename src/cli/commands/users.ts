@@ -3,7 +3,7 @@
  * and token lifetime. Passwords go in, never out; nothing here prints a credential.
  */
 import {
-  createAccount, listAccountSummaries, listAllOwners, setAccountDisabled, setPassword, setTokenLifetime,
+  type CreateAccountInput, createAccount, listAccountSummaries, listAllOwners, setAccountDisabled, setPassword, setTokenLifetime,
 } from '../../domain/accounts.js'
 import { invalid } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
@@ -11,18 +11,11 @@ import { isoNow } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'
 import { wholeNumber } from './args.js'
 
-export interface CreateUserArgs {
-  userName: string
+/** The domain's account input, as it comes off the command line: kind and Organization may be left out. */
+export type CreateUserArgs = Omit<CreateAccountInput, 'kind' | 'organization' | 'tokenLifetimeDays'> & {
   kind?: string
   /** The account's home Organization; may be left out when there is only one. */
   organization?: string
-  role?: string
-  systemRole?: string
-  firstName?: string
-  lastName?: string
-  pseudonym?: string
-  email?: string
-  password?: string
   tokenLifetimeDays?: string | number
 }
 
