@@ -152,10 +152,10 @@ describe('credentials served from the credential cache', () => {
   it('notice an expiry that passes while the token is cached', async () => {
     const account = await t.createAccount({})
     const userId = (await t.store.db.selectFrom('user_account').select('id').where('user_name', '=', account.userName).executeTakeFirstOrThrow()).id
-    const soon = new Date(Date.now() + 300).toISOString()
+    const soon = new Date(Date.now() + 1500).toISOString()
     await t.store.db.updateTable('api_token').set({ expires_at: soon }).where('user_id', '=', userId).execute()
     expect((await t.request({ method: 'GET', url: '/api/v2/owners', as: account })).statusCode).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 350))
+    await new Promise((resolve) => setTimeout(resolve, 1600))
     const expired = await t.request({ method: 'GET', url: '/api/v2/owners', as: account })
     expect(expired.json()).toEqual({ status: 'Error', message: 'Unauthorized: the token has expired' })
   })
