@@ -19,6 +19,32 @@ export function parsePaging(q: Query): Paging {
   }
 }
 
+export type FilterOperator = '=' | '<' | '>' | '^' | '!'
+
+/** One `filters=` expression as the client wrote it; what fields and operators mean is each resource's rule. */
+export interface FilterExpression {
+  field: string
+  op: FilterOperator
+  value: string
+}
+
+/**
+ * The v2 filter syntax: comma-separated `<name><operator><value>` expressions, from every `filters`
+ * parameter given. Operators are = < > ^ (starts with) and ! (not; `!=` reads the same). Names may
+ * carry dots, as some platform filter names do.
+ * @example parseFilterExpressions({ filters: 'name%5EAPT,status!Completed' decoded }) → [{ field: 'name', op: '^', value: 'APT' }, …]
+ */
+export function parseFilterExpressions(q: Query): FilterExpression[] {
+  const raw = q.filters
+  const texts = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
+  return texts.map((text) => {
+    const match = /^([A-Za-z][A-Za-z.]*)\s*(!=|[=<>^!])(.*)$/.exec(text)
+    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value> with an operator of = < > ^ !`)
+    const [, field, op, value] = match
+    return { field, op: (op === '!=' ? '!' : op) as FilterOperator, value }
+  })
+}
+
 export type Include = 'additional' | 'tags' | 'attributes' | 'labels'
 
 /** `includeAdditional`, `includeTags`, `includeAttributes` and `includes=a,b` merged into one set. */

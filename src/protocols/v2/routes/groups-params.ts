@@ -8,7 +8,7 @@ import { invalid } from '../../../domain/errors.js'
 import { requireGroupType } from '../../../domain/groups.js'
 import { parseItemId } from '../../../domain/items.js'
 import type { FieldFilter, FilterOperator } from '../../../domain/list-filters.js'
-import { type Include, type Paging, type Query, flag, parseIncludes, parsePaging } from '../params.js'
+import { type Include, type Paging, type Query, flag, parseFilterExpressions, parseIncludes, parsePaging } from '../params.js'
 
 export interface ListParams {
   paging: Paging
@@ -17,20 +17,8 @@ export interface ListParams {
   orParams: boolean
 }
 
-/** `filters=name%5EAPT,status%21Completed` → [{ field, op, value }]; operators = < > ^ ! (and != for !). */
-export function parseFieldFilters(q: Query): FieldFilter[] {
-  const raw = q.filters
-  const texts = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
-  return texts.map((text) => {
-    const match = /^([A-Za-z]+)(!=|[=<>^!])(.*)$/.exec(text)
-    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value> with an operator of = < > ^ !`)
-    const [, field, op, value] = match
-    return { field, op: (op === '!=' ? '!' : op) as FilterOperator, value }
-  })
-}
-
 export function parseListParams(q: Query): ListParams {
-  return { paging: parsePaging(q), includes: parseIncludes(q), filters: parseFieldFilters(q), orParams: flag(q, 'orParams') }
+  return { paging: parsePaging(q), includes: parseIncludes(q), filters: parseFilterExpressions(q), orParams: flag(q, 'orParams') }
 }
 
 /** The paging and filter part of a domain list query. */

@@ -10,17 +10,16 @@ import { findReadableGroup, getGroup, listGroups } from '../../../domain/groups.
 import { getIndicatorBySummary, indicatorItem, listIndicators } from '../../../domain/indicators.js'
 import { addTypedAssociation, listTypedAssociations, removeTypedAssociation } from '../../../domain/indicators/links.js'
 import { findReadableItem, parseItemId } from '../../../domain/items.js'
-import type { FieldFilter } from '../../../domain/list-filters.js'
 import { getTask, listTasks } from '../../../domain/tasks.js'
 import { listVictimAssets, requireVictimAssetType } from '../../../domain/victim-assets.js'
 import { getVictim, listVictims } from '../../../domain/victims.js'
-import { flag, parseIncludes, parsePaging, query } from '../params.js'
+import { flag, parseFilterExpressions, parseIncludes, parsePaging, query } from '../params.js'
 import { groupEntity, presentGroupsV2, presentOneGroupV2 } from '../present-group.js'
 import { indicatorEntity, presentIndicatorsV2 } from '../present-indicator.js'
 import { presentTasksV2 } from '../present-task.js'
 import { presentVictimAssetSummaryV2, presentVictimAssetV2, presentVictimsV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
-import { type IndicatorParams, indicatorListQuery, indicatorTypeParam, parseFilterExpressions, resolveIndicator } from './indicators-params.js'
+import { type IndicatorParams, indicatorListQuery, indicatorTypeParam, resolveIndicator } from './indicators-params.js'
 
 type Params = IndicatorParams & {
   associationType?: string; targetType?: string; target?: string; groupType?: string; groupId?: string; taskId?: string; victimId?: string
@@ -32,7 +31,7 @@ const BASE = '/indicators/:type/:indicator'
 
 function listOptions(req: FastifyRequest) {
   const q = query(req)
-  return { ...parsePaging(q), filters: parseFilterExpressions(q) as FieldFilter[], orParams: flag(q, 'orParams') }
+  return { ...parsePaging(q), filters: parseFilterExpressions(q), orParams: flag(q, 'orParams') }
 }
 
 async function resolveTarget(req: Req) {

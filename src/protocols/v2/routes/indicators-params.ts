@@ -8,7 +8,7 @@ import { invalid, notFound } from '../../../domain/errors.js'
 import { type IndicatorFilter, type IndicatorQuery, type IndicatorRecord, getIndicatorBySummary, indicatorItem } from '../../../domain/indicators.js'
 import type { ItemInfo } from '../../../domain/items.js'
 import { type IndicatorTypeDef, findIndicatorType } from '../../../model/indicator-types.js'
-import { type Query, flag, parsePaging, query, single } from '../params.js'
+import { type Query, flag, parseFilterExpressions, parsePaging, query, single } from '../params.js'
 
 export type IndicatorParams = { type: string; indicator: string }
 
@@ -28,17 +28,6 @@ export function resolveIndicator(req: FastifyRequest): Promise<IndicatorRecord> 
 
 export async function resolveIndicatorItem(req: FastifyRequest): Promise<ItemInfo> {
   return indicatorItem(req.ctx, await resolveIndicator(req))
-}
-
-/** `filters=rating%3E3,summary%5Eexample` → expressions; meaning and validity are checked by the domain. */
-export function parseFilterExpressions(q: Query): IndicatorFilter[] {
-  const raw = q.filters
-  const texts = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
-  return texts.map((text) => {
-    const match = /^([A-Za-z][A-Za-z.]*)\s*([=<>^!])(.*)$/.exec(text)
-    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value> with an operator of = < > ^`)
-    return { field: match[1], op: match[2], value: match[3] }
-  })
 }
 
 /** Paging, filters, orParams and modifiedSince of a v2 Indicator list. */

@@ -12,24 +12,15 @@ import { findGroupType } from '../../../model/group-types.js'
 import { findIndicatorType, findIndicatorTypeByBranch } from '../../../model/indicator-types.js'
 import type { Marker, MarkedKind } from '../../../store/tag.repository.js'
 import { legacyIndicatorLink, legacyLink } from '../../http/links.js'
-import { type Query, flag, parsePaging, query, single } from '../params.js'
+import { type FilterExpression, type Query, flag, parseFilterExpressions, parsePaging, query } from '../params.js'
 import { sendItem, sendList } from '../present.js'
 
-export interface FilterExpression {
-  name: string
-  op: '=' | '<' | '>' | '^'
-  value: string
-}
-
-/** `filters=name%5EAPT,weight%3E2` → expressions, each checked against the allowed operators. */
+/** The shared `filters=` syntax, each expression checked against the fields and operators this resource allows. */
 export function parseFilters(q: Query, allowed: Record<string, readonly string[]>): { expressions: FilterExpression[]; any: boolean } {
-  const expressions = (single(q, 'filters') ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((text) => {
-    const match = /^([A-Za-z]+)([=<>^])(.*)$/.exec(text)
-    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value>`)
-    const [, name, op, value] = match
-    if (!allowed[name]) throw invalid(`Unknown filter '${name}': use ${Object.keys(allowed).join(' or ')}`)
-    if (!allowed[name].includes(op)) throw invalid(`Filter ${name} takes the operators ${allowed[name].join(' ')}, not ${op}`)
-    return { name, op: op as FilterExpression['op'], value }
+  const expressions = parseFilterExpressions(q).map((e) => {
+    if (!allowed[e.field]) throw invalid(`Unknown filter '${e.field}': use ${Object.keys(allowed).join(' or ')}`)
+    if (!allowed[e.field].includes(e.op)) throw invalid(`Filter ${e.field} takes the operators ${allowed[e.field].join(' ')}, not ${e.op}`)
+    return e
   })
   return { expressions, any: flag(q, 'orParams') }
 }

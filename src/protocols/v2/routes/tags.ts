@@ -18,7 +18,7 @@ function tagFilter(q: Query): TagFilter {
   const { expressions, any } = parseFilters(q, { name: ['=', '^'], weight: ['=', '<', '>'] })
   const filter: TagFilter = { name: [], weight: [], any }
   for (const e of expressions) {
-    if (e.name === 'name') filter.name!.push({ op: e.op as '=' | '^', value: e.value })
+    if (e.field === 'name') filter.name!.push({ op: e.op as '=' | '^', value: e.value })
     else if (!/^\d{1,9}$/.test(e.value)) throw invalid(`Filter weight takes a whole number, not '${e.value}'`)
     else filter.weight!.push({ op: e.op as '=' | '<' | '>', value: Number(e.value) })
   }

@@ -2,29 +2,28 @@
 import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
 import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/types.js'
-import { type Query, flag, parseIncludes, parsePaging, query, single } from '../params.js'
+import { type Query, flag, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList } from '../present.js'
 
 /** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters. */
 function attributeTypeFilter(q: Query, memberOwner: (name: string) => number | undefined): AttributeTypeFilter {
   const filter: AttributeTypeFilter = {}
-  const expressions = (single(q, 'filters') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-  for (const name of ['system', 'allowMarkdown', 'maxLength']) {
-    const v = single(q, name)
-    if (v !== undefined) expressions.push(`${name}=${v}`)
+  const expressions = parseFilterExpressions(q)
+  for (const field of ['system', 'allowMarkdown', 'maxLength']) {
+    const value = single(q, field)
+    if (value !== undefined) expressions.push({ field, op: '=', value })
   }
-  for (const expression of expressions) {
-    const match = /^([A-Za-z]+)([=<>])(.*)$/.exec(expression)
-    if (!match) throw invalid(`Malformed filter '${expression}': expected <name><operator><value>`)
-    const [, name, op, value] = match
+  for (const { field: name, op, value } of expressions) {
     if (name === 'system' || name === 'allowMarkdown') {
       if (op !== '=') throw invalid(`Filter ${name} takes the operator =, not ${op}`)
       if (value !== 'true' && value !== 'false') throw invalid(`Filter ${name} takes true or false`)
       filter[name] = value === 'true'
     } else if (name === 'maxLength') {
+      if (op !== '=' && op !== '<' && op !== '>') throw invalid(`Filter maxLength takes the operators = < >, not ${op}`)
       if (!/^\d+$/.test(value)) throw invalid('Filter maxLength takes a whole number')
-      filter.maxLength = { op: op as '=' | '<' | '>', value: Number(value) }
+      filter.maxLength = { op, value: Number(value) }
     } else if (name === 'owner') {
+      if (op !== '=') throw invalid(`Filter owner takes the operator =, not ${op}`)
       const id = memberOwner(value)
       if (id === undefined) throw invalid(`Unknown owner '${value}' in filter`)
       filter.ownerId = id
