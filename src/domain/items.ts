@@ -38,8 +38,16 @@ export async function requireWritableItem(ctx: RequestContext, kind: ItemKind, i
   return item
 }
 
-/** Parses an id from a path segment; anything but a positive whole number is not found. */
-export function parseItemId(kind: ItemKind, text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw notFound(`${KIND_WORDS[kind]} ${text} not found`)
+/**
+ * Parses an id from a path segment; anything but a whole number is "<what> <text> not found".
+ * @example parseId('Batch job', req.params.id)
+ */
+export function parseId(what: string, text: string | undefined): number {
+  if (!text || !/^\d{1,15}$/.test(text)) throw notFound(`${what} ${text} not found`)
   return Number(text)
+}
+
+/** parseId for an item kind, named as the kind is named in messages. */
+export function parseItemId(kind: ItemKind, text: string): number {
+  return parseId(KIND_WORDS[kind], text)
 }

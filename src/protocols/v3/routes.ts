@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid, notFound } from '../../domain/errors.js'
+import { parseId } from '../../domain/items.js'
 import { requireBulkDelete } from '../../domain/object-lists.js'
 import type { RequestContext } from '../../domain/context.js'
 import type { AnyEndpoint, V3Endpoint } from './endpoint.js'
@@ -16,13 +17,8 @@ import { sendV3Created, sendV3Data, sendV3Deleted, sendV3List, sendV3Options, se
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
 
-function parseId(endpoint: AnyEndpoint, text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw notFound(`${endpoint.word} ${text} not found`)
-  return Number(text)
-}
-
 async function resolveId(endpoint: AnyEndpoint, ctx: RequestContext, text: string): Promise<number> {
-  return endpoint.resolveId ? endpoint.resolveId(ctx, text) : parseId(endpoint, text)
+  return endpoint.resolveId ? endpoint.resolveId(ctx, text) : parseId(endpoint.word, text)
 }
 
 async function presentOne(endpoint: AnyEndpoint, ctx: RequestContext, record: { id: number }, fields: FieldTree) {

@@ -8,15 +8,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   BatchInvalidError, createAndUploadBatchJob, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
 } from '../../../domain/batch/jobs.js'
-import { invalid, notFound } from '../../../domain/errors.js'
+import { invalid } from '../../../domain/errors.js'
+import { parseId } from '../../../domain/items.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'
 
 type IdParams = { Params: { id: string } }
 
 function jobId(text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw notFound(`Batch job ${text} not found`)
-  return Number(text)
+  return parseId('Batch job', text)
 }
 
 async function platformInvalid<T>(reply: FastifyReply, run: () => Promise<T>): Promise<T | FastifyReply> {

@@ -8,7 +8,7 @@ import {
 } from '../../../domain/adversary-assets.js'
 import { notFound } from '../../../domain/errors.js'
 import { requireGroupType } from '../../../domain/groups.js'
-import { parseItemId } from '../../../domain/items.js'
+import { parseId, parseItemId } from '../../../domain/items.js'
 import { parsePaging, query } from '../params.js'
 import { presentAdversaryAssetSummaryV2, presentAdversaryAssetV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
@@ -25,8 +25,7 @@ function adversaryId(req: FastifyRequest): number {
 }
 
 function assetId(text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw notFound(`Adversary Asset ${text} not found`)
-  return Number(text)
+  return parseId('Adversary Asset', text)
 }
 
 export async function adversaryAssetRoutes(app: FastifyInstance) {

@@ -3,7 +3,7 @@
  * (/actions/{action}/indicators[/{type}[/{indicator}]]).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { notFound } from '../../../domain/errors.js'
+import { parseId } from '../../../domain/items.js'
 import { getIndicatorBySummary } from '../../../domain/indicators.js'
 import {
   type FileOccurrenceView, addFileAction, addFileOccurrence, deleteFileOccurrence, getFileOccurrence, listFileActionTargets,
@@ -19,8 +19,7 @@ type OccurrenceParams = IndicatorParams & { occurrenceId: string }
 type ActionParams = IndicatorParams & { action: string; targetType?: string; target?: string }
 
 function occurrenceId(text: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw notFound(`File occurrence ${text} not found`)
-  return Number(text)
+  return parseId('File occurrence', text)
 }
 
 function presentOccurrence(o: FileOccurrenceView) {

@@ -4,9 +4,9 @@
  * registerMetadataRoutes with its path prefix and a resolver for the item.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { ItemInfo } from '../../../domain/items.js'
 import * as metadata from '../../../domain/metadata.js'
 import { notFound } from '../../../domain/errors.js'
+import { type ItemInfo, parseId } from '../../../domain/items.js'
 import { tagLink } from '../../http/links.js'
 import { toApiTime } from '../../../domain/time.js'
 import { parsePaging, query } from '../params.js'
@@ -31,8 +31,7 @@ export function presentTagV2(publicUrl: string, t: metadata.TagView) {
 }
 
 function attributeId(text: string | undefined): number {
-  if (!text || !/^\d{1,15}$/.test(text)) throw notFound(`Attribute ${text} not found`)
-  return Number(text)
+  return parseId('Attribute', text)
 }
 
 function page<T>(req: FastifyRequest, items: T[]) {
