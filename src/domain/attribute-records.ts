@@ -5,7 +5,7 @@
  * on types and values are metadata.ts's.
  */
 import type { ItemKind } from '../model/kinds.js'
-import { deleteAttributes, findAttributesByIds } from '../store/attribute-record.repository.js'
+import { deleteAttributes, findAttributesByIds } from '../store/metadata.repository.js'
 import { type RequestContext, membershipFor } from './context.js'
 import { invalid, notFound } from './errors.js'
 import { type ItemInfo, KIND_WORDS, requireWritableItem } from './items.js'

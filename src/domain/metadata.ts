@@ -15,6 +15,7 @@ import { invalid, notFound } from './errors.js'
 import type { ItemInfo } from './items.js'
 import { requirePermission } from './context.js'
 import type { Action } from './permissions.js'
+import { withTransactionDb } from './transaction.js'
 
 export const TAG_MAX_LENGTH = 128
 
@@ -146,11 +147,11 @@ export async function addAttribute(ctx: RequestContext, item: ItemInfo, input: A
   if (!appliesTo.includes(item.kind)) throw invalid(`Attribute type '${typeName}' does not apply to ${item.kind === 'victimAsset' ? 'Victim Assets' : `${item.kind}s`}`)
   checkValue(type, value)
   const displayed = DISPLAYABLE.has(type.name) ? (bool(input.displayed, 'displayed') ?? false) : false
-  const { id } = await db.insertInto('attribute').values({
+  const id = await repo.insertAttribute(db, {
     owner_id: item.ownerId, item_kind: item.kind, item_id: item.id, type_id: type.id, value, displayed: displayed ? 1 : 0,
     pinned: bool(input.pinned, 'pinned') ? 1 : 0, source: text(input.source, 'source', false) ?? null, created_by: ctx.caller.account.id,
     date_added: ctx.now, last_modified: ctx.now,
-  }).returning('id').executeTakeFirstOrThrow()
+  })
   return toAttributeView((await repo.findAttribute(db, item.kind, item.id, id))!)
 }
 
@@ -164,22 +165,19 @@ export async function updateAttribute(ctx: RequestContext, item: ItemInfo, attri
   const displayed = bool(input.displayed, 'displayed')
   const source = text(input.source, 'source', false)
   const pinned = bool(input.pinned, 'pinned')
-  await ctx.store.db.updateTable('attribute').set({
+  await repo.updateAttributeRow(ctx.store.db, attributeId, {
     value, last_modified: ctx.now,
     ...(displayed !== undefined && DISPLAYABLE.has(type.name) ? { displayed: displayed ? 1 : 0 } : {}),
     ...(source !== undefined ? { source } : {}),
     ...(pinned !== undefined ? { pinned: pinned ? 1 : 0 } : {}),
-  }).where('id', '=', attributeId).execute()
+  })
   return getAttribute(ctx, item, attributeId)
 }
 
 export async function deleteAttribute(ctx: RequestContext, item: ItemInfo, attributeId: number): Promise<void> {
   await requirePermission(ctx, 'update', item.membership)
   if (!(await repo.findAttribute(ctx.store.db, item.kind, item.id, attributeId))) throw notFound(`Attribute ${attributeId} not found on this item`)
-  await ctx.store.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('item_security_label').where('item_kind', '=', 'attribute').where('item_id', '=', attributeId).execute()
-    await trx.deleteFrom('attribute').where('id', '=', attributeId).execute()
-  })
+  await withTransactionDb(ctx, (db) => repo.deleteAttributes(db, [attributeId]))
 }
 
 async function requireLabel(db: Kysely<Database>, ownerId: number, ownerName: string, name: string) {

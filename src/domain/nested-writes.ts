@@ -9,7 +9,7 @@
  *   await withTransaction(ctx, async (tctx) => { const item = await insertX(tctx, fields); await applyMembers(tctx, item, members, { action: 'create' }) })
  */
 import type { ItemKind } from '../model/kinds.js'
-import { deleteAttributes, listAttributeIdsOf } from '../store/attribute-record.repository.js'
+import { deleteAttributes, listAttributeIdsOf } from '../store/metadata.repository.js'
 import { listTagsOf, unlinkLabel, unlinkTag, listLabelsOf } from '../store/metadata.repository.js'
 import { findLabelByName } from '../store/security-label.repository.js'
 import { associate, dissociate, loadPartnerIds } from './associations.js'

@@ -3,7 +3,7 @@
  * attributes). Look-ups by many item ids are chunked to stay under the databases'
  * bound-parameter limits.
  */
-import type { Kysely } from 'kysely'
+import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
 import type { Database } from './database.js'
 
@@ -39,6 +39,35 @@ export function findAttributeType(db: Kysely<Database>, name: string, ownerId: n
   return db.selectFrom('attribute_type').selectAll().where('name', '=', name)
     .where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '=', ownerId)]))
     .orderBy('owner_id', 'desc').executeTakeFirst()
+}
+
+/** Attributes by id with the name of the owner holding them (/v3/groupAttributes and the like). */
+export function findAttributesByIds(db: Kysely<Database>, ids: readonly number[]) {
+  return inChunks(ids, (chunk) => attributeColumns(db).innerJoin('owner', 'owner.id', 'attribute.owner_id')
+    .select('owner.name as owner_name').where('attribute.id', 'in', chunk).execute())
+}
+
+export type AttributeRecordRow = Awaited<ReturnType<typeof findAttributesByIds>>[number]
+
+export function listAttributeIdsOf(db: Kysely<Database>, kind: string, itemId: number) {
+  return db.selectFrom('attribute').select('id').where('item_kind', '=', kind).where('item_id', '=', itemId).orderBy('id').execute()
+}
+
+export async function insertAttribute(db: Kysely<Database>, values: Insertable<Database['attribute']>): Promise<number> {
+  return (await db.insertInto('attribute').values(values).returning('id').executeTakeFirstOrThrow()).id
+}
+
+export async function updateAttributeRow(db: Kysely<Database>, id: number, changes: Updateable<Database['attribute']>) {
+  await db.updateTable('attribute').set(changes).where('id', '=', id).execute()
+}
+
+/** Removes attributes with the labels applied to them. */
+export async function deleteAttributes(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
+  await inChunks(ids, async (chunk) => {
+    await db.deleteFrom('item_security_label').where('item_kind', '=', 'attribute').where('item_id', 'in', chunk).execute()
+    await db.deleteFrom('attribute').where('id', 'in', chunk).execute()
+    return []
+  })
 }
 
 export function listTagsOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
