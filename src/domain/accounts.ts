@@ -72,11 +72,11 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
   if (await accounts.findAccountByUserName(db, userName)) throw conflict(`An account named '${userName}' already exists`)
   const passwordHash = input.password ? await hashPassword(input.password) : null
   return db.transaction().execute(async (trx) => {
-    const { id } = await trx.insertInto('user_account').values({
+    const id = await accounts.insertAccount(trx, {
       user_name: userName, kind, first_name: input.firstName ?? null, last_name: input.lastName ?? null, pseudonym: input.pseudonym ?? null,
       email: input.email ?? null, system_role: systemRole, organization_id: org.id, password_hash: passwordHash,
       token_lifetime_days: input.tokenLifetimeDays ?? null, tql_timeout_ms: null, date_added: now, last_modified: now,
-    }).returning('id').executeTakeFirstOrThrow()
+    })
     await accounts.upsertMembership(trx, id, org.id, role, now)
     return { id, userName, kind, organization: org.name, role, systemRole }
   })
@@ -146,14 +146,13 @@ export async function issueTemporaryToken(db: Kysely<Database>, userName: string
 async function insertToken(db: Kysely<Database>, userId: number, kind: 'api' | 'temporary', expiresAt: string | null, nowMs: number, given?: string): Promise<IssuedToken> {
   const token = given ?? generateToken()
   if (token.length < 16) throw invalid('A token must be at least 16 characters long')
-  await db.insertInto('api_token').values({ user_id: userId, token_hash: hashToken(token), kind, expires_at: expiresAt, date_added: new Date(nowMs).toISOString() }).execute()
+  await accounts.insertApiToken(db, { user_id: userId, token_hash: hashToken(token), kind, expires_at: expiresAt, date_added: new Date(nowMs).toISOString() })
   return { token, expiresAt, kind }
 }
 
 export async function revokeTokens(db: Kysely<Database>, userName: string) {
   const account = await requireAccount(db, userName)
-  const result = await db.deleteFrom('api_token').where('user_id', '=', account.id).executeTakeFirst()
-  return Number(result.numDeletedRows)
+  return accounts.deleteApiTokens(db, account.id)
 }
 
 /** Creates an access id + secret key pair; the secret is sealed at rest and returned only here. */
@@ -163,29 +162,29 @@ export async function createAccessKey(db: Kysely<Database>, box: SecretBox, user
   const accessId = given.accessId ?? generateAccessId()
   const secretKey = given.secretKey ?? generateSecretKey()
   if (secretKey.length < 16) throw invalid('A secret key must be at least 16 characters long')
-  if (await db.selectFrom('access_key').select('id').where('access_id', '=', accessId).executeTakeFirst()) {
+  if (await accounts.accessIdExists(db, accessId)) {
     throw conflict(`Access id '${accessId}' is already in use`)
   }
-  await db.insertInto('access_key').values({ user_id: account.id, access_id: accessId, secret_ciphertext: box.seal(secretKey), date_added: now }).execute()
+  await accounts.insertAccessKey(db, { user_id: account.id, access_id: accessId, secret_ciphertext: box.seal(secretKey), date_added: now })
   return { accessId, secretKey }
 }
 
 export async function setPassword(db: Kysely<Database>, userName: string, password: string, now: string) {
   const account = await requireAccount(db, userName)
   checkPassword(password)
-  await db.updateTable('user_account').set({ password_hash: await hashPassword(password), last_modified: now }).where('id', '=', account.id).execute()
+  await accounts.updateAccount(db, account.id, { password_hash: await hashPassword(password), last_modified: now })
 }
 
 export async function setAccountDisabled(db: Kysely<Database>, userName: string, disabled: boolean, now: string) {
   const account = await requireAccount(db, userName)
-  await db.updateTable('user_account').set({ disabled: disabled ? 1 : 0, last_modified: now }).where('id', '=', account.id).execute()
+  await accounts.updateAccount(db, account.id, { disabled: disabled ? 1 : 0, last_modified: now })
   return { userName, disabled }
 }
 
 export async function setTokenLifetime(db: Kysely<Database>, userName: string, days: number | null, now: string) {
   const account = await requireAccount(db, userName)
   if (days !== null && (!Number.isInteger(days) || days < 1)) throw invalid('Token lifetime is a whole number of days, at least 1')
-  await db.updateTable('user_account').set({ token_lifetime_days: days, last_modified: now }).where('id', '=', account.id).execute()
+  await accounts.updateAccount(db, account.id, { token_lifetime_days: days, last_modified: now })
 }
 
 /** Every owner, oldest first (the admin view: not limited to one caller's memberships). */

@@ -9,7 +9,7 @@
 import type { Kysely } from 'kysely'
 import { ASSOCIATION_SOURCES, type AssociationSource } from '../model/group-types.js'
 import type { ItemKind } from '../model/kinds.js'
-import { type AssociationKey, deleteAssociation, findAssociationTypeByBranch, insertAssociation, listPartners } from '../store/association.repository.js'
+import { type AssociationKey, deleteAssociation, findAssociationTypeByBranch, findAssociationTypeById, insertAssociation, listPartners } from '../store/association.repository.js'
 import type { Database } from '../store/database.js'
 import { countVictimAssets } from '../store/item.repository.js'
 import { type RequestContext, requirePermission } from './context.js'
@@ -71,7 +71,7 @@ async function checkRules(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options
 }
 
 async function checkTypedPair(db: Kysely<Database>, typeId: number, a: ItemInfo, b: ItemInfo) {
-  const type = await db.selectFrom('association_type').selectAll().where('id', '=', typeId).executeTakeFirst()
+  const type = await findAssociationTypeById(db, typeId)
   if (!type) throw notFound(`Association type ${typeId} not found`)
   if (a.kind !== 'indicator' || b.kind !== 'indicator') throw invalid(`'${type.name}' associates Indicators only`)
   const fits = (x?: string, y?: string) => type.from_type.split(',').includes(x ?? '') && type.to_type.split(',').includes(y ?? '')

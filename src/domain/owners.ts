@@ -2,8 +2,8 @@
  * Owners as the caller sees them: the ones it can read, its Organization's members,
  * whoami and the per-owner metrics.
  */
-import { sql } from 'kysely'
 import { listOwnerMembers } from '../store/account.repository.js'
+import { countOwnerContent } from '../store/owner-metrics.repository.js'
 import { type RequestContext, readableOwners } from './context.js'
 import { notFound } from './errors.js'
 
@@ -56,26 +56,8 @@ const GROUP_TOTALS: Record<string, string> = { Threat: 'totalThreat', Incident: 
  */
 export async function ownerMetrics(ctx: RequestContext, ownerIds: number[]) {
   if (ownerIds.length === 0) return []
-  const db = ctx.store.db
   const today = `${ctx.now.slice(0, 10)}T00:00:00Z`
-  const [indicators, groups, tasks, tags, attributes, observations, falsePositives] = await Promise.all([
-    db.selectFrom('indicator').select(['owner_id', 'type', sql<number>`count(*)`.as('n'), sql<number | null>`avg(rating)`.as('rating'),
-      sql<number | null>`avg(confidence)`.as('confidence'), sql<number>`sum(observation_count)`.as('observations'),
-      sql<number>`sum(false_positive_count)`.as('false_positives')])
-      .where('owner_id', 'in', ownerIds).groupBy(['owner_id', 'type']).execute(),
-    db.selectFrom('intel_group').select(['owner_id', 'type', sql<number>`count(*)`.as('n')]).where('owner_id', 'in', ownerIds).groupBy(['owner_id', 'type']).execute(),
-    db.selectFrom('task').select(['owner_id', sql<number>`count(*)`.as('n')]).where('owner_id', 'in', ownerIds).groupBy('owner_id').execute(),
-    db.selectFrom('tag').select(['owner_id', sql<number>`count(*)`.as('n')]).where('owner_id', 'in', ownerIds).groupBy('owner_id').execute(),
-    db.selectFrom('attribute').select(['owner_id', 'item_kind', sql<number>`count(*)`.as('n')]).where('owner_id', 'in', ownerIds).groupBy(['owner_id', 'item_kind']).execute(),
-    db.selectFrom('indicator_observation').innerJoin('indicator', 'indicator.id', 'indicator_observation.indicator_id')
-      .select(['indicator.owner_id', sql<number>`sum(indicator_observation.count)`.as('n')])
-      .where('indicator.owner_id', 'in', ownerIds).where('indicator_observation.date_observed', '>=', ctx.now.slice(0, 10))
-      .groupBy('indicator.owner_id').execute(),
-    db.selectFrom('indicator_false_positive').innerJoin('indicator', 'indicator.id', 'indicator_false_positive.indicator_id')
-      .select(['indicator.owner_id', sql<number>`count(*)`.as('n')])
-      .where('indicator.owner_id', 'in', ownerIds).where('indicator_false_positive.day', '=', ctx.now.slice(0, 10))
-      .groupBy('indicator.owner_id').execute(),
-  ])
+  const { indicators, groups, tasks, tags, attributes, observations, falsePositives } = await countOwnerContent(ctx.store.db, ownerIds, ctx.now.slice(0, 10))
   return ownerIds.map((ownerId) => {
     const row: Record<string, number | string> = { ownerId, metricDate: today }
     let total = 0, ratingSum = 0, ratingN = 0, confSum = 0, confN = 0, obs = 0, fps = 0

@@ -4,7 +4,9 @@
  */
 import type { Kysely } from 'kysely'
 import { INDICATOR_TYPES, type IndicatorTypeDef, findIndicatorType } from '../model/indicator-types.js'
+import { listAssociationTypeRows } from '../store/association.repository.js'
 import type { Database } from '../store/database.js'
+import { selectAttributeTypes } from '../store/metadata.repository.js'
 import type { RequestContext } from './context.js'
 import { notFound } from './errors.js'
 
@@ -51,15 +53,6 @@ export interface AttributeTypeFilter {
 
 type AttributeTypeRow = Awaited<ReturnType<typeof selectAttributeTypes>>[number]
 
-function selectAttributeTypes(db: Kysely<Database>, ownerIds: number[]) {
-  return db.selectFrom('attribute_type').leftJoin('owner', 'owner.id', 'attribute_type.owner_id')
-    .select(['attribute_type.id', 'attribute_type.name', 'attribute_type.description', 'attribute_type.owner_id', 'attribute_type.max_length',
-      'attribute_type.allow_markdown', 'attribute_type.error_message', 'attribute_type.validation_rule', 'attribute_type.applies_to',
-      'attribute_type.system', 'owner.name as owner_name'])
-    .where((eb) => eb.or([eb('attribute_type.owner_id', 'is', null), ...(ownerIds.length ? [eb('attribute_type.owner_id', 'in', ownerIds)] : [])]))
-    .orderBy('attribute_type.name').execute()
-}
-
 export function attributeTypeRecord(row: AttributeTypeRow, withRule: boolean) {
   const record: Record<string, unknown> = {
     id: row.id, name: row.name, description: row.description ?? undefined, errorMessage: row.error_message ?? undefined,
@@ -94,7 +87,7 @@ export async function getAttributeType(ctx: RequestContext, name: string, withRu
 }
 
 export async function listAssociationTypes(db: Kysely<Database>) {
-  const rows = await db.selectFrom('association_type').selectAll().orderBy('id').execute()
+  const rows = await listAssociationTypeRows(db)
   return rows.map((r) => ({ name: r.name, custom: String(!!r.custom), fileAction: String(!!r.file_action), apiBranch: r.api_branch }))
 }
 

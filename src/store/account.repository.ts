@@ -3,7 +3,7 @@
  * account with its memberships, one statement) is a prepared statement on the raw
  * drivers: it runs on every call, so it skips query building. Everything else uses Kysely.
  */
-import type { Kysely } from 'kysely'
+import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { OwnerType } from '../model/kinds.js'
 import type { Store } from './connect.js'
 import { CredentialCache } from './credential-cache.js'
@@ -128,6 +128,31 @@ export function listOwners(db: Kysely<Database>) {
 export async function insertOwner(db: Kysely<Database>, values: { name: string; type: OwnerType; description?: string | null; date_added: string }) {
   const row = await db.insertInto('owner').values({ ...values, description: values.description ?? null }).returning('id').executeTakeFirstOrThrow()
   return row.id
+}
+
+export async function insertAccount(db: Kysely<Database>, values: Insertable<Database['user_account']>): Promise<number> {
+  return (await db.insertInto('user_account').values(values).returning('id').executeTakeFirstOrThrow()).id
+}
+
+export async function updateAccount(db: Kysely<Database>, id: number, changes: Updateable<Database['user_account']>) {
+  await db.updateTable('user_account').set(changes).where('id', '=', id).execute()
+}
+
+export async function insertApiToken(db: Kysely<Database>, values: Insertable<Database['api_token']>) {
+  await db.insertInto('api_token').values(values).execute()
+}
+
+/** Removes every API token of the account; returns how many there were. */
+export async function deleteApiTokens(db: Kysely<Database>, userId: number): Promise<number> {
+  return Number((await db.deleteFrom('api_token').where('user_id', '=', userId).executeTakeFirst()).numDeletedRows)
+}
+
+export async function accessIdExists(db: Kysely<Database>, accessId: string): Promise<boolean> {
+  return !!(await db.selectFrom('access_key').select('id').where('access_id', '=', accessId).executeTakeFirst())
+}
+
+export async function insertAccessKey(db: Kysely<Database>, values: Insertable<Database['access_key']>) {
+  await db.insertInto('access_key').values(values).execute()
 }
 
 export function findAccountById(db: Kysely<Database>, id: number) {

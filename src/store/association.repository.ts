@@ -41,6 +41,14 @@ export function listPartners(db: Kysely<Database>, fromKind: ItemKind, ids: read
   })
 }
 
+export function listAssociationTypeRows(db: Kysely<Database>) {
+  return db.selectFrom('association_type').selectAll().orderBy('id').execute()
+}
+
+export function findAssociationTypeById(db: Kysely<Database>, id: number) {
+  return db.selectFrom('association_type').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
 export function findAssociationTypeByBranch(db: Kysely<Database>, nameOrBranch: string) {
   return db.selectFrom('association_type').selectAll()
     .where((eb) => eb.or([eb('api_branch', '=', nameOrBranch), eb('name', '=', nameOrBranch)])).executeTakeFirst()

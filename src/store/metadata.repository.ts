@@ -34,6 +34,16 @@ export function findAttribute(db: Kysely<Database>, kind: ItemKind, itemId: numb
     .where('attribute.item_id', '=', itemId).executeTakeFirst()
 }
 
+/** Attribute types of the system and of the given owners, with the owner's name. */
+export function selectAttributeTypes(db: Kysely<Database>, ownerIds: number[]) {
+  return db.selectFrom('attribute_type').leftJoin('owner', 'owner.id', 'attribute_type.owner_id')
+    .select(['attribute_type.id', 'attribute_type.name', 'attribute_type.description', 'attribute_type.owner_id', 'attribute_type.max_length',
+      'attribute_type.allow_markdown', 'attribute_type.error_message', 'attribute_type.validation_rule', 'attribute_type.applies_to',
+      'attribute_type.system', 'owner.name as owner_name'])
+    .where((eb) => eb.or([eb('attribute_type.owner_id', 'is', null), ...(ownerIds.length ? [eb('attribute_type.owner_id', 'in', ownerIds)] : [])]))
+    .orderBy('attribute_type.name').execute()
+}
+
 /** Attribute types usable in an owner: the system ones and the owner's own. */
 export function findAttributeType(db: Kysely<Database>, name: string, ownerId: number) {
   return db.selectFrom('attribute_type').selectAll().where('name', '=', name)
