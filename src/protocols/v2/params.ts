@@ -12,6 +12,11 @@ export interface Paging {
   resultLimit: number
 }
 
+/** The page of an in-memory list that `paging` asks for. */
+export function pageOf<T>(items: readonly T[], paging: Paging): T[] {
+  return items.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+}
+
 export function parsePaging(q: Query): Paging {
   return {
     resultStart: wholeNumber(q, 'resultStart', 0, 0, Number.MAX_SAFE_INTEGER),

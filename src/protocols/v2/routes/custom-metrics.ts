@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { type CustomMetricConfig, type MetricAggregate, addCustomMetricData, createCustomMetric, deleteCustomMetric, getCustomMetric,
   listCustomMetricData, listCustomMetrics } from '../../../domain/custom-metrics.js'
 import { toApiTime } from '../../../domain/time.js'
-import { flag, parsePaging, query, single } from '../params.js'
+import { flag, pageOf, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 
 type Params = { metric: string }
@@ -30,7 +30,7 @@ export async function customMetricRoutes(app: FastifyInstance) {
   app.get('/customMetrics', async (req, reply) => {
     const paging = parsePaging(query(req))
     const all = await listCustomMetrics(req.ctx)
-    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    const page = pageOf(all, paging)
     return sendList(req, reply, 'customMetricConfig', page.map(presentCustomMetricV2), paging, all.length)
   })
 

@@ -9,7 +9,7 @@ import {
 import { notFound } from '../../../domain/errors.js'
 import { requireGroupType } from '../../../domain/groups.js'
 import { parseId, parseItemId } from '../../../domain/items.js'
-import { parsePaging, query } from '../params.js'
+import { pageOf, parsePaging, query } from '../params.js'
 import { presentAdversaryAssetSummaryV2, presentAdversaryAssetV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { GROUP_PREFIX, groupPath } from './groups-params.js'
@@ -34,7 +34,7 @@ export async function adversaryAssetRoutes(app: FastifyInstance) {
   app.get(ASSETS, async (req, reply) => {
     const paging = parsePaging(query(req))
     const all = await listAdversaryAssets(req.ctx, adversaryId(req))
-    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    const page = pageOf(all, paging)
     return sendList(req, reply, 'bucketAsset', page.map((a) => presentAdversaryAssetSummaryV2(publicUrl(req), a)), paging, all.length)
   })
 
@@ -42,7 +42,7 @@ export async function adversaryAssetRoutes(app: FastifyInstance) {
     const paging = parsePaging(query(req))
     const def = requireAdversaryAssetType(req.params.assetType)
     const all = await listAdversaryAssets(req.ctx, adversaryId(req), def.apiBranch)
-    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    const page = pageOf(all, paging)
     return sendList(req, reply, def.apiEntity, page.map((a) => presentAdversaryAssetV2(publicUrl(req), a).body), paging, all.length)
   })
 

@@ -8,13 +8,9 @@ import {
   reportFalsePositive,
 } from '../../../domain/indicators/activity.js'
 import { toApiTime } from '../../../domain/time.js'
-import { parsePaging, query, single } from '../params.js'
+import { pageOf, parsePaging, query, single } from '../params.js'
 import { sendData, sendList, sendNoBody } from '../present.js'
 import { type IndicatorParams, indicatorTypeParam, objectBody, resolveIndicator } from './indicators-params.js'
-
-function page<T>(items: T[], paging: { resultStart: number; resultLimit: number }) {
-  return items.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
-}
 
 async function sendDeleted(req: FastifyRequest, reply: FastifyReply, type?: string) {
   const q = query(req)
@@ -28,7 +24,7 @@ export async function indicatorActivityRoutes(app: FastifyInstance) {
   app.get('/indicators/observed', async (req, reply) => {
     const items = await listMostObservedIndicators(req.ctx, { dateObserved: single(query(req), 'dateObserved') })
     const paging = parsePaging(query(req))
-    const presented = page(items, paging).map((i) => ({
+    const presented = pageOf(items, paging).map((i) => ({
       summary: i.summary, type: i.type, observationCount: i.observationCount, lastObserved: toApiTime(i.lastObserved),
       userObservedList: i.userObservedList.map((u) => ({ ...u, userLastObservedDate: toApiTime(u.userLastObservedDate) })),
     }))
@@ -47,7 +43,7 @@ export async function indicatorActivityRoutes(app: FastifyInstance) {
   app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/observations', async (req, reply) => {
     const all = await listObservations(req.ctx, await resolveIndicator(req))
     const paging = parsePaging(query(req))
-    const presented = page(all, paging).map((o) => ({ count: o.count, dateObserved: toApiTime(o.dateObserved) }))
+    const presented = pageOf(all, paging).map((o) => ({ count: o.count, dateObserved: toApiTime(o.dateObserved) }))
     return sendList(req, reply, 'observation', presented, paging, all.length)
   })
 
@@ -66,6 +62,6 @@ export async function indicatorActivityRoutes(app: FastifyInstance) {
   app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/owners', async (req, reply) => {
     const owners = await listIndicatorOwners(req.ctx, await resolveIndicator(req))
     const paging = parsePaging(query(req))
-    return sendList(req, reply, 'owner', page(owners, paging), paging, owners.length)
+    return sendList(req, reply, 'owner', pageOf(owners, paging), paging, owners.length)
   })
 }

@@ -10,7 +10,7 @@ import {
   listFileOccurrences, removeFileAction, updateFileOccurrence,
 } from '../../../domain/indicators/files.js'
 import { toApiTime } from '../../../domain/time.js'
-import { parseIncludes, parsePaging, query } from '../params.js'
+import { pageOf, parseIncludes, parsePaging, query } from '../params.js'
 import { indicatorEntity, presentIndicatorsV2 } from '../present-indicator.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { type IndicatorParams, indicatorListQuery, indicatorTypeParam, objectBody, resolveIndicator } from './indicators-params.js'
@@ -37,7 +37,7 @@ export async function indicatorFileRoutes(app: FastifyInstance) {
   app.get<{ Params: IndicatorParams }>(occurrences, async (req, reply) => {
     const all = await listFileOccurrences(req.ctx, await resolveIndicator(req))
     const paging = parsePaging(query(req))
-    const pageItems = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    const pageItems = pageOf(all, paging)
     return sendList(req, reply, 'fileOccurrence', pageItems.map(presentOccurrence), paging, all.length)
   })
   app.post<{ Params: IndicatorParams }>(occurrences, async (req, reply) => {

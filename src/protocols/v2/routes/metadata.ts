@@ -9,7 +9,7 @@ import { notFound } from '../../../domain/errors.js'
 import { type ItemInfo, parseId } from '../../../domain/items.js'
 import { tagLink } from '../../http/links.js'
 import { toApiTime } from '../../../domain/time.js'
-import { parsePaging, query } from '../params.js'
+import { pageOf, parsePaging, query } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 
 type Resolve = (req: FastifyRequest) => Promise<ItemInfo>
@@ -36,7 +36,7 @@ function attributeId(text: string | undefined): number {
 
 function page<T>(req: FastifyRequest, items: T[]) {
   const paging = parsePaging(query(req))
-  return { paging, slice: items.slice(paging.resultStart, paging.resultStart + paging.resultLimit) }
+  return { paging, slice: pageOf(items, paging) }
 }
 
 export function registerMetadataRoutes(app: FastifyInstance, prefix: string, resolve: Resolve): void {

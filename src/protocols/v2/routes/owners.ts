@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
 import { getAccessibleOwner, getMyOrganization, listAccessibleOwners, listMyOrganizationMembers, ownerMetrics, whoami } from '../../../domain/owners.js'
-import { parsePaging, query } from '../params.js'
+import { pageOf, parsePaging, query } from '../params.js'
 import { sendData, sendList } from '../present.js'
 
 function ownerId(text: string): number {
@@ -14,7 +14,7 @@ export async function ownerRoutes(app: FastifyInstance) {
   app.get('/owners', async (req, reply) => {
     const paging = parsePaging(query(req))
     const owners = listAccessibleOwners(req.ctx)
-    return sendList(req, reply, 'owner', owners.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, owners.length)
+    return sendList(req, reply, 'owner', pageOf(owners, paging), paging, owners.length)
   })
 
   app.get('/owners/mine', async (req, reply) => sendData(req, reply, 'owner', { resultCount: 1, owner: getMyOrganization(req.ctx) }))

@@ -4,7 +4,7 @@ import { type LabelFilter, type SecurityLabelRecord, createSecurityLabel, delete
   requireLabelMarker } from '../../../domain/security-labels.js'
 import { toApiTime } from '../../../domain/time.js'
 import { invalid } from '../../../domain/errors.js'
-import { type Query, parsePaging, query } from '../params.js'
+import { type Query, pageOf, parsePaging, query } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { parseFilters, registerMarkedItemRoutes } from './marked-items.js'
 
@@ -28,7 +28,7 @@ export async function securityLabelRoutes(app: FastifyInstance) {
     const q = query(req)
     const paging = parsePaging(q)
     const all = await listSecurityLabels(req.ctx, labelFilter(q))
-    const page = all.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+    const page = pageOf(all, paging)
     return sendList(req, reply, 'securityLabel', page.map(presentSecurityLabelV2), paging, all.length)
   })
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { findReadableItem, parseItemId } from '../../../domain/items.js'
 import { addTaskUserRef, createTask, deleteTask, getTask, getTaskUser, listTaskUsers, listTasks, removeTaskUserRef, updateTask } from '../../../domain/tasks.js'
-import { parseIncludes, parsePaging, query } from '../params.js'
+import { pageOf, parseIncludes, parsePaging, query } from '../params.js'
 import { presentTaskUserV2, presentTasksV2 } from '../present-task.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { registerAssociationRoutes } from './groups-associations.js'
@@ -46,7 +46,7 @@ export async function taskRoutes(app: FastifyInstance) {
     app.get(`${TASK}/${branch}`, async (req, reply) => {
       const paging = parsePaging(query(req))
       const users = await listTaskUsers(req.ctx, taskId(req), role)
-      const page = users.slice(paging.resultStart, paging.resultStart + paging.resultLimit)
+      const page = pageOf(users, paging)
       return sendList(req, reply, 'user', page.map(presentTaskUserV2), paging, users.length)
     })
     app.get<{ Params: { user: string } }>(`${TASK}/${branch}/:user`, async (req, reply) =>

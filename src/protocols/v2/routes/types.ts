@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
 import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/types.js'
-import { type Query, flag, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
+import { type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList } from '../present.js'
 
 /** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters. */
@@ -39,7 +39,7 @@ export async function typeRoutes(app: FastifyInstance) {
     const q = query(req)
     const paging = parsePaging(q)
     const all = listIndicatorTypes(parseIncludes(q).has('additional'))
-    return sendList(req, reply, 'indicatorType', all.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, all.length)
+    return sendList(req, reply, 'indicatorType', pageOf(all, paging), paging, all.length)
   })
 
   app.get<{ Params: { type: string } }>('/types/indicatorTypes/:type', async (req, reply) =>
@@ -52,7 +52,7 @@ export async function typeRoutes(app: FastifyInstance) {
     const paging = parsePaging(q)
     const filter = attributeTypeFilter(q, (name) => req.caller.memberships.find((m) => m.ownerName === name)?.ownerId)
     const all = await listAttributeTypes(req.ctx, filter, withRule(q))
-    return sendList(req, reply, 'attributeType', all.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, all.length)
+    return sendList(req, reply, 'attributeType', pageOf(all, paging), paging, all.length)
   })
 
   app.get<{ Params: { name: string } }>('/types/attributeTypes/:name', async (req, reply) =>
@@ -61,7 +61,7 @@ export async function typeRoutes(app: FastifyInstance) {
   app.get('/types/associationTypes', async (req, reply) => {
     const paging = parsePaging(query(req))
     const all = await listAssociationTypes(req.ctx.store.db)
-    return sendList(req, reply, 'associationType', all.slice(paging.resultStart, paging.resultStart + paging.resultLimit), paging, all.length)
+    return sendList(req, reply, 'associationType', pageOf(all, paging), paging, all.length)
   })
 
   app.get<{ Params: { name: string } }>('/types/associationTypes/:name', async (req, reply) =>
