@@ -223,6 +223,12 @@ describe('POST /v2/batch/createAndUpload (tcex submit)', () => {
     expect(Number(after.n)).toBe(Number(before.n))
   })
 
+  it('is the only v2 endpoint that reads multipart: elsewhere it is an unsupported media type', async () => {
+    const res = await t.request({ method: 'POST', url: '/api/v2/batch', ...multipartBody({ config: JSON.stringify(definition()) }) })
+    expect(res.statusCode).toBe(415)
+    expect(res.json()).toMatchObject({ status: 'Error' })
+  })
+
   it('refuses a body that is not multipart', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', payload: { config: {} } })
     expect(res.statusCode).toBe(400)

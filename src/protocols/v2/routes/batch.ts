@@ -53,15 +53,18 @@ function parseConfig(text: string | undefined): unknown {
 }
 
 export async function batchRoutes(app: FastifyInstance) {
-  // Input files above the batchMaxUploadBytes setting are refused by the domain with the platform's message.
-  await app.register(multipart, { limits: { fileSize: 256 * 1024 * 1024, files: 2, fields: 2, parts: 4 } })
-
-  app.post('/batch/createAndUpload', async (req, reply) => platformInvalid(reply, async () => {
-    const { config, content } = await readParts(req)
-    if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
-    const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
-    return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
-  }))
+  // Multipart lives in its own scope: registered on the v2 instance, its hooks (an async
+  // onResponse among them) would run on every v2 request.
+  await app.register(async (scope) => {
+    // Input files above the batchMaxUploadBytes setting are refused by the domain with the platform's message.
+    await scope.register(multipart, { limits: { fileSize: 256 * 1024 * 1024, files: 2, fields: 2, parts: 4 } })
+    scope.post('/batch/createAndUpload', async (req, reply) => platformInvalid(reply, async () => {
+      const { config, content } = await readParts(req)
+      if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
+      const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
+      return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
+    }))
+  })
 
   app.post('/batch', async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201))
 
