@@ -164,6 +164,12 @@ export async function deleteAttributesById(db: Kysely<Database>, ids: readonly n
   }
 }
 
+/** date_added of each of the Indicators, by id. */
+export async function findIndicatorDatesAdded(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string>> {
+  const rows = await db.selectFrom('indicator').select(['id', 'date_added']).where('id', 'in', ids).execute()
+  return new Map(rows.map((r) => [r.id, r.date_added]))
+}
+
 export async function deleteRowsById(db: Kysely<Database>, table: 'indicator' | 'intel_group', ids: readonly number[]) {
   for (const part of slices([...new Set(ids)], IN_CHUNK)) await (db as Kysely<any>).deleteFrom(table).where('id', 'in', part).execute()
 }

@@ -44,6 +44,12 @@ export function selectAttributeTypes(db: Kysely<Database>, ownerIds: number[]) {
     .orderBy('attribute_type.name').execute()
 }
 
+/** Every attribute type usable in an owner (system types first, then the owner's own). */
+export function listUsableAttributeTypes(db: Kysely<Database>, ownerId: number) {
+  return db.selectFrom('attribute_type').selectAll()
+    .where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '=', ownerId)])).orderBy('owner_id', 'asc').execute()
+}
+
 /** Attribute types usable in an owner: the system ones and the owner's own. */
 export function findAttributeType(db: Kysely<Database>, name: string, ownerId: number) {
   return db.selectFrom('attribute_type').selectAll().where('name', '=', name)

@@ -64,6 +64,13 @@ export function listLabels(db: Kysely<Database>, ownerId: number, filter: LabelF
   return query.orderBy('name').execute()
 }
 
+/** Ids of the owner's labels, all of them or those with the given names. */
+export function listLabelIds(db: Kysely<Database>, ownerId: number, names?: readonly string[]): Promise<{ id: number; name: string }[]> {
+  let query = db.selectFrom('security_label').select(['id', 'name']).where('owner_id', '=', ownerId)
+  if (names) query = query.where('name', 'in', names)
+  return query.execute()
+}
+
 export async function insertLabel(db: Kysely<Database>, values: { ownerId: number; name: string; description: string | null; color: string | null; now: string }) {
   const row = await db.insertInto('security_label')
     .values({ owner_id: values.ownerId, name: values.name, description: values.description, color: values.color, date_added: values.now })

@@ -5,7 +5,8 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../store/database.js'
-import { ensureStandardLabels } from '../../store/security-label.repository.js'
+import { listUsableAttributeTypes } from '../../store/metadata.repository.js'
+import { ensureStandardLabels, listLabelIds } from '../../store/security-label.repository.js'
 import type { AttributeTypeRow } from '../metadata.js'
 import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'
@@ -28,8 +29,7 @@ export interface BatchEnvironment {
 export async function loadBatchEnvironment(db: Kysely<Database>, ctx: RequestContext, options: BatchOptions): Promise<BatchEnvironment> {
   const ownerId = ctx.owner.id
   await ensureStandardLabels(db, ownerId, ctx.now)
-  const types = await db.selectFrom('attribute_type').selectAll()
-    .where((eb) => eb.or([eb('owner_id', 'is', null), eb('owner_id', '=', ownerId)])).orderBy('owner_id', 'asc').execute()
+  const types = await listUsableAttributeTypes(db, ownerId)
   const attributeTypes = new Map<string, AttributeTypeRow>()
   for (const t of types) if (!attributeTypes.has(t.name) || t.owner_id !== null) attributeTypes.set(t.name, t)
   const env: BatchEnvironment = {
@@ -40,7 +40,7 @@ export async function loadBatchEnvironment(db: Kysely<Database>, ctx: RequestCon
       associate: isAllowed(ctx.membership, 'associate'),
     },
   }
-  for (const label of await db.selectFrom('security_label').select(['id', 'name']).where('owner_id', '=', ownerId).execute()) rememberLabel(env, label.name, label.id)
+  for (const label of await listLabelIds(db, ownerId)) rememberLabel(env, label.name, label.id)
   return env
 }
 

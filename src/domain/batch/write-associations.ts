@@ -6,6 +6,7 @@
  */
 import type { Kysely } from 'kysely'
 import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries, findItemIdsInOwner, insertRows } from '../../store/batch-write.repository.js'
+import { listAssociationTypeRows } from '../../store/association.repository.js'
 import type { Database } from '../../store/database.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { AssociationEntry, AssociationRef } from './association-input.js'
@@ -55,14 +56,10 @@ function describe(ref: AssociationRef): string {
   return 'id' in ref ? `${ref.def.name} Indicator ${ref.id}` : `${ref.def.name} Indicator '${ref.summary}'`
 }
 
-async function associationTypes(db: Kysely<Database>) {
-  return db.selectFrom('association_type').select(['id', 'name', 'api_branch', 'from_type', 'to_type']).execute()
-}
-
 /** Writes the entries in order; with haltOnError, stops after the first that fails. */
 export async function writeAssociationChunk(db: Kysely<Database>, env: BatchEnvironment, entries: AssociationEntry[]): Promise<AssociationOutcome> {
   const resolve = await resolver(db, env, entries.flatMap((e) => [e.a, e.b]))
-  const types = entries.some((e) => e.associationType) ? await associationTypes(db) : []
+  const types = entries.some((e) => e.associationType) ? await listAssociationTypeRows(db) : []
   type Result = { entry: AssociationEntry; row?: { a: NonNullable<Resolved>; b: NonNullable<Resolved>; typeId: number }; error?: string; skip?: boolean }
   const results: Result[] = entries.map((entry) => {
     const a = resolve(entry.a)

@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely'
 import { composeSummary } from '../../model/indicator-types.js'
 import {
-  type ColumnType, type ExistingIndicator, type RowUpdate, deleteRowsById, findFilesByHashes, findIndicatorsBySummaries, insertRows,
+  type ColumnType, type ExistingIndicator, type RowUpdate, deleteRowsById, findFilesByHashes, findIndicatorDatesAdded, findIndicatorsBySummaries, insertRows,
   mergeFilesInto, updateRowsById,
 } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
@@ -85,7 +85,7 @@ function newRow(env: BatchEnvironment, d: IndicatorDraft, hashes: (string | null
 export async function deleteIndicators(db: Kysely<Database>, env: BatchEnvironment, rows: { id: number; type: string; summary: string }[]) {
   if (rows.length === 0) return
   const ids = rows.map((r) => r.id)
-  const added = new Map((await db.selectFrom('indicator').select(['id', 'date_added']).where('id', 'in', ids).execute()).map((r) => [r.id, r.date_added]))
+  const added = await findIndicatorDatesAdded(db, ids)
   await insertRows(db, 'deleted_indicator', rows.map((r) => ({
     owner_id: env.ownerId, type: r.type, summary: r.summary, date_added: added.get(r.id) ?? env.ctx.now, date_deleted: env.ctx.now,
   })))

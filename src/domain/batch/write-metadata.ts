@@ -10,6 +10,7 @@ import {
   deleteAttributesById, deleteItemLinks, findOrCreateTags, insertRows, listAttributeKeys, touchTags,
 } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
+import { listLabelIds } from '../../store/security-label.repository.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
 import type { LabelRef, MetadataDraft } from './metadata-input.js'
 
@@ -36,8 +37,7 @@ async function createDefinedLabels(db: Kysely<Database>, env: BatchEnvironment, 
   await insertRows(db, 'security_label', [...defined.values()].map((l) => ({
     owner_id: env.ownerId, name: l.name, description: l.description, color: l.color, date_added: env.ctx.now,
   })), [], { ignoreConflicts: true })
-  const rows = await db.selectFrom('security_label').select(['id', 'name']).where('owner_id', '=', env.ownerId)
-    .where('name', 'in', [...defined.values()].map((l) => l.name)).execute()
+  const rows = await listLabelIds(db, env.ownerId, [...defined.values()].map((l) => l.name))
   for (const r of rows) ids.set(r.name.toLowerCase(), r.id)
   return { ids, rows }
 }
