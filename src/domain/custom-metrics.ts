@@ -8,6 +8,7 @@ import * as repo from '../store/custom-metric.repository.js'
 import type { MetricDataType } from '../store/custom-metric.repository.js'
 import { type RequestContext, requirePermission } from './context.js'
 import { conflict, invalid, notFound } from './errors.js'
+import { booleanValue } from './input.js'
 import { parseApiTime } from './time.js'
 
 export type MetricInterval = (typeof CUSTOM_METRIC_INTERVALS)[number]
@@ -67,12 +68,7 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: s
   return found
 }
 
-function booleanField(value: unknown, field: string): boolean {
-  if (value === undefined || value === null || value === '') return false
-  if (value === true || value === 'true') return true
-  if (value === false || value === 'false') return false
-  throw invalid(`${field} must be true or false`)
-}
+const booleanField = (value: unknown, field: string) => booleanValue(value === '' ? undefined : value, field) ?? false
 
 export async function listCustomMetrics(ctx: RequestContext): Promise<CustomMetricConfig[]> {
   return (await repo.listMetrics(ctx.store.db, ctx.owner.id)).map(toConfig)

@@ -9,7 +9,11 @@ import { parseApiTime } from './time.js'
 type Body = Record<string, unknown>
 
 export function optionalText(body: Body, field: string, options: { max?: number } = {}): string | null | undefined {
-  const value = body[field]
+  return textValue(body[field], field, options)
+}
+
+/** The value-level reading behind optionalText, for fields that do not come from a body object. */
+export function textValue(value: unknown, field: string, options: { max?: number } = {}): string | null | undefined {
   if (value === undefined) return undefined
   if (value === null) return null
   if (typeof value !== 'string') throw invalid(`${field} must be a string`)
@@ -47,7 +51,11 @@ export function optionalTime(body: Body, field: string): string | null | undefin
 }
 
 export function optionalBoolean(body: Body, field: string): boolean | undefined {
-  const value = body[field]
+  return booleanValue(body[field], field)
+}
+
+/** true/false, as JSON booleans or as the strings form fields and XML give; undefined when absent. */
+export function booleanValue(value: unknown, field: string): boolean | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value === 'boolean') return value
   if (value === 'true' || value === 'false') return value === 'true'

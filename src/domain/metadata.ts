@@ -12,6 +12,7 @@ import { findLabelByName } from '../store/security-label.repository.js'
 import { findOrCreateTag, findTagByName } from '../store/tag.repository.js'
 import type { RequestContext } from './context.js'
 import { invalid, notFound } from './errors.js'
+import { booleanValue } from './input.js'
 import type { ItemInfo } from './items.js'
 import { requirePermission } from './context.js'
 import type { Action } from './permissions.js'
@@ -113,12 +114,7 @@ function text(value: unknown, field: string, required: boolean): string | undefi
   return String(value)
 }
 
-function bool(value: unknown, field: string): boolean | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value === 'boolean') return value
-  if (value === 'true' || value === 'false') return value === 'true'
-  throw invalid(`Attribute ${field} must be true or false`)
-}
+const bool = (value: unknown, field: string) => booleanValue(value, `Attribute ${field}`)
 
 export type AttributeTypeRow = NonNullable<Awaited<ReturnType<typeof repo.findAttributeType>>>
 

@@ -10,6 +10,7 @@ import type { LabelFilter } from '../store/security-label.repository.js'
 import type { Marker } from '../store/tag.repository.js'
 import { type RequestContext, requirePermission } from './context.js'
 import { conflict, invalid, notFound } from './errors.js'
+import { textValue } from './input.js'
 
 export type { LabelFilter } from '../store/security-label.repository.js'
 
@@ -60,12 +61,8 @@ export function normalizeColor(color: unknown): string | null {
   return color.trim().replace(/^#/, '').toUpperCase()
 }
 
-function optionalText(value: unknown, field: string, max: number): string | null {
-  if (value === undefined || value === null || value === '') return null
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`)
-  if (value.length > max) throw invalid(`${field} is at most ${max} characters`)
-  return value
-}
+/** Empty and absent are the same: no value. */
+const optionalText = (value: unknown, field: string, max: number) => textValue(value, field, { max }) || null
 
 /**
  * Defines a label in the call's owner (batch files, the CLI, POST /v2/securityLabels).
