@@ -6,14 +6,15 @@
  *
  * Environment: BENCH_DB=sqlite|postgres (default both), BENCH_LOG_LEVEL (Bulwark's log
  * level, default warn), BENCH_CPU_PROF=1 (write V8 CPU profiles of the Bulwark server),
- * BENCH_CONNECTIONS, BENCH_DURATION, BENCH_WARMUP, BENCH_POSTGRES_URL.
+ * BENCH_CONNECTIONS, BENCH_ROUNDS (default 5), BENCH_DURATION (seconds per run, default 4),
+ * BENCH_WARMUP, BENCH_POSTGRES_URL.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateAccessId, generateSecretKey, generateToken, signRequest } from '../src/domain/credentials.js'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
-import { LOAD, type LoadFigures, measure } from './lib/load.js'
+import { LOAD, type LoadFigures, measureFor, median } from './lib/load.js'
 import { createDatabase } from './lib/postgres.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
 
@@ -22,12 +23,16 @@ const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) 
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 const CPU_PROFILE = process.env.BENCH_CPU_PROF === '1'
 
+/** One target's figures: medians over the rounds. */
 interface Row extends LoadFigures {
   target: string
-  /** requests/s of this row divided by the bare server's. */
+  /** Median over the rounds of (requests/s of this row ÷ the bare server's in the same round). */
   ratioToBare?: number
-  /** The bare server's CPU per request divided by this row's: the same ratio, free of machine load. */
+  /** Lowest and highest per-round ratio. */
+  ratioRange?: [number, number]
+  /** Median over the rounds of (bare CPU per request ÷ this row's): the same ratio, less sensitive to machine load. */
   cpuRatioToBare?: number
+  rounds: LoadFigures[]
 }
 
 /** The environment children get: ours without any BULWARK_* a developer may have set. */
@@ -69,8 +74,8 @@ export async function run(): Promise<void> {
   printTable(rows)
   const report = {
     benchmark: 'auth', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model,
-    connections: LOAD.connections, durationSeconds: LOAD.durationSeconds, warmupSeconds: LOAD.warmupSeconds, bulwarkLogLevel: LOG_LEVEL,
-    target: 'Bulwark sqlite HMAC requests/s >= 0.5 x bare', results: rows,
+    connections: LOAD.connections, rounds: LOAD.rounds, durationSeconds: LOAD.durationSeconds, warmupSeconds: LOAD.warmupSeconds, bulwarkLogLevel: LOG_LEVEL,
+    target: 'Bulwark sqlite HMAC requests/s >= 0.5 x bare (median of per-round ratios)', results: rows,
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
   writeFileSync(join(ROOT, 'bench', 'results', 'auth.json'), `${JSON.stringify(report, null, 2)}\n`)
@@ -79,8 +84,10 @@ export async function run(): Promise<void> {
 }
 
 /**
- * The bare server is measured right before each Bulwark run, so both see the same machine
- * (the ratio is what matters; absolute figures move with whatever else runs).
+ * The machine's speed drifts over tens of seconds (it shares a host), so one long run of
+ * each server compares different machines. Instead the three targets take turns in short
+ * runs, several rounds, and each Bulwark run is compared with the bare run just before it;
+ * the report keeps the median of those per-round ratios.
  */
 async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls: { cert: string; key: string }, admin: { accessId: string; secretKey: string; token: string }, bare: ChildServer): Promise<Row[]> {
   const database = dialect === 'postgres' ? await createDatabase('bulwark_bench') : undefined
@@ -94,37 +101,63 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
   if (CPU_PROFILE) mkdirSync(profileDir, { recursive: true })
   const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`), CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])
   try {
-    const baseline = await measure({ url: `https://127.0.0.1:${bare.port}${PATH}` }, bare.cpuMicros)
     const url = `https://127.0.0.1:${port}${PATH}`
-    const hmac = await measure({ url, headers: () => signedHeaders(admin.accessId, admin.secretKey) }, server.cpuMicros)
-    const token = await measure({ url, headers: () => ({ authorization: `TC-Token ${admin.token}` }) }, server.cpuMicros)
-    return [
-      { target: `bare Fastify HTTPS route (${dialect} round)`, ...baseline },
-      { target: `Bulwark ${dialect}, HMAC signature`, ...hmac, ...ratios(hmac, baseline) },
-      { target: `Bulwark ${dialect}, API token`, ...token, ...ratios(token, baseline) },
+    const targets = [
+      { name: `bare Fastify HTTPS route (${dialect} round)`, url: `https://127.0.0.1:${bare.port}${PATH}`, cpu: bare.cpuMicros },
+      { name: `Bulwark ${dialect}, HMAC signature`, url, headers: () => signedHeaders(admin.accessId, admin.secretKey), cpu: server.cpuMicros },
+      { name: `Bulwark ${dialect}, API token`, url, headers: () => ({ authorization: `TC-Token ${admin.token}` }), cpu: server.cpuMicros },
     ]
+    if (LOAD.warmupSeconds > 0) for (const t of targets) await measureFor(LOAD.warmupSeconds, t)
+    const runs: LoadFigures[][] = targets.map(() => [])
+    for (let round = 0; round < LOAD.rounds; round++) {
+      for (const [i, t] of targets.entries()) runs[i].push(await measureFor(LOAD.durationSeconds, t, t.cpu))
+    }
+    return targets.map((t, i) => summarise(t.name, runs[i], i === 0 ? undefined : runs[0]))
   } finally {
     await server.stop()
     await database?.drop()
   }
 }
 
-function ratios(figures: LoadFigures, bare: LoadFigures) {
-  const cpu = figures.serverCpuMicrosPerRequest && bare.serverCpuMicrosPerRequest
-    ? { cpuRatioToBare: ratio(bare.serverCpuMicrosPerRequest, figures.serverCpuMicrosPerRequest) } : {}
-  return { ratioToBare: ratio(figures.requestsPerSecond, bare.requestsPerSecond), ...cpu }
+function summarise(target: string, runs: LoadFigures[], bareRuns?: LoadFigures[]): Row {
+  const m = (pick: (f: LoadFigures) => number | undefined) => {
+    const values = runs.map(pick).filter((v): v is number => v !== undefined)
+    return values.length ? median(values) : undefined
+  }
+  const row: Row = {
+    target,
+    requestsPerSecond: Math.round(m((f) => f.requestsPerSecond)!),
+    serverCpuMicrosPerRequest: m((f) => f.serverCpuMicrosPerRequest),
+    latencyMs: { average: m((f) => f.latencyMs.average)!, p50: m((f) => f.latencyMs.p50)!, p99: m((f) => f.latencyMs.p99)! },
+    requests: runs.reduce((n, f) => n + f.requests, 0),
+    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
+    errors: runs.reduce((n, f) => n + f.errors, 0),
+    rounds: runs,
+  }
+  if (!bareRuns) return row
+  const perRound = runs.map((f, i) => ratio(f.requestsPerSecond, bareRuns[i].requestsPerSecond))
+  const cpuPerRound = runs.flatMap((f, i) => {
+    const own = f.serverCpuMicrosPerRequest, base = bareRuns[i].serverCpuMicrosPerRequest
+    return own && base ? [ratio(base, own)] : []
+  })
+  return {
+    ...row,
+    ratioToBare: median(perRound),
+    ratioRange: [Math.min(...perRound), Math.max(...perRound)],
+    ...(cpuPerRound.length ? { cpuRatioToBare: median(cpuPerRound) } : {}),
+  }
 }
 
 const ratio = (value: number, base: number) => Math.round((value / base) * 100) / 100
 
 function printTable(rows: Row[]) {
-  const header = ['target', 'req/s', 'ratio', 'server CPU µs/req', 'CPU ratio', 'avg ms', 'p99 ms', 'non-2xx']
+  const header = ['target', 'req/s', 'ratio', 'ratio range', 'server CPU µs/req', 'CPU ratio', 'avg ms', 'p99 ms', 'non-2xx']
   const fixed = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2))
-  const body = rows.map((r) => [r.target, String(r.requestsPerSecond), fixed(r.ratioToBare), String(r.serverCpuMicrosPerRequest ?? '-'),
+  const body = rows.map((r) => [r.target, String(r.requestsPerSecond), fixed(r.ratioToBare), r.ratioRange ? r.ratioRange.map(fixed).join('–') : '-', String(r.serverCpuMicrosPerRequest ?? '-'),
     fixed(r.cpuRatioToBare), String(r.latencyMs.average), String(r.latencyMs.p99), String(r.non2xx)])
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
-  console.log(`\nauth benchmark: ${LOAD.connections} connections, ${LOAD.durationSeconds} s after ${LOAD.warmupSeconds} s warm-up, GET ${PATH}`)
+  console.log(`\nauth benchmark: GET ${PATH}, ${LOAD.connections} connections, ${LOAD.rounds} rounds of ${LOAD.durationSeconds} s per target after ${LOAD.warmupSeconds} s warm-up; medians over the rounds`)
   console.log(line(header))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
   for (const b of body) console.log(line(b))

@@ -13,21 +13,18 @@ export interface LoadFigures {
 
 export const LOAD = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
-  durationSeconds: Number(process.env.BENCH_DURATION ?? 10),
+  /** Length of one measured run; each target is measured once per round. */
+  durationSeconds: Number(process.env.BENCH_DURATION ?? 4),
   warmupSeconds: Number(process.env.BENCH_WARMUP ?? 2),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
 }
 
-/**
- * Warms up, then loads the server for the configured time, reading its CPU use around the
- * timed part. Headers are made afresh for each of the two runs (signatures carry a time).
- */
-export async function measure(target: { url: string; headers?: () => Record<string, string> }, serverCpuMicros?: () => number | undefined): Promise<LoadFigures> {
-  const run = (duration: number) => autocannon({
-    url: target.url, headers: target.headers?.(), connections: LOAD.connections, duration, tlsOptions: { rejectUnauthorized: false },
-  })
-  if (LOAD.warmupSeconds > 0) await run(LOAD.warmupSeconds)
+/** Loads the server for `seconds`, reading its CPU use around the run. Headers are made afresh for each run (signatures carry a time). */
+export async function measureFor(seconds: number, target: { url: string; headers?: () => Record<string, string> }, serverCpuMicros?: () => number | undefined): Promise<LoadFigures> {
   const cpuBefore = serverCpuMicros?.()
-  const result = await run(LOAD.durationSeconds)
+  const result = await autocannon({
+    url: target.url, headers: target.headers?.(), connections: LOAD.connections, duration: seconds, tlsOptions: { rejectUnauthorized: false },
+  })
   const cpuAfter = serverCpuMicros?.()
   const ok = Object.entries(result.statusCodeStats).filter(([code]) => code.startsWith('2')).reduce((n, [, s]) => n + Number(s.count), 0)
   const answered = ok + result.non2xx
@@ -39,6 +36,12 @@ export async function measure(target: { url: string; headers?: () => Record<stri
     non2xx: result.non2xx,
     errors: result.errors,
   }
+}
+
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 const round = (n: number) => Math.round(n * 100) / 100
