@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ensureFirstStart, loadServerKey, prepareDatabase } from './bootstrap.js'
 import { type Config, loadConfig } from './config.js'
 import { signRequest } from './domain/credentials.js'
-import { createServices, type Services } from './domain/services.js'
+import type { Services } from './domain/services.js'
 import { buildApp } from './protocols/http/server.js'
 import type { Store } from './store/connect.js'
-import { TEST_DB, createTestStore } from './test/harness.js'
+import { TEST_DB, createTestDomain } from './test/harness.js'
 
 let dataDir: string
 let store: Store
@@ -26,8 +26,7 @@ beforeEach(() => { dataDir = freshDataDir() })
 afterAll(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
 
 beforeAll(async () => {
-  ({ store, drop } = await createTestStore())
-  services = createServices(store, { serverKey: 'boot-test-key', publicUrl: 'https://bulwark.test' })
+  ({ store, services, drop } = await createTestDomain())
 })
 afterAll(async () => { await drop() })
 

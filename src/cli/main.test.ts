@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { POSTGRES_ADMIN_URL, TEST_DB } from '../test/harness.js'
+import { TEST_DB, createDatabase } from '../test/harness.js'
 
 const BIN = join(import.meta.dirname, '../../bin/bulwark.mjs')
 let dataDir: string
@@ -22,20 +21,9 @@ beforeAll(async () => {
   env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
   env.BULWARK_DATA_DIR = dataDir
   if (TEST_DB === 'postgres') {
-    const name = `bulwark_cli_${process.pid}_${Date.now()}`
-    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${name}`)
-    await admin.end()
-    const url = new URL(POSTGRES_ADMIN_URL)
-    url.pathname = `/${name}`
-    env.BULWARK_DATABASE_URL = url.toString()
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    }
+    const database = await createDatabase()
+    env.BULWARK_DATABASE_URL = database.url
+    dropDatabase = database.drop
   }
 })
 afterAll(async () => {

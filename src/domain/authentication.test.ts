@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/connect.js'
-import { createTestStore } from '../test/harness.js'
+import { createTestDomain } from '../test/harness.js'
 import { createAccount, createOwner, issueApiToken, issueTemporaryToken, setAccountDisabled, setMembership, setPassword } from './accounts.js'
 import { type Scheme, authenticate } from './authentication.js'
 import { hashToken } from './credentials.js'
-import { createServices, type Services } from './services.js'
+import type { Services } from './services.js'
 import { DAY_MS, HOUR_MS, isoNow } from './time.js'
 
 let store: Store
@@ -15,8 +15,7 @@ const TAXII: Scheme[] = ['basic']
 const REST: Scheme[] = ['token', 'hmac']
 
 beforeAll(async () => {
-  ({ store, drop } = await createTestStore())
-  services = createServices(store, { serverKey: 'auth-test-key', publicUrl: 'https://bulwark.test' })
+  ({ store, services, drop } = await createTestDomain())
   const now = isoNow()
   await createOwner(store.db, { name: 'Acme', type: 'Organization' }, now)
   await createOwner(store.db, { name: 'Circle', type: 'Community' }, now)

@@ -84,11 +84,16 @@ export async function createTestStore(): Promise<{ store: Store; drop(): Promise
   return { store, drop: () => store.close() }
 }
 
+/** A migrated store and the domain services over it, as a node has them; drop() removes the store. */
+export async function createTestDomain(): Promise<{ store: Store; services: Services; drop(): Promise<void> }> {
+  const { store, drop } = await createTestStore()
+  return { store, services: createServices(store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }), drop }
+}
+
 let counter = 0
 
 export async function createTestApp(): Promise<TestApp> {
-  const { store, drop } = await createTestStore()
-  const services = createServices(store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL })
+  const { store, services, drop } = await createTestDomain()
   const now = isoNow()
   await createOwner(store.db, { name: ORG, type: 'Organization' }, now)
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createServices, type Services } from '../../domain/services.js'
+import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
-import { createTestStore } from '../../test/harness.js'
+import { createTestDomain } from '../../test/harness.js'
 import { listMembershipsCommand, removeMembershipCommand, setMembershipCommand } from './memberships.js'
 import { createOwnerCommand, listOwnersCommand } from './owners.js'
 import {
@@ -13,8 +13,7 @@ let services: Services
 let drop: () => Promise<void>
 
 beforeAll(async () => {
-  ({ store, drop } = await createTestStore())
-  services = createServices(store, { serverKey: 'cli-test-key', publicUrl: 'https://bulwark.test' })
+  ({ store, services, drop } = await createTestDomain())
 })
 afterAll(async () => { await drop() })
 

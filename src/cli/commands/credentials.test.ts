@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount, createOwner } from '../../domain/accounts.js'
 import { authenticate } from '../../domain/authentication.js'
 import { signRequest } from '../../domain/credentials.js'
-import { createServices, type Services } from '../../domain/services.js'
+import type { Services } from '../../domain/services.js'
 import { DAY_MS, HOUR_MS, isoNow } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'
-import { createTestStore } from '../../test/harness.js'
+import { createTestDomain } from '../../test/harness.js'
 import { createKeyCommand, revokeKeysCommand } from './keys.js'
 import { createTokenCommand, revokeTokensCommand } from './tokens.js'
 
@@ -14,8 +14,7 @@ let services: Services
 let drop: () => Promise<void>
 
 beforeAll(async () => {
-  ({ store, drop } = await createTestStore())
-  services = createServices(store, { serverKey: 'cli-test-key', publicUrl: 'https://bulwark.test' })
+  ({ store, services, drop } = await createTestDomain())
   await createOwner(store.db, { name: 'Acme', type: 'Organization' }, isoNow())
   await createAccount(store.db, { userName: 'svc', kind: 'api', organization: 'Acme', role: 'Standard User' }, isoNow())
   await createAccount(store.db, { userName: 'viewer', kind: 'api', organization: 'Acme', role: 'Read Only User', tokenLifetimeDays: 2 }, isoNow())

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount, createOwner } from '../../domain/accounts.js'
-import { createServices, type Services } from '../../domain/services.js'
+import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'
-import { createTestStore } from '../../test/harness.js'
+import { createTestDomain } from '../../test/harness.js'
 import { getSettingCommand, listSettingsCommand, setSettingCommand } from './settings.js'
 import { statusCommand } from './status.js'
 
@@ -12,8 +12,7 @@ let services: Services
 let drop: () => Promise<void>
 
 beforeAll(async () => {
-  ({ store, drop } = await createTestStore())
-  services = createServices(store, { serverKey: 'cli-test-key', publicUrl: 'https://bulwark.test' })
+  ({ store, services, drop } = await createTestDomain())
 })
 afterAll(async () => { await drop() })
 

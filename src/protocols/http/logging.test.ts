@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createServices } from '../../domain/services.js'
-import { type TestApp, createTestApp, createTestStore } from '../../test/harness.js'
+import { type TestApp, createTestApp, createTestDomain } from '../../test/harness.js'
 import { buildApp } from './server.js'
 
 let t: TestApp
@@ -11,8 +10,7 @@ afterAll(async () => { await t.close() })
 
 describe('request logging', () => {
   it('logs each request under the id the response carries, without credentials', async () => {
-    const { store, drop } = await createTestStore()
-    const services = createServices(store, { serverKey: 'k', publicUrl: 'https://bulwark.test' })
+    const { store, services, drop } = await createTestDomain()
     const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: 'info', logStream: { write: (line) => { lines.push(JSON.parse(line)) } } })
     const secret = 'TC-Token super-secret-token-value'
     const res = await app.inject({ method: 'GET', url: '/api/v2/owners', headers: { 'x-forwarded-proto': 'https', authorization: secret, timestamp: '123' } })
