@@ -26,13 +26,15 @@ export const ACTIONS = [
   'caseWrite', // write Cases, Artifacts, Notes, case Tasks, Intelligence Requirements
   'manageUsers',
   'issueTemporaryToken',
+  // read an owner's data as a feed (TAXII): an Organization needs Standard User or more, a Community or Source any role but Banned
+  'readFeed',
 ] as const
 export type Action = (typeof ACTIONS)[number]
 
 type Matrix = Partial<Record<OwnerRole, readonly Action[]>>
 
 const ORG_WRITER: readonly Action[] = ['read', 'create', 'update', 'delete', 'associate', 'applyLabel', 'manageTags', 'observe',
-  'batch', 'managePlaybooks', 'addMetricData', 'issueTemporaryToken']
+  'batch', 'managePlaybooks', 'addMetricData', 'issueTemporaryToken', 'readFeed']
 
 const ORGANIZATION: Matrix = {
   'Read Only User': ['read'],
@@ -45,13 +47,13 @@ const ORGANIZATION: Matrix = {
 }
 
 const COMMUNITY_EDITOR: readonly Action[] = ['read', 'create', 'update', 'delete', 'associate', 'applyLabel', 'manageTags',
-  'observe', 'batch', 'publish', 'manageLabels', 'addMetricData']
+  'observe', 'batch', 'publish', 'manageLabels', 'addMetricData', 'readFeed']
 
 const COMMUNITY: Matrix = {
-  Subscriber: ['read'],
-  User: ['read'],
-  Commenter: ['read'],
-  Contributor: ['read', 'create', 'applyLabel', 'manageTags', 'observe', 'publish'],
+  Subscriber: ['read', 'readFeed'],
+  User: ['read', 'readFeed'],
+  Commenter: ['read', 'readFeed'],
+  Contributor: ['read', 'create', 'applyLabel', 'manageTags', 'observe', 'publish', 'readFeed'],
   Editor: COMMUNITY_EDITOR,
   Director: [...COMMUNITY_EDITOR, 'manageAttributeTypes', 'manageUsers', 'configureMetrics'],
   Banned: [],
@@ -85,7 +87,7 @@ const ACTION_WORDS: Record<Action, string> = {
   manageAttributeTypes: 'manage attribute types', observe: 'report observations and false positives', batch: 'run batch jobs',
   publish: 'publish', managePlaybooks: 'manage playbooks', configureMetrics: 'configure custom metrics',
   addMetricData: 'add custom metric data', caseWrite: 'write case management data', manageUsers: 'manage users',
-  issueTemporaryToken: 'create temporary API tokens',
+  issueTemporaryToken: 'create temporary API tokens', readFeed: 'read its data as a feed',
 }
 
 /** Throws `forbidden` (401 on the REST API) naming what was refused and where. */

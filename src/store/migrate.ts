@@ -10,6 +10,7 @@ import * as m0060 from './migrations/0060-intel-requirement-author.js'
 import * as m0070 from './migrations/0070-batch-progress.js'
 import * as m0080 from './migrations/0080-indicator-date-added.js'
 import * as m0090 from './migrations/0090-prefix-pattern-indexes.js'
+import * as m0100 from './migrations/0100-indicator-feed-index.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0070-batch-progress': m0070,
   '0080-indicator-date-added': m0080,
   '0090-prefix-pattern-indexes': m0090,
+  '0100-indicator-feed-index': m0100,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,0 +1,131 @@
+/**
+ * An owner's Indicators as a feed, independent of any protocol: which owners an account may
+ * read as feeds, and a keyset-paged read of one owner's Indicators in a stable order. The
+ * TAXII 2.1 collections (protocols/taxii21) and the TAXII 1.1 poll service both read through
+ * here, so the access rule and the paging rule exist once.
+ *
+ * Order: last change (`lastModified`), then id. A position is the (lastModified, id) of the
+ * last Indicator served; the next page starts strictly after it, so a page boundary inside a
+ * run of Indicators sharing one timestamp neither loses nor repeats one. A position holds no
+ * server state: any process can serve the next page. An Indicator changed during a walk moves
+ * to the end of the order and is served again there, as its newer version.
+ *
+ * @example
+ *   const owners = feedOwners(caller)                       // what may be listed as feeds
+ *   let page = await readFeed(store, caller, { ownerId: owners[0].ownerId, limit: 1000 })
+ *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
+ */
+import type { Store } from '../../store/connect.js'
+import { type FeedRow, selectFeedLabels, selectFeedRows, selectFeedTags } from '../../store/feed.repository.js'
+import { type Caller, readableOwners } from '../context.js'
+import { invalid, notFound } from '../errors.js'
+import { type Membership, isAllowed } from '../permissions.js'
+
+/** The largest page one read returns; larger requests are clamped to it. */
+export const MAX_FEED_PAGE = 10_000
+
+export interface FeedPosition {
+  lastModified: string
+  id: number
+}
+
+export interface FeedQuery {
+  ownerId: number
+  /** Continue after this position (from the previous page's `last`). */
+  after?: FeedPosition
+  /** Exclusive lower bound on the last change: only Indicators changed strictly after it. */
+  since?: string
+  /** Inclusive upper bound on the last change. */
+  until?: string
+  /** Indicator type names (Address, File …); absent means every type. */
+  types?: readonly string[]
+  /** Page size, 1 … MAX_FEED_PAGE (larger is clamped). */
+  limit: number
+}
+
+export interface FeedIndicator {
+  id: number
+  ownerId: number
+  type: string
+  summary: string
+  /** value1 … value3 as stored (File: MD5, SHA-1, SHA-256; Registry Key: key, value name, value type …). */
+  values: [string | null, string | null, string | null]
+  rating: number | null
+  confidence: number | null
+  description: string | null
+  active: boolean
+  dateAdded: string
+  lastModified: string
+  /** externalDateExpires, when set. */
+  expires: string | null
+  tags: string[]
+  securityLabels: string[]
+}
+
+export interface FeedPage {
+  indicators: FeedIndicator[]
+  /** More Indicators follow this page. */
+  more: boolean
+  /** Position of the page's last Indicator: pass it as `after` for the next page. */
+  last?: FeedPosition
+}
+
+/**
+ * The owners a caller may read as feeds, by owner id. Organizations need Standard User (or a
+ * role that includes it); Communities and Sources any role but Banned (permissions.ts).
+ */
+export function feedOwners(caller: Caller): Membership[] {
+  return readableOwners(caller).filter((m) => isAllowed(m, 'readFeed')).sort((a, b) => a.ownerId - b.ownerId)
+}
+
+/** One feed owner by id; an owner the caller may not read as a feed is as unknown as a missing one. */
+export function feedOwner(caller: Caller, ownerId: number): Membership {
+  const owner = feedOwners(caller).find((m) => m.ownerId === ownerId)
+  if (!owner) throw notFound('No such feed')
+  return owner
+}
+
+export async function readFeed(store: Store, caller: Caller, query: FeedQuery): Promise<FeedPage> {
+  feedOwner(caller, query.ownerId)
+  if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
+  const limit = Math.min(query.limit, MAX_FEED_PAGE)
+  const rows = await selectFeedRows(store.db, {
+    ownerId: query.ownerId, until: query.until, types: query.types, limit: limit + 1, after: startAfter(query),
+  })
+  const more = rows.length > limit
+  const page = more ? rows.slice(0, limit) : rows
+  const indicators = await withMetadata(store, page)
+  const tail = page.at(-1)
+  return { indicators, more, last: tail ? { lastModified: tail.last_modified, id: tail.id } : undefined }
+}
+
+/** The later of `after` and `since` (a time alone starts after every Indicator of that time). */
+function startAfter(q: FeedQuery): { lastModified: string; id: number | null } | undefined {
+  if (q.since === undefined) return q.after
+  if (q.after === undefined || q.after.lastModified < q.since) return { lastModified: q.since, id: null }
+  return q.after.lastModified === q.since ? { lastModified: q.since, id: null } : q.after
+}
+
+async function withMetadata(store: Store, rows: FeedRow[]): Promise<FeedIndicator[]> {
+  const ids = rows.map((r) => r.id)
+  const [tags, labels] = await Promise.all([selectFeedTags(store.db, store.dialect, ids), selectFeedLabels(store.db, store.dialect, ids)])
+  const tagsOf = group(tags)
+  const labelsOf = group(labels)
+  return rows.map((r) => ({
+    id: r.id, ownerId: r.owner_id, type: r.type, summary: r.summary, values: [r.value1, r.value2, r.value3],
+    rating: r.rating === null ? null : Number(r.rating), confidence: r.confidence, description: r.description, active: !!r.active,
+    dateAdded: r.date_added, lastModified: r.last_modified, expires: r.external_date_expires,
+    tags: tagsOf.get(r.id) ?? [], securityLabels: labelsOf.get(r.id) ?? [],
+  }))
+}
+
+function group(rows: { item_id: number; name: string }[]): Map<number, string[]> {
+  const out = new Map<number, string[]>()
+  for (const r of rows) {
+    const id = Number(r.item_id)
+    const list = out.get(id)
+    if (list) list.push(r.name)
+    else out.set(id, [r.name])
+  }
+  return out
+}
