@@ -64,6 +64,31 @@ export async function selectFeedRows(db: Kysely<Database>, q: FeedRowQuery): Pro
   return rows
 }
 
+/**
+ * How many rows follow the position (the same two seeks as selectFeedRows), stopping at `cap`
+ * when one is given so that "are there more than N" costs at most N index entries.
+ */
+export async function countFeedRows(db: Kysely<Database>, q: Omit<FeedRowQuery, 'limit'> & { cap?: number }): Promise<number> {
+  const count = async (query: ReturnType<typeof base>, cap: number | undefined) => {
+    const inner = query.clearSelect().select(sql<number>`1`.as('one'))
+    const row = await db.selectFrom((cap === undefined ? inner : inner.limit(cap)).as('rows'))
+      .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+  const q1 = { ...q, limit: 0 }
+  let total = 0
+  const after = q.after
+  if (after && after.id !== null && (q.until === undefined || after.lastModified <= q.until)) {
+    total += await count(base(db, q1).where('last_modified', '=', after.lastModified).where('id', '>', after.id), q.cap)
+  }
+  if (q.cap === undefined || total < q.cap) {
+    let later = base(db, q1)
+    if (after) later = later.where('last_modified', '>', after.lastModified)
+    total += await count(later, q.cap === undefined ? undefined : q.cap - total)
+  }
+  return total
+}
+
 /** `item_id` among the ids, bound as one parameter so a page of any size is one query. */
 function idIn(dialect: Dialect, ids: readonly number[]): Expression<SqlBool> {
   return dialect === 'postgres'

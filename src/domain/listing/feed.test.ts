@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { authenticate } from '../../domain/authentication.js'
 import type { Caller } from '../../domain/context.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, feedOwners, readFeed } from './feed.js'
+import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, feedOwners, readFeed } from './feed.js'
 
 let t: TestApp
 const ids: Record<string, number> = {}
@@ -132,6 +132,19 @@ describe('feed pages', () => {
     expect(fromSince.indicators[0].summary).toBe('same-5.example')
     const laterSince = await readFeed(t.store, caller, { ownerId: ids.community, after: first.last, since: shared, limit: 1 })
     expect(laterSince.indicators[0].summary).toBe('10.0.0.0')
+  })
+
+  it('counts what a read would walk from a position, within the window, up to a cap', async () => {
+    expect(await countFeed(t.store, caller, { ownerId: ids.community })).toBe(1550)
+    expect(await countFeed(t.store, caller, { ownerId: ids.community, since: '2026-01-01T00:00:18.000Z', until: shared })).toBe(1501)
+    expect(await countFeed(t.store, caller, { ownerId: ids.community, types: ['Address'] })).toBe(30)
+    const first = await readFeed(t.store, caller, { ownerId: ids.community, limit: 25 })
+    // 25 served: 1,525 left, 1,495 of them on the shared millisecond after the position.
+    expect(await countFeed(t.store, caller, { ownerId: ids.community, after: first.last })).toBe(1525)
+    expect(await countFeed(t.store, caller, { ownerId: ids.community, after: first.last, until: shared })).toBe(1495)
+    expect(await countFeed(t.store, caller, { ownerId: ids.community, after: first.last, cap: 1001 })).toBe(1001)
+    expect(await countFeed(t.store, caller, { ownerId: ids.community, after: first.last, until: shared, cap: 1496 })).toBe(1495)
+    await expect(countFeed(t.store, caller, { ownerId: ids.other })).rejects.toMatchObject({ code: 'not_found' })
   })
 
   it('loses nothing and repeats no version when Indicators are added and changed during a walk', async () => {

@@ -16,7 +16,7 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { type FeedRow, selectFeedLabels, selectFeedRows, selectFeedTags } from '../../store/feed.repository.js'
+import { type FeedRow, countFeedRows, selectFeedLabels, selectFeedRows, selectFeedTags } from '../../store/feed.repository.js'
 import { type Caller, readableOwners } from '../context.js'
 import { invalid, notFound } from '../errors.js'
 import { type Membership, isAllowed } from '../permissions.js'
@@ -97,6 +97,19 @@ export async function readFeed(store: Store, caller: Caller, query: FeedQuery): 
   const indicators = await withMetadata(store, page)
   const tail = page.at(-1)
   return { indicators, more, last: tail ? { lastModified: tail.last_modified, id: tail.id } : undefined }
+}
+
+/**
+ * How many Indicators a read with this query would walk through from its position, counting
+ * at most `cap` when given (so "more than N left?" stays cheap on a large feed).
+ *
+ * @example
+ *   const total = await countFeed(store, caller, { ownerId, since, until })
+ *   const moreThanAPart = (await countFeed(store, caller, { ownerId, after, until, cap: part + 1 })) > part
+ */
+export async function countFeed(store: Store, caller: Caller, query: Omit<FeedQuery, 'limit'> & { cap?: number }): Promise<number> {
+  feedOwner(caller, query.ownerId)
+  return countFeedRows(store.db, { ownerId: query.ownerId, until: query.until, types: query.types, after: startAfter({ ...query, limit: 1 }), cap: query.cap })
 }
 
 /** The later of `after` and `since` (a time alone starts after every Indicator of that time). */
