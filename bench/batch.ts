@@ -27,7 +27,7 @@ const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) 
 const TOTAL = Number(process.env.BENCH_BATCH_INDICATORS ?? 100_000)
 const PER_JOB = 25_000
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
-const ORGANIZATION = 'Bench Organization'
+export const ORGANIZATION = 'Bench Organization'
 
 interface Row {
   dialect: string
@@ -65,7 +65,7 @@ export function benchIndicator(i: number) {
   }
 }
 
-function call(port: number, token: string, method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; json: any }> {
+export function call(port: number, token: string, method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const req = request({
       host: '127.0.0.1', port, path, method, rejectUnauthorized: false,
@@ -83,10 +83,11 @@ function call(port: number, token: string, method: string, path: string, body?: 
   })
 }
 
-async function importThroughApi(port: number, token: string): Promise<{ seconds: number; jobs: number; errors: number; success: number }> {
+/** Imports `total` Indicators (benchIndicator) into the Organization through /v2/batch, jobs of 25,000, and waits for them. */
+export async function importThroughApi(port: number, token: string, total = TOTAL): Promise<{ seconds: number; jobs: number; errors: number; success: number }> {
   const files: string[] = []
-  for (let start = 0; start < TOTAL; start += PER_JOB) {
-    files.push(JSON.stringify({ indicator: Array.from({ length: Math.min(PER_JOB, TOTAL - start) }, (_, k) => benchIndicator(start + k)) }))
+  for (let start = 0; start < total; start += PER_JOB) {
+    files.push(JSON.stringify({ indicator: Array.from({ length: Math.min(PER_JOB, total - start) }, (_, k) => benchIndicator(start + k)) }))
   }
   const started = performance.now()
   const ids: number[] = []
@@ -112,7 +113,7 @@ async function importThroughApi(port: number, token: string): Promise<{ seconds:
 }
 
 /** A migrated database whose upload limit fits a 25,000-Indicator file. */
-async function prepare(url: string): Promise<void> {
+export async function prepare(url: string): Promise<void> {
   const store: Store = openStore(url)
   try {
     await prepareDatabase(store)

@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   batch: () => import('./batch.js'),
   tql: () => import('./tql.js'),
+  taxii11: () => import('./taxii11.js'),
 }
 
 const asked = process.argv.slice(2)

@@ -514,7 +514,23 @@ export interface TaxiiCollectionTable {
   date_added: Timestamp
 }
 
+/** Where each part of a multi-part feed result starts (TAXII 1.1 Poll_Fulfillment). */
+export interface FeedResultPartTable {
+  result_id: string
+  part_number: number
+  account_id: number
+  owner_id: number
+  since: Timestamp | null
+  until: Timestamp
+  record_count: number
+  /** Keyset position the part starts after; null for a result's first part. */
+  after_last_modified: Timestamp | null
+  after_id: number | null
+  created_at: Timestamp
+}
+
 export interface Database {
+  feed_result_part: FeedResultPartTable
   owner: OwnerTable
   user_account: UserAccountTable
   membership: MembershipTable

@@ -11,6 +11,7 @@ import * as m0070 from './migrations/0070-batch-progress.js'
 import * as m0080 from './migrations/0080-indicator-date-added.js'
 import * as m0090 from './migrations/0090-prefix-pattern-indexes.js'
 import * as m0100 from './migrations/0100-indicator-feed-index.js'
+import * as m0110 from './migrations/0110-feed-results.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0080-indicator-date-added': m0080,
   '0090-prefix-pattern-indexes': m0090,
   '0100-indicator-feed-index': m0100,
+  '0110-feed-results': m0110,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

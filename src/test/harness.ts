@@ -18,7 +18,7 @@ import { type RequestContext, selectOwner } from '../domain/context.js'
 import { signRequest } from '../domain/credentials.js'
 import { createServices, type Services } from '../domain/services.js'
 import { isoNow } from '../domain/time.js'
-import { buildApp } from '../protocols/http/server.js'
+import { type AppOptions, buildApp } from '../protocols/http/server.js'
 import { type TlsMaterial, loadTlsMaterial } from '../protocols/http/tls.js'
 import { type Store, openStore } from '../store/connect.js'
 
@@ -121,6 +121,8 @@ export interface TestAppOptions {
    * app.inject: `baseUrl` and the public URL (webLink, next, TAXII addresses) then name it.
    */
   listen?: boolean
+  /** TAXII 1.1 poll sizes (Indicators per result part and per Content_Block). */
+  taxii11Poll?: AppOptions['taxii11Poll']
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -144,7 +146,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 
   const admin = await makeAccount({ role: 'Organization Administrator' })
   const https = port === undefined ? undefined : await testTlsMaterial()
-  const app = await buildApp({ store, services, https, trustedProxies: ['127.0.0.1'], logLevel: false })
+  const app = await buildApp({ store, services, https, trustedProxies: ['127.0.0.1'], logLevel: false, taxii11Poll: options.taxii11Poll })
   await app.ready()
   if (port !== undefined) await app.listen({ host: '127.0.0.1', port })
 

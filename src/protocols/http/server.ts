@@ -12,6 +12,8 @@ import { registerV2 } from '../v2/plugin.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
 import { registerV3 } from '../v3/plugin.js'
+import { registerTaxii11, sendStatusMessage } from '../taxii11/plugin.js'
+import type { PollOptions } from '../taxii11/poll.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,6 +32,8 @@ export interface AppOptions {
   logLevel?: string | false
   /** Where log lines go (default stdout); tests read them from here. */
   logStream?: { write(line: string): void }
+  /** TAXII 1.1 result part and Content_Block sizes (tests make them small). */
+  taxii11Poll?: Partial<PollOptions>
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -51,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, req, res) => {
       const { status, message } = classifyError(error)
       const reply = res as unknown as FastifyReply
+      if ((req.url ?? '').startsWith('/api/taxii/')) return sendStatusMessage(reply, '0', error, String(req.id))
       if ((req.url ?? '').startsWith('/api/v3/')) return reply.code(status).send(v3ErrorBody('invalid', message))
       return reply.code(status).send({ status: 'Error', message })
     },
@@ -85,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
+  await app.register(registerTaxii11, { prefix: '/api/taxii', store: options.store, services: options.services, poll: options.taxii11Poll })
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })

@@ -1,0 +1,200 @@
+/**
+ * TAXII 1.1 poll throughput: 100,000 Indicators loaded through the v2 Batch API at default
+ * settings into one Organization, then polled by a TAXII account over the 24-hour window
+ * that holds them, Poll_Request then Poll_Fulfillment to the last result part. Measured per
+ * round: Indicators per second, time to first byte of the Poll_Response, bytes; the server's
+ * peak RSS (VmHWM of a server started fresh after the load, so the import does not count).
+ * Baseline in the same run: bench/bare-stream-server.ts streaming the same byte count over
+ * the same HTTPS stack, in turns with the Bulwark runs. Writes bench/results/taxii11.json.
+ *
+ * Environment: BENCH_DB=sqlite|postgres (default both), BENCH_TAXII_INDICATORS (default
+ * 100000), BENCH_ROUNDS (default 3), BENCH_LOG_LEVEL (default warn).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent, request } from 'node:https'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createAccount } from '../src/domain/accounts.js'
+import { generateAccessId, generateSecretKey, generateToken } from '../src/domain/credentials.js'
+import { loadTlsMaterial } from '../src/protocols/http/tls.js'
+import { openStore } from '../src/store/connect.js'
+import { ORGANIZATION, importThroughApi, prepare } from './batch.js'
+import { createDatabase } from './lib/postgres.js'
+import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
+
+const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 100_000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
+const TAXII_USER = 'bench-taxii'
+const TAXII_PASSWORD = 'bench-taxii-password-1'
+const NS = 'http://taxii.mitre.org/messages/taxii_xml_binding-1.1'
+const HEADERS = {
+  'content-type': 'application/xml', accept: 'application/xml', 'x-taxii-content-type': 'urn:taxii.mitre.org:message:xml:1.1',
+  'x-taxii-accept': 'urn:taxii.mitre.org:message:xml:1.1', 'x-taxii-services': 'urn:taxii.mitre.org:services:1.1',
+  'x-taxii-protocol': 'urn:taxii.mitre.org:protocol:https:1.0', authorization: `Basic ${Buffer.from(`${TAXII_USER}:${TAXII_PASSWORD}`).toString('base64')}`,
+}
+
+interface Transfer {
+  bytes: number
+  indicators: number
+  ttfbMs: number
+  head: string
+}
+
+/** POSTs a body and streams the answer, counting Indicators as they pass (no body is kept beyond its head). */
+function post(agent: Agent, port: number, path: string, body: string, headers: Record<string, string>): Promise<Transfer> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, rejectUnauthorized: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let ttfbMs = -1
+      let bytes = 0
+      let indicators = 0
+      let head = ''
+      let tail = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        if (ttfbMs < 0) ttfbMs = performance.now() - started
+        bytes += Buffer.byteLength(chunk)
+        if (head.length < 2048) head += chunk.slice(0, 2048 - head.length)
+        const text = tail + chunk
+        for (let i = text.indexOf('<stix:Indicator '); i !== -1; i = text.indexOf('<stix:Indicator ', i + 1)) indicators++
+        tail = chunk.length >= 15 ? chunk.slice(-15) : text.slice(-15)
+      })
+      res.on('end', () => (res.statusCode === 200 ? resolve({ bytes, indicators, ttfbMs, head }) : reject(new Error(`${path}: HTTP ${res.statusCode} ${head}`))))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+const attr = (head: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(head)?.[1]
+
+interface PollRun { seconds: number; indicators: number; bytes: number; parts: number; ttfbMs: number }
+
+async function pollAll(port: number, begin: string, end: string): Promise<PollRun> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const started = performance.now()
+  try {
+    const poll = `<taxii_11:Poll_Request xmlns:taxii_11="${NS}" message_id="bench-1" collection_name="${ORGANIZATION}"><taxii_11:Exclusive_Begin_Timestamp>${begin}</taxii_11:Exclusive_Begin_Timestamp><taxii_11:Inclusive_End_Timestamp>${end}</taxii_11:Inclusive_End_Timestamp><taxii_11:Poll_Parameters allow_asynch="false"><taxii_11:Response_Type>FULL</taxii_11:Response_Type></taxii_11:Poll_Parameters></taxii_11:Poll_Request>`
+    let part = await post(agent, port, '/api/taxii/poll/', poll, HEADERS)
+    const ttfbMs = part.ttfbMs
+    let { bytes, indicators } = part
+    let parts = 1
+    const resultId = attr(part.head, 'result_id')
+    while (attr(part.head, 'more') === 'true') {
+      parts++
+      const fulfillment = `<taxii_11:Poll_Fulfillment xmlns:taxii_11="${NS}" message_id="bench-${parts}" collection_name="${ORGANIZATION}" result_id="${resultId}" result_part_number="${parts}"/>`
+      part = await post(agent, port, '/api/taxii/poll/', fulfillment, HEADERS)
+      bytes += part.bytes
+      indicators += part.indicators
+    }
+    return { seconds: (performance.now() - started) / 1000, indicators, bytes, parts, ttfbMs }
+  } finally {
+    agent.destroy()
+  }
+}
+
+async function streamBaseline(port: number, bytes: number): Promise<{ seconds: number; ttfbMs: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const started = performance.now()
+  try {
+    const run = await post(agent, port, `/stream?n=${bytes}`, '<x/>', { 'content-type': 'application/xml' })
+    if (run.bytes !== bytes) throw new Error(`baseline streamed ${run.bytes} bytes, not ${bytes}`)
+    return { seconds: (performance.now() - started) / 1000, ttfbMs: run.ttfbMs }
+  } finally {
+    agent.destroy()
+  }
+}
+
+function peakRssMb(server: ChildServer): number {
+  const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8')
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const round = (n: number) => Math.round(n * 100) / 100
+
+async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls: { cert: string; key: string }) {
+  const database = dialect === 'postgres' ? await createDatabase('bulwark_taxii11_bench') : undefined
+  const url = database?.url ?? `sqlite:${join(work, dialect, 'bulwark.db')}`
+  const token = generateToken()
+  try {
+    await prepare(url)
+    const port = await freePort()
+    const env: NodeJS.ProcessEnv = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))),
+      BULWARK_DATA_DIR: join(work, dialect), BULWARK_PORT: String(port), BULWARK_HOST: '127.0.0.1', BULWARK_TLS_CERT: tls.cert, BULWARK_TLS_KEY: tls.key,
+      BULWARK_LOG_LEVEL: LOG_LEVEL, BULWARK_ADMIN_ACCESS_ID: generateAccessId(), BULWARK_ADMIN_SECRET_KEY: generateSecretKey(), BULWARK_ADMIN_TOKEN: token,
+      BULWARK_ORGANIZATION: ORGANIZATION, BULWARK_DATABASE_URL: url, BULWARK_PUBLIC_URL: `https://127.0.0.1:${port}`,
+    }
+    const begin = new Date(Date.now() - 1000).toISOString()
+    const loader = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`))
+    try {
+      const load = await importThroughApi(port, token, TOTAL)
+      if (load.errors) throw new Error(`${load.errors} batch errors`)
+    } finally {
+      await loader.stop()
+    }
+    const store = openStore(url)
+    try {
+      await createAccount(store.db, { userName: TAXII_USER, kind: 'taxii', organization: ORGANIZATION, role: 'Standard User', password: TAXII_PASSWORD, firstName: 'Bench', lastName: 'Poller' }, new Date().toISOString())
+    } finally {
+      await store.close()
+    }
+    const end = new Date().toISOString()
+    const basePort = await freePort()
+    const bare = await startServer('bench/bare-stream-server.ts', { ...process.env, BENCH_PORT: String(basePort), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key }, join(work, 'bare.log'))
+    const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`))
+    const runs: PollRun[] = []
+    const baselines: { seconds: number; ttfbMs: number }[] = []
+    try {
+      await pollAll(port, begin, end) // warm-up: JIT, page cache, the Basic credential check
+      for (let round = 0; round < ROUNDS; round++) {
+        const run = await pollAll(port, begin, end)
+        if (run.indicators !== TOTAL) throw new Error(`polled ${run.indicators} Indicators, not ${TOTAL}`)
+        runs.push(run)
+        baselines.push(await streamBaseline(basePort, run.bytes))
+      }
+      const rssMb = peakRssMb(server)
+      const seconds = median(runs.map((r) => r.seconds))
+      const baseSeconds = median(baselines.map((b) => b.seconds))
+      return {
+        dialect, indicators: TOTAL, parts: runs[0].parts, bytes: runs[0].bytes, seconds: round(seconds), indicatorsPerSecond: Math.round(TOTAL / seconds),
+        ttfbMs: round(median(runs.map((r) => r.ttfbMs))), peakRssMb: rssMb, baselineSeconds: round(baseSeconds),
+        baselineIndicatorsPerSecond: Math.round(TOTAL / baseSeconds), baselineTtfbMs: round(median(baselines.map((b) => b.ttfbMs))),
+        ratio: round(baseSeconds / seconds), rounds: runs.map((r) => round(r.seconds)),
+      }
+    } finally {
+      await server.stop()
+      await bare.stop()
+    }
+  } finally {
+    await database?.drop()
+  }
+}
+
+export async function run(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'bulwark-taxii11-bench-'))
+  const rows = []
+  try {
+    await loadTlsMaterial({ dataDir: work })
+    const tls = { cert: join(work, 'tls', 'self-signed.crt'), key: join(work, 'tls', 'self-signed.key') }
+    for (const dialect of DIALECTS) rows.push(await measureDialect(dialect, work, tls))
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+  console.log(`\ntaxii11 benchmark: poll ${TOTAL} Indicators over one 24-hour window to the last result part (median of ${ROUNDS} rounds)`)
+  for (const r of rows) {
+    console.log(`${r.dialect}: ${r.indicatorsPerSecond} Indicators/s (${r.seconds} s, ${r.parts} parts, ${(r.bytes / 1e6).toFixed(1)} MB), first byte ${r.ttfbMs} ms, peak RSS ${r.peakRssMb} MB; ` +
+      `bare stream of the same bytes ${r.baselineSeconds} s (${r.baselineIndicatorsPerSecond} Indicators/s equivalent, first byte ${r.baselineTtfbMs} ms), ratio ${r.ratio}`)
+  }
+  const report = {
+    benchmark: 'taxii11', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, indicators: TOTAL,
+    rounds: ROUNDS, target: '>= 50,000 Indicators/s and peak RSS < 256 MB', results: rows,
+  }
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
+  writeFileSync(join(ROOT, 'bench', 'results', 'taxii11.json'), `${JSON.stringify(report, null, 2)}\n`)
+  console.log('\nwritten: bench/results/taxii11.json')
+}
