@@ -8,11 +8,12 @@
  * the same HTTPS stack, in turns with the Bulwark runs. Writes bench/results/taxii11.json.
  *
  * Environment: BENCH_DB=sqlite|postgres (default both), BENCH_TAXII_INDICATORS (default
- * 100000), BENCH_ROUNDS (default 3), BENCH_LOG_LEVEL (default warn).
+ * 100000), BENCH_ROUNDS (default 3), BENCH_LOG_LEVEL (default warn), BENCH_CPU_PROF (a folder: profile the
+ * polled server there).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:https'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccount } from '../src/domain/accounts.js'
 import { generateAccessId, generateSecretKey, generateToken } from '../src/domain/credentials.js'
@@ -26,6 +27,8 @@ const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) 
 const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
+/** BENCH_CPU_PROF=<dir>: profile the polled server (bench/profile-summary.ts reads the file). */
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF
 const TAXII_USER = 'bench-taxii'
 const TAXII_PASSWORD = 'bench-taxii-password-1'
 const NS = 'http://taxii.mitre.org/messages/taxii_xml_binding-1.1'
@@ -146,10 +149,11 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
     const end = new Date().toISOString()
     const basePort = await freePort()
     const bare = await startServer('bench/bare-stream-server.ts', { ...process.env, BENCH_PORT: String(basePort), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key }, join(work, 'bare.log'))
-    const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`))
+    const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`), CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR] : [])
     const runs: PollRun[] = []
     const baselines: { seconds: number; ttfbMs: number }[] = []
     try {
+      const idleRssMb = peakRssMb(server)
       await pollAll(port, begin, end) // warm-up: JIT, page cache, the Basic credential check
       for (let round = 0; round < ROUNDS; round++) {
         const run = await pollAll(port, begin, end)
@@ -162,7 +166,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
       const baseSeconds = median(baselines.map((b) => b.seconds))
       return {
         dialect, indicators: TOTAL, parts: runs[0].parts, bytes: runs[0].bytes, seconds: round(seconds), indicatorsPerSecond: Math.round(TOTAL / seconds),
-        ttfbMs: round(median(runs.map((r) => r.ttfbMs))), peakRssMb: rssMb, baselineSeconds: round(baseSeconds),
+        ttfbMs: round(median(runs.map((r) => r.ttfbMs))), peakRssMb: rssMb, idleRssMb, loadAverage: round(loadavg()[0]), baselineSeconds: round(baseSeconds),
         baselineIndicatorsPerSecond: Math.round(TOTAL / baseSeconds), baselineTtfbMs: round(median(baselines.map((b) => b.ttfbMs))),
         ratio: round(baseSeconds / seconds), rounds: runs.map((r) => round(r.seconds)),
       }
@@ -187,7 +191,7 @@ export async function run(): Promise<void> {
   }
   console.log(`\ntaxii11 benchmark: poll ${TOTAL} Indicators over one 24-hour window to the last result part (median of ${ROUNDS} rounds)`)
   for (const r of rows) {
-    console.log(`${r.dialect}: ${r.indicatorsPerSecond} Indicators/s (${r.seconds} s, ${r.parts} parts, ${(r.bytes / 1e6).toFixed(1)} MB), first byte ${r.ttfbMs} ms, peak RSS ${r.peakRssMb} MB; ` +
+    console.log(`${r.dialect}: ${r.indicatorsPerSecond} Indicators/s (${r.seconds} s, ${r.parts} parts, ${(r.bytes / 1e6).toFixed(1)} MB), first byte ${r.ttfbMs} ms, peak RSS ${r.peakRssMb} MB (${r.idleRssMb} MB before the first poll), load average ${r.loadAverage}; ` +
       `bare stream of the same bytes ${r.baselineSeconds} s (${r.baselineIndicatorsPerSecond} Indicators/s equivalent, first byte ${r.baselineTtfbMs} ms), ratio ${r.ratio}`)
   }
   const report = {
