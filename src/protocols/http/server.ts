@@ -12,6 +12,9 @@ import { registerV2 } from '../v2/plugin.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
 import { registerV3 } from '../v3/plugin.js'
+import { TAXII_PREFIX, registerTaxii21 } from '../taxii21/plugin.js'
+import { taxiiError } from '../taxii21/errors.js'
+import { TAXII_MEDIA_TYPE } from '../taxii21/negotiate.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,6 +36,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimitBytes ?? 5 * 1024 * 1024
   const serverOptions: FastifyServerOptions & { https?: unknown } = {
     logger: options.logLevel === false ? false : {
       level: options.logLevel ?? 'info',
@@ -43,7 +47,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request (written when the response is sent) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
-    bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
+    bodyLimit,
     // Paths are case-sensitive and may carry URL-encoded indicator values (including %2F).
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 8192 },
     return503OnClosing: true,
@@ -51,6 +55,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, req, res) => {
       const { status, message } = classifyError(error)
       const reply = res as unknown as FastifyReply
+      if ((req.url ?? '').startsWith(`${TAXII_PREFIX}/`)) {
+        const e = taxiiError(error, String(req.id))
+        return reply.code(e.status).header('content-type', TAXII_MEDIA_TYPE).send(e.body)
+      }
       if ((req.url ?? '').startsWith('/api/v3/')) return reply.code(status).send(v3ErrorBody('invalid', message))
       return reply.code(status).send({ status: 'Error', message })
     },
@@ -85,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
+  await app.register(registerTaxii21, { prefix: TAXII_PREFIX, store: options.store, services: options.services, bodyLimit })
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
