@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   batch: () => import('./batch.js'),
   tql: () => import('./tql.js'),
+  taxii21: () => import('./taxii21.js'),
 }
 
 const asked = process.argv.slice(2)

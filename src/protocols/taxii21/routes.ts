@@ -4,6 +4,7 @@
  * parameters, calls content.ts once and writes the resource; authentication, negotiation
  * and errors are the plugin's hooks.
  */
+import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
@@ -29,13 +30,38 @@ export const ROOT_WORDS = ['svc_taxii', 'tc_taxii'] as const
 type Params = { collection?: string; object?: string }
 type Query = Record<string, string | string[] | undefined>
 
+function dateHeaders(reply: FastifyReply, items: Item[]): void {
+  if (items.length === 0) return
+  reply.header('X-TAXII-Date-Added-First', taxiiTimestamp(items[0].dateAdded))
+  reply.header('X-TAXII-Date-Added-Last', taxiiTimestamp(items[items.length - 1].dateAdded))
+}
+
 /** Bytes, so Fastify leaves the Content-Type exactly as the plugin set it (errors.ts says why). */
 function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
-  if (items && items.length) {
-    reply.header('X-TAXII-Date-Added-First', taxiiTimestamp(items[0].dateAdded))
-    reply.header('X-TAXII-Date-Added-Last', taxiiTimestamp(items[items.length - 1].dateAdded))
-  }
+  if (items) dateHeaders(reply, items)
   return Buffer.from(JSON.stringify(body))
+}
+
+const CHUNK = 500
+
+/**
+ * A page of up to 10,000 objects as a stream of chunks of JSON: the whole envelope never sits
+ * in memory as one string and one copy in bytes, and the socket's pace bounds what is queued.
+ * An empty list is left out (TAXII and STIX lists are never empty).
+ */
+function sendList(reply: FastifyReply, head: Record<string, unknown>, key: string, list: readonly unknown[], items: Item[]): Readable | Buffer {
+  dateHeaders(reply, items)
+  if (list.length === 0) return Buffer.from(JSON.stringify(head))
+  const opening = JSON.stringify(head)
+  return Readable.from((function* () {
+    yield Buffer.from(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}${JSON.stringify(key)}:[`)
+    for (let i = 0; i < list.length; i += CHUNK) {
+      const parts: string[] = []
+      for (let j = i; j < Math.min(i + CHUNK, list.length); j++) parts.push(JSON.stringify(list[j]))
+      yield Buffer.from(i === 0 ? parts.join(',') : `,${parts.join(',')}`)
+    }
+    yield Buffer.from(']}')
+  })(), { objectMode: false })
 }
 
 function collectionResource(c: Collection, version: AppVersion) {
@@ -53,7 +79,7 @@ function collectionResource(c: Collection, version: AppVersion) {
 export async function registerApplication(app: FastifyInstance, o: AppOptions): Promise<void> {
   const env = (req: FastifyRequest): TaxiiEnv => ({ store: o.store, caller: req.caller, ids: o.ids, version: o.version })
   const apiRoot = `${o.services.publicUrl}${o.servicePath}/${ROOT_WORDS[0]}/`
-  const get = (url: string, handler: (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => Promise<Buffer>) => {
+  const get = (url: string, handler: (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => Promise<Buffer | Readable>) => {
     app.get(url, handler)
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE'], url,
@@ -90,14 +116,16 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       const e = env(req)
       const filters = parseFilters(req.query, { id: true, type: true, version: true })
       const page = await readItems(e, findCollection(e, req.params.collection!), filters)
-      return send(reply, envelope(page.items, page.more, page.next && encodePosition(page.next)), page.items)
+      const head: Record<string, unknown> = { more: page.more }
+      if (page.next) head.next = encodePosition(page.next)
+      return sendList(reply, head, 'objects', page.items.map((i) => i.object), page.items)
     })
 
     get(`${root}/collections/:collection/objects/:object`, async (req, reply) => {
       const e = env(req)
       const filters = parseFilters(req.query, { version: true })
       const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
-      return send(reply, envelope(items, false), items)
+      return sendList(reply, { more: false }, 'objects', items.map((i) => i.object), items)
     })
 
     get(`${root}/collections/:collection/objects/:object/versions`, async (req, reply) => {
@@ -115,19 +143,10 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
         const objects = page.items.map((i) => ({
           id: i.object.id, date_added: taxiiTimestamp(i.dateAdded), version: i.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
         }))
-        const body: Record<string, unknown> = { more: page.more }
-        if (page.next) body.next = encodePosition(page.next)
-        if (objects.length) body.objects = objects
-        return send(reply, body, page.items)
+        const head: Record<string, unknown> = { more: page.more }
+        if (page.next) head.next = encodePosition(page.next)
+        return sendList(reply, head, 'objects', objects, page.items)
       })
     }
   }
-}
-
-/** §3.7: `objects` is left out rather than empty (STIX and TAXII lists must not be empty). */
-function envelope(items: Item[], more: boolean, next?: string) {
-  const body: Record<string, unknown> = { more }
-  if (next) body.next = next
-  if (items.length) body.objects = items.map((i) => i.object)
-  return body
 }

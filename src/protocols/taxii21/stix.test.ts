@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
-import { uuidV5 } from '../../domain/uuid.js'
+import { UuidV5Namespace, uuidV5 } from '../../domain/uuid.js'
 import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
 import { MARKINGS, StixIds, collectionMarkings, expandHive, markingOf, stixPattern, toStixIndicator } from './stix.js'
 
@@ -51,6 +51,9 @@ describe('patterns', () => {
 describe('ids', () => {
   it('computes UUIDv5 as RFC 9562 and STIX 2.1 §2.9 do (the spec test vector)', () => {
     expect(uuidV5('00abedb4-aa42-466c-9c01-fed23315a9b7', '{"value":"198.51.100.3"}')).toBe('28bb3599-77cd-5a82-a950-b5bc3caf07c4')
+    const many = new UuidV5Namespace('00abedb4-aa42-466c-9c01-fed23315a9b7')
+    expect(many.uuid('{"value":"198.51.100.3"}')).toBe('28bb3599-77cd-5a82-a950-b5bc3caf07c4')
+    for (const name of ['', 'ü', 'x'.repeat(1000), 'indicator|1|2']) expect(many.uuid(name)).toBe(uuidV5('00abedb4-aa42-466c-9c01-fed23315a9b7', name))
   })
 
   it('derives the same indicator and collection ids from the same installation, others from another', () => {

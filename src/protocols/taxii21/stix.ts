@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
-import { uuidNamespace, uuidV5 } from '../../domain/uuid.js'
+import { UuidV5Namespace } from '../../domain/uuid.js'
 
 export type AppVersion = '1.0' | '2.0'
 
@@ -157,19 +157,19 @@ export function collectionMarkings(optionalLabelsInUse: readonly string[]): Stix
 
 /** Derives ids in one installation's namespace (Services.installationId), never the OASIS SCO namespace. */
 export class StixIds {
-  private readonly namespace: Buffer
+  private readonly namespace: UuidV5Namespace
 
   constructor(installationId: string) {
-    this.namespace = uuidNamespace(installationId)
+    this.namespace = new UuidV5Namespace(installationId)
   }
 
   /** From the Indicator's database id, which no edit changes (a File gaining a hash keeps its id). */
   indicator(ownerId: number, indicatorId: number): string {
-    return `indicator--${uuidV5(this.namespace, `indicator|${ownerId}|${indicatorId}`)}`
+    return `indicator--${this.namespace.uuid(`indicator|${ownerId}|${indicatorId}`)}`
   }
 
   collection(ownerId: number): string {
-    return uuidV5(this.namespace, `collection|${ownerId}`)
+    return this.namespace.uuid(`collection|${ownerId}`)
   }
 }
 

@@ -355,6 +355,8 @@ describe('authentication and roles', () => {
     const rest = await t.app.inject({ method: 'GET', url: '/api/v2/owners', headers: { 'x-forwarded-proto': 'https', authorization: readerAuth } })
     expect(rest.statusCode).toBe(403)
     expect(rest.json().status).toBe('Error')
+    const bearer = await t.app.inject({ method: 'GET', url: '/api/v2/owners', headers: { 'x-forwarded-proto': 'https', authorization: `Bearer ${t.admin.token}` } })
+    expect(bearer.statusCode).toBe(403)
   })
 
   it('accepts an API token as Bearer, with the role rules of its memberships', async () => {
