@@ -123,6 +123,8 @@ interface Walk {
   lastToFirst: number
   medianPageMs: number
   bytes: number
+  /** The Bulwark server's largest resident set size during this walk. */
+  maxRssMB?: number
 }
 
 /** Follows `next` from the first page to the last; `pageUrl(n, next)` names page n. */
@@ -202,12 +204,19 @@ async function measure(dialect: 'sqlite' | 'postgres', work: string, tls: { cert
       if (warm.status !== 200) throw new Error(`collections: ${warm.status} ${warm.text}`)
       const idleRss = rssBytes(server.child.pid)
       let maxRss = idleRss
-      const sampler = setInterval(() => { maxRss = Math.max(maxRss, rssBytes(server.child.pid)) }, 50)
+      let walkRss = idleRss
+      const sampler = setInterval(() => {
+        const now = rssBytes(server.child.pid)
+        maxRss = Math.max(maxRss, now)
+        walkRss = Math.max(walkRss, now)
+      }, 50)
       const walks: Row['walks'] = []
       try {
         for (const limit of LIMITS) {
           const kept: string[] = []
+          walkRss = rssBytes(server.child.pid)
           const measured = await walk(port, headers, limit, (_n, next) => `${OBJECTS_PATH}?limit=${limit}${next ? `&next=${next}` : ''}`, kept)
+          measured.maxRssMB = round(Math.max(walkRss, rssBytes(server.child.pid)) / 1024 / 1024)
           const baseline = await walkBaseline(work, tls, limit, kept, measured.pages)
           walks.push({ ...measured, baselineObjectsPerSecond: baseline.objectsPerSecond, ratioToBaseline: round(measured.objectsPerSecond / baseline.objectsPerSecond) })
         }
@@ -252,9 +261,9 @@ export async function run(): Promise<void> {
     rmSync(work, { recursive: true, force: true })
   }
   console.log(`\ntaxii21 benchmark: whole collection of ${TOTAL} Indicators (loaded through /v2/batch), followed by next`)
-  const header = ['database', 'limit', 'pages', 'objects', 'seconds', 'objects/s', 'baseline/s', 'ratio', 'first ms', 'median ms', 'last full ms', 'last/first']
+  const header = ['database', 'limit', 'pages', 'objects', 'seconds', 'objects/s', 'baseline/s', 'ratio', 'first ms', 'median ms', 'last full ms', 'last/first', 'max RSS MB']
   const body = rows.flatMap((r) => r.walks.map((w) => [r.dialect, String(w.limit), String(w.pages), String(w.objects), String(w.seconds), String(w.objectsPerSecond),
-    String(w.baselineObjectsPerSecond), w.ratioToBaseline.toFixed(2), String(w.firstPageMs), String(w.medianPageMs), String(w.lastPageMs), w.lastToFirst.toFixed(2)]))
+    String(w.baselineObjectsPerSecond), w.ratioToBaseline.toFixed(2), String(w.firstPageMs), String(w.medianPageMs), String(w.lastPageMs), w.lastToFirst.toFixed(2), String(w.maxRssMB)]))
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
   console.log(line(header))

@@ -13,7 +13,8 @@ import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
 import {
-  type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixIndicator, type StixMarking, collectionMarkings, toStixIndicator,
+  type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixIndicator, type StixMarking, collectionMarkings, stixModified, stixPattern,
+  toStixIndicator,
 } from './stix.js'
 
 export interface TaxiiEnv {
@@ -28,12 +29,41 @@ export interface Collection {
   owner: Membership
 }
 
+/**
+ * One object of a page. The STIX object is built when it is written (`build`), so a page of
+ * 10,000 never holds all its STIX objects and their JSON at once.
+ */
 export interface Item {
-  object: StixMarking | StixIndicator
   /** Stored-time form. */
-  dateAdded: string
+  readonly dateAdded: string
   /** The object's STIX version: `modified`, or `created` for markings. */
-  version: string
+  readonly version: string
+  stixId(): string
+  build(): StixMarking | StixIndicator
+}
+
+class MarkingItem implements Item {
+  readonly dateAdded: string
+  readonly version: string
+  constructor(private readonly marking: StixMarking) {
+    this.dateAdded = marking.created
+    this.version = marking.created
+  }
+
+  stixId() { return this.marking.id }
+  build() { return this.marking }
+}
+
+class IndicatorItem implements Item {
+  readonly dateAdded: string
+  readonly version: string
+  constructor(private readonly env: TaxiiEnv, private readonly c: Collection, private readonly indicator: FeedIndicator) {
+    this.dateAdded = indicator.lastModified
+    this.version = stixModified(indicator)
+  }
+
+  stixId() { return this.env.ids.indicator(this.indicator.ownerId, this.indicator.id) }
+  build() { return toStixIndicator(this.env.ids, this.indicator, this.c.owner.ownerName, this.env.version)! }
 }
 
 export interface ItemPage {
@@ -61,7 +91,7 @@ async function markingsOf(env: TaxiiEnv, c: Collection): Promise<StixMarking[]> 
 }
 
 function markingItem(m: StixMarking): Item {
-  return { object: m, dateAdded: m.created, version: m.created }
+  return new MarkingItem(m)
 }
 
 function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
@@ -69,12 +99,13 @@ function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
     && (!f.versions || f.versions.has(m.created)) && (f.addedAfter === undefined || m.created > f.addedAfter)
 }
 
+/** An Indicator whose value has no pattern (nothing valid stores one) is left out. */
 function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[], f: ObjectFilters): Item[] {
   const items: Item[] = []
   for (const indicator of indicators) {
-    const object = toStixIndicator(env.ids, indicator, c.owner.ownerName, env.version)
-    if (!object || (f.versions && !f.versions.has(object.modified))) continue
-    items.push({ object, dateAdded: indicator.lastModified, version: object.modified })
+    if (f.versions && !f.versions.has(stixModified(indicator))) continue
+    if (stixPattern(indicator.type, indicator.values) === undefined) continue
+    items.push(new IndicatorItem(env, c, indicator))
   }
   return items
 }

@@ -49,20 +49,26 @@ const CHUNK = 500
  * in memory as one string and one copy in bytes, and the socket's pace bounds what is queued.
  * An empty list is left out (TAXII and STIX lists are never empty).
  */
-function sendList(reply: FastifyReply, head: Record<string, unknown>, key: string, list: readonly unknown[], items: Item[]): Readable | Buffer {
+function sendList(reply: FastifyReply, head: Record<string, unknown>, items: Item[], entry: (item: Item) => unknown): Readable | Buffer {
   dateHeaders(reply, items)
-  if (list.length === 0) return Buffer.from(JSON.stringify(head))
+  if (items.length === 0) return Buffer.from(JSON.stringify(head))
   const opening = JSON.stringify(head)
   return Readable.from((function* () {
-    yield Buffer.from(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}${JSON.stringify(key)}:[`)
-    for (let i = 0; i < list.length; i += CHUNK) {
+    yield Buffer.from(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`)
+    for (let i = 0; i < items.length; i += CHUNK) {
       const parts: string[] = []
-      for (let j = i; j < Math.min(i + CHUNK, list.length); j++) parts.push(JSON.stringify(list[j]))
+      for (let j = i; j < Math.min(i + CHUNK, items.length); j++) parts.push(JSON.stringify(entry(items[j])))
       yield Buffer.from(i === 0 ? parts.join(',') : `,${parts.join(',')}`)
     }
     yield Buffer.from(']}')
   })(), { objectMode: false })
 }
+
+const stixObject = (item: Item) => item.build()
+
+const manifestRecord = (item: Item) => ({
+  id: item.stixId(), date_added: taxiiTimestamp(item.dateAdded), version: item.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
+})
 
 function collectionResource(c: Collection, version: AppVersion) {
   const { ownerName: name, ownerType: type } = c.owner
@@ -118,14 +124,14 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       const page = await readItems(e, findCollection(e, req.params.collection!), filters)
       const head: Record<string, unknown> = { more: page.more }
       if (page.next) head.next = encodePosition(page.next)
-      return sendList(reply, head, 'objects', page.items.map((i) => i.object), page.items)
+      return sendList(reply, head, page.items, stixObject)
     })
 
     get(`${root}/collections/:collection/objects/:object`, async (req, reply) => {
       const e = env(req)
       const filters = parseFilters(req.query, { version: true })
       const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
-      return sendList(reply, { more: false }, 'objects', items.map((i) => i.object), items)
+      return sendList(reply, { more: false }, items, stixObject)
     })
 
     get(`${root}/collections/:collection/objects/:object/versions`, async (req, reply) => {
@@ -140,12 +146,9 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
         const e = env(req)
         const filters = parseFilters(req.query, { id: true, type: true, version: true })
         const page = await readItems(e, findCollection(e, req.params.collection!), filters)
-        const objects = page.items.map((i) => ({
-          id: i.object.id, date_added: taxiiTimestamp(i.dateAdded), version: i.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
-        }))
         const head: Record<string, unknown> = { more: page.more }
         if (page.next) head.next = encodePosition(page.next)
-        return sendList(reply, head, 'objects', objects, page.items)
+        return sendList(reply, head, page.items, manifestRecord)
       })
     }
   }

@@ -208,6 +208,11 @@ function indicatorTypes(rating: number | null): string[] {
 
 const later = (a: string, b: string) => (a > b ? a : b)
 
+/** An Indicator's STIX `modified` (its version): the last change, never before `created`. */
+export function stixModified(indicator: FeedIndicator): string {
+  return later(indicator.lastModified, indicator.dateAdded)
+}
+
 /**
  * One Indicator as the STIX indicator object of an application version, or undefined when its
  * value has no pattern. Timestamps are the stored ones (UTC, milliseconds, `Z`).
@@ -216,7 +221,7 @@ export function toStixIndicator(ids: StixIds, indicator: FeedIndicator, ownerNam
   const pattern = stixPattern(indicator.type, indicator.values)
   if (pattern === undefined) return undefined
   const created = indicator.dateAdded
-  const modified = later(indicator.lastModified, created)
+  const modified = stixModified(indicator)
   const object: StixIndicator = {
     type: 'indicator', spec_version: '2.1', id: ids.indicator(indicator.ownerId, indicator.id), created, modified,
     name: indicator.summary, pattern, pattern_type: 'stix', valid_from: created, revoked: false,

@@ -157,6 +157,14 @@ describe('collections', () => {
     }
   })
 
+  it('finds owners whose names hold a slash, a percent sign or non-ASCII letters by their encoded names', async () => {
+    const name = 'R&D / Ops 100% Zürich'
+    await t.createOwner(name, 'Community')
+    const member = await t.createAccount({ kind: 'taxii', password: 'member-password', memberships: { [name]: 'Commenter' } })
+    const res = await ok(`${V2}/svc_taxii/collections/${encodeURIComponent(name)}/`, { as: basic(member.userName, 'member-password') })
+    expect(res.json()).toMatchObject({ title: name, alias: name, type: 'Community', x_tql: `ownerName = "${name}"` })
+  })
+
   it('answers an account with no readable owner with an empty collections resource', async () => {
     const lonely = await t.createAccount({ role: 'Read Only User' })
     const body = (await ok(`${V2}/svc_taxii/collections`, { as: `Bearer ${lonely.token}` })).json()
