@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   batch: () => import('./batch.js'),
   tql: () => import('./tql.js'),
   taxii11: () => import('./taxii11.js'),
+  taxii21: () => import('./taxii21.js'),
 }
 
 const asked = process.argv.slice(2)

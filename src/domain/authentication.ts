@@ -2,7 +2,8 @@
  * Turns the Authorization header into a Caller. Three schemes, as the spec's
  * Authentication section says: API tokens (`Svc-Token`, or the platform's `TC-Token`),
  * access id + HMAC signature (`Svc`, or `TC`) with a Timestamp header, and HTTP Basic for
- * TAXII accounts. Which schemes an interface accepts is the adapter's choice.
+ * TAXII accounts; `Bearer <API token>` is the token scheme under the name TAXII clients use.
+ * Which schemes an interface accepts is the adapter's choice.
  */
 import { createHash } from 'node:crypto'
 import type { AuthRow } from '../store/account.repository.js'
@@ -13,7 +14,7 @@ import { DomainError } from './errors.js'
 import type { Membership } from './permissions.js'
 import type { Services } from './services.js'
 
-export type Scheme = 'token' | 'hmac' | 'basic'
+export type Scheme = 'token' | 'hmac' | 'basic' | 'bearer'
 
 export interface Credentials {
   authorization: string | undefined
@@ -44,7 +45,7 @@ export async function authenticate(services: Services, credentials: Credentials,
   if (!scheme || !accepted.includes(scheme)) {
     throw new DomainError('no_credentials', `Authorization required: use ${describeSchemes(accepted)}`)
   }
-  const row = scheme === 'token' ? await byToken(services, value, credentials.nowMs)
+  const row = scheme === 'token' || scheme === 'bearer' ? await byToken(services, value, credentials.nowMs)
     : scheme === 'hmac' ? await bySignature(services, value, credentials)
       : await byPassword(services, value)
   if (row.disabled) throw fail('Access Denied: the account is disabled')
@@ -62,12 +63,14 @@ function schemeOf(word: string): Scheme | undefined {
     case 'svc-token': case 'tc-token': return 'token'
     case 'svc': case 'tc': return 'hmac'
     case 'basic': return 'basic'
+    case 'bearer': return 'bearer'
     default: return undefined
   }
 }
 
 function describeSchemes(accepted: readonly Scheme[]) {
-  const names = { token: 'Svc-Token <token>', hmac: 'Svc <accessId>:<signature> with a Timestamp header', basic: 'Basic <credentials>' }
+  const names = { token: 'Svc-Token <token>', hmac: 'Svc <accessId>:<signature> with a Timestamp header', basic: 'Basic <credentials>',
+    bearer: 'Bearer <API token>' }
   return accepted.map((s) => names[s]).join(' or ')
 }
 

@@ -31,6 +31,8 @@ export interface FeedRowQuery {
   /** Inclusive upper bound on last_modified. */
   until?: string
   types?: readonly string[]
+  /** Only these Indicator ids. */
+  ids?: readonly number[]
   limit: number
 }
 
@@ -41,6 +43,7 @@ function base(db: Kysely<Database>, q: FeedRowQuery) {
   let query = db.selectFrom('indicator').select(FEED_COLUMNS).where('owner_id', '=', q.ownerId)
   if (q.until !== undefined) query = query.where('last_modified', '<=', q.until)
   if (q.types) query = q.types.length ? query.where('type', 'in', q.types) : query.where(sql<boolean>`1 = 0`)
+  if (q.ids) query = q.ids.length ? query.where('id', 'in', q.ids) : query.where(sql<boolean>`1 = 0`)
   return query
 }
 
@@ -122,8 +125,20 @@ export async function selectFeedLabels(db: Kysely<Database>, dialect: Dialect, i
     .where('item_security_label.item_kind', '=', 'indicator').where(idIn(dialect, ids)).orderBy('security_label.name').execute()
 }
 
-/** Names of the security labels an owner defines (which markings its collection may need). */
-export async function selectOwnerLabelNames(db: Kysely<Database>, ownerId: number): Promise<string[]> {
-  const rows = await db.selectFrom('security_label').select('name').where('owner_id', '=', ownerId).orderBy('name').execute()
+/** Which of the named security labels are on at least one of the owner's Indicators. */
+export async function selectLabelNamesInUse(db: Kysely<Database>, ownerId: number, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return []
+  const rows = await db.selectFrom('security_label').select('name').where('name', 'in', names)
+    .where((eb) => eb.exists(eb.selectFrom('item_security_label').innerJoin('indicator', 'indicator.id', 'item_security_label.item_id')
+      .select('item_security_label.item_id')
+      .whereRef('item_security_label.label_id', '=', 'security_label.id').where('item_security_label.item_kind', '=', 'indicator')
+      .where('indicator.owner_id', '=', ownerId)))
+    .distinct().orderBy('name').execute()
   return rows.map((r) => r.name)
+}
+
+/** Every Indicator id of an owner, ascending (an index-only scan). */
+export async function selectFeedIds(db: Kysely<Database>, ownerId: number): Promise<number[]> {
+  const rows = await db.selectFrom('indicator').select('id').where('owner_id', '=', ownerId).orderBy('id').execute()
+  return rows.map((r) => Number(r.id))
 }

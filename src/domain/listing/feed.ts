@@ -16,7 +16,7 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { type FeedRow, countFeedRows, selectFeedLabels, selectFeedRows, selectFeedTags } from '../../store/feed.repository.js'
+import { type FeedRow, countFeedRows, selectFeedIds, selectFeedLabels, selectFeedRows, selectFeedTags, selectLabelNamesInUse } from '../../store/feed.repository.js'
 import { type Caller, readableOwners } from '../context.js'
 import { invalid, notFound } from '../errors.js'
 import { type Membership, isAllowed } from '../permissions.js'
@@ -39,6 +39,8 @@ export interface FeedQuery {
   until?: string
   /** Indicator type names (Address, File …); absent means every type. */
   types?: readonly string[]
+  /** Only these Indicators (ids as in `FeedIndicator.id`). */
+  ids?: readonly number[]
   /** Page size, 1 … MAX_FEED_PAGE (larger is clamped). */
   limit: number
 }
@@ -90,7 +92,7 @@ export async function readFeed(store: Store, caller: Caller, query: FeedQuery): 
   if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
   const limit = Math.min(query.limit, MAX_FEED_PAGE)
   const rows = await selectFeedRows(store.db, {
-    ownerId: query.ownerId, until: query.until, types: query.types, limit: limit + 1, after: startAfter(query),
+    ownerId: query.ownerId, until: query.until, types: query.types, ids: query.ids, limit: limit + 1, after: startAfter(query),
   })
   const more = rows.length > limit
   const page = more ? rows.slice(0, limit) : rows
@@ -109,7 +111,19 @@ export async function readFeed(store: Store, caller: Caller, query: FeedQuery): 
  */
 export async function countFeed(store: Store, caller: Caller, query: Omit<FeedQuery, 'limit'> & { cap?: number }): Promise<number> {
   feedOwner(caller, query.ownerId)
-  return countFeedRows(store.db, { ownerId: query.ownerId, until: query.until, types: query.types, after: startAfter({ ...query, limit: 1 }), cap: query.cap })
+  return countFeedRows(store.db, { ownerId: query.ownerId, until: query.until, types: query.types, ids: query.ids, after: startAfter({ ...query, limit: 1 }), cap: query.cap })
+}
+
+/** Every Indicator id in a feed, ascending: for protocols whose object ids are derived from them and must be resolved back. */
+export async function listFeedIndicatorIds(store: Store, caller: Caller, ownerId: number): Promise<number[]> {
+  feedOwner(caller, ownerId)
+  return selectFeedIds(store.db, ownerId)
+}
+
+/** Which of the named security labels are on at least one Indicator of the feed. */
+export async function feedLabelsInUse(store: Store, caller: Caller, ownerId: number, names: readonly string[]): Promise<string[]> {
+  feedOwner(caller, ownerId)
+  return selectLabelNamesInUse(store.db, ownerId, names)
 }
 
 /** The later of `after` and `since` (a time alone starts after every Indicator of that time). */

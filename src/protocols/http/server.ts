@@ -14,6 +14,9 @@ import { classifyError } from './errors.js'
 import { registerV3 } from '../v3/plugin.js'
 import { registerTaxii11, sendStatusMessage } from '../taxii11/plugin.js'
 import type { PollOptions } from '../taxii11/poll.js'
+import { TAXII_PREFIX, registerTaxii21 } from '../taxii21/plugin.js'
+import { taxiiError } from '../taxii21/errors.js'
+import { TAXII_MEDIA_TYPE } from '../taxii21/negotiate.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +40,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimitBytes ?? 5 * 1024 * 1024
   const serverOptions: FastifyServerOptions & { https?: unknown } = {
     logger: options.logLevel === false ? false : {
       level: options.logLevel ?? 'info',
@@ -47,7 +51,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // One line per request (written when the response is sent) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: options.trustedProxies?.length ? options.trustedProxies : false,
-    bodyLimit: options.bodyLimitBytes ?? 5 * 1024 * 1024,
+    bodyLimit,
     // Paths are case-sensitive and may carry URL-encoded indicator values (including %2F).
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 8192 },
     return503OnClosing: true,
@@ -56,6 +60,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const { status, message } = classifyError(error)
       const reply = res as unknown as FastifyReply
       if ((req.url ?? '').startsWith('/api/taxii/')) return sendStatusMessage(reply, '0', error, String(req.id))
+      if ((req.url ?? '').startsWith(`${TAXII_PREFIX}/`)) {
+        const e = taxiiError(error, String(req.id))
+        return reply.code(e.status).header('content-type', TAXII_MEDIA_TYPE).send(e.body)
+      }
       if ((req.url ?? '').startsWith('/api/v3/')) return reply.code(status).send(v3ErrorBody('invalid', message))
       return reply.code(status).send({ status: 'Error', message })
     },
@@ -91,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
   await app.register(registerTaxii11, { prefix: '/api/taxii', store: options.store, services: options.services, poll: options.taxii11Poll })
+  await app.register(registerTaxii21, { prefix: TAXII_PREFIX, store: options.store, services: options.services, bodyLimit })
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })

@@ -1,0 +1,166 @@
+/**
+ * What a collection holds, as TAXII serves it: the owner's feed (domain/listing/feed.ts) as
+ * STIX objects — its marking definitions first, then one indicator per Indicator — with the
+ * standard's filters applied and a keyset position after each page.
+ *
+ * date_added: a marking's `created`; an Indicator's last change (each change is a new
+ * version, added then; only the newest version is kept, so every object has one version).
+ */
+import type { Caller } from '../../domain/context.js'
+import { type FeedIndicator, feedLabelsInUse, feedOwners, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
+import type { Membership } from '../../domain/permissions.js'
+import { notFound } from '../../domain/errors.js'
+import type { Store } from '../../store/connect.js'
+import type { ObjectFilters, Position } from './params.js'
+import {
+  type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixIndicator, type StixMarking, collectionMarkings, stixModified, stixPattern,
+  toStixIndicator,
+} from './stix.js'
+
+export interface TaxiiEnv {
+  store: Store
+  caller: Caller
+  ids: StixIds
+  version: AppVersion
+}
+
+export interface Collection {
+  id: string
+  owner: Membership
+}
+
+/**
+ * One object of a page. The STIX object is built when it is written (`build`), so a page of
+ * 10,000 never holds all its STIX objects and their JSON at once.
+ */
+export interface Item {
+  /** Stored-time form. */
+  readonly dateAdded: string
+  /** The object's STIX version: `modified`, or `created` for markings. */
+  readonly version: string
+  stixId(): string
+  build(): StixMarking | StixIndicator
+}
+
+class MarkingItem implements Item {
+  readonly dateAdded: string
+  readonly version: string
+  constructor(private readonly marking: StixMarking) {
+    this.dateAdded = marking.created
+    this.version = marking.created
+  }
+
+  stixId() { return this.marking.id }
+  build() { return this.marking }
+}
+
+class IndicatorItem implements Item {
+  readonly dateAdded: string
+  readonly version: string
+  constructor(private readonly env: TaxiiEnv, private readonly c: Collection, private readonly indicator: FeedIndicator) {
+    this.dateAdded = indicator.lastModified
+    this.version = stixModified(indicator)
+  }
+
+  stixId() { return this.env.ids.indicator(this.indicator.ownerId, this.indicator.id) }
+  build() { return toStixIndicator(this.env.ids, this.indicator, this.c.owner.ownerName, this.env.version)! }
+}
+
+export interface ItemPage {
+  items: Item[]
+  more: boolean
+  next?: Position
+}
+
+/** The caller's collections, one per owner it may read as a feed, sorted by id. */
+export function listCollections(env: TaxiiEnv): Collection[] {
+  return feedOwners(env.caller).map((owner) => ({ id: env.ids.collection(owner.ownerId), owner }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+/** By collection id, else by owner name (the alias); an owner the caller may not read is not found. */
+export function findCollection(env: TaxiiEnv, idOrName: string): Collection {
+  const all = listCollections(env)
+  const found = all.find((c) => c.id === idOrName.toLowerCase()) ?? all.find((c) => c.owner.ownerName === idOrName)
+  if (!found) throw notFound(`No collection '${idOrName}'`)
+  return found
+}
+
+async function markingsOf(env: TaxiiEnv, c: Collection): Promise<StixMarking[]> {
+  return collectionMarkings(await feedLabelsInUse(env.store, env.caller, c.owner.ownerId, OPTIONAL_MARKING_LABELS))
+}
+
+function markingItem(m: StixMarking): Item {
+  return new MarkingItem(m)
+}
+
+function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
+  return f.specVersionMatches && (!f.types || f.types.has('marking-definition')) && (!f.ids || f.ids.includes(m.id))
+    && (!f.versions || f.versions.has(m.created)) && (f.addedAfter === undefined || m.created > f.addedAfter)
+}
+
+/** An Indicator whose value has no pattern (nothing valid stores one) is left out. */
+function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[], f: ObjectFilters): Item[] {
+  const items: Item[] = []
+  for (const indicator of indicators) {
+    if (f.versions && !f.versions.has(stixModified(indicator))) continue
+    if (stixPattern(indicator.type, indicator.values) === undefined) continue
+    items.push(new IndicatorItem(env, c, indicator))
+  }
+  return items
+}
+
+/**
+ * Indicator ids behind STIX ids. The ids are one-way (UUIDv5), so this hashes the owner's
+ * Indicator ids until all are found: linear in the collection's size (docs/taxii21.md).
+ */
+async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readonly string[]): Promise<number[]> {
+  const wanted = new Set(stixIds.filter((id) => /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)))
+  if (wanted.size === 0) return []
+  const found: number[] = []
+  for (const id of await listFeedIndicatorIds(env.store, env.caller, c.owner.ownerId)) {
+    if (wanted.has(env.ids.indicator(c.owner.ownerId, id))) {
+      found.push(id)
+      if (found.length === wanted.size) break
+    }
+  }
+  return found
+}
+
+/** One page of the collection's objects (or manifest records) in date_added order. */
+export async function readItems(env: TaxiiEnv, c: Collection, f: ObjectFilters): Promise<ItemPage> {
+  const items: Item[] = []
+  const indicatorIds = f.ids ? await resolveIndicatorIds(env, c, f.ids) : undefined
+  const indicatorsApply = f.specVersionMatches && (!f.types || f.types.has('indicator')) && (!indicatorIds || indicatorIds.length > 0)
+  const feedQuery = { ownerId: c.owner.ownerId, since: f.addedAfter, ids: indicatorIds }
+
+  if (f.position?.phase !== 'indicator') {
+    const start = f.position ? f.position.index + 1 : 0
+    const candidates = (await markingsOf(env, c)).filter((m) => MARKINGS.indexOf(m) >= start && markingMatches(m, f))
+    const taken = candidates.slice(0, f.limit)
+    items.push(...taken.map(markingItem))
+    if (taken.length === f.limit) {
+      const more = candidates.length > f.limit
+        || (indicatorsApply && (await readFeed(env.store, env.caller, { ...feedQuery, limit: 1 })).indicators.length > 0)
+      return { items, more, next: more ? { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) } : undefined }
+    }
+  }
+  if (!indicatorsApply) return { items, more: false }
+  const after = f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined
+  const page = await readFeed(env.store, env.caller, { ...feedQuery, after, limit: f.limit - items.length })
+  items.push(...indicatorItems(env, c, page.indicators, f))
+  return { items, more: page.more, next: page.more && page.last ? { phase: 'indicator', ...page.last } : undefined }
+}
+
+/** Every version of one object that passes the filters; not found when the collection has no such object. */
+export async function readObject(env: TaxiiEnv, c: Collection, stixId: string, f: ObjectFilters): Promise<Item[]> {
+  const marking = (await markingsOf(env, c)).find((m) => m.id === stixId)
+  if (marking) return markingMatches(marking, { ...f, types: undefined, ids: undefined }) ? [markingItem(marking)] : []
+  const [id] = await resolveIndicatorIds(env, c, [stixId])
+  const page = id === undefined ? undefined : await readFeed(env.store, env.caller, { ownerId: c.owner.ownerId, ids: [id], limit: 1 })
+  const indicators = page?.indicators ?? []
+  const all = indicatorItems(env, c, indicators, { ...f, versions: undefined })
+  if (all.length === 0) throw notFound(`No object '${stixId}' in collection ${c.id}`)
+  return all.filter((item) => f.specVersionMatches && (!f.versions || f.versions.has(item.version))
+    && (f.addedAfter === undefined || item.dateAdded > f.addedAfter))
+}

@@ -1,0 +1,113 @@
+/**
+ * Paging across server processes while the collection changes: two apps over one database
+ * (as src/scale-out.test.ts runs them) serve alternate pages of one walk, thousands of
+ * Indicators share one timestamp, and Indicators are added and changed between pages.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { prepareDatabase } from '../../bootstrap.js'
+import { createAccount, createOwner } from '../../domain/accounts.js'
+import { createServices } from '../../domain/services.js'
+import { isoNow } from '../../domain/time.js'
+import { type Store, openStore } from '../../store/connect.js'
+import { TEST_DB, createDatabase } from '../../test/harness.js'
+import { buildApp } from '../http/server.js'
+
+interface Node { store: Store; app: FastifyInstance }
+const OBJECTS = '/api/services/taxii/v2/taxii/svc_taxii/collections/Paging%20Org/objects/'
+const auth = `Basic ${Buffer.from('pager:pager-password').toString('base64')}`
+const SHARED = '2026-05-05T05:05:05.555Z'
+
+let nodes: Node[] = []
+let cleanup: () => Promise<void>
+let ownerId: number
+
+async function startNode(url: string): Promise<Node> {
+  const store = openStore(url)
+  await prepareDatabase(store)
+  const services = createServices(store, { serverKey: 'shared-key', publicUrl: 'https://bulwark.test' })
+  return { store, app: await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false }) }
+}
+
+async function page(node: Node, query: string) {
+  const res = await node.app.inject({ method: 'GET', url: `${OBJECTS}?${query}`,
+    headers: { 'x-forwarded-proto': 'https', authorization: auth, accept: 'application/taxii+json;version=2.1' } })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json() as { more: boolean; next?: string; objects?: { id: string; type: string; modified?: string; x_svc_id?: number }[] }
+}
+
+async function insert(summaries: string[], at: string) {
+  const rows = summaries.map((summary) => ({ owner_id: ownerId, type: 'Host', summary, value1: summary, date_added: at, last_modified: at }))
+  for (let i = 0; i < rows.length; i += 500) await nodes[0].store.db.insertInto('indicator').values(rows.slice(i, i + 500)).execute()
+}
+
+beforeAll(async () => {
+  let url: string
+  if (TEST_DB === 'postgres') {
+    const database = await createDatabase()
+    url = database.url
+    cleanup = database.drop
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'bulwark-taxii-nodes-'))
+    url = `sqlite:${join(dir, 'shared.db')}`
+    cleanup = async () => rmSync(dir, { recursive: true, force: true })
+  }
+  nodes = [await startNode(url), await startNode(url)]
+  const db = nodes[0].store.db
+  ownerId = (await createOwner(db, { name: 'Paging Org', type: 'Organization' }, isoNow())).id
+  await createAccount(db, { userName: 'pager', kind: 'taxii', organization: 'Paging Org', role: 'Standard User', password: 'pager-password' }, isoNow())
+  await insert(Array.from({ length: 3000 }, (_, i) => `shared-${i}.example`), SHARED)
+  await insert(Array.from({ length: 200 }, (_, i) => `later-${i}.example`), '2026-05-06T00:00:00.000Z')
+}, 120_000)
+
+afterAll(async () => {
+  for (const node of nodes) {
+    await node.app.close()
+    await node.store.close()
+  }
+  await cleanup()
+})
+
+describe('next across two server processes while the collection changes', () => {
+  it('serves every Indicator, each version once, the last version of each at the end', async () => {
+    const seen: string[] = []
+    const lastSeen = new Map<number, string>()
+    let next: string | undefined
+    let pages = 0
+    let added = 0
+    const db = nodes[0].store.db
+    const ids = (await db.selectFrom('indicator').select('id').where('owner_id', '=', ownerId).orderBy('id').execute()).map((r) => r.id)
+    for (;;) {
+      const body = await page(nodes[pages % 2], `limit=250${next ? `&next=${next}` : ''}`)
+      for (const o of body.objects ?? []) {
+        if (o.type !== 'indicator') continue
+        seen.push(`${o.id}@${o.modified}`)
+        lastSeen.set(o.x_svc_id!, o.modified!)
+      }
+      pages++
+      if (!body.more) break
+      next = body.next
+      // Between pages: new Indicators (some on the shared timestamp, behind the walk), one changed ahead and one behind.
+      const now = new Date(Date.parse('2026-06-01T00:00:00.000Z') + pages * 1000).toISOString()
+      await insert([`added-${added++}.example`], now)
+      await insert([`late-shared-${added}.example`], SHARED)
+      await db.updateTable('indicator').set({ last_modified: now }).where('id', 'in', [ids[pages * 7], ids[ids.length - 1 - pages * 3]]).execute()
+      expect(pages).toBeLessThan(100)
+    }
+    expect(new Set(seen).size).toBe(seen.length)
+    // What exists now, apart from rows stamped behind the walk's position while it ran, was served at its current version.
+    const current = await db.selectFrom('indicator').select(['id', 'last_modified', 'summary']).where('owner_id', '=', ownerId).execute()
+    const expected = current.filter((r) => !r.summary.startsWith('late-shared-'))
+    expect(expected.length).toBe(3200 + added)
+    for (const r of expected) expect(lastSeen.get(r.id), r.summary).toBe(r.last_modified)
+    expect(pages).toBeGreaterThan(12)
+  }, 120_000)
+
+  it('gives the same collection and object ids on both processes', async () => {
+    const [a, b] = await Promise.all(nodes.map((n) => page(n, 'limit=10')))
+    expect(a.objects!.map((o) => o.id)).toEqual(b.objects!.map((o) => o.id))
+  })
+})

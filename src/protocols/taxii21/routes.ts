@@ -1,0 +1,155 @@
+/**
+ * The endpoints of one TAXII server application version: discovery, API root, collections,
+ * objects, one object, its versions, and (application 1.0) the manifest. Each parses its
+ * parameters, calls content.ts once and writes the resource; authentication, negotiation
+ * and errors are the plugin's hooks.
+ */
+import { Readable } from 'node:stream'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Services } from '../../domain/services.js'
+import type { Store } from '../../store/connect.js'
+import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, readItems, readObject } from './content.js'
+import { TaxiiHttpError } from './errors.js'
+import { TAXII_MEDIA_TYPE } from './negotiate.js'
+import { encodePosition, parseFilters, taxiiTimestamp } from './params.js'
+import { type AppVersion, STIX_MEDIA_TYPE, type StixIds } from './stix.js'
+
+export interface AppOptions {
+  store: Store
+  services: Services
+  ids: StixIds
+  version: AppVersion
+  /** The path of this application under the public URL, e.g. `/api/services/taxii/v2/taxii`. */
+  servicePath: string
+  bodyLimit: number
+}
+
+/** The spec's path word and the platform's own, both serving the one API root. */
+export const ROOT_WORDS = ['svc_taxii', 'tc_taxii'] as const
+
+type Params = { collection?: string; object?: string }
+type Query = Record<string, string | string[] | undefined>
+
+function dateHeaders(reply: FastifyReply, items: Item[]): void {
+  if (items.length === 0) return
+  reply.header('X-TAXII-Date-Added-First', taxiiTimestamp(items[0].dateAdded))
+  reply.header('X-TAXII-Date-Added-Last', taxiiTimestamp(items[items.length - 1].dateAdded))
+}
+
+/** Bytes, so Fastify leaves the Content-Type exactly as the plugin set it (errors.ts says why). */
+function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
+  if (items) dateHeaders(reply, items)
+  return Buffer.from(JSON.stringify(body))
+}
+
+const CHUNK = 500
+
+/**
+ * A page of up to 10,000 objects as a stream of chunks of JSON: the whole envelope never sits
+ * in memory as one string and one copy in bytes, and the socket's pace bounds what is queued.
+ * An empty list is left out (TAXII and STIX lists are never empty).
+ */
+function sendList(reply: FastifyReply, head: Record<string, unknown>, items: Item[], entry: (item: Item) => unknown): Readable | Buffer {
+  dateHeaders(reply, items)
+  if (items.length === 0) return Buffer.from(JSON.stringify(head))
+  const opening = JSON.stringify(head)
+  return Readable.from((function* () {
+    yield Buffer.from(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`)
+    for (let i = 0; i < items.length; i += CHUNK) {
+      const parts: string[] = []
+      for (let j = i; j < Math.min(i + CHUNK, items.length); j++) parts.push(JSON.stringify(entry(items[j])))
+      yield Buffer.from(i === 0 ? parts.join(',') : `,${parts.join(',')}`)
+    }
+    yield Buffer.from(']}')
+  })(), { objectMode: false })
+}
+
+const stixObject = (item: Item) => item.build()
+
+const manifestRecord = (item: Item) => ({
+  id: item.stixId(), date_added: taxiiTimestamp(item.dateAdded), version: item.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
+})
+
+function collectionResource(c: Collection, version: AppVersion) {
+  const { ownerName: name, ownerType: type } = c.owner
+  const description = `Indicators of ${name} (${type})`
+  if (version === '1.0') {
+    return { id: c.id, title: name, description, alias: name, type, can_read: true, can_write: false, media_types: [STIX_MEDIA_TYPE] }
+  }
+  return {
+    id: c.id, title: name, description, alias: name, type, can_read: true, can_write: false, media_types: [STIX_MEDIA_TYPE],
+    x_custom_mappings: {}, x_custom_ttl: {}, x_custom: false, x_tql: `ownerName = "${name.replace(/["\\]/g, '\\$&')}"`,
+  }
+}
+
+export async function registerApplication(app: FastifyInstance, o: AppOptions): Promise<void> {
+  const env = (req: FastifyRequest): TaxiiEnv => ({ store: o.store, caller: req.caller, ids: o.ids, version: o.version })
+  const apiRoot = `${o.services.publicUrl}${o.servicePath}/${ROOT_WORDS[0]}/`
+  const get = (url: string, handler: (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => Promise<Buffer | Readable>) => {
+    app.get(url, handler)
+    app.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE'], url,
+      handler: async () => { throw new TaxiiHttpError(405, 'This TAXII server is read-only: only GET is allowed') },
+    })
+  }
+
+  get('/taxii2', async (_req, reply) => send(reply, {
+    title: 'Bulwark TAXII 2.1 server',
+    description: `Read-only TAXII 2.1 server, application version ${o.version}: one collection per owner the account may read`,
+    contact: o.services.publicUrl,
+    default: apiRoot,
+    api_roots: [apiRoot],
+  }))
+
+  for (const word of ROOT_WORDS) {
+    const root = `/${word}`
+    get(root, async (_req, reply) => send(reply, {
+      title: 'Bulwark',
+      description: 'Indicators of the owners this account may read, as STIX 2.1',
+      versions: [TAXII_MEDIA_TYPE],
+      max_content_length: o.bodyLimit,
+    }))
+
+    get(`${root}/collections`, async (req, reply) => {
+      const collections = listCollections(env(req)).map((c) => collectionResource(c, o.version))
+      return send(reply, collections.length ? { collections } : {})
+    })
+
+    get(`${root}/collections/:collection`, async (req, reply) =>
+      send(reply, collectionResource(findCollection(env(req), req.params.collection!), o.version)))
+
+    get(`${root}/collections/:collection/objects`, async (req, reply) => {
+      const e = env(req)
+      const filters = parseFilters(req.query, { id: true, type: true, version: true })
+      const page = await readItems(e, findCollection(e, req.params.collection!), filters)
+      const head: Record<string, unknown> = { more: page.more }
+      if (page.next) head.next = encodePosition(page.next)
+      return sendList(reply, head, page.items, stixObject)
+    })
+
+    get(`${root}/collections/:collection/objects/:object`, async (req, reply) => {
+      const e = env(req)
+      const filters = parseFilters(req.query, { version: true })
+      const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
+      return sendList(reply, { more: false }, items, stixObject)
+    })
+
+    get(`${root}/collections/:collection/objects/:object/versions`, async (req, reply) => {
+      const e = env(req)
+      const filters = parseFilters(req.query, {})
+      const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
+      return send(reply, items.length ? { more: false, versions: items.map((i) => i.version) } : { more: false }, items)
+    })
+
+    if (o.version === '1.0') {
+      get(`${root}/collections/:collection/manifest`, async (req, reply) => {
+        const e = env(req)
+        const filters = parseFilters(req.query, { id: true, type: true, version: true })
+        const page = await readItems(e, findCollection(e, req.params.collection!), filters)
+        const head: Record<string, unknown> = { more: page.more }
+        if (page.next) head.next = encodePosition(page.next)
+        return sendList(reply, head, page.items, manifestRecord)
+      })
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest'
+import type { FeedIndicator } from '../../domain/listing/feed.js'
+import { UuidV5Namespace, uuidV5 } from '../../domain/uuid.js'
+import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
+import { MARKINGS, StixIds, collectionMarkings, expandHive, markingOf, stixPattern, toStixIndicator } from './stix.js'
+
+describe('patterns', () => {
+  // value fields as stored → the pattern, as it reads before JSON encoding (STIX 2.1 §9).
+  const table: [string, (string | null)[], string | undefined][] = [
+    ['Address', ['198.51.100.7'], "[ipv4-addr:value = '198.51.100.7']"],
+    ['Address', ['2001:db8::1'], "[ipv6-addr:value = '2001:db8::1']"],
+    ['Address', ['::ffff:192.0.2.1'], "[ipv6-addr:value = '::ffff:192.0.2.1']"],
+    ['Address', ['not an address'], undefined],
+    ['CIDR', ['10.10.1.0/24'], "[ipv4-addr:value ISSUBSET '10.10.1.0/24']"],
+    ['CIDR', ['2001:db8::/32'], "[ipv6-addr:value ISSUBSET '2001:db8::/32']"],
+    ['EmailAddress', ["o'brien@example.com"], "[email-addr:value = 'o\\'brien@example.com']"],
+    ['Host', ['xn--bcher-kva.example'], "[domain-name:value = 'xn--bcher-kva.example']"],
+    ['URL', ["http://example.com/a'b\\c?q=ü&x=\"y\""], "[url:value = 'http://example.com/a\\'b\\\\c?q=ü&x=\"y\"']"],
+    ['URL', ["http://example.com/\\'"], "[url:value = 'http://example.com/\\\\\\'']"],
+    ['ASN', ['AS174'], '[autonomous-system:number = 174]'],
+    ['ASN', ['ASN0065000'], '[autonomous-system:number = 65000]'],
+    ['ASN', ['AS-X'], undefined],
+    ['Mutex', ['Global\\ABC'], "[mutex:name = 'Global\\\\ABC']"],
+    ['Mutex', ["它's \\\\ 🦠"], "[mutex:name = '它\\'s \\\\\\\\ 🦠']"],
+    ['File', ['D41D8CD98F00B204E9800998ECF8427E', null, null], "[file:hashes.MD5 = 'D41D8CD98F00B204E9800998ECF8427E']"],
+    ['File', [null, 'DA39A3EE5E6B4B0D3255BFEF95601890AFD80709', null], "[file:hashes.'SHA-1' = 'DA39A3EE5E6B4B0D3255BFEF95601890AFD80709']"],
+    ['File', ['D41D8CD98F00B204E9800998ECF8427E', null, 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855'],
+      "[file:hashes.MD5 = 'D41D8CD98F00B204E9800998ECF8427E' OR file:hashes.'SHA-256' = 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855']"],
+    ['File', [null, null, null], undefined],
+    ['Registry Key', ['HKLM\\Software\\Run', 'evil', 'REG_SZ'],
+      "[windows-registry-key:key = 'HKEY_LOCAL_MACHINE\\\\Software\\\\Run' AND windows-registry-key:values[*].name = 'evil' AND windows-registry-key:values[*].data_type = 'REG_SZ']"],
+    ['Registry Key', ['hkcu\\Console', null, 'REG_QWORD_LITTLE_ENDIAN'],
+      "[windows-registry-key:key = 'HKEY_CURRENT_USER\\\\Console' AND windows-registry-key:values[*].data_type = 'REG_QWORD']"],
+    ['Registry Key', ["HKEY_USERS\\S-1-5\\it's", null, null], "[windows-registry-key:key = 'HKEY_USERS\\\\S-1-5\\\\it\\'s']"],
+    ['User Agent', ['Mozilla/5.0 (compatible; "bot"; it\'s)'],
+      "[network-traffic:extensions.'http-request-ext'.request_header.'User-Agent' = 'Mozilla/5.0 (compatible; \"bot\"; it\\'s)']"],
+    ['Widget', ['x'], undefined],
+  ]
+  it.each(table)('%s %j → %s', (type, values, pattern) => {
+    expect(stixPattern(type, values)).toBe(pattern)
+  })
+
+  it('expands every abbreviated hive and leaves other keys alone', () => {
+    expect(['HKLM', 'HKCU', 'HKCR', 'HKU', 'HKCC'].map((h) => expandHive(`${h}\\X`))).toEqual([
+      'HKEY_LOCAL_MACHINE\\X', 'HKEY_CURRENT_USER\\X', 'HKEY_CLASSES_ROOT\\X', 'HKEY_USERS\\X', 'HKEY_CURRENT_CONFIG\\X'])
+    expect(expandHive('hkey_local_machine\\X')).toBe('HKEY_LOCAL_MACHINE\\X')
+    expect(expandHive('Software\\X')).toBe('Software\\X')
+  })
+})
+
+describe('ids', () => {
+  it('computes UUIDv5 as RFC 9562 and STIX 2.1 §2.9 do (the spec test vector)', () => {
+    expect(uuidV5('00abedb4-aa42-466c-9c01-fed23315a9b7', '{"value":"198.51.100.3"}')).toBe('28bb3599-77cd-5a82-a950-b5bc3caf07c4')
+    const many = new UuidV5Namespace('00abedb4-aa42-466c-9c01-fed23315a9b7')
+    expect(many.uuid('{"value":"198.51.100.3"}')).toBe('28bb3599-77cd-5a82-a950-b5bc3caf07c4')
+    for (const name of ['', 'ü', 'x'.repeat(1000), 'indicator|1|2']) expect(many.uuid(name)).toBe(uuidV5('00abedb4-aa42-466c-9c01-fed23315a9b7', name))
+  })
+
+  it('derives the same indicator and collection ids from the same installation, others from another', () => {
+    const a = new StixIds('0d9c9d3a-2f55-4c67-9d0b-0e2bd1c0c001')
+    const again = new StixIds('0d9c9d3a-2f55-4c67-9d0b-0e2bd1c0c001')
+    const other = new StixIds('0d9c9d3a-2f55-4c67-9d0b-0e2bd1c0c002')
+    expect(a.indicator(1, 42)).toBe(again.indicator(1, 42))
+    expect(a.indicator(1, 42)).toMatch(/^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(a.indicator(1, 42)).not.toBe(a.indicator(1, 43))
+    expect(a.indicator(1, 42)).not.toBe(other.indicator(1, 42))
+    expect(a.collection(3)).toBe(again.collection(3))
+    expect(a.collection(3)).not.toBe(a.collection(4))
+  })
+})
+
+describe('markings', () => {
+  it('carries only the strictest TLP label, TLP 2.0 objects only for the levels TLP 1.0 lacks', () => {
+    expect(markingOf(['TLP:GREEN', 'TLP:RED', 'Internal'])?.id).toBe('marking-definition--5e57c739-391a-4eb3-b6be-7d15ca92d5ed')
+    expect(markingOf(['tlp:amber', 'TLP:AMBER+STRICT'])?.id).toBe('marking-definition--939a9414-2ddd-4d32-a0cd-375ea402b003')
+    expect(markingOf(['TLP:CLEAR'])?.id).toBe('marking-definition--94868c89-83c2-464b-929b-a1a8aa3c8487')
+    expect(markingOf(['Internal'])).toBeUndefined()
+    expect(collectionMarkings([]).map((m) => m.name)).toEqual(['TLP:WHITE', 'TLP:GREEN', 'TLP:AMBER', 'TLP:RED'])
+    expect(collectionMarkings(['TLP:AMBER+STRICT']).map((m) => m.name)).toEqual(['TLP:WHITE', 'TLP:GREEN', 'TLP:AMBER', 'TLP:RED', 'TLP:AMBER+STRICT'])
+  })
+})
+
+const skipSchemas = stixSchemasUnavailable()
+if (skipSchemas) console.warn(skipSchemas)
+
+describe.skipIf(!!skipSchemas)('objects against the STIX 2.1 schemas', () => {
+  const ids = new StixIds('0d9c9d3a-2f55-4c67-9d0b-0e2bd1c0c001')
+  const base: FeedIndicator = {
+    id: 7, ownerId: 2, type: 'Host', summary: 'bad.example', values: ['bad.example', null, null], rating: 4.4, confidence: 80,
+    description: 'seen', active: true, dateAdded: '2026-01-02T03:04:05.006Z', lastModified: '2026-01-03T00:00:00.000Z', expires: null,
+    tags: ['APT 1', 'x'], securityLabels: ['TLP:AMBER'],
+  }
+
+  it('accepts every marking definition', () => {
+    for (const m of MARKINGS) expect(stixSchemaErrors(m), m.name).toEqual([])
+  })
+
+  it('accepts the indicators of both application versions, and each carries the fields of its version', () => {
+    for (const [type, values] of table()) {
+      for (const version of ['1.0', '2.0'] as const) {
+        const object = toStixIndicator(ids, { ...base, type, values }, 'Owner', version)!
+        expect(stixSchemaErrors(object), `${type} ${version}`).toEqual([])
+      }
+    }
+    expect(toStixIndicator(ids, base, 'Owner', '1.0')).toEqual({
+      type: 'indicator', spec_version: '2.1', id: ids.indicator(2, 7), created: '2026-01-02T03:04:05.006Z', modified: '2026-01-03T00:00:00.000Z',
+      name: 'bad.example', pattern: "[domain-name:value = 'bad.example']", pattern_type: 'stix', valid_from: '2026-01-02T03:04:05.006Z',
+      revoked: false, indicator_types: ['malicious-activity'], lang: 'en', object_marking_refs: ['marking-definition--f88d31f6-486f-44da-b317-01333bde0b82'],
+      labels: ['APT 1', 'x'], confidence: 80, description: 'seen',
+    })
+    expect(toStixIndicator(ids, { ...base, active: false, rating: 1, tags: [], securityLabels: [] }, 'Owner', '2.0')).toEqual({
+      type: 'indicator', spec_version: '2.1', id: ids.indicator(2, 7), created: '2026-01-02T03:04:05.006Z', modified: '2026-01-03T00:00:00.000Z',
+      name: 'bad.example', pattern: "[domain-name:value = 'bad.example']", pattern_type: 'stix', valid_from: '2026-01-02T03:04:05.006Z',
+      valid_until: '2026-01-03T00:00:00.000Z', revoked: false, indicator_types: ['anomalous-activity'], lang: 'en',
+      x_threat_rating: 1, x_svc_id: 7, x_svc_owner: 'Owner', x_svc_type: 'Host',
+    })
+  })
+
+  it('leaves out valid_until unless it follows valid_from, and optional fields that are empty', () => {
+    const object = toStixIndicator(ids, { ...base, expires: '2025-01-01T00:00:00.000Z', rating: null, confidence: null, description: null, tags: [] }, 'O', '2.0')!
+    expect(object.valid_until).toBeUndefined()
+    expect(object.indicator_types).toEqual(['unknown'])
+    expect('x_threat_rating' in object).toBe(false)
+    const v1 = toStixIndicator(ids, { ...base, confidence: null, description: null, tags: [], securityLabels: [] }, 'O', '1.0')!
+    expect(['labels', 'confidence', 'description', 'object_marking_refs'].filter((k) => k in v1)).toEqual([])
+  })
+
+  function table(): [string, FeedIndicator['values']][] {
+    return [
+      ['Address', ['198.51.100.7', null, null]], ['Address', ['2001:db8::1', null, null]], ['CIDR', ['10.0.0.0/8', null, null]],
+      ['EmailAddress', ['a@example.com', null, null]], ['Host', ['a.example', null, null]], ['URL', ["http://a.example/'\\", null, null]],
+      ['ASN', ['AS1', null, null]], ['Mutex', ['m\\x', null, null]],
+      ['File', ['D41D8CD98F00B204E9800998ECF8427E', 'DA39A3EE5E6B4B0D3255BFEF95601890AFD80709', null]],
+      ['Registry Key', ['HKLM\\A', 'v', 'REG_DWORD']], ['User Agent', ['UA "1"', null, null]],
+    ]
+  }
+})
