@@ -59,17 +59,25 @@ export async function validateXml(kind: 'taxii' | 'stix', documents: string[]): 
       writeFileSync(file, doc)
       return file
     })
-    const stderr = await new Promise<string>((resolvePromise) => {
-      execFile('xmllint', ['--noout', '--nonet', '--schema', schema, ...files], { maxBuffer: 64 * 1024 * 1024 }, (_error, _stdout, err) => resolvePromise(err))
+    const stderr = await new Promise<string>((resolvePromise, reject) => {
+      execFile('xmllint', ['--noout', '--nonet', '--schema', schema, ...files], { maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, err) => {
+        // Exit code 3 is "some document is invalid"; not finding xmllint at all must fail, not pass.
+        if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error('xmllint is not installed (Debian package libxml2-utils)'))
+        else resolvePromise(err)
+      })
     })
     const errors: Record<number, string> = {}
+    const verdicts = new Set<number>()
     for (const line of stderr.split('\n')) {
       const match = /doc-(\d+)\.xml(?::\d+)?[: ](.*)$/.exec(line)
-      if (!match || /validates$/.test(line)) continue
+      if (!match) continue
       const i = Number(match[1])
+      if (/ validates$/.test(line)) { verdicts.add(i); continue }
+      if (/ fails to validate$/.test(line)) verdicts.add(i)
       errors[i] = `${errors[i] ?? ''}${match[2]}\n`
     }
     if (/failed to compile|WXS schema .* failed/.test(stderr)) errors[-1] = stderr.slice(0, 2000)
+    documents.forEach((_, i) => { if (!verdicts.has(i)) errors[i] = `${errors[i] ?? ''}xmllint gave no verdict\n` })
     return errors
   } finally {
     rmSync(dir, { recursive: true, force: true })
