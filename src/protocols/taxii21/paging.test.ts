@@ -109,5 +109,10 @@ describe('next across two server processes while the collection changes', () => 
   it('gives the same collection and object ids on both processes', async () => {
     const [a, b] = await Promise.all(nodes.map((n) => page(n, 'limit=10')))
     expect(a.objects!.map((o) => o.id)).toEqual(b.objects!.map((o) => o.id))
+    const collections = await Promise.all(nodes.map(async (n) => (await n.app.inject({ method: 'GET', url: '/api/services/taxii/v1/svc_taxii/collections/',
+      headers: { 'x-forwarded-proto': 'https', authorization: auth } })).json().collections))
+    expect(collections[0]).toHaveLength(1)
+    expect(collections[0][0].id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(collections[1]).toEqual(collections[0])
   })
 })

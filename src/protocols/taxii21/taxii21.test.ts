@@ -376,6 +376,19 @@ describe('authentication and roles', () => {
     expectError(await taxii(`${url}/Test%20Organization/objects`, { as: `Bearer ${readOnly.token}` }), 404)
   })
 
+  it('answers an unexpected failure with a 500 error resource naming only the request id', async () => {
+    const original = t.services.auth.findByUserName
+    t.services.auth.findByUserName = async () => { throw new Error('disk on fire in /srv/secret/store.ts:12') }
+    try {
+      const res = await taxii(url)
+      const body = expectError(res, 500)
+      expect(body.description).toBe(`Internal error (request ${res.headers['x-request-id']})`)
+      expect(res.body).not.toContain('disk on fire')
+    } finally {
+      t.services.auth.findByUserName = original
+    }
+  })
+
   it('refuses plain HTTP', async () => {
     const res = await t.app.inject({ method: 'GET', url, headers: { authorization: readerAuth, accept: MEDIA } })
     expectError(res, 403)
