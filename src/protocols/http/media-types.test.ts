@@ -44,6 +44,8 @@ describe('Content-Type of REST replies', () => {
       const res = await t.request({ method: 'POST', url: '/api/v2/indicators/hosts', payload: JSON.stringify({ hostName }), headers: { 'content-type': type } })
       expect(res.statusCode).toBe(201)
       expect(res.json().data.host.hostName).toBe(hostName)
+      const v3 = await t.request({ method: 'POST', url: '/api/v3/indicators', payload: JSON.stringify({ type: 'Host', hostName: `v3.${hostName}` }), headers: { 'content-type': type } })
+      expect([v3.statusCode, v3.headers['content-type'], v3.json().data.hostName]).toEqual([201, JSON_TYPE, `v3.${hostName}`])
     }
   })
 

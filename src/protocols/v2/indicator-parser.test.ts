@@ -40,6 +40,11 @@ const INDICATORS: Array<[string, object, { kind: string; value: string }]> = [
   ['userAgents', { 'User Agent String': 'Parser/1.0', source: 'feed' }, { kind: 'User Agent', value: 'Parser/1.0' }],
 ]
 
+const VALUE_KEYS: Record<string, string[]> = {
+  Address: ['ip'], EmailAddress: ['address'], File: ['md5'], Host: ['hostName', 'dnsActive', 'whoisActive'], URL: ['text'], ASN: ['AS Number'],
+  CIDR: ['Block'], Mutex: ['Mutex'], 'Registry Key': ['Key Name', 'Value Name', 'Value Type'], 'User Agent': ['User Agent String'],
+}
+
 describe('v2 Indicator records as the v2 SDK parses them', () => {
   it('carry each type\'s value fields in every list and single read', async () => {
     const group = (await call('POST', '/groups/adversaries', { name: 'Parser Adversary' })).data.adversary.id
@@ -65,7 +70,11 @@ describe('v2 Indicator records as the v2 SDK parses them', () => {
       '/tags/Parsed/indicators', '/securityLabels/TLP:GREEN/indicators', '/indicators?includes=additional']) {
       const list = (await call('GET', url)).data.indicator as Array<Record<string, unknown>>
       expect(list.map(sdkParse).sort((a, b) => a.kind.localeCompare(b.kind)), url).toEqual(expected)
+      // Not only parsable: every record carries its type's value fields by name, as the typed lists do.
+      for (const record of list) expect(Object.keys(record), `${url} ${String(record.type)}`).toEqual(expect.arrayContaining(VALUE_KEYS[String(record.type)]))
     }
+    const bulk = (await t.request({ method: 'GET', url: '/api/v2/indicators/bulk/json?runNow=true' })).json().indicator as Array<Record<string, unknown>>
+    expect(bulk.map(sdkParse).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual(expected)
     expect(singles).toHaveLength(30)
     const byType = new Map(INDICATORS.map(([, , parsed]) => [parsed.kind, parsed]))
     for (const record of singles) expect(sdkParse(record)).toEqual(byType.get(String(record.type)))
