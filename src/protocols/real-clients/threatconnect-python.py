@@ -477,6 +477,66 @@ def _():
     return {"group": by_group, "indicator": [t.name for t in tasks]}
 
 
+@check("observations, false positives, file occurrences and owner metrics")
+def _():
+    client = fresh_client()
+    host = find_indicator(client, IndicatorType.HOSTS, None, "sdk-host.example.net")
+    host.add_observation(5)
+    host.add_false_positive()
+    host.commit()
+    again = find_indicator(fresh_client(), IndicatorType.HOSTS, None, "sdk-host.example.net")
+    again.load_observation_count()
+    observations = [o.count for o in again.observations]
+    f = find_indicator(fresh_client(), IndicatorType.FILES, None, "0CC175B9C0F1B6A831C399E269772661")
+    f.add_file_occurrence("dropper.exe", "C:\\Temp", "2026-01-02T03:04:05Z")
+    f.commit()
+    f2 = find_indicator(fresh_client(), IndicatorType.FILES, None, "0CC175B9C0F1B6A831C399E269772661")
+    f2.load_file_occurrence()
+    metrics = fresh_client().owners().retrieve_metrics()
+    m = metrics[0]
+    return {"observationCount": again.observation_count, "observations": observations,
+            "occurrences": [[o.file_name, o.path, o.date] for o in f2.file_occurrences],
+            "metrics": [m.total_indicator, m.total_host, m.total_group, m.total_false_positive, m.total_observation_indicator]}
+
+
+@check("bulk indicators (JSON report)")
+def _():
+    client = fresh_client()
+    bulk = client.bulk_indicators(on_demand=True)
+    f = bulk.add_filter()
+    f.add_owner(ORG)
+    bulk.retrieve()
+    return values_from(bulk)
+
+
+@check("document upload and download, signature download")
+def _():
+    client = fresh_client()
+    docs = client.documents()
+    d = docs.add("SDK Upload", ORG)
+    d.set_file_name("notes.txt")
+    d.upload("document body from the SDK")
+    d.commit()
+    again = fresh_client().documents()
+    f = again.add_filter()
+    f.add_owner(ORG)
+    f.add_id(d.id)
+    again.retrieve()
+    got = list(again)[0]
+    got.download()
+    sigs = fresh_client().signatures()
+    f = sigs.add_filter()
+    f.add_owner(ORG)
+    f.add_id(GROUPS["signatures"])
+    sigs.retrieve()
+    sig = list(sigs)[0]
+    sig.download()
+    document_text = got.contents.decode() if isinstance(got.contents, bytes) else got.contents
+    signature_text = sig.contents.decode() if isinstance(sig.contents, bytes) else sig.contents
+    got.delete()
+    return {"document": [got.file_name, document_text], "signature": [sig.file_name, sig.file_type, signature_text]}
+
+
 @check("a 404 reads as the spec says (status Error), not as the SDK expects (Failure)")
 def _():
     client = fresh_client()

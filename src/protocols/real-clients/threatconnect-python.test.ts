@@ -99,6 +99,21 @@ describe.skipIf(skip)('threatconnect-python (v2 SDK) against Bulwark', () => {
     expect(value('tasks filtered by indicator and by group')).toEqual({ group: ['SDK Task'], indicator: ['SDK Task'] })
   })
 
+  it('records observations, false positives and file occurrences, and reads owner metrics', () => {
+    expect(value('observations, false positives, file occurrences and owner metrics')).toEqual({
+      observationCount: 5, observations: [5], occurrences: [['dropper.exe', 'C:\\Temp', '2026-01-02T03:04:05Z']],
+      // totalIndicator, totalHost, totalGroup, totalFalsePositive, totalObservationIndicator
+      metrics: [10, 1, 7, 1, 5],
+    })
+  })
+
+  it('reads the bulk JSON report, and uploads and downloads Document and Signature files', () => {
+    expect(value('bulk indicators (JSON report)')).toEqual(ALL_TEN)
+    expect(value('document upload and download, signature download')).toEqual({
+      document: ['notes.txt', 'document body from the SDK'], signature: ['rule.yar', 'YARA', 'rule x { condition: true }'],
+    })
+  })
+
   it('gets the spec\'s 404 body (status Error), which this SDK raises on instead of reading as "not found" (docs/real-clients.md)', () => {
     const error = { status: 'Error', message: "Host Indicator 'absent.example.net' not found in Test Organization" }
     expect(value('a 404 reads as the spec says (status Error), not as the SDK expects (Failure)')).toEqual({ 'retrieve raised': error, 'request raised': error })
@@ -111,6 +126,6 @@ describe.skipIf(skip)('threatconnect-python (v2 SDK) against Bulwark', () => {
 
   it('ran no check this suite does not assert', () => {
     expect(Object.entries(checks).filter(([, c]) => !c.ok).map(([name, c]) => `${name}: ${c.error}`)).toEqual([])
-    expect(Object.keys(checks)).toHaveLength(22)
+    expect(Object.keys(checks)).toHaveLength(25)
   })
 })

@@ -49,7 +49,8 @@ export async function groupFileRoutes(app: FastifyInstance) {
     const { type, id } = groupPath(req)
     if (requireGroupType(type).name === 'Signature') {
       const { text, fileName } = await getSignatureText(req.ctx, id)
-      return sendFile(reply, 'text/plain; charset=utf-8', text, attachmentName(fileName, `signature-${id}.txt`))
+      // Exactly text/plain: the v2 SDK keeps a download only when the type is text/plain or application/octet-stream.
+      return sendFile(reply, 'text/plain', text, attachmentName(fileName, `signature-${id}.txt`))
     }
     const file = await downloadDocumentContent(req.ctx, id, type)
     return sendFile(reply, 'application/octet-stream', file.content, attachmentName(file.fileName, `document-${id}`))
