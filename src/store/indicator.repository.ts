@@ -161,7 +161,8 @@ export async function listIndicatorRows(db: Kysely<Database>, spec: IndicatorLis
  *   observed        = 2 per observation, at most 200
  *   falsePositive   = 50 per false positive, at most 500
  *   score           = rating/5 × confidence/100 × 800 (confidence 50 when unset) + observed − falsePositive,
- *                     rounded and kept within 0..1000
+ *                     rounded half away from zero (as numeric: PostgreSQL rounds doubles half to even) and
+ *                     kept within 0..1000
  */
 export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
   const observed = sql<number>`CASE WHEN observation_count >= 100 THEN 200 ELSE observation_count * 2 END`
@@ -173,7 +174,7 @@ export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonl
       threat_assess_confidence: sql<number>`COALESCE(confidence, 0)`,
       threat_assess_score_observed: observed,
       threat_assess_score_false_positive: falsePositive,
-      threat_assess_score: sql<number>`CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(${raw}) END AS INTEGER)`,
+      threat_assess_score: sql<number>`CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
     }).execute()
   }
 }

@@ -59,3 +59,11 @@ describe('ThreatAssess', () => {
     expect(high).toEqual(['192.0.2.91', 'batched.example'])
   })
 })
+
+describe('ThreatAssess rounding', () => {
+  it('rounds halves up on both databases', async () => {
+    // 0.3125/5 × 25/100 × 800 = 12.5 exactly; PostgreSQL would round that double half to even (12).
+    const id = (await t.request({ method: 'POST', url: '/api/v3/indicators', payload: { type: 'Host', hostName: 'half.example', rating: 0.3125, confidence: 25 } })).json().data.id
+    expect((await v3(`/indicators/${id}?fields=threatAssess`)).data.threatAssessScore).toBe(13)
+  })
+})

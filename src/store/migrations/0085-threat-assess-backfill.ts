@@ -14,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     threat_assess_confidence: sql`COALESCE(confidence, 0)`,
     threat_assess_score_observed: observed,
     threat_assess_score_false_positive: falsePositive,
-    threat_assess_score: sql`CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(${raw}) END AS INTEGER)`,
+    threat_assess_score: sql`CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
   }).where('threat_assess_score', 'is', null).execute()
 }
 
