@@ -226,6 +226,16 @@ def _():
     return out
 
 
+@check("Group files: upload, download, pdf")
+def _():
+    doc = v3.group(type="Document", name="tcex file", file_name="tcex.txt")
+    doc.create()
+    doc.upload(b"bytes from tcex")
+    sig = v3.group(id=IDS["Signature"])
+    pdf = v3.group(id=IDS["Adversary"]).pdf()
+    return {"document": v3.group(id=doc.model.id).download().decode(), "signature": sig.download().decode(), "pdf": pdf[:5].decode()}
+
+
 @check("victims and assets")
 def _():
     victim = v3.victim(name="tcex Victim", org="Initrode", nationality="Elbonian")

@@ -85,6 +85,10 @@ describe.skipIf(skip)('tcex (v3 SDK) against Bulwark', () => {
     for (const type of GROUP_TYPES) expect(groups[type]).toEqual([type, `g ${type} (renamed)`, ['every group'], '2026-03-01'])
   })
 
+  it('uploads and downloads Group files and gets a Group as PDF', () => {
+    expect(value('Group files: upload, download, pdf')).toEqual({ document: 'bytes from tcex', signature: 'rule g { condition: true }', pdf: '%PDF-' })
+  })
+
   it('creates a victim with every asset type, updates an asset and associates it with a group', () => {
     expect(value('victims and assets')).toEqual({
       victim: ['tcex Victim', 'Initrode', 'Elbonian'],
@@ -104,6 +108,6 @@ describe.skipIf(skip)('tcex (v3 SDK) against Bulwark', () => {
 
   it('ran no check this suite does not assert', () => {
     expect(Object.entries(checks).filter(([, c]) => !c.ok).map(([name, c]) => `${name}: ${c.error}`)).toEqual([])
-    expect(Object.keys(checks)).toHaveLength(13)
+    expect(Object.keys(checks)).toHaveLength(14)
   })
 })

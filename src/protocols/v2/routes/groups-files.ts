@@ -16,14 +16,14 @@ import { GROUP_PREFIX, groupPath } from './groups-params.js'
  * Hard ceiling for a buffered upload. The documentMaxBytes setting (checked by the domain once
  * the body is read) is the real limit; the request context does not exist yet while parsing.
  */
-const UPLOAD_CEILING_BYTES = 1024 * 1024 * 1024
+export const UPLOAD_CEILING_BYTES = 1024 * 1024 * 1024
 
-function attachmentName(fileName: string | null, fallback: string): string {
+export function attachmentName(fileName: string | null, fallback: string): string {
   const name = (fileName ?? fallback).replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
   return `attachment; filename="${name}"`
 }
 
-function sendFile(reply: FastifyReply, contentType: string, body: Buffer | string, disposition: string) {
+export function sendFile(reply: FastifyReply, contentType: string, body: Buffer | string, disposition: string) {
   return reply.code(200).header('Content-Type', contentType).header('Content-Disposition', disposition).send(body)
 }
 
