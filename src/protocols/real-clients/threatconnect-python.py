@@ -499,6 +499,13 @@ def _():
             "metrics": [m.total_indicator, m.total_host, m.total_group, m.total_false_positive, m.total_observation_indicator]}
 
 
+@check("DNS resolutions of a Host (none recorded: Bulwark runs no resolver)")
+def _():
+    host = find_indicator(fresh_client(), IndicatorType.HOSTS, None, "sdk-host.example.net")
+    host.load_dns_resolutions()
+    return [[d.ip, d.resolution_date] for d in host.dns_resolutions]
+
+
 @check("bulk indicators (JSON report)")
 def _():
     client = fresh_client()

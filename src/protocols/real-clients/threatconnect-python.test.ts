@@ -107,6 +107,10 @@ describe.skipIf(skip)('threatconnect-python (v2 SDK) against Bulwark', () => {
     })
   })
 
+  it('reads a Host\'s DNS resolutions (the reply\'s shape is tested with recorded ones in platform-gaps.test.ts)', () => {
+    expect(value('DNS resolutions of a Host (none recorded: Bulwark runs no resolver)')).toEqual([])
+  })
+
   it('reads the bulk JSON report, and uploads and downloads Document and Signature files', () => {
     expect(value('bulk indicators (JSON report)')).toEqual(ALL_TEN)
     expect(value('document upload and download, signature download')).toEqual({
@@ -126,6 +130,6 @@ describe.skipIf(skip)('threatconnect-python (v2 SDK) against Bulwark', () => {
 
   it('ran no check this suite does not assert', () => {
     expect(Object.entries(checks).filter(([, c]) => !c.ok).map(([name, c]) => `${name}: ${c.error}`)).toEqual([])
-    expect(Object.keys(checks)).toHaveLength(25)
+    expect(Object.keys(checks)).toHaveLength(26)
   })
 })

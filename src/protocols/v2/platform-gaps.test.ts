@@ -108,3 +108,30 @@ describe('v2 owner metrics', () => {
     })
   })
 })
+
+describe('v2 DNS resolutions of a Host', () => {
+  it('lists the resolutions recorded for a Host in the platform\'s shape, newest first', async () => {
+    await ok('POST', '/indicators/hosts', { hostName: 'resolved.example' })
+    await ok('POST', '/indicators/addresses', { ip: '192.0.2.101', rating: 2, confidence: 40 })
+    await ok('POST', '/indicators/addresses', { ip: '192.0.2.102' })
+    const ids = Object.fromEntries((await t.store.db.selectFrom('indicator').select(['id', 'summary']).execute()).map((r) => [r.summary, r.id]))
+    await t.store.db.insertInto('dns_resolution').values([
+      { host_id: ids['resolved.example'], address_id: ids['192.0.2.101'], resolution_date: '2026-01-01T00:00:00.000Z' },
+      { host_id: ids['resolved.example'], address_id: ids['192.0.2.101'], resolution_date: '2026-02-01T00:00:00.000Z' },
+      { host_id: ids['resolved.example'], address_id: ids['192.0.2.102'], resolution_date: '2026-02-01T00:00:00.000Z' },
+    ]).execute()
+    const body = await ok('GET', '/indicators/hosts/resolved.example/dnsResolutions')
+    const address = (ip: string) => expect.objectContaining({ id: ids[ip], ownerName: 'Test Organization', ip,
+      webLink: `https://bulwark.test/auth/indicators/details/address.xhtml?address=${ip}&owner=Test%20Organization` })
+    expect(body.data.resultCount).toBe(2)
+    expect(body.data.dnsResolution).toEqual([
+      { resolutionDate: '2026-02-01T00:00:00Z', addresses: [address('192.0.2.101'), address('192.0.2.102')] },
+      { resolutionDate: '2026-01-01T00:00:00Z', addresses: [address('192.0.2.101')] },
+    ])
+    expect(body.data.dnsResolution[0].addresses[0]).toMatchObject({ threatAssessRating: 2, threatAssessConfidence: 40 })
+    const page = await ok('GET', '/indicators/hosts/resolved.example/dnsResolutions?resultStart=1&resultLimit=1')
+    expect(page.data.dnsResolution.map((r: { resolutionDate: string }) => r.resolutionDate)).toEqual(['2026-01-01T00:00:00Z'])
+    expect((await v2('GET', '/indicators/addresses/192.0.2.101/dnsResolutions')).statusCode).toBe(400)
+    expect((await v2('GET', '/indicators/hosts/unknown.example/dnsResolutions')).statusCode).toBe(404)
+  })
+})
