@@ -1,8 +1,9 @@
 /**
  * Type catalogues: Indicator types (from the model), attribute types and association
- * types (from the database, since owners and admins may add to them).
+ * types (Group types from the model, the rest from the database, since owners and admins may add to them).
  */
 import type { Kysely } from 'kysely'
+import { GROUP_TYPES } from '../model/group-types.js'
 import { INDICATOR_TYPES, type IndicatorTypeDef, findIndicatorType } from '../model/indicator-types.js'
 import { listAssociationTypeRows } from '../store/association.repository.js'
 import type { Database } from '../store/database.js'
@@ -86,9 +87,17 @@ export async function getAttributeType(ctx: RequestContext, name: string, withRu
   return found
 }
 
+/**
+ * The platform's catalogue lists a Group association type per Group type (`Adversary`, apiBranch
+ * `adversaries`) beside the Indicator-to-Indicator types and File actions. Those come from the
+ * Group type model rather than the table, so they never count as Indicator association branches.
+ */
+const GROUP_ASSOCIATION_TYPES = GROUP_TYPES.map((g) => ({ name: g.name, custom: 'false', fileAction: 'false', apiBranch: g.apiBranch }))
+
 export async function listAssociationTypes(db: Kysely<Database>) {
   const rows = await listAssociationTypeRows(db)
-  return rows.map((r) => ({ name: r.name, custom: String(!!r.custom), fileAction: String(!!r.file_action), apiBranch: r.api_branch }))
+  return [...GROUP_ASSOCIATION_TYPES,
+    ...rows.map((r) => ({ name: r.name, custom: String(!!r.custom), fileAction: String(!!r.file_action), apiBranch: r.api_branch }))]
 }
 
 export async function getAssociationType(db: Kysely<Database>, nameOrBranch: string) {

@@ -35,6 +35,18 @@ const firstSeen: GroupFieldRule = { name: 'firstSeen', column: 'first_seen', kin
 const eventDate: GroupFieldRule = { name: 'eventDate', column: 'event_date', kind: 'date', requiredOnCreate: true }
 const fileName: GroupFieldRule = { name: 'fileName', column: 'file_name', kind: 'text', requiredOnCreate: true }
 
+/**
+ * Dates every Group type may carry besides its own fields (the platform's `sightings` and
+ * `externalDates`); a type that lists one itself (Campaign's firstSeen) keeps its own rule.
+ */
+export const COMMON_GROUP_DATES: readonly GroupFieldRule[] = [
+  { name: 'firstSeen', column: 'first_seen', kind: 'date' },
+  { name: 'lastSeen', column: 'last_seen', kind: 'date' },
+  { name: 'externalDateAdded', column: 'external_date_added', kind: 'date' },
+  { name: 'externalLastModified', column: 'external_last_modified', kind: 'date' },
+  { name: 'externalDateExpires', column: 'external_date_expires', kind: 'date' },
+]
+
 export const GROUP_TYPES: readonly GroupTypeDef[] = [
   { name: 'Adversary', apiBranch: 'adversaries', apiEntity: 'adversary', fields: [name] },
   { name: 'Campaign', apiBranch: 'campaigns', apiEntity: 'campaign', fields: [name, firstSeen] },

@@ -80,7 +80,16 @@ function applyCase(pref: CasePreference, value: string) {
   return pref === 'upper' ? value.toUpperCase() : pref === 'lower' ? value.toLowerCase() : value
 }
 
-function customType(def: Omit<IndicatorTypeDef, 'custom' | 'normalize' | 'regexes'> & { pattern?: RegExp }): IndicatorTypeDef {
+/** A CIDR block whose address is a real IPv4 or IPv6 address and whose prefix fits it (≤ 32, ≤ 128). */
+function isCidrBlock(value: string): boolean {
+  const slash = value.lastIndexOf('/')
+  if (slash < 0 || !/^\d{1,3}$/.test(value.slice(slash + 1))) return false
+  const kind = isIP(value.slice(0, slash))
+  const prefix = Number(value.slice(slash + 1))
+  return (kind === 4 && prefix <= 32) || (kind === 6 && prefix <= 128)
+}
+
+function customType(def: Omit<IndicatorTypeDef, 'custom' | 'normalize' | 'regexes'> & { pattern?: RegExp; valid?: (value: string) => boolean }): IndicatorTypeDef {
   return {
     ...def,
     custom: true,
@@ -92,6 +101,7 @@ function customType(def: Omit<IndicatorTypeDef, 'custom' | 'normalize' | 'regexe
       if (!v) return null
       if (fieldDef.options && !fieldDef.options.includes(v)) return null
       if (field === 0 && def.pattern && !def.pattern.test(v)) return null
+      if (field === 0 && def.valid && !def.valid(v)) return null
       return v
     },
   }
@@ -144,7 +154,7 @@ export const INDICATOR_TYPES: readonly IndicatorTypeDef[] = [
   }),
   customType({
     name: 'CIDR', apiBranch: 'cidrBlocks', apiEntity: 'cidrBlock', parsable: true, casePreference: 'lower',
-    fields: [text('Block')], pattern: /^(?:(?:\d{1,3}\.){3}\d{1,3}\/\d{1,2}|[0-9a-f:]+\/\d{1,3})$/,
+    fields: [text('Block')], pattern: /^(?:(?:\d{1,3}\.){3}\d{1,3}\/\d{1,2}|[0-9a-f:.]+\/\d{1,3})$/, valid: isCidrBlock,
   }),
   customType({ name: 'Mutex', apiBranch: 'mutexes', apiEntity: 'mutex', parsable: false, casePreference: 'sensitive', fields: [text('Mutex')] }),
   customType({

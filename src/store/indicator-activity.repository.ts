@@ -4,6 +4,7 @@
  */
 import { type Kysely, sql } from 'kysely'
 import type { Database, Row } from './database.js'
+import { refreshThreatAssessment } from './indicator.repository.js'
 
 export async function insertObservation(db: Kysely<Database>, indicatorId: number, userId: number, count: number, dateObserved: string) {
   await db.insertInto('indicator_observation').values({ indicator_id: indicatorId, user_id: userId, count, date_observed: dateObserved }).execute()
@@ -11,6 +12,7 @@ export async function insertObservation(db: Kysely<Database>, indicatorId: numbe
     observation_count: eb('observation_count', '+', count),
     last_observed: sql<string>`CASE WHEN last_observed IS NULL OR last_observed < ${dateObserved} THEN ${dateObserved} ELSE last_observed END`,
   })).execute()
+  await refreshThreatAssessment(db, [indicatorId])
 }
 
 /** Observations per day, newest first. */
@@ -53,6 +55,7 @@ export async function insertFalsePositive(db: Kysely<Database>, indicatorId: num
   if (inserted) {
     await db.updateTable('indicator').where('id', '=', indicatorId)
       .set((eb) => ({ false_positive_count: eb('false_positive_count', '+', 1), last_false_positive: now })).execute()
+    await refreshThreatAssessment(db, [indicatorId])
   }
   return inserted
 }

@@ -81,12 +81,14 @@ export function findFileRowsByHashes(db: Kysely<Database>, ownerIds: readonly nu
 /** Inserts unless a unique key (summary, or a File hash) already exists; returns the new id or undefined. */
 export async function insertIndicatorRow(db: Kysely<Database>, values: IndicatorValues): Promise<number | undefined> {
   const row = await db.insertInto('indicator').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst()
+  if (row) await refreshThreatAssessment(db, [row.id])
   return row?.id
 }
 
 export async function updateIndicatorRow(db: Kysely<Database>, id: number, changes: IndicatorChanges): Promise<void> {
   if (Object.keys(changes).length === 0) return
   await db.updateTable('indicator').set(changes).where('id', '=', id).execute()
+  if (['rating', 'confidence', 'observation_count', 'false_positive_count'].some((c) => c in changes)) await refreshThreatAssessment(db, [id])
 }
 
 export async function deleteIndicatorRow(db: Kysely<Database>, id: number): Promise<void> {
@@ -149,4 +151,30 @@ export async function listIndicatorRows(db: Kysely<Database>, spec: IndicatorLis
     applyListSpec(db, base(), spec).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ])
   return { rows, total: Number(count?.n ?? 0) }
+}
+
+/**
+ * Recomputes the stored ThreatAssess figures of these Indicators from their rating, confidence,
+ * observations and false positives (docs/decisions.md, "ThreatAssess"). Run after any of those change,
+ * as its own statement: inside the statement that changes them, SET would read the old values.
+ *   rating/confidence: the Indicator's own (0 when unset)
+ *   observed        = 2 per observation, at most 200
+ *   falsePositive   = 50 per false positive, at most 500
+ *   score           = rating/5 × confidence/100 × 800 (confidence 50 when unset) + observed − falsePositive,
+ *                     rounded half away from zero (as numeric: PostgreSQL rounds doubles half to even) and
+ *                     kept within 0..1000
+ */
+export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
+  const observed = sql<number>`CASE WHEN observation_count >= 100 THEN 200 ELSE observation_count * 2 END`
+  const falsePositive = sql<number>`CASE WHEN false_positive_count >= 10 THEN 500 ELSE false_positive_count * 50 END`
+  const raw = sql<number>`(COALESCE(rating, 0) * COALESCE(confidence, 50) * 1.6 + ${observed} - ${falsePositive})`
+  for (let start = 0; start < ids.length; start += 5000) {
+    await db.updateTable('indicator').where('id', 'in', ids.slice(start, start + 5000)).set({
+      threat_assess_rating: sql<number>`COALESCE(rating, 0)`,
+      threat_assess_confidence: sql<number>`COALESCE(confidence, 0)`,
+      threat_assess_score_observed: observed,
+      threat_assess_score_false_positive: falsePositive,
+      threat_assess_score: sql<number>`CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
+    }).execute()
+  }
 }

@@ -9,6 +9,7 @@ import * as m0050 from './migrations/0050-tql-indexes.js'
 import * as m0060 from './migrations/0060-intel-requirement-author.js'
 import * as m0070 from './migrations/0070-batch-progress.js'
 import * as m0080 from './migrations/0080-indicator-date-added.js'
+import * as m0085 from './migrations/0085-threat-assess-backfill.js'
 import * as m0090 from './migrations/0090-prefix-pattern-indexes.js'
 import * as m0100 from './migrations/0100-indicator-feed-index.js'
 import * as m0110 from './migrations/0110-feed-results.js'
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0060-intel-requirement-author': m0060,
   '0070-batch-progress': m0070,
   '0080-indicator-date-added': m0080,
+  '0085-threat-assess-backfill': m0085,
   '0090-prefix-pattern-indexes': m0090,
   '0100-indicator-feed-index': m0100,
   '0110-feed-results': m0110,

@@ -99,7 +99,8 @@ export function listMarkedIndicators(db: Kysely<Database>, marker: Marker, filte
   let query = db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
     .select(['indicator.id', 'indicator.type', 'indicator.summary', 'owner.name as owner_name', 'indicator.date_added',
       'indicator.last_modified', 'indicator.rating', 'indicator.confidence', 'indicator.threat_assess_rating',
-      'indicator.threat_assess_confidence', 'indicator.threat_assess_score', 'indicator.cal_score'])
+      'indicator.threat_assess_confidence', 'indicator.threat_assess_score', 'indicator.cal_score',
+      'indicator.value1', 'indicator.value2', 'indicator.value3', 'indicator.dns_active', 'indicator.whois_active'])
     .where('indicator.id', 'in', markedIds(db, marker, 'indicator'))
   if (filter.type) query = query.where('indicator.type', '=', filter.type)
   const columns = ['indicator.value1', 'indicator.value2', 'indicator.value3'] as const

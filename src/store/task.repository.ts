@@ -48,8 +48,9 @@ export async function deleteTaskRow(db: Kysely<Database>, id: number): Promise<v
 
 function taskCondition(db: Kysely<Database>, eb: ExpressionBuilder<any, any>, c: TaskCondition): Expression<SqlBool> {
   if ('overdue' in c) {
-    const overdue = eb.and([eb('task.due_date', '<', c.now), eb('task.status', '<>', 'Completed')])
-    return c.overdue ? overdue : eb.not(overdue)
+    if (c.overdue) return eb.and([eb('task.due_date', '<', c.now), eb('task.status', '<>', 'Completed')])
+    // Spelled out rather than NOT(…): a Task without a due date makes the comparison NULL, and NOT NULL selects nothing.
+    return eb.or([eb('task.due_date', 'is', null), eb('task.due_date', '>=', c.now), eb('task.status', '=', 'Completed')])
   }
   if ('role' in c) {
     return eb('task.id', 'in', db.selectFrom('task_assignee').innerJoin('user_account', 'user_account.id', 'task_assignee.user_id')

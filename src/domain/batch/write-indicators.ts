@@ -12,6 +12,7 @@ import {
   mergeFilesInto, updateRowsById,
 } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
+import { refreshThreatAssessment } from '../../store/indicator.repository.js'
 import { deleteItemMetadata } from '../metadata.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
@@ -143,6 +144,7 @@ export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnviro
     }
   }
   await updateRowsById(db, 'indicator', updates, INDICATOR_COLUMN_TYPES)
+  await refreshThreatAssessment(db, targets.flatMap((t) => t.ids))
   const createdLabels = await writeMetadata(db, env, 'indicator', targets)
   await insertRows(db, 'file_occurrence', targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))))
   return { consumed: plans.length, written: plans.length, issues, createdLabels }

@@ -4,7 +4,7 @@
  * knows nothing of SQL or HTTP.
  */
 import type { Updateable } from 'kysely'
-import { type GroupFieldRule, type GroupTypeDef } from '../../model/group-types.js'
+import { COMMON_GROUP_DATES, type GroupFieldRule, type GroupTypeDef } from '../../model/group-types.js'
 import type { GroupTable } from '../../store/database.js'
 import { invalid } from '../errors.js'
 import { parseApiTime } from '../time.js'
@@ -62,7 +62,8 @@ function readValue(rule: GroupFieldRule, value: unknown, typeName: string): stri
  */
 export function groupColumnsFromBody(def: GroupTypeDef, body: Record<string, unknown>, mode: 'create' | 'update'): GroupColumns {
   const columns: Record<string, string | number | null> = {}
-  for (const rule of def.fields) {
+  const rules = [...def.fields, ...COMMON_GROUP_DATES.filter((d) => !def.fields.some((f) => f.name === d.name))]
+  for (const rule of rules) {
     const value = body[rule.name]
     const required = mode === 'create' ? rule.requiredOnCreate : rule.requiredOnUpdate
     if (isBlank(value)) {

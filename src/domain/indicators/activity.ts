@@ -7,9 +7,10 @@ import {
   pruneDeletedIndicators,
 } from '../../store/indicator-activity.repository.js'
 import { findIndicatorRow } from '../../store/indicator.repository.js'
+import { listDnsResolutions as listDnsResolutionRows } from '../../store/indicator-tracking.repository.js'
 import { type RequestContext, readableOwners, requirePermission } from '../context.js'
 import { forbidden, invalid } from '../errors.js'
-import { findIndicatorsBySummary, indicatorItem } from '../indicators.js'
+import { findIndicatorsBySummary, getIndicatorById, indicatorItem } from '../indicators.js'
 import { DAY_MS, parseApiTime } from '../time.js'
 import type { IndicatorRecord } from './record.js'
 import { requireIndicatorType } from './record.js'
@@ -97,6 +98,28 @@ export async function listIndicatorOwners(ctx: RequestContext, record: Indicator
   const copies = await findIndicatorsBySummary(ctx, record.type, record.summary, readable.map((m) => m.ownerId))
   const holding = new Set(copies.map((c) => c.ownerId))
   return readable.filter((m) => holding.has(m.ownerId)).map((m) => ({ id: m.ownerId, name: m.ownerName, type: m.ownerType }))
+}
+
+/**
+ * The DNS resolutions recorded for a Host, newest first, grouped by resolution time: the Addresses it
+ * resolved to that the caller can read. Bulwark runs no resolver; resolutions come from imports.
+ */
+export async function listHostDnsResolutions(ctx: RequestContext, record: IndicatorRecord) {
+  indicatorItem(ctx, record)
+  if (record.type !== 'Host') throw invalid(`DNS resolutions are kept for Hosts, not for ${record.type} Indicators`)
+  const rows = await listDnsResolutionRows(ctx.store.db, [record.id])
+  const addresses = new Map<number, IndicatorRecord | null>()
+  for (const row of rows) {
+    if (addresses.has(row.address_id)) continue
+    addresses.set(row.address_id, await getIndicatorById(ctx, row.address_id).catch(() => null))
+  }
+  const byDate = new Map<string, IndicatorRecord[]>()
+  for (const row of rows) {
+    const address = addresses.get(row.address_id)
+    if (!address) continue
+    byDate.set(row.resolution_date, [...(byDate.get(row.resolution_date) ?? []), address])
+  }
+  return [...byDate].map(([resolutionDate, resolved]) => ({ resolutionDate, addresses: resolved }))
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
+import { JSON_MEDIA_TYPE } from './media-types.js'
 import { registerV3 } from '../v3/plugin.js'
 import { registerTaxii11, sendStatusMessage } from '../taxii11/plugin.js'
 import type { PollOptions } from '../taxii11/poll.js'
@@ -64,8 +65,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         const e = taxiiError(error, String(req.id))
         return reply.code(e.status).header('content-type', TAXII_MEDIA_TYPE).send(e.body)
       }
-      if ((req.url ?? '').startsWith('/api/v3/')) return reply.code(status).send(v3ErrorBody('invalid', message))
-      return reply.code(status).send({ status: 'Error', message })
+      if ((req.url ?? '').startsWith('/api/v3/')) return sendJson(reply, status, v3ErrorBody('invalid', message))
+      return sendJson(reply, status, { status: 'Error', message })
     },
   }
   if (options.https) serverOptions.https = options.https
@@ -102,13 +103,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(registerTaxii21, { prefix: TAXII_PREFIX, store: options.store, services: options.services, bodyLimit })
 
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({ status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
+    sendJson(reply, 404, { status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
   })
   app.setErrorHandler((error, req, reply) => {
     const status = (error as { statusCode?: number }).statusCode
-    if (status && status < 500) return reply.code(status).send({ status: 'Error', message: (error as Error).message })
+    if (status && status < 500) return sendJson(reply, status, { status: 'Error', message: (error as Error).message })
     req.log.error({ err: error }, 'unhandled error')
-    return reply.code(500).send({ status: 'Error', message: `Internal error (request ${req.id})` })
+    return sendJson(reply, 500, { status: 'Error', message: `Internal error (request ${req.id})` })
   })
   return app
+}
+
+/** As bytes, so Fastify leaves the media type as given (for text it would append a charset). */
+function sendJson(reply: FastifyReply, status: number, body: unknown) {
+  return reply.code(status).header('content-type', JSON_MEDIA_TYPE).send(Buffer.from(JSON.stringify(body)))
 }

@@ -8,6 +8,7 @@ import type { Store } from '../../store/connect.js'
 import { classifyError } from '../http/errors.js'
 import { installRestAuth } from '../http/rest-auth.js'
 import { parseXmlBody } from '../http/xml.js'
+import { FASTIFY_JSON, JSON_MEDIA_TYPE } from '../http/media-types.js'
 import { sendV2Error } from './present.js'
 import { V2_ROUTES } from './routes/index.js'
 
@@ -28,6 +29,14 @@ export async function registerV2(app: FastifyInstance, options: FastifyPluginOpt
     return sendV2Error(req, reply, classified.status, message)
   })
   app.setNotFoundHandler((req, reply) => sendV2Error(req, reply, 404, `No such v2 endpoint: ${req.method} ${req.url.split('?')[0]}`))
+
+  // The v2 SDK reads a body only when Content-Type equals `application/json`; Fastify appends a
+  // charset to every JSON reply (RFC 8259 defines none). Only that default form is rewritten, so a
+  // type a route sets on purpose is left alone.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (reply.getHeader('content-type') === FASTIFY_JSON) reply.header('content-type', JSON_MEDIA_TYPE)
+    done(null, payload)
+  })
 
   installRestAuth(app, options.store, options.services)
   for (const register of V2_ROUTES) await register(app)

@@ -1,7 +1,7 @@
 /**
- * Indicators in v2 shape. Lists of all types use the entity `indicator` (with `summary`);
- * single-type endpoints use the type's apiEntity (`address`, `host` …) and carry the value
- * fields by their API names. includeAdditional adds counts and flags; includes=tags,
+ * Indicators in v2 shape. Lists of all types use the entity `indicator`, single-type endpoints
+ * the type's apiEntity (`address`, `host` …); every record carries `summary` and the value fields
+ * by their API names. includeAdditional adds counts and flags; includes=tags,
  * attributes, labels add the metadata arrays (loaded in bulk by presentIndicatorsV2).
  */
 import type { RequestContext } from '../../domain/context.js'
@@ -15,7 +15,7 @@ import type { Include } from './params.js'
 import { presentAttributeV2, presentLabelV2, presentTagV2 } from './routes/metadata.js'
 
 export interface IndicatorPresentOptions {
-  /** Single-type shape: value fields by name (the apiEntity endpoints). */
+  /** Single-type endpoint (entity by apiEntity); value fields are carried in every shape. */
   typed?: boolean
   /** One item (GET/POST/PUT of one Indicator): adds the owner object. */
   single?: boolean
@@ -58,11 +58,14 @@ export function presentIndicatorV2(record: IndicatorRecord, includes: ReadonlySe
     threatAssessConfidence: record.threatAssessConfidence ?? record.confidence ?? undefined,
     webLink: legacyIndicatorLink(services.publicUrl, indicatorEntity(record.type), record.summary, record.ownerName),
     description: record.description ?? undefined,
-    source: record.source ?? undefined,
+    // The v2 SDK's parser reads a record with `source` and none of ip/address/hashes/hostName as a URL,
+    // so a custom type (whose value is in `summary`) would be taken for one.
+    source: findIndicatorType(record.type)?.custom ? undefined : record.source ?? undefined,
     summary: record.summary,
   })
-  if (options.typed) Object.assign(out, valueFields(record))
-  else if (record.type === 'Host') Object.assign(out, { dnsActive: String(record.dnsActive), whoisActive: String(record.whoisActive) })
+  // Every list, mixed or typed, carries the value fields: the v2 SDK decides an Indicator's type and
+  // value from them (a Host with dnsActive but no hostName becomes a Host without a value).
+  Object.assign(out, valueFields(record))
   if (includes.has('additional')) {
     Object.assign(out, {
       threatAssessScore: record.threatAssessScore ?? undefined,

@@ -31,10 +31,13 @@ export function presentVictimAssetSummaryV2(publicUrl: string, a: VictimAssetRec
   return { id: a.id, name: a.value, type: a.type, webLink: legacyLink(publicUrl, 'victim', a.victimId) }
 }
 
-/** The per-type entity name and body (`victimEmailAddress`: address, addressType). */
+/**
+ * The per-type entity name and body (`victimEmailAddress`: address, addressType). Every asset record
+ * has id, name, type and webLink, as the platform gives them; the value fields follow.
+ */
 export function presentVictimAssetV2(publicUrl: string, a: VictimAssetRecord): { entity: string; body: Record<string, unknown> } {
   const def = findVictimAssetType(a.type)
-  const body: Record<string, unknown> = { id: a.id, type: a.type, webLink: legacyLink(publicUrl, 'victim', a.victimId) }
+  const body: Record<string, unknown> = { id: a.id, name: a.value, type: a.type, webLink: legacyLink(publicUrl, 'victim', a.victimId) }
   if (def) {
     body[def.valueField] = a.value
     if (def.detailField && a.detail !== null) body[def.detailField] = a.detail
@@ -49,7 +52,7 @@ export function presentAdversaryAssetSummaryV2(publicUrl: string, a: AdversaryAs
 
 export function presentAdversaryAssetV2(publicUrl: string, a: AdversaryAssetRecord): { entity: string; body: Record<string, unknown> } {
   const def = ADVERSARY_ASSET_TYPES.find((t) => t.name === a.type)
-  const body: Record<string, unknown> = { id: a.id, type: a.type, webLink: legacyLink(publicUrl, 'adversary', a.adversaryId) }
+  const body: Record<string, unknown> = { id: a.id, name: a.value, type: a.type, webLink: legacyLink(publicUrl, 'adversary', a.adversaryId) }
   if (def) body[def.valueField] = a.value
   return { entity: def?.apiEntity ?? 'bucketAsset', body }
 }

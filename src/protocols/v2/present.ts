@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { renderPlainXml, renderV2Xml } from '../http/xml.js'
 import type { Paging } from './params.js'
+import { JSON_MEDIA_TYPE, XML_MEDIA_TYPE } from '../http/media-types.js'
 
 export function wantsXml(req: FastifyRequest): boolean {
   const accept = req.headers.accept
@@ -17,8 +18,8 @@ export function wantsXml(req: FastifyRequest): boolean {
 }
 
 function send(req: FastifyRequest, reply: FastifyReply, status: number, json: unknown, xml: () => string) {
-  if (wantsXml(req)) return reply.code(status).type('application/xml; charset=utf-8').send(xml())
-  return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(json))
+  if (wantsXml(req)) return reply.code(status).type(XML_MEDIA_TYPE).send(xml())
+  return reply.code(status).type(JSON_MEDIA_TYPE).send(JSON.stringify(json))
 }
 
 /** One item: `data: { <entity>: item }`. */

@@ -30,7 +30,8 @@ function threatAssess(r: IndicatorRecord) {
   return {
     threatAssessRating: r.threatAssessRating, threatAssessScore: r.threatAssessScore, threatAssessConfidence: r.threatAssessConfidence,
     threatAssessScoreObserved: r.threatAssessScoreObserved, threatAssessScoreFalsePositive: r.threatAssessScoreFalsePositive,
-    svcScore: r.calScore,
+    // The platform's collective (CAL) score; Bulwark has no collective layer, so its own score stands in when none is stored.
+    svcScore: r.calScore ?? r.threatAssessScore,
   }
 }
 

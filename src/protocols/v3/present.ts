@@ -5,9 +5,10 @@
  */
 import type { FastifyReply } from 'fastify'
 import type { ErrorCode } from '../../domain/errors.js'
+import { JSON_MEDIA_TYPE } from '../http/media-types.js'
 import type { PageLinks } from './paging.js'
 
-export const V3_MEDIA_TYPE = 'application/json'
+export const V3_MEDIA_TYPE = JSON_MEDIA_TYPE
 
 /** The platform documents 0x1001 as its general code; the others follow its batch code table. */
 const ERR_CODES: Record<ErrorCode | 'internal', string> = {

@@ -12,6 +12,7 @@ import { invalid } from '../../../domain/errors.js'
 import { parseId } from '../../../domain/items.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'
+import { JSON_MEDIA_TYPE } from '../../http/media-types.js'
 
 type IdParams = { Params: { id: string } }
 
@@ -24,7 +25,7 @@ async function platformInvalid<T>(reply: FastifyReply, run: () => Promise<T>): P
     return await run()
   } catch (error) {
     if (!(error instanceof BatchInvalidError)) throw error
-    return reply.code(400).type('application/json; charset=utf-8').send({ status: 'Invalid', description: error.message })
+    return reply.code(400).type(JSON_MEDIA_TYPE).send({ status: 'Invalid', description: error.message })
   }
 }
 
@@ -70,7 +71,7 @@ export async function batchRoutes(app: FastifyInstance) {
 
   app.post<IdParams>('/batch/:id', async (req, reply) => platformInvalid(reply, async () => {
     await uploadBatchInput(req.ctx, jobId(req.params.id), inputText(req.body))
-    return reply.code(202).type('application/json; charset=utf-8').send({ status: 'Queued' })
+    return reply.code(202).type(JSON_MEDIA_TYPE).send({ status: 'Queued' })
   }))
 
   app.get<IdParams>('/batch/:id', async (req, reply) => {
@@ -87,6 +88,6 @@ export async function batchRoutes(app: FastifyInstance) {
     const q = query(req)
     const severity = q.severity === undefined ? undefined : Array.isArray(q.severity) ? q.severity : [q.severity]
     const results = await listBatchResults(req.ctx, jobId(req.params.id), { code: single(q, 'code'), contains: single(q, 'contains'), severity })
-    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(results))
+    return reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(results))
   })
 }

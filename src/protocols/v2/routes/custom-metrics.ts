@@ -9,6 +9,7 @@ import { type CustomMetricConfig, type MetricAggregate, addCustomMetricData, cre
 import { toApiTime } from '../../../domain/time.js'
 import { flag, pageOf, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
+import { JSON_MEDIA_TYPE } from '../../http/media-types.js'
 
 type Params = { metric: string }
 
@@ -51,7 +52,7 @@ export async function customMetricRoutes(app: FastifyInstance) {
     const aggregates = await addCustomMetricData(req.ctx, req.params.metric, req.body)
     if (!flag(query(req), 'returnValue')) return reply.code(204).send()
     const values = aggregates.map((a) => ({ value: a.value, date: toApiTime(a.periodStart) }))
-    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(Array.isArray(req.body) ? values : values[0]))
+    return reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(Array.isArray(req.body) ? values : values[0]))
   })
 
   app.get<{ Params: Params }>('/customMetrics/:metric/data', async (req, reply) => {

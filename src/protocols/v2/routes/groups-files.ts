@@ -16,14 +16,14 @@ import { GROUP_PREFIX, groupPath } from './groups-params.js'
  * Hard ceiling for a buffered upload. The documentMaxBytes setting (checked by the domain once
  * the body is read) is the real limit; the request context does not exist yet while parsing.
  */
-const UPLOAD_CEILING_BYTES = 1024 * 1024 * 1024
+export const UPLOAD_CEILING_BYTES = 1024 * 1024 * 1024
 
-function attachmentName(fileName: string | null, fallback: string): string {
+export function attachmentName(fileName: string | null, fallback: string): string {
   const name = (fileName ?? fallback).replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
   return `attachment; filename="${name}"`
 }
 
-function sendFile(reply: FastifyReply, contentType: string, body: Buffer | string, disposition: string) {
+export function sendFile(reply: FastifyReply, contentType: string, body: Buffer | string, disposition: string) {
   return reply.code(200).header('Content-Type', contentType).header('Content-Disposition', disposition).send(body)
 }
 
@@ -49,7 +49,8 @@ export async function groupFileRoutes(app: FastifyInstance) {
     const { type, id } = groupPath(req)
     if (requireGroupType(type).name === 'Signature') {
       const { text, fileName } = await getSignatureText(req.ctx, id)
-      return sendFile(reply, 'text/plain; charset=utf-8', text, attachmentName(fileName, `signature-${id}.txt`))
+      // Exactly text/plain: the v2 SDK keeps a download only when the type is text/plain or application/octet-stream.
+      return sendFile(reply, 'text/plain', text, attachmentName(fileName, `signature-${id}.txt`))
     }
     const file = await downloadDocumentContent(req.ctx, id, type)
     return sendFile(reply, 'application/octet-stream', file.content, attachmentName(file.fileName, `document-${id}`))

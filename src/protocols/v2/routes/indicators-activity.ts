@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  addObservations, getObservationCount, listDeletedIndicators, listIndicatorOwners, listMostObservedIndicators, listObservations,
-  reportFalsePositive,
+  addObservations, getObservationCount, listDeletedIndicators, listHostDnsResolutions, listIndicatorOwners, listMostObservedIndicators,
+  listObservations, reportFalsePositive,
 } from '../../../domain/indicators/activity.js'
 import { toApiTime } from '../../../domain/time.js'
+import { legacyIndicatorLink } from '../../http/links.js'
 import { pageOf, parsePaging, query, single } from '../params.js'
 import { sendData, sendList, sendNoBody } from '../present.js'
 import { type IndicatorParams, indicatorTypeParam, objectBody, resolveIndicator } from './indicators-params.js'
@@ -57,6 +58,22 @@ export async function indicatorActivityRoutes(app: FastifyInstance) {
   app.post<{ Params: IndicatorParams }>('/indicators/:type/:indicator/falsePositive', async (req, reply) => {
     const fp = await reportFalsePositive(req.ctx, await resolveIndicator(req))
     return sendData(req, reply, 'falsePositive', { falsePositive: { count: fp.count, lastReported: toApiTime(fp.lastReported) } })
+  })
+
+  // The platform's shape (and what the v2 SDK's load_dns_resolutions reads): one entry per resolution time.
+  app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/dnsResolutions', async (req, reply) => {
+    const all = await listHostDnsResolutions(req.ctx, await resolveIndicator(req))
+    const paging = parsePaging(query(req))
+    const publicUrl = req.ctx.services.publicUrl
+    const presented = pageOf(all, paging).map((r) => ({
+      resolutionDate: toApiTime(r.resolutionDate),
+      addresses: r.addresses.map((a) => ({
+        id: a.id, ownerName: a.ownerName, dateAdded: toApiTime(a.dateAdded), lastModified: toApiTime(a.lastModified),
+        threatAssessRating: a.threatAssessRating ?? undefined, threatAssessConfidence: a.threatAssessConfidence ?? undefined,
+        webLink: legacyIndicatorLink(publicUrl, 'address', a.summary, a.ownerName), ip: a.summary,
+      })),
+    }))
+    return sendList(req, reply, 'dnsResolution', presented, paging, all.length)
   })
 
   app.get<{ Params: IndicatorParams }>('/indicators/:type/:indicator/owners', async (req, reply) => {

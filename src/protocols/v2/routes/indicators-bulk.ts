@@ -11,6 +11,7 @@ import { DAY_MS, toApiTime } from '../../../domain/time.js'
 import { renderPlainXml } from '../../http/xml.js'
 import { presentIndicatorsV2 } from '../present-indicator.js'
 import { wantsXml } from '../present.js'
+import { JSON_MEDIA_TYPE, XML_MEDIA_TYPE } from '../../http/media-types.js'
 
 const PAGE = 1000
 
@@ -32,7 +33,7 @@ async function sendJsonReport(req: FastifyRequest, reply: FastifyReply) {
   const items: unknown[] = []
   const includes = new Set(['attributes', 'tags'] as const)
   for await (const page of ownerIndicators(req.ctx)) items.push(...(await presentIndicatorsV2(req.ctx, page, includes, { typed: true })))
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify({ indicator: items }))
+  return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify({ indicator: items }))
 }
 
 async function sendCsvReport(req: FastifyRequest, reply: FastifyReply) {
@@ -50,8 +51,8 @@ export async function indicatorBulkRoutes(app: FastifyInstance) {
       name: req.ctx.owner.name, csvEnabled: true, jsonEnabled: true,
       nextRun: toApiTime(new Date(now + DAY_MS).toISOString()), lastRun: toApiTime(req.ctx.now), status: 'Complete',
     }
-    if (wantsXml(req)) return reply.type('application/xml; charset=utf-8').send(renderPlainXml('BulkStatus', status))
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ bulkStatus: status }))
+    if (wantsXml(req)) return reply.type(XML_MEDIA_TYPE).send(renderPlainXml('BulkStatus', status))
+    return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify({ bulkStatus: status }))
   })
 
   app.get<{ Params: { format: string } }>('/indicators/bulk/:format', async (req, reply) => {

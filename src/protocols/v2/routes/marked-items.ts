@@ -32,13 +32,19 @@ function bool(value: unknown): boolean {
 export function presentMarkedItemV2(publicUrl: string, item: MarkedItem): Record<string, unknown> {
   const f = item.fields
   if (item.kind === 'indicator') {
-    const entity = findIndicatorType(item.type ?? '')?.apiEntity ?? 'indicator'
-    return {
+    const def = findIndicatorType(item.type ?? '')
+    const entity = def?.apiEntity ?? 'indicator'
+    const record: Record<string, unknown> = {
       id: item.id, ownerName: item.ownerName, type: item.type, dateAdded: toApiTime(item.dateAdded), lastModified: toApiTime(item.lastModified),
       rating: f.rating ?? undefined, confidence: f.confidence ?? undefined, threatAssessRating: f.threat_assess_rating ?? undefined,
       threatAssessConfidence: f.threat_assess_confidence ?? undefined, threatAssessScore: f.threat_assess_score ?? undefined,
       calScore: f.cal_score ?? undefined, webLink: legacyIndicatorLink(publicUrl, entity, item.summary ?? '', item.ownerName), summary: item.summary,
     }
+    // The value fields too, as in every v2 Indicator record: the v2 SDK's parser reads them (present-indicator.ts).
+    const values = [f.value1, f.value2, f.value3]
+    def?.fields.forEach((field, i) => { if (values[i]) record[field.name] = values[i] })
+    if (def?.name === 'Host') Object.assign(record, { dnsActive: String(bool(f.dns_active)), whoisActive: String(bool(f.whois_active)) })
+    return record
   }
   if (item.kind === 'group') {
     const entity = findGroupType(item.type ?? '')?.apiEntity ?? 'group'

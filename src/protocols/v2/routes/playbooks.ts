@@ -8,6 +8,7 @@ import { type PlaybookRecord, deletePlaybook, exportPlaybook, getPlaybook, insta
 import { toApiTime } from '../../../domain/time.js'
 import { type Query, flag, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
+import { JSON_MEDIA_TYPE } from '../../http/media-types.js'
 
 type Params = { id: string }
 
@@ -42,7 +43,7 @@ export async function playbookRoutes(app: FastifyInstance) {
     sendItem(req, reply, 'playbook', presentPlaybookV2(await getPlaybook(req.ctx, req.params.id))))
 
   app.get<{ Params: Params }>('/playbooks/:id/export', async (req, reply) =>
-    reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(await exportPlaybook(req.ctx, req.params.id))))
+    reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(await exportPlaybook(req.ctx, req.params.id))))
 
   app.post<{ Params: Params }>('/playbooks/:id', async (req, reply) =>
     sendItem(req, reply, 'playbook', presentPlaybookV2(await uploadPlaybookVersion(req.ctx, req.params.id, req.body))))

@@ -70,4 +70,26 @@ describe('GET /v2/types/associationTypes', () => {
     expect(one).toEqual({ status: 'Success', data: { associationType: { name: 'URL Host', custom: 'false', fileAction: 'false', apiBranch: 'urlHost' } } })
     expect((await t.request({ method: 'GET', url: '/api/v2/types/associationTypes/nope' })).statusCode).toBe(404)
   })
+
+  it('lists a Group association type per Group type, as the platform documents, and reads each by name or branch', async () => {
+    const all = (await t.request({ method: 'GET', url: '/api/v2/types/associationTypes' })).json().data.associationType as Array<Record<string, string>>
+    const groups = all.filter((a) => a.fileAction === 'false' && !/ to |PTR|Registrant|Download|URL /.test(a.name))
+    expect(groups.map((g) => `${g.name}=${g.apiBranch}`).sort()).toEqual(['Adversary=adversaries', 'Attack Pattern=attackPatterns', 'Campaign=campaigns',
+      'Course of Action=coursesOfAction', 'Document=documents', 'Email=emails', 'Event=events', 'Incident=incidents', 'Intrusion Set=intrusionSets',
+      'Malware=malware', 'Report=reports', 'Signature=signatures', 'Tactic=tactics', 'Threat=threats', 'Tool=tools', 'Vulnerability=vulnerabilities'])
+    for (const listed of all) {
+      for (const key of [listed.name, listed.apiBranch]) {
+        const one = await t.request({ method: 'GET', url: `/api/v2/types/associationTypes/${encodeURIComponent(key)}` })
+        expect(one.json().data.associationType).toEqual(listed)
+      }
+    }
+    expect((await t.request({ method: 'GET', url: '/api/v2/types/associationTypes/Adversary' })).json())
+      .toEqual({ status: 'Success', data: { associationType: { name: 'Adversary', custom: 'false', fileAction: 'false', apiBranch: 'adversaries' } } })
+  })
+
+  it('does not take a Group association type for an Indicator-to-Indicator branch', async () => {
+    await t.request({ method: 'POST', url: '/api/v2/indicators/addresses', payload: { ip: '192.0.2.55' } })
+    const res = await t.request({ method: 'GET', url: '/api/v2/indicators/addresses/192.0.2.55/associations/adversaries/indicators' })
+    expect(res.statusCode).toBe(404)
+  })
 })

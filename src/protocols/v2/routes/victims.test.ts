@@ -78,7 +78,8 @@ describe('/v2/victims/{id}/victimAssets', () => {
       const res = await call('POST', `/victims/${id}/victimAssets/${branch}`, body)
       expect(res.statusCode).toBe(201)
       const asset = res.json().data[entity]
-      expect(asset).toEqual({ id: asset.id, type: expect.any(String), webLink: `https://bulwark.test/auth/victim/victim.xhtml?victim=${id}`, ...body })
+      // Every asset record has id, name (its value), type and webLink, as the platform gives them.
+      expect(asset).toEqual({ id: asset.id, name: Object.values(body)[0], type: expect.any(String), webLink: `https://bulwark.test/auth/victim/victim.xhtml?victim=${id}`, ...body })
       ids.push(asset.id)
     }
     const all = (await call('GET', `/victims/${id}/victimAssets`)).json().data
@@ -121,7 +122,7 @@ describe('/v2/groups/adversaries/{id}/adversaryAssets', () => {
     const handle = await call('POST', `/groups/adversaries/${adversary}/adversaryAssets/handles`, { handle: 'Pierre Despereaux' })
     expect(handle.statusCode).toBe(201)
     const h = handle.json().data.adversaryHandle
-    expect(h).toEqual({ id: h.id, type: 'Handle', webLink: `https://bulwark.test/auth/adversary/adversary.xhtml?adversary=${adversary}`, handle: 'Pierre Despereaux' })
+    expect(h).toEqual({ id: h.id, name: 'Pierre Despereaux', type: 'Handle', webLink: `https://bulwark.test/auth/adversary/adversary.xhtml?adversary=${adversary}`, handle: 'Pierre Despereaux' })
     await call('POST', `/groups/adversaries/${adversary}/adversaryAssets/urls`, { url: 'http://facebook.com/therealbadguy' })
     await call('POST', `/groups/adversaries/${adversary}/adversaryAssets/phoneNumbers`, { phoneNumber: '555-0199' })
     const all = (await call('GET', `/groups/adversaries/${adversary}/adversaryAssets`)).json().data

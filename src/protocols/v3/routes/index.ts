@@ -9,6 +9,7 @@ import { noteRoutes } from './notes.js'
 import { securityLabelRoutes } from './security-labels.js'
 import { securityRoutes } from './security.js'
 import { tagRoutes } from './tags.js'
+import { groupFileRoutes } from './group-files.js'
 import { groupRoutes } from './groups.js'
 import { indicatorRoutes } from './indicators.js'
 import { taskRoutes } from './tasks.js'
@@ -26,6 +27,7 @@ export const V3_ROUTES: ((app: FastifyInstance) => Promise<void> | void)[] = [
   noteRoutes,
   intelRequirementRoutes,
   indicatorRoutes,
+  groupFileRoutes,
   groupRoutes,
   victimRoutes,
   victimAssetRoutes,

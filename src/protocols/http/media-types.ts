@@ -1,0 +1,16 @@
+/**
+ * Media types of the REST replies. Both platform SDKs compare Content-Type with
+ * `application/json` for equality before they read a body (the v2 SDK's response handlers,
+ * tcex's error check), so REST JSON replies carry exactly that: RFC 8259 defines no charset
+ * parameter for it and the body is always UTF-8.
+ */
+export const JSON_MEDIA_TYPE = 'application/json'
+
+/** What Fastify writes for a JSON reply when a route names no charset. */
+export const FASTIFY_JSON = 'application/json; charset=utf-8'
+
+/**
+ * XML replies keep their charset: neither SDK asks for or compares XML, and for XML
+ * (RFC 7303) the parameter is meaningful.
+ */
+export const XML_MEDIA_TYPE = 'application/xml; charset=utf-8'
