@@ -4,13 +4,15 @@
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifySchema, type FastifyServerOptions, LogController } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
+import { readJsonBody } from './body.js'
+import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
 import { registerV3 } from '../v3/plugin.js'
 
 declare module 'fastify' {
@@ -18,6 +20,16 @@ declare module 'fastify' {
     caller: Caller
     ctx: RequestContext
   }
+  interface FastifyInstance {
+    /** Every route registered, in order: what the fuzz test walks and the API documents list. */
+    routeTable: readonly RouteSummary[]
+  }
+}
+
+export interface RouteSummary {
+  method: string
+  url: string
+  schema?: FastifySchema
 }
 
 export interface AppOptions {
@@ -33,7 +45,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const serverOptions: FastifyServerOptions & { https?: unknown } = {
+  const serverOptions: FastifyServerOptions & { https?: unknown; http?: unknown } = {
     logger: options.logLevel === false ? false : {
       level: options.logLevel ?? 'info',
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.timestamp'], censor: '[redacted]' },
@@ -49,22 +61,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Errors raised before routing (a badly encoded URL) get the envelope of the interface the path names.
     frameworkErrors: (error, req, res) => {
-      const { status, message } = classifyError(error)
+      const { status, message } = classifyError(uriTooLong(req.url) ?? error)
       const reply = res as unknown as FastifyReply
       if ((req.url ?? '').startsWith('/api/v3/')) return reply.code(status).send(v3ErrorBody('invalid', message))
       return reply.code(status).send({ status: 'Error', message })
     },
+    clientErrorHandler: answerClientError,
+    http: { maxHeaderSize: MAX_HEAD_BYTES },
   }
-  if (options.https) serverOptions.https = options.https
+  if (options.https) serverOptions.https = { ...options.https, maxHeaderSize: MAX_HEAD_BYTES }
   const app = Fastify(serverOptions as FastifyServerOptions)
 
   // SDKs send Content-Type: application/json on bodiless POSTs (activate, add a tag…): an empty
-  // body means "no body". Non-empty bodies keep Fastify's parser and its prototype-poisoning guard.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
+  // body means "no body". Every other body goes through the one JSON reader, which refuses
+  // inherited key names (__proto__, toString…) at any depth.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined)
-    return parseJson(req, body as string, done)
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
+
+  const routeTable: RouteSummary[] = []
+  app.decorate('routeTable', routeTable)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema })
   })
 
   app.decorateRequest('caller', null as unknown as Caller)
@@ -72,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id)
-    done()
+    done(uriTooLong(req.raw.url))
   })
   // The per-request line is written at info; at quieter levels the hook is not installed at all.
   const logsRequests = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? false
