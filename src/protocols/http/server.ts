@@ -12,6 +12,9 @@ import { registerV2 } from '../v2/plugin.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
 import { readJsonBody } from './body.js'
+import { installHealthRoutes, type Readiness } from './health.js'
+import { installMetricsRoute, installRequestMetrics, type Metrics } from './metrics.js'
+import { createRateLimiter, type RateLimiter } from './rate-limit.js'
 import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
 import { registerV3 } from '../v3/plugin.js'
 
@@ -23,6 +26,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, in order: what the fuzz test walks and the API documents list. */
     routeTable: readonly RouteSummary[]
+    /** Per-account REST rate limit, or null when off. */
+    rateLimiter: RateLimiter | null
   }
 }
 
@@ -42,6 +47,14 @@ export interface AppOptions {
   logLevel?: string | false
   /** Where log lines go (default stdout); tests read them from here. */
   logStream?: { write(line: string): void }
+  /** What /api/ready checks besides the database and its migrations. */
+  readiness?: Readiness
+  /** Prometheus metrics; without them no per-request metrics hook is installed. */
+  metrics?: Metrics
+  /** Serves the metrics at /api/metrics to `Authorization: Bearer <token>`. */
+  metricsToken?: string
+  /** REST requests per account per window on this node; off without max. */
+  rateLimit?: { max?: number; windowMs: number }
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -78,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
 
+  app.decorate('rateLimiter', options.rateLimit?.max ? createRateLimiter({ max: options.rateLimit.max, windowMs: options.rateLimit.windowMs }) : null)
   const routeTable: RouteSummary[] = []
   app.decorate('routeTable', routeTable)
   app.addHook('onRoute', (route) => {
@@ -99,6 +113,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done()
     })
   }
+
+  if (options.metrics) installRequestMetrics(app, options.metrics)
+  if (options.metrics && options.metricsToken) installMetricsRoute(app, options.metrics, options.metricsToken)
+  installHealthRoutes(app, options.store, options.readiness)
 
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
