@@ -20,6 +20,8 @@ import {
 } from './commands/users.js'
 import { type CommandResult, errorResult, renderJson, renderText } from './output.js'
 import { openRuntime } from './runtime.js'
+import { backupCommand, restoreCommand } from './commands/backup.js'
+import { type Config, loadConfig } from '../config.js'
 
 type Run = (store: Store, services: Services) => Promise<CommandResult>
 type Options = Record<string, string | boolean | undefined>
@@ -29,13 +31,17 @@ const json = process.argv.includes('--json')
 const USAGE_EXIT_CODE = 2
 
 async function execute(run: Run): Promise<void> {
+  await executeWithConfig((store, _config, services) => run(store, services))
+}
+
+async function executeWithConfig(run: (store: Store, config: Config, services: Services) => Promise<CommandResult>): Promise<void> {
   const runtime = await openRuntime()
   try {
     if (runtime.firstStart) {
       const where = runtime.firstStart.credentialsFile ? ` Its credentials are in ${runtime.firstStart.credentialsFile}.` : ''
       process.stderr.write(`First start: created '${runtime.firstStart.organization}' and its administrator '${runtime.firstStart.userName}'.${where}\n`)
     }
-    const result = await run(runtime.store, runtime.services)
+    const result = await run(runtime.store, runtime.config, runtime.services)
     process.stdout.write(json ? renderJson(result) : renderText(result))
     if (!json && ('token' in result || 'secretKey' in result)) process.stderr.write('This secret is shown only now; store it safely.\n')
   } finally {
@@ -66,7 +72,7 @@ function area(name: string, summary: string): Command {
 const str = (value: unknown) => value as string | undefined
 
 const program = new Command('bulwark')
-  .description('Administer a Bulwark database: owners, accounts, credentials, settings. Reads the same BULWARK_* variables as the server.')
+  .description('Administer a Bulwark database: owners, accounts, credentials, settings, backups. Reads the same BULWARK_* variables as the server.')
   .option('--json', JSON_HELP)
   .exitOverride()
   .configureOutput({
@@ -141,6 +147,17 @@ leaf(keys, 'create', 'Create an access id and secret key and print them once').a
   .action((userName: string) => execute((s, v) => createKeyCommand(s, v, { userName })))
 leaf(keys, 'revoke', 'Revoke access keys of an account').argument('<userName>').option('--access-id <id>', 'only this one (default: all)')
   .action((userName: string, o: Options) => execute((s, v) => revokeKeysCommand(s, v, { userName, accessId: str(o.accessId) })))
+
+program.command('backup').description('Write a consistent copy of the whole database to a new file (SQLite: online, while the server runs; PostgreSQL: pg_dump custom format)')
+  .argument('<file>', 'the backup file to create (mode 0600)').option('--json', JSON_HELP)
+  .action((file: string) => executeWithConfig((store, config) => backupCommand(store, config, { file })))
+program.command('restore').description('Replace the whole database with a backup; stop every node first')
+  .argument('<file>', 'a file written by bulwark backup').option('--json', JSON_HELP)
+  .action(async (file: string) => {
+    const result = await restoreCommand(loadConfig(), { file })
+    // Opening it afterwards applies the migrations of this version to an older backup.
+    await execute(async () => result)
+  })
 
 const settings = area('settings', 'System settings shared by every node')
 leaf(settings, 'list', 'List every setting with its value and default').action(() => execute((s, v) => listSettingsCommand(s, v)))
