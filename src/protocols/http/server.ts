@@ -4,15 +4,17 @@
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifySchema, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifySchema, type FastifyServerOptions, LogController } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
+import type { AnyEndpoint } from '../v3/endpoint.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
 import { readJsonBody } from './body.js'
 import { installHealthRoutes, type Readiness } from './health.js'
+import { installOpenApiRoutes } from './openapi.js'
 import { installMetricsRoute, installRequestMetrics, type Metrics } from './metrics.js'
 import { createRateLimiter, type RateLimiter } from './rate-limit.js'
 import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
@@ -22,6 +24,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller
     ctx: RequestContext
+  }
+  interface FastifyContextConfig {
+    /** A v3 object route's endpoint declaration (its fields become the OpenAPI request body). */
+    endpoint?: AnyEndpoint
   }
   interface FastifyInstance {
     /** Every route registered, in order: what the fuzz test walks and the API documents list. */
@@ -35,6 +41,8 @@ export interface RouteSummary {
   method: string
   url: string
   schema?: FastifySchema
+  /** The route's `config`: v3 object routes carry their endpoint declaration here. */
+  config?: FastifyContextConfig
 }
 
 export interface AppOptions {
@@ -95,7 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const routeTable: RouteSummary[] = []
   app.decorate('routeTable', routeTable)
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema })
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema, config: route.config })
   })
 
   app.decorateRequest('caller', null as unknown as Caller)
@@ -120,6 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
+  installOpenApiRoutes(app, options.services.publicUrl)
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
