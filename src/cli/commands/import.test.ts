@@ -81,7 +81,9 @@ describe('bulwark import', () => {
     expect(exported.result).toEqual({ owner: OWNER, format: 'batch', file: all, count: total })
     const written = JSON.parse(readFileSync(all, 'utf8')).indicator as { type: string; summary: string; rating?: number }[]
     expect(written).toHaveLength(total)
-    expect(written).toContainEqual({ type: 'Host', summary: 'bad.example', rating: 3, confidence: 50 })
+    const host = written.find((i) => i.summary === 'bad.example') as Record<string, unknown>
+    expect(host).toEqual({ type: 'Host', summary: 'bad.example', rating: 3, confidence: 50, tag: expect.arrayContaining([{ name: 'phishing' }, { name: 'kit' }]) })
+    expect(host.tag).toHaveLength(2)
     expect(statSync(all).mode & 0o777).toBe(0o600)
 
     const rated = join(dir, 'export-rated.json')
@@ -98,6 +100,8 @@ describe('bulwark import', () => {
     const again = join(dir, 'export-mirror.json')
     expect(bulwark('export', '--owner', 'Mirror', '--output', again, '--as', 'importer').result.count).toBe(total)
     const key = (i: { type: string; summary: string }) => `${i.type} ${i.summary}`
-    expect(JSON.parse(readFileSync(again, 'utf8')).indicator.map(key).sort()).toEqual(written.map(key).sort())
+    const mirror = JSON.parse(readFileSync(again, 'utf8')).indicator as { type: string; summary: string }[]
+    expect(mirror.map(key).sort()).toEqual(written.map(key).sort())
+    expect(mirror.find((i) => i.summary === 'bad.example')).toEqual(host)
   })
 })
