@@ -18,6 +18,9 @@ describe('loadConfig', () => {
       logLevel: 'info',
       bodyLimitBytes: 5 * 1024 * 1024,
       batchWorker: true,
+      metrics: { host: '127.0.0.1', port: undefined, token: undefined },
+      shutdownTimeoutMs: 10_000,
+      rateLimit: { max: undefined, windowMs: 60_000 },
     })
   })
 
@@ -27,13 +30,15 @@ describe('loadConfig', () => {
       BULWARK_PUBLIC_URL: 'https://tip.example.org', BULWARK_TLS_CERT: '/etc/tls/tip.crt', BULWARK_TLS_KEY: '/etc/tls/tip.key',
       BULWARK_TRUSTED_PROXIES: ' 10.0.0.1, 10.0.1.0/24 ,,', BULWARK_SECRET_KEY: 'k', BULWARK_ADMIN_ACCESS_ID: '1', BULWARK_ADMIN_SECRET_KEY: 's',
       BULWARK_ADMIN_TOKEN: 't', BULWARK_ORGANIZATION: 'Blue Team', BULWARK_ADMIN_USER: 'root-api', BULWARK_LOG_LEVEL: 'debug',
-      BULWARK_BODY_LIMIT: '1024', BULWARK_BATCH_WORKER: 'OFF',
+      BULWARK_BODY_LIMIT: '1024', BULWARK_BATCH_WORKER: 'OFF', BULWARK_METRICS_HOST: '0.0.0.0', BULWARK_METRICS_PORT: '9464',
+      BULWARK_METRICS_TOKEN: 'a-scraper-token-16', BULWARK_SHUTDOWN_TIMEOUT_MS: '3000', BULWARK_RATE_LIMIT: '600', BULWARK_RATE_LIMIT_WINDOW_MS: '10000',
     })
     expect(config).toEqual({
       host: '127.0.0.1', port: 9443, dataDir: '/var/lib/bulwark', databaseUrl: 'postgres://tip@db:5432/tip', publicUrl: 'https://tip.example.org',
       tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' }, trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
       serverKey: 'k', admin: { accessId: '1', secretKey: 's', token: 't', organization: 'Blue Team', userName: 'root-api' },
       logLevel: 'debug', bodyLimitBytes: 1024, batchWorker: false,
+      metrics: { host: '0.0.0.0', port: 9464, token: 'a-scraper-token-16' }, shutdownTimeoutMs: 3000, rateLimit: { max: 600, windowMs: 10_000 },
     })
   })
 
@@ -50,6 +55,14 @@ describe('loadConfig', () => {
       expect(config.publicUrl).toBe('http://localhost:8080')
     }
     expect(loadConfig({ BULWARK_TLS: 'on' }).tls.enabled).toBe(true)
+  })
+
+  it('refuses a short metrics token and malformed limits', () => {
+    expect(() => loadConfig({ BULWARK_METRICS_TOKEN: 'short' })).toThrow('BULWARK_METRICS_TOKEN must be at least 16 characters')
+    expect(() => loadConfig({ BULWARK_METRICS_PORT: 'x' })).toThrow("BULWARK_METRICS_PORT must be a port number, not 'x'")
+    expect(() => loadConfig({ BULWARK_RATE_LIMIT: '1.5' })).toThrow("BULWARK_RATE_LIMIT must be a whole number of requests, not '1.5'")
+    expect(() => loadConfig({ BULWARK_RATE_LIMIT_WINDOW_MS: '10' })).toThrow("BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '10'")
+    expect(loadConfig({ BULWARK_RATE_LIMIT: '0' }).rateLimit.max).toBeUndefined()
   })
 
   it('refuses a port that is not a port number', () => {

@@ -19,6 +19,12 @@ export interface Config {
   logLevel: string
   bodyLimitBytes: number
   batchWorker: boolean
+  /** Prometheus metrics: a separate listener (port) and/or /api/metrics behind a token; off when neither is set. */
+  metrics: { host: string; port?: number; token?: string }
+  /** How long a stopping node waits for requests in flight before it closes their connections. */
+  shutdownTimeoutMs: number
+  /** REST requests one account may make per window on one node; off when max is undefined. */
+  rateLimit: { max?: number; windowMs: number }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -29,6 +35,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.BULWARK_HOST ?? '0.0.0.0'
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024) throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
+  const metricsPort = env.BULWARK_METRICS_PORT ? Number(env.BULWARK_METRICS_PORT) : undefined
+  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
+    throw new Error(`BULWARK_METRICS_PORT must be a port number, not '${env.BULWARK_METRICS_PORT}'`)
+  }
+  if (env.BULWARK_METRICS_TOKEN !== undefined && env.BULWARK_METRICS_TOKEN.length < 16) throw new Error('BULWARK_METRICS_TOKEN must be at least 16 characters')
+  const shutdownTimeoutMs = Number(env.BULWARK_SHUTDOWN_TIMEOUT_MS ?? 10_000)
+  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new Error(`BULWARK_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, not '${env.BULWARK_SHUTDOWN_TIMEOUT_MS}'`)
+  const rateLimitMax = env.BULWARK_RATE_LIMIT ? Number(env.BULWARK_RATE_LIMIT) : undefined
+  if (rateLimitMax !== undefined && (!Number.isInteger(rateLimitMax) || rateLimitMax < 0)) throw new Error(`BULWARK_RATE_LIMIT must be a whole number of requests, not '${env.BULWARK_RATE_LIMIT}'`)
+  const rateLimitWindowMs = Number(env.BULWARK_RATE_LIMIT_WINDOW_MS ?? 60_000)
+  if (!Number.isInteger(rateLimitWindowMs) || rateLimitWindowMs < 1000) throw new Error(`BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '${env.BULWARK_RATE_LIMIT_WINDOW_MS}'`)
   const admin = [env.BULWARK_ADMIN_ACCESS_ID, env.BULWARK_ADMIN_SECRET_KEY, env.BULWARK_ADMIN_TOKEN]
   // Half-given credentials would leave the administrator with a mix of chosen and generated secrets.
   if (admin.some(Boolean) && !admin.every(Boolean)) {
@@ -53,5 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.BULWARK_LOG_LEVEL ?? 'info',
     bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
+    metrics: { host: env.BULWARK_METRICS_HOST ?? '127.0.0.1', port: metricsPort, token: env.BULWARK_METRICS_TOKEN || undefined },
+    shutdownTimeoutMs,
+    rateLimit: { max: rateLimitMax || undefined, windowMs: rateLimitWindowMs },
   }
 }

@@ -1,25 +1,35 @@
 /**
- * Starts one Bulwark node: configuration, database (migrated), first-start setup, TLS,
- * the HTTP application and the batch worker. Several nodes may share one PostgreSQL database.
+ * Starts one Bulwark node: configuration, a private data directory, database (migrated),
+ * first-start setup, TLS, the HTTP application, metrics and the batch worker; stops it gracefully
+ * on SIGTERM or SIGINT. Several nodes may share one PostgreSQL database.
  */
 import { ensureFirstStart, loadServerKey, prepareDatabase } from './bootstrap.js'
 import { loadConfig } from './config.js'
+import { secureDataDir } from './data-dir.js'
 import { createServices } from './domain/services.js'
+import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './protocols/http/server.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
-import { startBatchWorker } from './worker/batch-worker.js'
+import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 
 async function main() {
   const config = loadConfig()
+  const { tightened } = secureDataDir(config.dataDir)
   const store = openStore(config.databaseUrl)
   await prepareDatabase(store)
   const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })
   const firstStart = await ensureFirstStart(store, config, services.secretBox)
   const tls = config.tls.enabled ? await loadTlsMaterial({ ...config.tls, dataDir: config.dataDir }) : undefined
+  const metrics = config.metrics.port !== undefined || config.metrics.token ? createMetrics(store) : undefined
+  let batchWorker: BatchWorkerHandle | undefined
+  let stopping = false
   const app = await buildApp({
     store, services, https: tls, trustedProxies: config.trustedProxies, bodyLimitBytes: config.bodyLimitBytes, logLevel: config.logLevel,
+    metrics, metricsToken: config.metrics.token, rateLimit: config.rateLimit,
+    readiness: { workerRunning: () => !stopping && (!config.batchWorker || !!batchWorker?.running()) },
   })
+  for (const { path, from } of tightened) app.log.warn({ path, mode: from }, 'was readable by other users; made private')
   await app.listen({ host: config.host, port: config.port })
   app.log.info({ database: store.dialect, publicUrl: config.publicUrl, tls: config.tls.enabled }, 'Bulwark is serving')
   if (tls?.generatedAt) app.log.info({ certificate: tls.generatedAt }, 'made a self-signed TLS certificate (set BULWARK_TLS_CERT and BULWARK_TLS_KEY to use your own)')
@@ -28,18 +38,30 @@ async function main() {
     if (firstStart.credentialsFile) app.log.info({ file: firstStart.credentialsFile }, 'the administrator credentials (access id, secret key, API token) are in this file, readable only by this user; store them safely and delete the file')
     else app.log.info('the administrator credentials are the ones given in BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN')
   }
-  const batchWorker = config.batchWorker
+  const metricsServer = metrics && config.metrics.port !== undefined ? await serveMetrics(metrics, config.metrics.host, config.metrics.port) : undefined
+  if (metricsServer) app.log.info({ host: config.metrics.host, port: config.metrics.port }, 'serving Prometheus metrics at /metrics')
+  batchWorker = config.batchWorker
     ? startBatchWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
     : undefined
+
   const stop = async (signal: string) => {
-    app.log.info({ signal }, 'stopping')
-    await batchWorker?.stop()
-    await app.close()
+    if (stopping) {
+      app.log.warn({ signal }, 'second signal: exiting without waiting')
+      process.exit(1)
+    }
+    stopping = true
+    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'stopping: no new connections; finishing requests in flight and handing back batch jobs')
+    // Requests still running after the bound lose their connections; their transactions roll back.
+    const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs)
+    await Promise.all([app.close(), batchWorker?.stop()])
+    clearTimeout(force)
+    if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve))
     await store.close()
+    app.log.info('stopped')
     process.exit(0)
   }
-  process.once('SIGINT', () => void stop('SIGINT'))
-  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
 }
 
 main().catch((error) => {

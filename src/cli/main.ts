@@ -20,6 +20,10 @@ import {
 } from './commands/users.js'
 import { type CommandResult, errorResult, renderJson, renderText } from './output.js'
 import { openRuntime } from './runtime.js'
+import { backupCommand, restoreCommand } from './commands/backup.js'
+import { exportCommand } from './commands/export.js'
+import { importCommand } from './commands/import.js'
+import { type Config, loadConfig } from '../config.js'
 
 type Run = (store: Store, services: Services) => Promise<CommandResult>
 type Options = Record<string, string | boolean | undefined>
@@ -29,13 +33,17 @@ const json = process.argv.includes('--json')
 const USAGE_EXIT_CODE = 2
 
 async function execute(run: Run): Promise<void> {
+  await executeWithConfig((store, _config, services) => run(store, services))
+}
+
+async function executeWithConfig(run: (store: Store, config: Config, services: Services) => Promise<CommandResult>): Promise<void> {
   const runtime = await openRuntime()
   try {
     if (runtime.firstStart) {
       const where = runtime.firstStart.credentialsFile ? ` Its credentials are in ${runtime.firstStart.credentialsFile}.` : ''
       process.stderr.write(`First start: created '${runtime.firstStart.organization}' and its administrator '${runtime.firstStart.userName}'.${where}\n`)
     }
-    const result = await run(runtime.store, runtime.services)
+    const result = await run(runtime.store, runtime.config, runtime.services)
     process.stdout.write(json ? renderJson(result) : renderText(result))
     if (!json && ('token' in result || 'secretKey' in result)) process.stderr.write('This secret is shown only now; store it safely.\n')
   } finally {
@@ -66,7 +74,7 @@ function area(name: string, summary: string): Command {
 const str = (value: unknown) => value as string | undefined
 
 const program = new Command('bulwark')
-  .description('Administer a Bulwark database: owners, accounts, credentials, settings. Reads the same BULWARK_* variables as the server.')
+  .description('Administer a Bulwark database: owners, accounts, credentials, settings, backups, imports, exports. Reads the same BULWARK_* variables as the server.')
   .option('--json', JSON_HELP)
   .exitOverride()
   .configureOutput({
@@ -141,6 +149,38 @@ leaf(keys, 'create', 'Create an access id and secret key and print them once').a
   .action((userName: string) => execute((s, v) => createKeyCommand(s, v, { userName })))
 leaf(keys, 'revoke', 'Revoke access keys of an account').argument('<userName>').option('--access-id <id>', 'only this one (default: all)')
   .action((userName: string, o: Options) => execute((s, v) => revokeKeysCommand(s, v, { userName, accessId: str(o.accessId) })))
+
+program.command('backup').description('Write a consistent copy of the whole database to a new file (SQLite: online, while the server runs; PostgreSQL: pg_dump custom format)')
+  .argument('<file>', 'the backup file to create (mode 0600)').option('--json', JSON_HELP)
+  .action((file: string) => executeWithConfig((store, config) => backupCommand(store, config, { file })))
+program.command('restore').description('Replace the whole database with a backup; stop every node first')
+  .argument('<file>', 'a file written by bulwark backup').option('--json', JSON_HELP)
+  .action(async (file: string) => {
+    const result = await restoreCommand(loadConfig(), { file })
+    // Opening it afterwards applies the migrations of this version to an older backup.
+    await execute(async () => result)
+  })
+
+program.command('import').description('Import Indicators into an owner from a V2 batch file, a CSV or a plain list; bad items are reported, the rest written')
+  .argument('<file>', 'the file to read').requiredOption('--owner <name>', 'the owner to import into')
+  .option('--format <format>', 'batch, csv or list (default by extension: .json batch, .csv csv, else list)')
+  .option('--type <type>', 'the Indicator type of every line of a plain list (Host, Address, URL, …)')
+  .option('--as <userName>', 'the account the import runs as (default: the first-start administrator)')
+  .option('--json', JSON_HELP)
+  .action((file: string, o: Options) => executeWithConfig((store, config, services) => importCommand(store, services, {
+    file, owner: o.owner as string, format: str(o.format), type: str(o.type), userName: str(o.as) ?? config.admin.userName,
+    progress: !json && process.stderr.isTTY ? (t) => process.stderr.write(`\rimported ${t.items} items: ${t.successCount} written, ${t.errorCount} errors`) : undefined,
+  }).finally(() => { if (!json && process.stderr.isTTY) process.stderr.write('\n') })))
+
+program.command('export').description("Export an owner's Indicators, optionally filtered by TQL, as a V2 batch file (bulwark import reads it back)")
+  .requiredOption('--owner <name>', 'the owner to export').requiredOption('--output <file>', 'the file to create (mode 0600)')
+  .option('--tql <filter>', 'only the Indicators this TQL filter matches, e.g. "rating >= 3"')
+  .option('--as <userName>', 'the account the export runs as (default: the first-start administrator)')
+  .option('--json', JSON_HELP)
+  .action((o: Options) => executeWithConfig((store, config, services) => exportCommand(store, services, {
+    owner: o.owner as string, output: o.output as string, tql: str(o.tql), userName: str(o.as) ?? config.admin.userName,
+    progress: !json && process.stderr.isTTY ? (count) => process.stderr.write(`\rexported ${count} Indicators`) : undefined,
+  }).finally(() => { if (!json && process.stderr.isTTY) process.stderr.write('\n') })))
 
 const settings = area('settings', 'System settings shared by every node')
 leaf(settings, 'list', 'List every setting with its value and default').action(() => execute((s, v) => listSettingsCommand(s, v)))

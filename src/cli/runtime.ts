@@ -5,6 +5,7 @@
  */
 import { type FirstStart, ensureFirstStart, loadServerKey, prepareDatabase } from '../bootstrap.js'
 import { type Config, loadConfig } from '../config.js'
+import { secureDataDir } from '../data-dir.js'
 import { type Services, createServices } from '../domain/services.js'
 import { type Store, openStore } from '../store/connect.js'
 
@@ -18,6 +19,8 @@ export interface CliRuntime {
 }
 
 export async function openRuntime(config: Config = loadConfig()): Promise<CliRuntime> {
+  const { tightened } = secureDataDir(config.dataDir)
+  for (const { path, from } of tightened) process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
   const store = openStore(config.databaseUrl)
   try {
     await prepareDatabase(store)

@@ -8,6 +8,57 @@ import { parseApiTime } from './time.js'
 
 type Body = Record<string, unknown>
 
+/**
+ * Names every object inherits (`__proto__`, `constructor`, `toString`, `valueOf`, …). A request
+ * object holding one of them as its own key would shadow it: `toString: null` makes the value
+ * impossible to turn into text, `__proto__` reaches for the prototype. No field of the platform's
+ * formats has such a name, so the reader refuses them.
+ */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+
+/** Deeper than any body of the platform's formats (v3 nested associations reach about eight levels). */
+export const MAX_INPUT_DEPTH = 64
+
+/**
+ * Checks a parsed request value: no object key that names an inherited property, and no nesting
+ * deeper than MAX_INPUT_DEPTH. Iterative, so a hostile nesting cannot exhaust the stack.
+ * @example checkInputShape(JSON.parse('{"a":{"toString":null}}'))   // throws invalid: "… $.a.toString …"
+ */
+export function checkInputShape(value: unknown): void {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value, path: '$', depth: 0 }]
+  while (pending.length) {
+    const next = pending.pop()!
+    if (typeof next.value !== 'object' || next.value === null || Buffer.isBuffer(next.value)) continue
+    if (next.depth >= MAX_INPUT_DEPTH) throw invalid(`The input is nested more than ${MAX_INPUT_DEPTH} levels deep (at ${next.path})`)
+    if (Array.isArray(next.value)) {
+      next.value.forEach((item, i) => pending.push({ value: item, path: `${next.path}[${i}]`, depth: next.depth + 1 }))
+      continue
+    }
+    for (const key of Object.keys(next.value)) {
+      const path = `${next.path}.${key}`
+      if (INHERITED_NAMES.has(key)) throw invalid(`The input may not hold a key named '${key}' (at ${path})`)
+      pending.push({ value: (next.value as Body)[key], path, depth: next.depth + 1 })
+    }
+  }
+}
+
+/**
+ * The one reader of JSON text sent by clients (request bodies, batch files, CLI imports):
+ * JSON.parse, then checkInputShape. Every failure is an `invalid` error; a syntax error's message
+ * starts with `malformed`.
+ * @example readJson('{"summary":"a.example"}')   // { summary: 'a.example' }
+ */
+export function readJson(text: string, malformed = 'The input is not valid JSON'): unknown {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw invalid(`${malformed}: ${(error as Error).message}`)
+  }
+  checkInputShape(value)
+  return value
+}
+
 export function optionalText(body: Body, field: string, options: { max?: number } = {}): string | null | undefined {
   return textValue(body[field], field, options)
 }

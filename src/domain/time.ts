@@ -22,14 +22,22 @@ export function toApiTime(stored: string | null | undefined): string | undefined
  * stored form, or null when the text is not a time.
  */
 export function parseApiTime(input: unknown): string | null {
-  if (input instanceof Date) return Number.isNaN(input.getTime()) ? null : input.toISOString()
-  if (typeof input === 'number' && Number.isFinite(input)) return new Date(input > 1e11 ? input : input * 1000).toISOString()
+  if (input instanceof Date) return validTime(input)
+  if (typeof input === 'number' && Number.isFinite(input)) return validTime(new Date(input > 1e11 ? input : input * 1000))
   if (typeof input !== 'string' || !input.trim()) return null
   const text = input.trim()
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null
   const withZone = /T|\s/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text}Z` : text
-  const date = new Date(withZone.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'))
-  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+  return validTime(new Date(withZone.replace(' ', 'T').replace(/([+-]\d{2})(\d{2})$/, '$1:$2')))
+}
+
+/**
+ * Only years 0000–9999 keep the stored form fixed-width (and so text order time order); outside
+ * the Date range at all, toISOString would throw.
+ */
+function validTime(date: Date): string | null {
+  const year = date.getUTCFullYear()
+  return Number.isNaN(date.getTime()) || year < 0 || year > 9999 ? null : date.toISOString()
 }
 
 export const HOUR_MS = 3_600_000

@@ -135,6 +135,7 @@ export async function insertAccount(db: Kysely<Database>, values: Insertable<Dat
 }
 
 export async function updateAccount(db: Kysely<Database>, id: number, changes: Updateable<Database['user_account']>) {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('user_account').set(changes).where('id', '=', id).execute()
 }
 

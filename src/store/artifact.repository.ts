@@ -26,6 +26,7 @@ export async function insertArtifact(db: Kysely<Database>, values: ArtifactValue
 }
 
 export async function updateArtifact(db: Kysely<Database>, id: number, changes: Partial<ArtifactValues>): Promise<void> {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('artifact').set(changes).where('id', '=', id).execute()
 }
 

@@ -121,3 +121,21 @@ export async function countBatchErrors(db: Kysely<Database>, jobId: number): Pro
 export async function deleteBatchJob(db: Kysely<Database>, id: number): Promise<void> {
   await db.deleteFrom('batch_job').where('id', '=', id).execute()
 }
+
+/** How many jobs are in each state, for metrics. */
+export async function batchJobCounts(db: Kysely<Database>): Promise<Record<string, number>> {
+  const rows = await db.selectFrom('batch_job').select((eb) => ['status', eb.fn.countAll<number>().as('n')]).groupBy('status').execute()
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+}
+
+/** When the longest-waiting queued job was added, or undefined when none waits. */
+export async function oldestQueuedJobAdded(db: Kysely<Database>): Promise<string | undefined> {
+  const row = await db.selectFrom('batch_job').select('date_added').where('status', '=', 'Queued').orderBy('id').limit(1).executeTakeFirst()
+  return row?.date_added
+}
+
+/** Gives a running job back: its lease ends now, so any worker may claim it and resume from its progress. */
+export async function releaseBatchLease(db: Kysely<Database>, id: number, workerId: string, now: string): Promise<void> {
+  await db.updateTable('batch_job').set({ lease_owner: null, lease_expires: now })
+    .where('id', '=', id).where('status', '=', 'Running').where('lease_owner', '=', workerId).execute()
+}

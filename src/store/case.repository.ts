@@ -21,6 +21,7 @@ export async function insertCase(db: Kysely<Database>, values: CaseValues): Prom
 }
 
 export async function updateCase(db: Kysely<Database>, id: number, changes: Partial<CaseValues>): Promise<void> {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('intel_case').set(changes).where('id', '=', id).execute()
 }
 

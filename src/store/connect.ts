@@ -3,10 +3,10 @@
  * selects the embedded default; `postgres://…` selects PostgreSQL, where any number of
  * server processes may share the database.
  */
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import { CredentialWritePlugin } from './credential-cache.js'
 import type { Database } from './database.js'
@@ -37,7 +37,7 @@ export function openStore(url: string): Store {
   }
   if (!url.startsWith('sqlite:')) throw new Error(`Unsupported database URL scheme: ${url.split(':')[0]}`)
   const path = url.slice('sqlite:'.length)
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') createPrivately(path)
   const sqlite = new SqliteDatabase(path)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
@@ -45,4 +45,21 @@ export function openStore(url: string): Store {
   sqlite.pragma('busy_timeout = 5000')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new CredentialWritePlugin()] })
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
+}
+
+/**
+ * SQLite gives its -wal, -shm and -journal files the mode of the database file, so a database
+ * file made 0600 before SQLite opens it keeps all of them private; older ones are tightened.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600))
+  for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
+  }
+}
+
+/** One round trip to the database; rejects when it does not answer. */
+export async function pingDatabase(store: Store): Promise<void> {
+  await sql`select 1`.execute(store.db)
 }

@@ -44,6 +44,7 @@ export async function insertGroup(db: Kysely<Database>, values: Insertable<Group
 }
 
 export async function updateGroupRow(db: Kysely<Database>, id: number, values: Updateable<GroupTable>): Promise<void> {
+  if (Object.keys(values).length === 0) return
   await db.updateTable('intel_group').set(values).where('id', '=', id).execute()
 }
 

@@ -28,6 +28,7 @@ export async function insertIntelRequirement(db: Kysely<Database>, values: Intel
 }
 
 export async function updateIntelRequirement(db: Kysely<Database>, id: number, changes: Partial<IntelRequirementValues>): Promise<void> {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('intel_requirement').set(changes).where('id', '=', id).execute()
 }
 

@@ -74,6 +74,7 @@ export async function insertAttribute(db: Kysely<Database>, values: Insertable<D
 }
 
 export async function updateAttributeRow(db: Kysely<Database>, id: number, changes: Updateable<Database['attribute']>) {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('attribute').set(changes).where('id', '=', id).execute()
 }
 

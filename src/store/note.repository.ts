@@ -17,6 +17,7 @@ export async function insertNote(db: Kysely<Database>, values: NoteValues): Prom
 }
 
 export async function updateNote(db: Kysely<Database>, id: number, changes: Partial<NoteValues>): Promise<void> {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('note').set(changes).where('id', '=', id).execute()
 }
 

@@ -51,6 +51,7 @@ export async function insertPlaybook(db: Kysely<Database>, values: Omit<Row<'pla
 }
 
 export async function updatePlaybook(db: Kysely<Database>, id: number, changes: Partial<Omit<Row<'playbook'>, 'id' | 'owner_id'>>): Promise<void> {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('playbook').set(changes).where('id', '=', id).execute()
 }
 

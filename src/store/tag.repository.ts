@@ -61,6 +61,7 @@ export async function insertTag(db: Kysely<Database>, ownerId: number, name: str
 }
 
 export async function updateTag(db: Kysely<Database>, tagId: number, changes: { name?: string; description?: string | null }) {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('tag').set(changes).where('id', '=', tagId).execute()
 }
 

@@ -38,6 +38,7 @@ export async function insertTask(db: Kysely<Database>, values: Insertable<TaskTa
 }
 
 export async function updateTaskRow(db: Kysely<Database>, id: number, values: Updateable<TaskTable>): Promise<void> {
+  if (Object.keys(values).length === 0) return
   await db.updateTable('task').set(values).where('id', '=', id).execute()
 }
 

@@ -14,6 +14,7 @@ export interface AccountChanges {
 }
 
 export async function updateAccount(db: Kysely<Database>, id: number, changes: AccountChanges): Promise<void> {
+  if (Object.keys(changes).length === 0) return
   await db.updateTable('user_account').set(changes).where('id', '=', id).execute()
 }
 

@@ -31,6 +31,7 @@ export async function insertVictim(db: Kysely<Database>, values: Insertable<Vict
 }
 
 export async function updateVictimRow(db: Kysely<Database>, id: number, values: Updateable<VictimTable>): Promise<void> {
+  if (Object.keys(values).length === 0) return
   await db.updateTable('victim').set(values).where('id', '=', id).execute()
 }
 
@@ -77,6 +78,7 @@ export async function insertVictimAsset(db: Kysely<Database>, values: { victim_i
 }
 
 export async function updateVictimAssetRow(db: Kysely<Database>, id: number, values: { value?: string; detail?: string | null }) {
+  if (Object.keys(values).length === 0) return
   await db.updateTable('victim_asset').set(values).where('id', '=', id).execute()
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CHUNK_SIZE } from '../domain/batch/run-job.js'
 import { createServices } from '../domain/services.js'
 import { commitBatchProgress, findBatchJob } from '../store/batch.repository.js'
 import { ORG, PUBLIC_URL, type TestApp, createTestApp } from '../test/harness.js'
@@ -51,6 +52,21 @@ describe('batch worker leases', () => {
     expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 3, error_count: 0 })
     const made = await t.store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'resume%').orderBy('summary').execute()
     expect(made.map((r) => r.summary)).toEqual(['resume2.example'])
+  })
+
+  it('stopping hands the job back at a commit point, and another worker resumes it at once without repeating a chunk', async () => {
+    const id = await queuedJob(hosts('handback', CHUNK_SIZE + 500))
+    let checks = 0
+    // Stop once the first chunk is committed, as SIGTERM would arrive mid-job.
+    expect(await runPendingJobs(t.store, t.services, { workerId: 'stopping-node', stopping: () => ++checks > 2 })).toBe(0)
+    const paused = (await findBatchJob(t.store.db, id))!
+    expect(paused).toMatchObject({ status: 'Running', lease_owner: null, success_count: CHUNK_SIZE })
+    expect(Date.parse(paused.lease_expires!)).toBeLessThanOrEqual(Date.now())
+    expect(JSON.parse(paused.progress!)).toMatchObject({ phase: 'indicators', offset: CHUNK_SIZE })
+    expect(await runPendingJobs(t.store, t.services, { workerId: 'other-node' })).toBe(1)
+    expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: CHUNK_SIZE + 500, error_count: 0 })
+    const made = await t.store.db.selectFrom('indicator').select((eb) => eb.fn.countAll<number>().as('n')).where('summary', 'like', 'handback%').executeTakeFirstOrThrow()
+    expect(Number(made.n)).toBe(CHUNK_SIZE + 500)
   })
 
   it('completes a submitted job with a freshly started worker instance', async () => {

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { DEFAULT_LEASE_MS, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
+import { DEFAULT_LEASE_MS, JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
 import type { Services } from '../domain/services.js'
-import { claimBatchJob, listClaimableJobs } from '../store/batch.repository.js'
+import { claimBatchJob, listClaimableJobs, releaseBatchLease } from '../store/batch.repository.js'
 import type { Store } from '../store/connect.js'
 
 export interface WorkerOptions {
@@ -46,8 +46,13 @@ export async function runPendingJobs(store: Store, services: Services, options: 
     }
     if (claimed === undefined) return ran
     try {
-      await runBatchJob(store, services, claimed, { workerId, leaseMs: options.leaseMs })
+      await runBatchJob(store, services, claimed, { workerId, leaseMs: options.leaseMs, stopping: options.stopping })
     } catch (error) {
+      if (error instanceof JobPausedError) {
+        // Handed back rather than left to expire, so another node resumes it at once.
+        await releaseBatchLease(store.db, claimed, workerId, new Date(Date.now() - 1).toISOString())
+        return ran
+      }
       // A lost lease means another node took over; anything else leaves the job to be retried when its lease expires.
       if (!(error instanceof LeaseLostError)) options.onError?.(claimed, error)
     }
@@ -56,10 +61,13 @@ export async function runPendingJobs(store: Store, services: Services, options: 
 }
 
 export interface BatchWorkerHandle {
+  /** True from start until stop() is called. */
+  running(): boolean
+  /** Stops claiming; the job in hand stops at its next commit point and its lease is handed back. */
   stop(): Promise<void>
 }
 
-/** Starts polling every `pollMs`; `stop()` waits for the job in hand to reach a commit point. */
+/** Starts polling every `pollMs`. */
 export function startBatchWorker(store: Store, services: Services, options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {}): BatchWorkerHandle {
   const workerId = options.workerId ?? newWorkerId()
   let stopped = false
@@ -74,6 +82,7 @@ export function startBatchWorker(store: Store, services: Services, options: Work
   }
   timer = setTimeout(tick, 0)
   return {
+    running: () => !stopped,
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)

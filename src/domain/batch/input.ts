@@ -7,6 +7,7 @@ import { type GroupTypeDef, findGroupType } from '../../model/group-types.js'
 import { type IndicatorTypeDef, composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { IndicatorChanges } from '../../store/indicator.repository.js'
 import { isDomainError } from '../errors.js'
+import { readJson } from '../input.js'
 import { type GroupColumns, groupColumnsFromBody, readXid } from '../groups/group-input.js'
 import { readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from '../indicators/input.js'
 import { parseApiTime } from '../time.js'
@@ -24,7 +25,7 @@ export interface BatchInput {
 export function parseBatchInput(text: string): BatchInput | BatchIssue {
   let data: unknown
   try {
-    data = JSON.parse(text)
+    data = readJson(text, 'Not valid JSON')
   } catch (error) {
     const detail = (error as Error).message
     return batchError(BATCH_CODES.jsonSyntax, '$', `Encountered an unexpected Exception while processing batch job: ${detail}`,

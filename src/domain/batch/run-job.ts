@@ -38,6 +38,15 @@ export class LeaseLostError extends Error {
 export interface RunOptions {
   workerId: string
   leaseMs?: number
+  /** Checked before each chunk: when true the job stops at that commit point (JobPausedError). */
+  stopping?: () => boolean
+}
+
+/** The job stopped between chunks because its worker is stopping; its progress is committed. */
+export class JobPausedError extends Error {
+  constructor(readonly jobId: number) {
+    super(`Batch job ${jobId} paused at a commit point`)
+  }
 }
 
 interface Runner {
@@ -46,6 +55,7 @@ interface Runner {
   workerId: string
   leaseMs: number
   progress: BatchProgress
+  stopping?: () => boolean
 }
 
 const leaseUntil = (r: Runner) => new Date(Date.now() + r.leaseMs).toISOString()
@@ -130,6 +140,7 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
 async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Promise<boolean> {
   let singleUntil = -1
   while (r.progress.offset < plan.items.length) {
+    if (r.stopping?.()) throw new JobPausedError(r.job.id)
     const start = r.progress.offset
     const size = start < singleUntil ? 1 : CHUNK_SIZE
     const read = plan.items.slice(start, start + size).map((item, k) => {
@@ -177,7 +188,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
 export async function runBatchJob(store: Store, services: Services, jobId: number, options: RunOptions): Promise<void> {
   const job = await findBatchJob(store.db, jobId)
   if (!job || job.status !== 'Running' || job.lease_owner !== options.workerId) return
-  const r: Runner = { store, job, workerId: options.workerId, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, progress: readProgress(job.progress) }
+  const r: Runner = { store, job, workerId: options.workerId, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, progress: readProgress(job.progress), stopping: options.stopping }
   const batchOptions = JSON.parse(job.options) as BatchOptions
   const parsed = parseBatchInput((await findBatchInput(store.db, jobId)) ?? '')
   if (isIssue(parsed)) return finish(r, 0, [parsed])

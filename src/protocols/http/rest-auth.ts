@@ -1,6 +1,7 @@
 /**
  * The REST API's gate, shared by v2 and v3: HTTPS only, a token or an HMAC signature,
- * then the owner the call works in. Leaves a RequestContext on the request.
+ * then the per-account rate limit when one is set, then the owner the call works in. Leaves a
+ * RequestContext on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { authenticate } from '../../domain/authentication.js'
@@ -8,6 +9,7 @@ import { selectOwner } from '../../domain/context.js'
 import { DomainError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
+import { rateLimitedError } from './rate-limit.js'
 
 export function isSecure(req: FastifyRequest): boolean {
   return req.protocol === 'https'
@@ -20,7 +22,8 @@ export function firstQueryValue(req: FastifyRequest, name: string): string | und
 }
 
 export function installRestAuth(app: FastifyInstance, store: Store, services: Services): void {
-  app.addHook('preHandler', async (req) => {
+  const limiter = app.rateLimiter
+  app.addHook('preHandler', async (req, reply) => {
     if (!isSecure(req)) throw new DomainError('no_credentials', 'HTTPS is required')
     const nowMs = Date.now()
     const caller = await authenticate(services, {
@@ -30,6 +33,11 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
       method: req.method,
       nowMs,
     }, ['token', 'hmac'])
+    const retryAfter = limiter?.take(caller.account.id, nowMs)
+    if (retryAfter !== undefined) {
+      reply.header('retry-after', String(retryAfter))
+      throw rateLimitedError(limiter!, retryAfter)
+    }
     const membership = selectOwner(caller, firstQueryValue(req, 'owner'))
     req.caller = caller
     req.ctx = {

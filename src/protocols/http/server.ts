@@ -4,14 +4,21 @@
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifySchema, type FastifyServerOptions, LogController } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
+import type { AnyEndpoint } from '../v3/endpoint.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
 import { JSON_MEDIA_TYPE } from './media-types.js'
+import { readJsonBody } from './body.js'
+import { installHealthRoutes, type Readiness } from './health.js'
+import { installOpenApiRoutes } from './openapi.js'
+import { installMetricsRoute, installRequestMetrics, type Metrics } from './metrics.js'
+import { createRateLimiter, type RateLimiter } from './rate-limit.js'
+import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
 import { registerV3 } from '../v3/plugin.js'
 import { registerTaxii11, sendStatusMessage } from '../taxii11/plugin.js'
 import type { PollOptions } from '../taxii11/poll.js'
@@ -24,6 +31,24 @@ declare module 'fastify' {
     caller: Caller
     ctx: RequestContext
   }
+  interface FastifyContextConfig {
+    /** A v3 object route's endpoint declaration (its fields become the OpenAPI request body). */
+    endpoint?: AnyEndpoint
+  }
+  interface FastifyInstance {
+    /** Every route registered, in order: what the fuzz test walks and the API documents list. */
+    routeTable: readonly RouteSummary[]
+    /** Per-account REST rate limit, or null when off. */
+    rateLimiter: RateLimiter | null
+  }
+}
+
+export interface RouteSummary {
+  method: string
+  url: string
+  schema?: FastifySchema
+  /** The route's `config`: v3 object routes carry their endpoint declaration here. */
+  config?: FastifyContextConfig
 }
 
 export interface AppOptions {
@@ -38,11 +63,19 @@ export interface AppOptions {
   logStream?: { write(line: string): void }
   /** TAXII 1.1 result part and Content_Block sizes (tests make them small). */
   taxii11Poll?: Partial<PollOptions>
+  /** What /api/ready checks besides the database and its migrations. */
+  readiness?: Readiness
+  /** Prometheus metrics; without them no per-request metrics hook is installed. */
+  metrics?: Metrics
+  /** Serves the metrics at /api/metrics to `Authorization: Bearer <token>`. */
+  metricsToken?: string
+  /** REST requests per account per window on this node; off without max. */
+  rateLimit?: { max?: number; windowMs: number }
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimitBytes ?? 5 * 1024 * 1024
-  const serverOptions: FastifyServerOptions & { https?: unknown } = {
+  const serverOptions: FastifyServerOptions & { https?: unknown; http?: unknown } = {
     logger: options.logLevel === false ? false : {
       level: options.logLevel ?? 'info',
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.timestamp'], censor: '[redacted]' },
@@ -58,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Errors raised before routing (a badly encoded URL) get the envelope of the interface the path names.
     frameworkErrors: (error, req, res) => {
-      const { status, message } = classifyError(error)
+      const { status, message } = classifyError(uriTooLong(req.url) ?? error)
       const reply = res as unknown as FastifyReply
       if ((req.url ?? '').startsWith('/api/taxii/')) return sendStatusMessage(reply, '0', error, String(req.id))
       if ((req.url ?? '').startsWith(`${TAXII_PREFIX}/`)) {
@@ -68,17 +101,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       if ((req.url ?? '').startsWith('/api/v3/')) return sendJson(reply, status, v3ErrorBody('invalid', message))
       return sendJson(reply, status, { status: 'Error', message })
     },
+    clientErrorHandler: answerClientError,
+    http: { maxHeaderSize: MAX_HEAD_BYTES },
   }
-  if (options.https) serverOptions.https = options.https
+  if (options.https) serverOptions.https = { ...options.https, maxHeaderSize: MAX_HEAD_BYTES }
   const app = Fastify(serverOptions as FastifyServerOptions)
 
   // SDKs send Content-Type: application/json on bodiless POSTs (activate, add a tag…): an empty
-  // body means "no body". Non-empty bodies keep Fastify's parser and its prototype-poisoning guard.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
+  // body means "no body". Every other body goes through the one JSON reader, which refuses
+  // inherited key names (__proto__, toString…) at any depth.
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined)
-    return parseJson(req, body as string, done)
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
+
+  app.decorate('rateLimiter', options.rateLimit?.max ? createRateLimiter({ max: options.rateLimit.max, windowMs: options.rateLimit.windowMs }) : null)
+  const routeTable: RouteSummary[] = []
+  app.decorate('routeTable', routeTable)
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema, config: route.config })
   })
 
   app.decorateRequest('caller', null as unknown as Caller)
@@ -86,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id)
-    done()
+    done(uriTooLong(req.raw.url))
   })
   // The per-request line is written at info; at quieter levels the hook is not installed at all.
   const logsRequests = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? false
@@ -97,10 +136,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     })
   }
 
+  if (options.metrics) installRequestMetrics(app, options.metrics)
+  if (options.metrics && options.metricsToken) installMetricsRoute(app, options.metrics, options.metricsToken)
+  installHealthRoutes(app, options.store, options.readiness)
+
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
   await app.register(registerTaxii11, { prefix: '/api/taxii', store: options.store, services: options.services, poll: options.taxii11Poll })
   await app.register(registerTaxii21, { prefix: TAXII_PREFIX, store: options.store, services: options.services, bodyLimit })
+  installOpenApiRoutes(app, options.services.publicUrl)
 
   app.setNotFoundHandler((req, reply) => {
     sendJson(reply, 404, { status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })

@@ -5,6 +5,7 @@
  */
 import { XMLBuilder, XMLParser } from 'fast-xml-parser'
 import { invalid } from '../../domain/errors.js'
+import { MAX_INPUT_DEPTH, checkInputShape } from '../../domain/input.js'
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance'
 
@@ -62,10 +63,12 @@ function camel(key: string): string {
   return key.charAt(0).toLowerCase() + key.slice(1)
 }
 
-function fromXmlValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(fromXmlValue)
+function fromXmlValue(value: unknown, depth = 0): unknown {
+  // Checked here as well as by checkInputShape: this copy recurses, so a deep document must stop it first.
+  if (depth > MAX_INPUT_DEPTH) throw invalid(`The input is nested more than ${MAX_INPUT_DEPTH} levels deep`)
+  if (Array.isArray(value)) return value.map((v) => fromXmlValue(v, depth + 1))
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), fromXmlValue(v)]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), fromXmlValue(v, depth + 1)]))
   }
   return value
 }
@@ -81,6 +84,7 @@ export function parseXmlBody(text: string): unknown {
   }
   const roots = Object.keys(doc).filter((k) => k !== '?xml')
   if (roots.length !== 1) throw invalid('Malformed XML body: expected exactly one root element')
-  const body = doc[roots[0]]
-  return fromXmlValue(typeof body === 'object' && body !== null ? body : {})
+  const body = fromXmlValue(typeof doc[roots[0]] === 'object' && doc[roots[0]] !== null ? doc[roots[0]] : {})
+  checkInputShape(body)
+  return body
 }

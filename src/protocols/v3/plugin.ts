@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyPluginOptions } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
+import { readJsonBody } from '../http/body.js'
 import { classifyError } from '../http/errors.js'
 import { installRestAuth } from '../http/rest-auth.js'
 import { sendV3Body, v3ErrorBody } from './present.js'
@@ -15,9 +16,9 @@ import { V3_ROUTES } from './routes/index.js'
 
 export async function registerV3(app: FastifyInstance, options: FastifyPluginOptions & { store: Store; services: Services }) {
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
   // Python's requests sends `data='{}'` without a Content-Type; read such bodies as JSON too.
-  app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, parseJsonBody)
+  app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, readJsonBody)
   app.setErrorHandler((error, req, reply) => {
     const classified = classifyError(error)
     if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
@@ -30,12 +31,3 @@ export async function registerV3(app: FastifyInstance, options: FastifyPluginOpt
   for (const register of V3_ROUTES) await register(app)
 }
 
-function parseJsonBody(_req: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) {
-  const text = body.toString().trim()
-  if (text === '') return done(null, undefined)
-  try {
-    done(null, JSON.parse(text))
-  } catch (error) {
-    done(Object.assign(new Error(`Malformed JSON body: ${(error as Error).message}`), { statusCode: 400 }), undefined)
-  }
-}

@@ -41,12 +41,14 @@ function readOnly(endpoint: AnyEndpoint, what: string): never {
 export async function registerEndpoint<R extends { id: number }>(app: FastifyInstance, declared: V3Endpoint<R>): Promise<void> {
   const endpoint = declared as unknown as AnyEndpoint
   const base = `/${endpoint.path}`
+  // Each route carries its declaration, from which the OpenAPI document is generated.
+  const doc = { config: { endpoint } }
 
-  app.options(base, async (req, reply) => sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))))
-  app.options(`${base}/fields`, async (_req, reply) => sendV3Options(reply, fieldOptions(endpoint)))
-  app.options(`${base}/tql`, async (_req, reply) => sendV3Options(reply, tqlOptions(endpoint)))
+  app.options(base, doc, async (req, reply) => sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))))
+  app.options(`${base}/fields`, doc, async (_req, reply) => sendV3Options(reply, fieldOptions(endpoint)))
+  app.options(`${base}/tql`, doc, async (_req, reply) => sendV3Options(reply, tqlOptions(endpoint)))
 
-  app.get(base, async (req, reply) => {
+  app.get(base, doc, async (req, reply) => {
     const q = query(req)
     const list = parseListQuery(q)
     const fields = parseFieldTree(q)
@@ -57,14 +59,14 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     return sendV3List(reply, data, links, list.count && list.resultStart === 0 ? page.total : undefined)
   })
 
-  app.get(`${base}/:id`, async (req: IdRequest, reply) => {
+  app.get(`${base}/:id`, doc, async (req: IdRequest, reply) => {
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
     const record = await loadOne(endpoint, req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
     return sendV3Data(reply, await presentOne(endpoint, req.ctx, record, fields))
   })
 
-  app.post(base, async (req, reply) => {
+  app.post(base, doc, async (req, reply) => {
     if (!endpoint.create) readOnly(endpoint, 'POST')
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
@@ -72,7 +74,7 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     return sendV3Created(reply, await presentOne(endpoint, req.ctx, record, fields))
   })
 
-  app.put(`${base}/:id`, async (req: IdRequest, reply) => {
+  app.put(`${base}/:id`, doc, async (req: IdRequest, reply) => {
     if (!endpoint.update) readOnly(endpoint, 'PUT')
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
@@ -80,13 +82,13 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     return sendV3Updated(reply, await presentOne(endpoint, req.ctx, record, fields))
   })
 
-  app.delete(`${base}/:id`, async (req: IdRequest, reply) => {
+  app.delete(`${base}/:id`, doc, async (req: IdRequest, reply) => {
     if (!endpoint.remove) readOnly(endpoint, 'DELETE')
     await endpoint.remove(req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
     return sendV3Deleted(reply)
   })
 
-  app.delete(base, async (req, reply) => {
+  app.delete(base, doc, async (req, reply) => {
     if (!endpoint.removeMatching) throw invalid(`Bulk delete is not available on /v3/${endpoint.path}`)
     const q = query(req)
     await requireBulkDelete(req.ctx)

@@ -215,7 +215,7 @@ describe('POST /v2/batch/createAndUpload (tcex submit)', () => {
     expect(missing.statusCode).toBe(400)
     expect(missing.json().message).toMatch(/config part/)
     const malformed = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ config: '{', content: '{}' }) })
-    expect(malformed.json()).toEqual({ status: 'Error', message: 'The config part is not valid JSON' })
+    expect(malformed.json()).toEqual({ status: 'Error', message: expect.stringMatching(/^The config part is not valid JSON: /) })
     const before = await t.store.db.selectFrom('batch_job').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
     const empty = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ config: JSON.stringify(definition()), content: '' }) })
     expect(empty.statusCode).toBe(400)

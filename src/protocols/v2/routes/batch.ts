@@ -9,6 +9,7 @@ import {
   BatchInvalidError, createAndUploadBatchJob, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
 } from '../../../domain/batch/jobs.js'
 import { invalid } from '../../../domain/errors.js'
+import { readJson } from '../../../domain/input.js'
 import { parseId } from '../../../domain/items.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'
@@ -46,11 +47,7 @@ async function readParts(req: FastifyRequest): Promise<{ config?: string; conten
 
 function parseConfig(text: string | undefined): unknown {
   if (text === undefined) throw invalid('createAndUpload needs a config part holding the job definition')
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw invalid('The config part is not valid JSON')
-  }
+  return readJson(text, 'The config part is not valid JSON')
 }
 
 export async function batchRoutes(app: FastifyInstance) {

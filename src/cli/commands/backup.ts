@@ -1,0 +1,18 @@
+/**
+ * `bulwark backup <file>` and `bulwark restore <file>`: the whole database, SQLite or PostgreSQL.
+ * Backup runs beside a serving node; restore wants every node stopped.
+ */
+import { resolve } from 'node:path'
+import type { Config } from '../../config.js'
+import { secureDataDir } from '../../data-dir.js'
+import { backupDatabase, restoreDatabase } from '../../store/backup.js'
+import type { Store } from '../../store/connect.js'
+
+export async function backupCommand(store: Store, config: Config, args: { file: string }) {
+  return backupDatabase(store, config.databaseUrl, resolve(args.file))
+}
+
+export async function restoreCommand(config: Config, args: { file: string }) {
+  secureDataDir(config.dataDir)
+  return restoreDatabase(config.databaseUrl, resolve(args.file))
+}

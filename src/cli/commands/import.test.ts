@@ -1,0 +1,107 @@
+/**
+ * `bulwark import` and `bulwark export` through the real executable: CSV, plain lists and V2
+ * batch files in jobs of IMPORT_CHUNK items, bad items reported by their place in the file and
+ * the run going on; an export (whole or by TQL) imported into another owner gives the same set.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_DB, createDatabase } from '../../test/harness.js'
+import { IMPORT_CHUNK } from './import.js'
+
+const BIN = join(import.meta.dirname, '../../../bin/bulwark.mjs')
+const OWNER = 'Default Organization'
+let dir: string
+let env: NodeJS.ProcessEnv
+let dropDatabase = async () => {}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bulwark-import-'))
+  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
+  env.BULWARK_DATA_DIR = join(dir, 'data')
+  if (TEST_DB === 'postgres') {
+    const database = await createDatabase()
+    env.BULWARK_DATABASE_URL = database.url
+    dropDatabase = database.drop
+  }
+})
+afterAll(async () => {
+  await dropDatabase()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function bulwark(...args: string[]) {
+  const run = spawnSync(process.execPath, [BIN, ...args, '--json'], { env, encoding: 'utf8', timeout: 120_000 })
+  return { status: run.status, result: run.stdout ? JSON.parse(run.stdout) : undefined, stderr: run.stderr }
+}
+
+const indicatorCount = () => bulwark('status').result.counts.indicators as number
+
+describe('bulwark import', () => {
+  it('imports a CSV, reports the bad row by its place and keeps going', () => {
+    const file = join(dir, 'feed.csv')
+    writeFileSync(file, 'type,summary,rating,confidence,tags\nHost,bad.example,3,50,phishing;kit\nAddress,192.0.2.7,,,\nHost,not a host!!,,,\n"URL","http://x.example/a,b",1,,\n')
+    const run = bulwark('import', file, '--owner', OWNER)
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.result).toMatchObject({ format: 'csv', owner: OWNER, items: 4, jobs: 1, successCount: 3, errorCount: 1 })
+    expect(run.result.errors).toEqual([{ item: 'indicator[2]', message: expect.any(String) }])
+    expect(indicatorCount()).toBe(3)
+  })
+
+  it('imports a plain list of one type in jobs of IMPORT_CHUNK items, numbering items across jobs', () => {
+    const file = join(dir, 'addresses.txt')
+    const lines = Array.from({ length: IMPORT_CHUNK + 2 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`)
+    lines[IMPORT_CHUNK + 1] = '999.1.1.1'
+    writeFileSync(file, `${lines.join('\n')}\n`)
+    const run = bulwark('import', file, '--owner', OWNER, '--type', 'Address')
+    expect(run.status, run.stderr).toBe(0)
+    expect(run.result).toMatchObject({ format: 'list', items: IMPORT_CHUNK + 2, jobs: 2, successCount: IMPORT_CHUNK + 1, errorCount: 1 })
+    expect(run.result.errors.map((e: { item: string }) => e.item)).toEqual([`indicator[${IMPORT_CHUNK + 1}]`])
+    expect(indicatorCount()).toBe(3 + IMPORT_CHUNK + 1)
+  })
+
+  it('imports a V2 batch file, and refuses what it cannot read without writing anything', () => {
+    const file = join(dir, 'batch.json')
+    writeFileSync(file, JSON.stringify({ indicator: [{ type: 'Host', summary: 'batch-one.example', rating: 2 }, { type: 'EmailAddress', summary: 'a@batch.example' }] }))
+    expect(bulwark('import', file, '--owner', OWNER).result).toMatchObject({ format: 'batch', items: 2, successCount: 2, errorCount: 0, errors: [] })
+    const before = indicatorCount()
+    expect(bulwark('import', join(dir, 'addresses.txt'), '--owner', OWNER)).toMatchObject({ status: 1, result: { code: 'invalid', error: expect.stringMatching(/needs --type/) } })
+    expect(bulwark('import', file, '--owner', 'No Such Owner')).toMatchObject({ status: 1, result: { code: 'owner_inaccessible' } })
+    expect(bulwark('import', file, '--owner', OWNER, '--format', 'stix')).toMatchObject({ status: 1, result: { error: expect.stringMatching(/^STIX 2.1 bundles cannot be imported yet/) } })
+    expect(indicatorCount()).toBe(before)
+  })
+
+  it('exports an owner, whole or filtered by TQL, as a batch file that imports into another owner as the same set', () => {
+    const total = indicatorCount()
+    const all = join(dir, 'export-all.json')
+    const exported = bulwark('export', '--owner', OWNER, '--output', all)
+    expect(exported.status, exported.stderr).toBe(0)
+    expect(exported.result).toEqual({ owner: OWNER, format: 'batch', file: all, count: total })
+    const written = JSON.parse(readFileSync(all, 'utf8')).indicator as { type: string; summary: string; rating?: number }[]
+    expect(written).toHaveLength(total)
+    const host = written.find((i) => i.summary === 'bad.example') as Record<string, unknown>
+    expect(host).toEqual({ type: 'Host', summary: 'bad.example', rating: 3, confidence: 50, tag: expect.arrayContaining([{ name: 'phishing' }, { name: 'kit' }]) })
+    expect(host.tag).toHaveLength(2)
+    expect(statSync(all).mode & 0o777).toBe(0o600)
+
+    const rated = join(dir, 'export-rated.json')
+    expect(bulwark('export', '--owner', OWNER, '--output', rated, '--tql', 'rating >= 2').result.count).toBe(2)
+    expect(JSON.parse(readFileSync(rated, 'utf8')).indicator.map((i: { summary: string }) => i.summary).sort()).toEqual(['bad.example', 'batch-one.example'])
+    expect(bulwark('export', '--owner', OWNER, '--output', join(dir, 'x.json'), '--tql', 'rating >>> 2')).toMatchObject({ status: 1, result: { code: 'invalid' } })
+    expect(existsSync(join(dir, 'x.json'))).toBe(false)
+
+    expect(bulwark('users', 'create', 'importer', '--role', 'Organization Administrator').status).toBe(0)
+    expect(bulwark('owners', 'create', 'Mirror', '--type', 'Source').status).toBe(0)
+    expect(bulwark('memberships', 'set', 'importer', 'Mirror', 'Editor').status).toBe(0)
+    const mirrored = bulwark('import', all, '--owner', 'Mirror', '--as', 'importer')
+    expect(mirrored.result).toMatchObject({ items: total, successCount: total, errorCount: 0 })
+    const again = join(dir, 'export-mirror.json')
+    expect(bulwark('export', '--owner', 'Mirror', '--output', again, '--as', 'importer').result.count).toBe(total)
+    const key = (i: { type: string; summary: string }) => `${i.type} ${i.summary}`
+    const mirror = JSON.parse(readFileSync(again, 'utf8')).indicator as { type: string; summary: string }[]
+    expect(mirror.map(key).sort()).toEqual(written.map(key).sort())
+    expect(mirror.find((i) => i.summary === 'bad.example')).toEqual(host)
+  })
+})

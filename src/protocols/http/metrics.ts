@@ -1,0 +1,103 @@
+/**
+ * Prometheus metrics (prom-client), off unless configured: requests by route pattern, method and
+ * status with their latency, batch jobs by state and the age of the oldest queued one, database
+ * connections, and the process's own figures (memory, event-loop lag, CPU). Served on a separate
+ * plain-HTTP listener, or at /api/metrics behind a bearer token. When metrics are off nothing
+ * here is installed: no hook runs on the request path.
+ */
+import { createServer, type Server } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { constantTimeEqual } from '../../domain/credentials.js'
+import { batchJobCounts, oldestQueuedJobAdded } from '../../store/batch.repository.js'
+import type { Store } from '../../store/connect.js'
+
+export interface Metrics {
+  registry: Registry
+  requestDuration: Histogram<'method' | 'route' | 'status'>
+}
+
+const JOB_STATES = ['Created', 'Queued', 'Running', 'Completed'] as const
+
+export function createMetrics(store: Store): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'bulwark_' })
+  const requestDuration = new Histogram({
+    name: 'bulwark_http_request_duration_seconds',
+    help: 'Time from request to response, by route pattern, method and status; its _count is the number of requests',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'bulwark_batch_jobs',
+    help: 'Batch jobs by state',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await batchJobCounts(store.db)
+      for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'bulwark_batch_queue_oldest_age_seconds',
+    help: 'Age of the oldest queued batch job (0 when none waits)',
+    registers: [registry],
+    async collect() {
+      const added = await oldestQueuedJobAdded(store.db)
+      this.set(added ? Math.max(0, (Date.now() - Date.parse(added)) / 1000) : 0)
+    },
+  })
+  new Gauge({
+    name: 'bulwark_db_connections',
+    help: 'Database connections of this node by state (PostgreSQL pool; SQLite has one in-process connection)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const pool = store.pool
+      this.set({ state: 'total' }, pool ? pool.totalCount : 1)
+      this.set({ state: 'idle' }, pool ? pool.idleCount : 0)
+      this.set({ state: 'waiting' }, pool ? pool.waitingCount : 0)
+    },
+  })
+  return { registry, requestDuration }
+}
+
+/** Observes every response; only called when metrics are on. */
+export function installRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
+  // Callback style and no closure allocation beyond the labels: this runs on every request.
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.requestDuration.observe(
+      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    )
+    done()
+  })
+}
+
+/** GET /api/metrics on the main listener, for `Authorization: Bearer <token>` only. */
+export function installMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string): void {
+  app.get('/api/metrics', async (req, reply) => {
+    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1]
+    if (!given || !constantTimeEqual(given, token)) {
+      return reply.code(401).header('www-authenticate', 'Bearer').send({ status: 'Error', message: 'A valid metrics token is required' })
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
+  })
+}
+
+/** A listener of its own that serves only GET /metrics, for a scraper on a private network. */
+export async function serveMetrics(metrics: Metrics, host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found\n')
+      return
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('Metrics could not be collected\n'),
+    )
+  })
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve))
+  return server
+}
