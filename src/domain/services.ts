@@ -4,7 +4,7 @@
  */
 import { type AuthRepository, createAuthRepository } from '../store/account.repository.js'
 import type { Store } from '../store/connect.js'
-import { SecretBox } from './credentials.js'
+import { SecretBox } from './access/credentials.js'
 import { SettingsService } from './settings.js'
 
 export interface Services {

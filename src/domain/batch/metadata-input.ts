@@ -1,14 +1,14 @@
 /**
  * Reads the attribute, tag and securityLabel arrays an Indicator or Group carries in a batch
- * file, with the same rules as the REST API (metadata.ts): the attribute type must exist and
+ * file, with the same rules as the REST API (metadata/item-metadata.ts): the attribute type must exist and
  * apply to the kind, its value must fit; tags at most 128 characters; a label must exist in
  * the owner, unless the item defines it fully (name with color or description) and the caller
  * may manage labels. A missing array leaves that metadata of an existing item untouched.
  */
 import type { ItemKind } from '../../model/kinds.js'
 import { invalid } from '../errors.js'
-import { DISPLAYABLE, checkTagName, checkValue } from '../metadata.js'
-import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../security-labels.js'
+import { DISPLAYABLE, checkTagName, checkValue } from '../metadata/item-metadata.js'
+import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../metadata/security-labels.js'
 import { readFlag } from '../indicators/input.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
 

@@ -12,7 +12,7 @@ import {
   mergeFilesInto, updateRowsById,
 } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
-import { deleteItemMetadata } from '../metadata.js'
+import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import { type FilePlan, planFile } from './file-plan.js'

@@ -9,7 +9,7 @@ import {
 import { findIndicatorRow } from '../../store/indicator.repository.js'
 import { type RequestContext, readableOwners, requirePermission } from '../context.js'
 import { forbidden, invalid } from '../errors.js'
-import { findIndicatorsBySummary, indicatorItem } from '../indicators.js'
+import { findIndicatorsBySummary, indicatorItem } from './indicators.js'
 import { DAY_MS, parseApiTime } from '../time.js'
 import type { IndicatorRecord } from './record.js'
 import { requireIndicatorType } from './record.js'

@@ -3,7 +3,7 @@
  * then the owner the call works in. Leaves a RequestContext on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { authenticate } from '../../domain/authentication.js'
+import { authenticate } from '../../domain/access/authentication.js'
 import { selectOwner } from '../../domain/context.js'
 import { DomainError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'

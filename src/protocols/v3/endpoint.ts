@@ -12,7 +12,7 @@
  *   }
  */
 import type { RequestContext } from '../../domain/context.js'
-import type { ObjectListQuery } from '../../domain/object-lists.js'
+import type { ObjectListQuery } from '../../domain/listing/object-lists.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { FieldTree } from './params.js'
 

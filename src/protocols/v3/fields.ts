@@ -4,11 +4,11 @@
  * endpoint, at default fields, with any dotted sub-fields). Nested lists have the platform's
  * shape `{"data": [...]}`. Associations expand one level deep, as the platform does by default.
  */
-import { loadPartnerIds } from '../../domain/associations.js'
+import { loadPartnerIds } from '../../domain/items/associations.js'
 import { invalid } from '../../domain/errors.js'
-import { loadAttributes, loadLabels } from '../../domain/metadata.js'
-import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/nested-writes.js'
-import { loadTagRecords } from '../../domain/tag-records.js'
+import { loadAttributes, loadLabels } from '../../domain/metadata/item-metadata.js'
+import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/items/nested-writes.js'
+import { loadTagRecords } from '../../domain/metadata/tag-records.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { listItemTagIds } from '../../store/tag-record.repository.js'
 import type { AnyEndpoint, ExpandContext, FieldOption } from './endpoint.js'

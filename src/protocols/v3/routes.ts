@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid, notFound } from '../../domain/errors.js'
-import { parseId } from '../../domain/items.js'
-import { requireBulkDelete } from '../../domain/object-lists.js'
+import { parseId } from '../../domain/items/items.js'
+import { requireBulkDelete } from '../../domain/listing/object-lists.js'
 import type { RequestContext } from '../../domain/context.js'
 import type { AnyEndpoint, V3Endpoint } from './endpoint.js'
 import { checkFields, presentRecords } from './fields.js'

@@ -9,7 +9,7 @@ import {
   BatchInvalidError, createAndUploadBatchJob, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
 } from '../../../domain/batch/jobs.js'
 import { invalid } from '../../../domain/errors.js'
-import { parseId } from '../../../domain/items.js'
+import { parseId } from '../../../domain/items/items.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'
 

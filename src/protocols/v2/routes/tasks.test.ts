@@ -13,7 +13,7 @@ beforeAll(async () => {
   readOnly = await t.createAccount({ role: 'Read Only User' })
   await t.createOwner('Outside Org', 'Organization')
   outsider = `outsider-${Date.now()}`
-  const { createAccount } = await import('../../../domain/accounts.js')
+  const { createAccount } = await import('../../../domain/access/accounts.js')
   await createAccount(t.store.db, { userName: outsider, kind: 'api', organization: 'Outside Org', role: 'Standard User' }, new Date().toISOString())
 })
 afterAll(async () => { await t.close() })

@@ -1,7 +1,7 @@
 /** /v2/types: indicatorTypes, attributeTypes, associationTypes. */
 import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/types.js'
+import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/metadata/types.js'
 import { type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList } from '../present.js'
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   type ArtifactRecord, type ArtifactTypeRecord, createArtifact, deleteArtifact, deleteArtifactsMatching, listArtifactTypes, listArtifacts,
   loadArtifactTypes, loadArtifacts, updateArtifact,
-} from '../../../domain/artifacts.js'
+} from '../../../domain/cases/artifacts.js'
 import { toApiTime } from '../../../domain/time.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'

@@ -1,6 +1,6 @@
 /** /v3/attributeTypes: the system's and the caller's owners' attribute types (read-only). */
 import type { FastifyInstance } from 'fastify'
-import { type AttributeTypeRecord, listAttributeTypes, loadAttributeTypes } from '../../../domain/tag-records.js'
+import { type AttributeTypeRecord, listAttributeTypes, loadAttributeTypes } from '../../../domain/metadata/tag-records.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
 import { registerEndpoint } from '../routes.js'

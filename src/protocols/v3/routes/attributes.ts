@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   ATTRIBUTE_ENDPOINTS, type AttributeRecord, type AttributedKind, createAttributeRecord, deleteAttributeRecord, deleteAttributeRecordsMatching,
   listAttributeRecords, loadAttributeRecords, updateAttributeRecord,
-} from '../../../domain/attribute-records.js'
+} from '../../../domain/metadata/attributes.js'
 import { toApiTime } from '../../../domain/time.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { securityLabelsOption } from '../fields.js'

@@ -1,6 +1,6 @@
 /** /v3/cases: case management Cases. */
 import type { FastifyInstance } from 'fastify'
-import { type CaseRecord, createCase, deleteCase, deleteCasesMatching, listCases, loadCases, updateCase } from '../../../domain/cases.js'
+import { type CaseRecord, createCase, deleteCase, deleteCasesMatching, listCases, loadCases, updateCase } from '../../../domain/cases/cases.js'
 import { CASE_RESOLUTIONS, CASE_SEVERITIES, CASE_STATUSES } from '../../../model/case-management.js'
 import { toApiTime } from '../../../domain/time.js'
 import { detailsLink } from '../../http/links.js'

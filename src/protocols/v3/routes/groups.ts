@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import {
   type GroupObject, createGroupObject, deleteGroupObject, deleteGroupsMatching, listGroupObjects, loadGroupObjects, updateGroupObject,
-} from '../../../domain/intel-objects/groups.js'
+} from '../../../domain/groups/objects.js'
 import { GROUP_TYPES } from '../../../model/group-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'

@@ -4,11 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { listDeletedIndicators } from '../../../domain/indicators/activity.js'
-import type { IndicatorRecord } from '../../../domain/indicators.js'
+import type { IndicatorRecord } from '../../../domain/indicators/indicators.js'
 import {
   createIndicatorObject, deleteIndicatorObject, deleteIndicatorsMatching, listIndicatorObjects, loadIndicatorRecords, resolveIndicatorRef,
   updateIndicatorObject,
-} from '../../../domain/intel-objects/indicators.js'
+} from '../../../domain/indicators/objects.js'
 import { toApiTime } from '../../../domain/time.js'
 import { INDICATOR_TYPES } from '../../../model/indicator-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   type IntelRequirementRecord, createIntelRequirement, deleteIntelRequirement, deleteIntelRequirementsMatching, listIntelRequirements,
   loadIntelRequirements, updateIntelRequirement,
-} from '../../../domain/intel-requirements.js'
+} from '../../../domain/cases/intel-requirements.js'
 import { toApiTime } from '../../../domain/time.js'
 import { detailsLink } from '../../http/links.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'

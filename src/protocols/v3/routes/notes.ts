@@ -1,6 +1,6 @@
 /** /v3/notes: notes on Cases, case Tasks and Artifacts. */
 import type { FastifyInstance } from 'fastify'
-import { type NoteRecord, createNote, deleteNote, deleteNotesMatching, listNotes, loadNotes, updateNote } from '../../../domain/notes.js'
+import { type NoteRecord, createNote, deleteNote, deleteNotesMatching, listNotes, loadNotes, updateNote } from '../../../domain/cases/notes.js'
 import { toApiTime } from '../../../domain/time.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'

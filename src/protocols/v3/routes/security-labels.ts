@@ -1,6 +1,6 @@
 /** /v3/securityLabels: the Security Labels of the caller's owners (read-only, as on the platform). */
 import type { FastifyInstance } from 'fastify'
-import { type SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/tag-records.js'
+import { type SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/metadata/tag-records.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentLabel } from '../present-metadata.js'
 import { registerEndpoint } from '../routes.js'

@@ -1,8 +1,8 @@
 /** /v3/security/owners (the caller's owners with their permission vector) and /v3/security/users. */
 import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { type OwnerPermissions, getOwnerPermissions, listOwnerPermissions } from '../../../domain/owner-permissions.js'
-import { type UserRecord, createUser, deleteUser, getUser, listUsers, updateUser } from '../../../domain/users.js'
+import { type OwnerPermissions, getOwnerPermissions, listOwnerPermissions } from '../../../domain/access/owner-permissions.js'
+import { type UserRecord, createUser, deleteUser, getUser, listUsers, updateUser } from '../../../domain/access/users.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
 import { registerEndpoint } from '../routes.js'

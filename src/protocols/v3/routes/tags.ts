@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import {
   type TagRecord, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
-} from '../../../domain/tag-records.js'
+} from '../../../domain/metadata/tag-records.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentTag } from '../present-metadata.js'
 import { registerEndpoint } from '../routes.js'

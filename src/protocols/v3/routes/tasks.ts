@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify'
 import {
   createTaskObject, deleteTaskObject, deleteTasksMatching, listTaskObjects, loadTaskRecords, updateTaskObject,
-} from '../../../domain/intel-objects/tasks.js'
-import type { TaskRecord } from '../../../domain/tasks.js'
+} from '../../../domain/tasks/objects.js'
+import type { TaskRecord } from '../../../domain/tasks/tasks.js'
 import { TASK_STATUSES } from '../../../model/group-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'

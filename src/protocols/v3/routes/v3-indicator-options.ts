@@ -6,7 +6,7 @@
  * lists the resolutions recorded for a Host, geoLocation the Address data kept with it.
  */
 import { membershipFor } from '../../../domain/context.js'
-import { loadIndicatorRecords } from '../../../domain/intel-objects/indicators.js'
+import { loadIndicatorRecords } from '../../../domain/indicators/objects.js'
 import { toApiTime } from '../../../domain/time.js'
 import {
   listDnsResolutions, listFileActionsOf, listFileOccurrencesOf, listReportedByUser, listTrackedUsers,

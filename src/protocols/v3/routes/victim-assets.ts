@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import {
   createVictimAssetObject, deleteVictimAssetObject, deleteVictimAssetsMatching, listVictimAssetObjects, loadVictimAssetRecords,
   updateVictimAssetObject,
-} from '../../../domain/intel-objects/victims.js'
-import type { VictimAssetRecord } from '../../../domain/victim-assets.js'
+} from '../../../domain/victims/objects.js'
+import type { VictimAssetRecord } from '../../../domain/victims/victim-assets.js'
 import { VICTIM_ASSET_TYPES } from '../../../model/group-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify'
 import {
   createVictimObject, deleteVictimObject, deleteVictimsMatching, listVictimObjects, loadAssetsOfVictims, loadVictimRecords, updateVictimObject,
-} from '../../../domain/intel-objects/victims.js'
-import type { VictimRecord } from '../../../domain/victims.js'
+} from '../../../domain/victims/objects.js'
+import type { VictimRecord } from '../../../domain/victims/victims.js'
 import type { FieldOption, FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { presentVictimAssetV3, presentVictimV3 } from '../present-victim.js'
