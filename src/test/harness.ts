@@ -5,6 +5,10 @@
  * Requests go through app.inject with X-Forwarded-Proto: https from a trusted proxy.
  */
 import { randomBytes } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { prepareDatabase } from '../bootstrap.js'
@@ -15,6 +19,7 @@ import { signRequest } from '../domain/access/credentials.js'
 import { createServices, type Services } from '../domain/services.js'
 import { isoNow } from '../domain/time.js'
 import { buildApp } from '../protocols/http/server.js'
+import { type TlsMaterial, loadTlsMaterial } from '../protocols/http/tls.js'
 import { type Store, openStore } from '../store/connect.js'
 
 export const TEST_DB = (process.env.BULWARK_TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres'
@@ -39,6 +44,8 @@ export interface TestRequest extends Omit<InjectOptions, 'headers'> {
 
 export interface TestApp {
   app: FastifyInstance
+  /** Where a real client reaches the app (only served when created with `listen`). */
+  baseUrl: string
   store: Store
   services: Services
   admin: TestAccount
@@ -85,15 +92,41 @@ export async function createTestStore(): Promise<{ store: Store; drop(): Promise
 }
 
 /** A migrated store and the domain services over it, as a node has them; drop() removes the store. */
-export async function createTestDomain(): Promise<{ store: Store; services: Services; drop(): Promise<void> }> {
+export async function createTestDomain(publicUrl = PUBLIC_URL): Promise<{ store: Store; services: Services; drop(): Promise<void> }> {
   const { store, drop } = await createTestStore()
-  return { store, services: createServices(store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }), drop }
+  return { store, services: createServices(store, { serverKey: 'test-server-key', publicUrl }), drop }
 }
 
 let counter = 0
 
-export async function createTestApp(): Promise<TestApp> {
-  const { store, services, drop } = await createTestDomain()
+/** A port on 127.0.0.1 that nothing listens on right now. */
+async function freeLoopbackPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+let tls: Promise<TlsMaterial> | undefined
+/** One self-signed certificate per test process, made in a temporary folder. */
+function testTlsMaterial(): Promise<TlsMaterial> {
+  tls ??= loadTlsMaterial({ dataDir: mkdtempSync(join(tmpdir(), 'bulwark-tls-')) })
+  return tls
+}
+
+export interface TestAppOptions {
+  /**
+   * Also serve real HTTPS (self-signed) on a loopback port, for clients that are not
+   * app.inject: `baseUrl` and the public URL (webLink, next, TAXII addresses) then name it.
+   */
+  listen?: boolean
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const port = options.listen ? await freeLoopbackPort() : undefined
+  const baseUrl = port === undefined ? PUBLIC_URL : `https://127.0.0.1:${port}`
+  const { store, services, drop } = await createTestDomain(baseUrl)
   const now = isoNow()
   await createOwner(store.db, { name: ORG, type: 'Organization' }, now)
 
@@ -110,11 +143,13 @@ export async function createTestApp(): Promise<TestApp> {
   }
 
   const admin = await makeAccount({ role: 'Organization Administrator' })
-  const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+  const https = port === undefined ? undefined : await testTlsMaterial()
+  const app = await buildApp({ store, services, https, trustedProxies: ['127.0.0.1'], logLevel: false })
   await app.ready()
+  if (port !== undefined) await app.listen({ host: '127.0.0.1', port })
 
   return {
-    app, store, services, admin,
+    app, store, services, admin, baseUrl,
     createAccount: makeAccount,
     createOwner: async (name, type) => (await createOwner(store.db, { name, type }, isoNow())).id,
     async context(account = admin, ownerName) {

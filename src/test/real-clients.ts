@@ -1,0 +1,80 @@
+/**
+ * The real clients of the interface (`../shared/clients`: the platform's SDKs, TAXII clients,
+ * STIX validators), driven from the test suite so that CI runs them. Each client run is a
+ * Python script beside the test that uses it; it talks to a test app created with
+ * `createTestApp({ listen: true })` and prints one JSON document as its last line of output.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** Beside the repository, as in CI; BULWARK_CLIENTS_DIR points elsewhere. */
+export const CLIENTS_DIR = process.env.BULWARK_CLIENTS_DIR ?? resolve(REPO_ROOT, '..', 'shared', 'clients')
+
+/** Debian's interpreter, with the client dependencies `.ci/run` installs from apt-packages.txt. */
+export const PYTHON = process.env.BULWARK_CLIENTS_PYTHON ?? '/usr/bin/python3'
+
+/**
+ * Why the real-client runs cannot happen here, or undefined when they can. Only a checkout
+ * without the client trees (a user's own clone) skips them; a missing Python package fails
+ * the run instead, so CI never passes without having run the clients.
+ */
+export function realClientsUnavailable(): string | undefined {
+  if (!existsSync(resolve(CLIENTS_DIR, 'clients.py'))) {
+    return `real-client runs skipped: ${CLIENTS_DIR} is absent (it holds the client sources; see README, "Real clients")`
+  }
+  return undefined
+}
+
+/** Says once, on the test output, why a suite of real-client runs is skipped. */
+export function announceSkip(suite: string): boolean {
+  const reason = realClientsUnavailable()
+  if (reason) console.warn(`${suite}: ${reason}`)
+  return reason !== undefined
+}
+
+export interface ClientRun<T> {
+  /** The JSON document the script printed last. */
+  result: T
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs a client script with Debian's python3. The script finds the client trees through
+ * BULWARK_CLIENTS_DIR (`sys.path.insert(0, os.environ["BULWARK_CLIENTS_DIR"]); import clients`)
+ * and its target through the variables in `env`. A non-zero exit rejects with the script's
+ * standard error, so a failing client shows why.
+ */
+export function runClientScript<T = unknown>(script: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ClientRun<T>> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, BULWARK_CLIENTS_DIR: CLIENTS_DIR, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1', ...env }
+  // requests ignores verify=False while either of these is set (clients README).
+  delete childEnv.REQUESTS_CA_BUNDLE
+  delete childEnv.CURL_CA_BUNDLE
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(PYTHON, [script], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', (error) => { clearTimeout(timer); reject(new Error(`could not run ${PYTHON}: ${error.message}`)) })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      if (code !== 0) {
+        const why = signal ? `was killed (${signal}) after ${timeoutMs} ms` : `exited with ${code}`
+        reject(new Error(`${script} ${why}\n--- stderr ---\n${stderr.slice(-6000)}\n--- stdout ---\n${stdout.slice(-2000)}`))
+        return
+      }
+      const last = stdout.trim().split('\n').pop() ?? ''
+      try {
+        resolvePromise({ result: JSON.parse(last) as T, stdout, stderr })
+      } catch {
+        reject(new Error(`${script} did not end with a JSON line\n--- stdout ---\n${stdout.slice(-2000)}\n--- stderr ---\n${stderr.slice(-2000)}`))
+      }
+    })
+  })
+}
