@@ -2,12 +2,51 @@
  * Who is calling and in which owner. Every domain function takes a RequestContext; the
  * adapters build it once per request (protocols/http/auth.ts) and never look at roles.
  */
-import type { OwnerType } from '../model/kinds.js'
-import type { AccountRow } from '../store/account.repository.js'
+import type { ItemKind, OwnerType } from '../model/kinds.js'
+import type { AccountRow, AuthRepository } from '../store/account.repository.js'
 import type { Store } from '../store/connect.js'
+import type { SecretBox } from './access/credentials.js'
 import { DomainError } from './errors.js'
 import { type Action, type Membership, authorize, canAccessOwner } from './permissions.js'
-import type { Services } from './services.js'
+import type { SettingsService } from './settings.js'
+
+/**
+ * The long-lived collaborators a request needs besides the database, built once per process
+ * (services.ts). They are declared here, beside the context that carries them, so that the
+ * kind modules, which all import this file, never import the table of item creators that
+ * imports them.
+ */
+export interface Services {
+  settings: SettingsService
+  secretBox: SecretBox
+  auth: AuthRepository
+  /** Base URL for webLink and next/prev links, e.g. https://tip.example.org */
+  publicUrl: string
+  nestedItems: NestedItemTable
+}
+
+/** An item located by kind and id, with the caller's membership in its owner. */
+export interface ItemInfo {
+  kind: ItemKind
+  id: number
+  ownerId: number
+  ownerName: string
+  membership: Membership
+  /** Indicator type name, Group type name or Victim Asset type, where the kind has one. */
+  type?: string
+}
+
+/** Creates one item from a nested v3 body inside an open transaction, checking permissions itself. */
+export type ItemCreator = (ctx: RequestContext, body: Record<string, unknown>) => Promise<ItemInfo>
+
+/** Finds an existing item from a nested body without an id (undefined: not found, create it). */
+export type ItemResolver = (ctx: RequestContext, body: Record<string, unknown>) => Promise<ItemInfo | undefined>
+
+/** Who creates, and who finds, the items a v3 body may nest, by kind (items/item-creators.ts). */
+export interface NestedItemTable {
+  creators: Partial<Record<ItemKind, ItemCreator>>
+  resolvers: Partial<Record<ItemKind, ItemResolver>>
+}
 
 export interface Account {
   id: number

@@ -1,19 +1,16 @@
 /**
- * The long-lived collaborators a request needs besides the database: settings, the
- * secret box, the credential lookups. Built once per process from the config.
+ * Builds the long-lived collaborators of a request (their type is context.ts's) once per
+ * process from the config: settings, the secret box, the credential lookups, and the table of
+ * nested-item creators, which is built here so that no kind module has to import the others.
  */
-import { type AuthRepository, createAuthRepository } from '../store/account.repository.js'
+import { createAuthRepository } from '../store/account.repository.js'
 import type { Store } from '../store/connect.js'
 import { SecretBox } from './access/credentials.js'
+import type { Services } from './context.js'
+import { NESTED_ITEMS } from './items/item-creators.js'
 import { SettingsService } from './settings.js'
 
-export interface Services {
-  settings: SettingsService
-  secretBox: SecretBox
-  auth: AuthRepository
-  /** Base URL for webLink and next/prev links, e.g. https://tip.example.org */
-  publicUrl: string
-}
+export type { Services } from './context.js'
 
 export function createServices(store: Store, options: { serverKey: string; publicUrl: string }): Services {
   return {
@@ -21,5 +18,6 @@ export function createServices(store: Store, options: { serverKey: string; publi
     secretBox: new SecretBox(options.serverKey),
     auth: createAuthRepository(store),
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
+    nestedItems: NESTED_ITEMS,
   }
 }

@@ -11,7 +11,7 @@ import { toAccount } from '../context.js'
 import { constantTimeEqual, hashToken, signRequest, verifyPassword } from './credentials.js'
 import { DomainError } from '../errors.js'
 import type { Membership } from '../permissions.js'
-import type { Services } from '../services.js'
+import type { Services } from '../context.js'
 
 export type Scheme = 'token' | 'hmac' | 'basic'
 

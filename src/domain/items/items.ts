@@ -5,19 +5,11 @@
  */
 import type { ItemKind } from '../../model/kinds.js'
 import { findItemOwner } from '../../store/item.repository.js'
-import { type RequestContext, membershipFor, requirePermission } from '../context.js'
+import { type ItemInfo, type RequestContext, membershipFor, requirePermission } from '../context.js'
 import { notFound } from '../errors.js'
-import type { Action, Membership } from '../permissions.js'
+import type { Action } from '../permissions.js'
 
-export interface ItemInfo {
-  kind: ItemKind
-  id: number
-  ownerId: number
-  ownerName: string
-  membership: Membership
-  /** Indicator type name, Group type name or Victim Asset type, where the kind has one. */
-  type?: string
-}
+export type { ItemInfo } from '../context.js'
 
 export const KIND_WORDS: Record<ItemKind, string> = {
   indicator: 'Indicator', group: 'Group', task: 'Task', victim: 'Victim', victimAsset: 'Victim Asset', case: 'Case',

@@ -15,7 +15,6 @@ import { findLabelByName } from '../../store/security-label.repository.js'
 import { associate, dissociate, loadPartnerIds } from './associations.js'
 import { type RequestContext, membershipFor, requirePermission } from '../context.js'
 import { DomainError, invalid, notFound } from '../errors.js'
-import { findItemCreator, findItemResolver } from './item-creators.js'
 import { type ItemInfo, findReadableItem } from './items.js'
 import { addAttribute, applyLabel, addTag, checkTagName } from '../metadata/item-metadata.js'
 import type { Action } from '../permissions.js'
@@ -222,10 +221,10 @@ async function resolvePartner(ctx: RequestContext, kind: ItemKind, entry: Body, 
   const id = bodyId(entry.id)
   if (id !== undefined) return findReadableItem(ctx, kind, id)
   if (mode === 'delete') throw invalid('items to dissociate must be given by id')
-  const resolver = findItemResolver(kind)
+  const resolver = ctx.services.nestedItems.resolvers[kind]
   const existing = resolver && await resolver(ctx, entry)
   if (existing) return existing
-  const create = findItemCreator(kind)
+  const create = ctx.services.nestedItems.creators[kind]
   if (!create) throw invalid(`new ${kind} items cannot be created here; give the id of an existing one`)
   return create(contextForNestedItem(ctx, entry), entry)
 }

@@ -79,13 +79,11 @@ export function associationOption(member: AssociationMember, kind: ItemKind, wha
     name: member, description: `Includes ${ASSOCIATION_WORDS[member]} associated with the ${what}`,
     async load(ids, subtree, x) {
       if (x.depth > 0) throw invalid(`fields: only one association level can be expanded ('${member}' is nested in another association)`)
-      // Imported when used: the registry imports every endpoint module, and those import this one.
-      const { endpointForKind } = await import('./registry.js')
-      const endpoint = endpointForKind(partnerKind)
+      const endpoint = x.endpointFor(partnerKind)
       if (!endpoint) return new Map()
       const partnerIds = await loadPartnerIds(x.ctx.store.db, kind, ids, partnerKind, 0)
       const partners = await endpoint.load(x.ctx, [...new Set([...partnerIds.values()].flat())])
-      const presented = new Map((await presentRecords(endpoint, partners, subtree, { ctx: x.ctx, depth: x.depth + 1 })).map((p, i) => [partners[i]!.id, p]))
+      const presented = new Map((await presentRecords(endpoint, partners, subtree, { ...x, depth: x.depth + 1 })).map((p, i) => [partners[i]!.id, p]))
       return asData(new Map([...partnerIds].map(([id, list]) => [id, list.filter((p) => presented.has(p)).map((p) => presented.get(p)!)])))
     },
   }

@@ -87,9 +87,8 @@ const fileOccurrences: FieldOption = {
 const customAssociations: FieldOption = {
   name: 'customAssociations', description: 'Includes Indicators associated through custom (typed) association types',
   async load(ids, _subtree, x) {
-    const { endpointForKind } = await import('../registry.js')
     const typed = byId((await listPartners(x.ctx.store.db, 'indicator', ids, 'indicator')).filter((r) => r.association_type_id !== 0) as unknown as Record<string, unknown>[], 'from_id')
-    const endpoint = endpointForKind('indicator')!
+    const endpoint = x.endpointFor('indicator')!
     const partners = await endpoint.load(x.ctx, [...new Set([...typed.values()].flat().map((r) => Number(r.to_id)))])
     const presented = new Map(partners.map((p) => [p.id, endpoint.present(p, { ctx: x.ctx, fields: new Map() })]))
     return new Map([...typed].map(([id, list]) => [id, { data: list.map((r) => presented.get(Number(r.to_id))).filter(Boolean) }]))
