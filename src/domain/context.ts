@@ -6,8 +6,7 @@ import type { ItemKind, OwnerType } from '../model/kinds.js'
 import type { AccountRow, AuthRepository } from '../store/account.repository.js'
 import type { Store } from '../store/connect.js'
 import type { SecretBox } from './access/credentials.js'
-import { DomainError } from './errors.js'
-import { type Action, type Membership, authorize, canAccessOwner } from './permissions.js'
+import { type Action, type Membership, authorize } from './permissions.js'
 import type { SettingsService } from './settings.js'
 
 /**
@@ -91,33 +90,8 @@ export function toAccount(row: AccountRow): Account {
   }
 }
 
-/**
- * Picks the owner a call works in. Unknown owners and owners the caller has no (or a
- * Banned) membership in are the same 403 to the caller, so names cannot be probed.
- */
-export function selectOwner(caller: Caller, ownerName: string | undefined): Membership {
-  const membership = ownerName === undefined || ownerName === ''
-    ? caller.memberships.find((m) => m.ownerId === caller.account.organizationId)
-    : caller.memberships.find((m) => m.ownerName === ownerName)
-  if (!membership || !canAccessOwner(membership)) {
-    throw new DomainError('owner_inaccessible', ownerName
-      ? `Owner '${ownerName}' does not exist or you do not have access to it`
-      : 'Your account has no access to its Organization')
-  }
-  return membership
-}
-
-/** The memberships a caller may read through (Banned excluded). */
-export function readableOwners(caller: Caller): Membership[] {
-  return caller.memberships.filter(canAccessOwner)
-}
-
 /** Authorizes an action in the context's owner, with the system settings that widen roles. */
 export async function requirePermission(ctx: RequestContext, action: Action, membership: Membership = ctx.membership): Promise<void> {
   const readOnlyUserUpdatesAllowed = action === 'observe' ? await ctx.services.settings.getBoolean('readOnlyUserUpdatesAllowed') : false
   authorize(membership, action, { readOnlyUserUpdatesAllowed })
-}
-
-export function membershipFor(ctx: RequestContext, ownerId: number): Membership | undefined {
-  return ctx.caller.memberships.find((m) => m.ownerId === ownerId && canAccessOwner(m))
 }

@@ -72,3 +72,11 @@ export function optionalInteger(body: Body, field: string, options: { min?: numb
   if (options.max !== undefined && n > options.max) throw invalid(`${field} must be at most ${options.max}`)
   return n
 }
+
+/** Parses an id given as a number or a numeric string. */
+export function bodyId(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined
+  const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN
+  if (!Number.isSafeInteger(id) || id <= 0) throw invalid(`'${String(value)}' is not a valid id`)
+  return id
+}

@@ -9,7 +9,7 @@
  * in Organizations (NONE in Communities and Sources, as the platform shows for Directors).
  */
 import type { RequestContext } from '../context.js'
-import { readableOwners } from '../context.js'
+import { readableOwners } from './owner-scope.js'
 import { notFound } from '../errors.js'
 import { type Action, type Membership, isAllowed } from '../permissions.js'
 

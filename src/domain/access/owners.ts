@@ -4,7 +4,8 @@
  */
 import { listOwnerMembers } from '../../store/account.repository.js'
 import { countOwnerContent } from '../../store/owner-metrics.repository.js'
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { readableOwners } from './owner-scope.js'
 import { notFound } from '../errors.js'
 
 export interface OwnerView {

@@ -5,7 +5,8 @@
  */
 import { INTEL_REQUIREMENT_SUBTYPES, KEYWORD_COMPARE_VALUES } from '../../model/case-management.js'
 import * as repo from '../../store/intel-requirement.repository.js'
-import { type RequestContext, membershipFor, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { membershipFor } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { optionalBoolean, optionalText, requiredText } from '../input.js'
 import { type ItemInfo, requireWritableItem } from '../items/items.js'

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto'
 import { type GroupTypeDef, findGroupType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { type GroupFilterColumn, type GroupRow, deleteGroupRows, findGroupIdByXid, findGroupRow, insertGroup, listGroupRows, updateGroupRow } from '../../store/group.repository.js'
-import { type RequestContext, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { groupColumnsFromBody, readXid, requireBodyObject } from './input.js'
 import { type ItemInfo, findReadableItem } from '../items/items.js'
@@ -73,7 +74,8 @@ export interface GroupQuery {
   associationTypeId?: number
   ids?: readonly number[]
   /** Owners to list from: ctx.owner by default; every readable owner for association lists. */
-  ownerIds?: readonly number[]
+  /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
+  ownerScope?: OwnerScope
   resultStart?: number
   resultLimit?: number
 }
@@ -185,7 +187,7 @@ export async function listGroups(ctx: RequestContext, query: GroupQuery = {}): P
   const def = query.type === undefined ? undefined : requireGroupType(query.type)
   const conditions = toConditions('Groups', query.filters ?? [], filterSpecs(def))
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
-  const ownerIds = query.ownerIds ?? (query.associatedWith ? readableOwners(ctx.caller).map((m) => m.ownerId) : [ctx.owner.id])
+  const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listGroupRows(ctx.store.db, {
     ownerIds, types: def ? [def.name] : undefined, conditions, combine: query.orParams ? 'or' : 'and',
     associatedWith: query.associatedWith && { ...query.associatedWith, associationTypeId: query.associationTypeId },

@@ -3,11 +3,12 @@
  * with nested members in one transaction, bulk delete by TQL. Field rules stay in
  * groups/groups.ts and groups/input.ts.
  */
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { readableOwnerIds, contextForNewObject } from '../access/owner-scope.js'
 import { invalid } from '../errors.js'
 import { type GroupRecord, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from './groups.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
-import { type Body, type MemberName, applyMembers, bodyId, contextForNestedItem, isBody, takeMembers } from '../items/nested-writes.js'
+import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { type UserRef, loadUsers } from '../access/user-refs.js'
@@ -22,7 +23,7 @@ export type GroupObject = GroupRecord & { creator: UserRef | null }
 /** Groups by id, in that order, with their creators, leaving out any the caller cannot read. */
 export async function loadGroupObjects(ctx: RequestContext, ids: readonly number[]): Promise<GroupObject[]> {
   if (ids.length === 0) return []
-  const { items } = await listGroups(ctx, { ids, ownerIds: readableOwners(ctx.caller).map((m) => m.ownerId), resultLimit: ids.length })
+  const { items } = await listGroups(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })
   const users = await loadUsers(ctx.store.db, items.map((g) => g.createdBy))
   return inIdOrder(ids, items.map((g) => ({ ...g, creator: (g.createdBy && users.get(g.createdBy)) || null })))
 }
@@ -47,11 +48,6 @@ export async function createGroupIn(ctx: RequestContext, body: Body): Promise<It
   return item
 }
 
-function ownerContext(ctx: RequestContext, body: Body): RequestContext {
-  return bodyId(body.ownerId) !== undefined || (typeof body.ownerName === 'string' && body.ownerName !== '' && body.ownerName !== ctx.owner.name)
-    ? contextForNestedItem(ctx, body) : ctx
-}
-
 async function getGroupObject(ctx: RequestContext, id: number): Promise<GroupObject> {
   await getGroup(ctx, id)
   return (await loadGroupObjects(ctx, [id]))[0]!
@@ -60,7 +56,7 @@ async function getGroupObject(ctx: RequestContext, id: number): Promise<GroupObj
 /** @example await createGroupObject(ctx, { type: 'Incident', name: 'Breach', eventDate: '2024-01-01T00:00:00Z' }) */
 export async function createGroupObject(ctx: RequestContext, body: unknown): Promise<GroupObject> {
   if (!isBody(body)) throw invalid('The request body must be a JSON object')
-  const item = await withTransaction(ctx, (tctx) => createGroupIn(ownerContext(tctx, body), body))
+  const item = await withTransaction(ctx, (tctx) => createGroupIn(contextForNewObject(tctx, body), body))
   return getGroupObject(ctx, item.id)
 }
 

@@ -7,7 +7,8 @@ import {
   pruneDeletedIndicators,
 } from '../../store/indicator-activity.repository.js'
 import { findIndicatorRow } from '../../store/indicator.repository.js'
-import { type RequestContext, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { readableOwners } from '../access/owner-scope.js'
 import { forbidden, invalid } from '../errors.js'
 import { findIndicatorsBySummary, indicatorItem } from './indicators.js'
 import { DAY_MS, parseApiTime } from '../time.js'
@@ -94,7 +95,7 @@ export async function listMostObservedIndicators(ctx: RequestContext, options: {
 export async function listIndicatorOwners(ctx: RequestContext, record: IndicatorRecord) {
   indicatorItem(ctx, record)
   const readable = readableOwners(ctx.caller)
-  const copies = await findIndicatorsBySummary(ctx, record.type, record.summary, readable.map((m) => m.ownerId))
+  const copies = await findIndicatorsBySummary(ctx, record.type, record.summary, 'readable')
   const holding = new Set(copies.map((c) => c.ownerId))
   return readable.filter((m) => holding.has(m.ownerId)).map((m) => ({ id: m.ownerId, name: m.ownerName, type: m.ownerType }))
 }

@@ -13,7 +13,8 @@ import {
   type IndicatorChanges, type IndicatorRow, deleteIndicatorRow, findFileRowsByHashes, findIndicatorRow, findIndicatorRowBySummary,
   insertIndicatorRow, listIndicatorRows, updateIndicatorRow,
 } from '../../store/indicator.repository.js'
-import { type RequestContext, membershipFor, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { membershipFor, readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { type IndicatorFilter, compileIndicatorFilter, mentionsActive } from './filters.js'
 import { type IndicatorInput, aOrAn, readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from './input.js'
@@ -129,7 +130,8 @@ export async function getIndicatorById(ctx: RequestContext, id: number): Promise
  * The owners' copies of an Indicator named by type and summary (for Files: any one of its
  * hashes, or `md5 : sha1 : sha256`). Values are normalized as on create.
  */
-export async function findIndicatorsBySummary(ctx: RequestContext, type: string, summary: string, ownerIds: readonly number[]): Promise<IndicatorRecord[]> {
+export async function findIndicatorsBySummary(ctx: RequestContext, type: string, summary: string, scope: OwnerScope): Promise<IndicatorRecord[]> {
+  const ownerIds = ownerIdsToRead(ctx, scope)
   const def = requireIndicatorType(type)
   const values = parseSummary(def, summary)
   let rows: IndicatorRow[]
@@ -144,7 +146,7 @@ export async function findIndicatorsBySummary(ctx: RequestContext, type: string,
  */
 export async function getIndicatorBySummary(ctx: RequestContext, type: string, summary: string): Promise<IndicatorRecord> {
   const def = requireIndicatorType(type)
-  const [found] = await findIndicatorsBySummary(ctx, def.name, summary, [ctx.owner.id])
+  const [found] = await findIndicatorsBySummary(ctx, def.name, summary, 'context')
   if (!found) throw notFound(`${def.name} Indicator '${summary}' not found in ${ctx.owner.name}`)
   return found
 }
@@ -210,7 +212,8 @@ export interface IndicatorQuery {
   /** Only these Indicators (still subject to owners and filters). */
   ids?: readonly number[]
   /** Default: ctx.owner, or every readable owner when listing associations. */
-  ownerIds?: readonly number[]
+  /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
+  ownerScope?: OwnerScope
   resultStart?: number
   resultLimit?: number
 }
@@ -235,7 +238,7 @@ export async function listIndicators(ctx: RequestContext, query: IndicatorQuery)
   }
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const related = query.associatedWith ?? (query.fileAction ? { kind: 'indicator' as const, id: query.fileAction.fileId } : undefined)
-  const ownerIds = query.ownerIds ?? (related ? readableOwners(ctx.caller).map((m) => m.ownerId) : [ctx.owner.id])
+  const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!related })
   const { rows, total } = await listIndicatorRows(ctx.store.db, {
     ownerIds, type: def?.name, conditions, any: !!query.orParams,
     activeOnly: query.activeOnly ?? !mentionsActive(filters), modifiedSince,

@@ -5,7 +5,8 @@
  * themselves stay in domain/indicators.ts; this module composes them.
  */
 import { composeSummary, INDICATOR_TYPES, parseSummary } from '../../model/indicator-types.js'
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { readableOwnerIds, contextForNestedItem, contextForNewObject } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { addObservations, reportFalsePositive } from './activity.js'
 import { readFlag, readIndicatorValues } from './input.js'
@@ -14,7 +15,7 @@ import {
   indicatorItem, listIndicators, requireIndicatorType, updateIndicator,
 } from './indicators.js'
 import type { ItemInfo } from '../items/items.js'
-import { type Body, type MemberName, type NestedMember, applyMembers, bodyId, contextForNestedItem, isBody, takeMembers } from '../items/nested-writes.js'
+import { type Body, type MemberName, type NestedMember, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 
@@ -30,7 +31,7 @@ const ACTION_FIELDS = ['falsePositiveFlag', 'observations'] as const
 export async function loadIndicatorRecords(ctx: RequestContext, ids: readonly number[]): Promise<IndicatorRecord[]> {
   if (ids.length === 0) return []
   const { items } = await listIndicators(ctx, {
-    ids, ownerIds: readableOwners(ctx.caller).map((m) => m.ownerId), activeOnly: false, resultLimit: ids.length,
+    ids, ownerScope: 'readable', activeOnly: false, resultLimit: ids.length,
   })
   return inIdOrder(ids, items)
 }
@@ -49,7 +50,7 @@ export async function resolveIndicatorRef(ctx: RequestContext, text: string): Pr
   if (/^\d{1,15}$/.test(text)) return Number(text)
   for (const def of INDICATOR_TYPES) {
     if (!parseSummary(def, text)) continue
-    const [found] = await findIndicatorsBySummary(ctx, def.name, text, [ctx.owner.id])
+    const [found] = await findIndicatorsBySummary(ctx, def.name, text, 'context')
     if (found) return found.id
   }
   throw notFound(`Indicator '${text}' not found in ${ctx.owner.name}`)
@@ -62,7 +63,7 @@ export async function findIndicatorByValue(ctx: RequestContext, entry: Body): Pr
   const values = readIndicatorValues(def, entry as IndicatorInput)
   if (!values || !values.some(Boolean)) return undefined
   const owner = contextForNestedItem(ctx, entry)
-  const [found] = await findIndicatorsBySummary(owner, def.name, composeSummary(def, values), [owner.owner.id])
+  const [found] = await findIndicatorsBySummary(owner, def.name, composeSummary(def, values), 'context')
   return found ? indicatorItem(ctx, found) : undefined
 }
 
@@ -98,16 +99,10 @@ export async function createIndicatorIn(ctx: RequestContext, body: Body): Promis
   return item
 }
 
-/** The context a top-level create runs in: the owner named in the body (ownerId/ownerName), else the request's. */
-function ownerContext(ctx: RequestContext, body: Body): RequestContext {
-  return bodyId(body.ownerId) !== undefined || (typeof body.ownerName === 'string' && body.ownerName !== '' && body.ownerName !== ctx.owner.name)
-    ? contextForNestedItem(ctx, body) : ctx
-}
-
 /** @example await createIndicatorObject(ctx, { type: 'Host', hostName: 'bad.example', tags: { data: [{ name: 'x' }] } }) */
 export async function createIndicatorObject(ctx: RequestContext, body: unknown): Promise<IndicatorRecord> {
   if (!isBody(body)) throw invalid('The request body must be a JSON object')
-  const item = await withTransaction(ctx, (tctx) => createIndicatorIn(ownerContext(tctx, body), body))
+  const item = await withTransaction(ctx, (tctx) => createIndicatorIn(contextForNewObject(tctx, body), body))
   return getIndicatorById(ctx, item.id)
 }
 

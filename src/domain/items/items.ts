@@ -5,7 +5,8 @@
  */
 import type { ItemKind } from '../../model/kinds.js'
 import { findItemOwner } from '../../store/item.repository.js'
-import { type ItemInfo, type RequestContext, membershipFor, requirePermission } from '../context.js'
+import { type ItemInfo, type RequestContext, requirePermission } from '../context.js'
+import { membershipFor } from '../access/owner-scope.js'
 import { notFound } from '../errors.js'
 import type { Action } from '../permissions.js'
 

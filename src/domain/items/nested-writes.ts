@@ -13,11 +13,13 @@ import { deleteAttributes, listAttributeIdsOf } from '../../store/metadata.repos
 import { listTagsOf, unlinkLabel, unlinkTag, listLabelsOf } from '../../store/metadata.repository.js'
 import { findLabelByName } from '../../store/security-label.repository.js'
 import { associate, dissociate, loadPartnerIds } from './associations.js'
-import { type RequestContext, membershipFor, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { contextForNestedItem } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../errors.js'
 import { type ItemInfo, findReadableItem } from './items.js'
 import { addAttribute, applyLabel, addTag, checkTagName } from '../metadata/item-metadata.js'
 import type { Action } from '../permissions.js'
+import { bodyId } from '../input.js'
 
 export const MEMBER_MODES = ['append', 'replace', 'delete'] as const
 export type MemberMode = (typeof MEMBER_MODES)[number]
@@ -194,27 +196,6 @@ async function applyAttributes(ctx: RequestContext, item: ItemInfo, member: Requ
     await deleteAttributes(db, (await listAttributeIdsOf(db, item.kind, item.id)).map((r) => r.id))
   }
   for (const entry of member.data) await addAttributeFromBody(ctx, item, entry, action)
-}
-
-/** Parses an id given as a number or a numeric string. */
-export function bodyId(value: unknown): number | undefined {
-  if (value === undefined || value === null || value === '') return undefined
-  const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN
-  if (!Number.isSafeInteger(id) || id <= 0) throw invalid(`'${String(value)}' is not a valid id`)
-  return id
-}
-
-/**
- * The context a nested new item is created in: the owner named by ownerId/ownerName in its
- * body, else the caller's Organization (the spec's rule for nested Groups and Indicators).
- */
-export function contextForNestedItem(ctx: RequestContext, body: Body): RequestContext {
-  const byId = bodyId(body.ownerId)
-  const byName = typeof body.ownerName === 'string' && body.ownerName ? body.ownerName : undefined
-  const ownerId = byId ?? (byName === undefined ? ctx.caller.account.organizationId : undefined)
-  const membership = ownerId !== undefined ? membershipFor(ctx, ownerId) : ctx.caller.memberships.find((m) => m.ownerName === byName && m.role !== 'Banned')
-  if (!membership) throw new DomainError('owner_inaccessible', `Owner '${byName ?? byId}' does not exist or you do not have access to it`)
-  return { ...ctx, membership, owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType } }
 }
 
 async function resolvePartner(ctx: RequestContext, kind: ItemKind, entry: Body, mode: MemberMode): Promise<ItemInfo> {

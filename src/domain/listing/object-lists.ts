@@ -11,7 +11,8 @@
 import type { Expression, SqlBool } from 'kysely'
 import { type TqlScope, compileTql, compileTqlSorting, withTqlTimeout } from '../../tql/index.js'
 import { type IdQuery, countMatches, countOwners, selectIds } from '../../store/object-list.repository.js'
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { type OwnerScope, ownerIdsToRead, readableOwnerIds } from '../access/owner-scope.js'
 import { invalid } from '../errors.js'
 
 export interface ObjectListQuery {
@@ -22,8 +23,8 @@ export interface ObjectListQuery {
   resultLimit: number
   /** Also count every match (the platform: only with count=true and resultStart=0). */
   count?: boolean
-  /** 'context': only the call's owner (owner= was given); 'readable': every owner the caller can read. */
-  ownerScope: 'context' | 'readable'
+  /** 'context' when owner= was given, else 'readable'. */
+  ownerScope: OwnerScope
   /**
    * Keyset paging: the last id of the previous page, from the cursor in a `next` link. Used
    * instead of skipping resultStart rows when no sorting is given (the order is then by id).
@@ -47,17 +48,12 @@ export interface IdPage {
   total?: number
 }
 
-function scopeOwnerIds(ctx: RequestContext, scope: ObjectListQuery['ownerScope']): number[] {
-  return scope === 'context' ? [ctx.owner.id] : readableOwners(ctx.caller).map((m) => m.ownerId)
-}
-
 function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectListQuery, 'tql' | 'sorting' | 'ownerScope'>): IdQuery {
   const hasTql = query.tql !== undefined && query.tql.trim() !== ''
   const where: Expression<SqlBool>[] = []
   if (source.objectType) {
     // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
-    const visibleOwnerIds = readableOwners(ctx.caller).map((m) => m.ownerId)
-    where.push(compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds }).where)
+    where.push(compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) }).where)
   } else if (hasTql) {
     throw invalid(`TQL is not available on this endpoint`)
   }
@@ -65,7 +61,7 @@ function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectList
   if (sorting && !source.objectType) throw invalid('Sorting is not available on this endpoint')
   return {
     table: source.table,
-    ownerIds: source.owner === 'none' ? null : scopeOwnerIds(ctx, query.ownerScope),
+    ownerIds: source.owner === 'none' ? null : ownerIdsToRead(ctx, query.ownerScope),
     includeUnowned: source.owner === 'ownedOrSystem',
     where,
     orderBy: sorting ? compileTqlSorting(source.objectType!, sorting) : [],

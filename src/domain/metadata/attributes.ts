@@ -6,15 +6,17 @@
  */
 import type { ItemKind } from '../../model/kinds.js'
 import { deleteAttributes, findAttributesByIds } from '../../store/metadata.repository.js'
-import { type RequestContext, membershipFor } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { membershipFor } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { type ItemInfo, KIND_WORDS, requireWritableItem } from '../items/items.js'
 import { deleteAttribute, updateAttribute } from './item-metadata.js'
-import { addAttributeFromBody, applyMembers, bodyId, isBody, takeMembers } from '../items/nested-writes.js'
+import { addAttributeFromBody, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import type { Action } from '../permissions.js'
 import { withTransaction } from '../transaction.js'
 import { type UserRef, loadUsers } from '../access/user-refs.js'
+import { bodyId } from '../input.js'
 
 export type AttributedKind = 'group' | 'indicator' | 'victim' | 'case'
 

@@ -7,7 +7,8 @@
 import * as tags from '../../store/tag.repository.js'
 import { ensureStandardLabels } from '../../store/security-label.repository.js'
 import { findAttributeTypesByIds, findLabelsByIds, findTagsByIds } from '../../store/tag-record.repository.js'
-import { type RequestContext, membershipFor, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { membershipFor, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { optionalText } from '../input.js'
 import { checkTagName } from './item-metadata.js'
@@ -117,7 +118,7 @@ export async function deleteTagsMatching(ctx: RequestContext, tql: string | unde
 }
 
 async function ensureLabels(ctx: RequestContext, scope: ObjectListQuery['ownerScope']) {
-  const owners = scope === 'context' ? [ctx.owner.id] : readableOwners(ctx.caller).map((m) => m.ownerId)
+  const owners = ownerIdsToRead(ctx, scope)
   for (const ownerId of owners) await ensureStandardLabels(ctx.store.db, ownerId, ctx.now)
 }
 

@@ -8,7 +8,8 @@ import { listAssociationTypeRows } from '../../store/association.repository.js'
 import type { Database } from '../../store/database.js'
 import { selectAttributeTypes } from '../../store/metadata.repository.js'
 import type { RequestContext } from '../context.js'
-import { notFound } from '../errors.js'
+import { invalid, notFound } from '../errors.js'
+import { membershipNamed, readableOwnerIds } from '../access/owner-scope.js'
 
 export function indicatorTypeRecord(t: IndicatorTypeDef, additional: boolean) {
   const record: Record<string, unknown> = {
@@ -48,7 +49,8 @@ export interface AttributeTypeFilter {
   system?: boolean
   allowMarkdown?: boolean
   maxLength?: { op: '=' | '<' | '>'; value: number }
-  ownerId?: number
+  /** Only the attribute types defined in this owner (one the caller may read). */
+  ownerName?: string
 }
 
 type AttributeTypeRow = Awaited<ReturnType<typeof selectAttributeTypes>>[number]
@@ -65,11 +67,15 @@ export function attributeTypeRecord(row: AttributeTypeRow, withRule: boolean) {
 
 /** System attribute types plus the ones defined in the owners the caller can read. */
 export async function listAttributeTypes(ctx: RequestContext, filter: AttributeTypeFilter, withRule: boolean) {
-  const ownerIds = ctx.caller.memberships.map((m) => m.ownerId)
-  const rows = (await selectAttributeTypes(ctx.store.db, ownerIds)).filter((r) => {
+  let ownerId: number | undefined
+  if (filter.ownerName !== undefined) {
+    ownerId = membershipNamed(ctx, filter.ownerName)?.ownerId
+    if (ownerId === undefined) throw invalid(`Unknown owner '${filter.ownerName}' in filter`)
+  }
+  const rows = (await selectAttributeTypes(ctx.store.db, readableOwnerIds(ctx))).filter((r) => {
     if (filter.system !== undefined && !!r.system !== filter.system) return false
     if (filter.allowMarkdown !== undefined && !!r.allow_markdown !== filter.allowMarkdown) return false
-    if (filter.ownerId !== undefined && r.owner_id !== filter.ownerId) return false
+    if (ownerId !== undefined && r.owner_id !== ownerId) return false
     if (filter.maxLength) {
       const { op, value } = filter.maxLength
       if (op === '=' ? r.max_length !== value : op === '<' ? !(r.max_length < value) : !(r.max_length > value)) return false

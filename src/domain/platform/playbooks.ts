@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto'
 import { PLAYBOOK_STATUSES } from '../../model/group-types.js'
 import * as repo from '../../store/playbook.repository.js'
-import { type RequestContext, membershipFor, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { membershipFor } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import type { Membership } from '../permissions.js'
 

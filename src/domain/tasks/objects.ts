@@ -4,20 +4,22 @@
  * the platform's other Task members (artifacts, notes) belong to case management.
  */
 import { updateTaskRow } from '../../store/task.repository.js'
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { readableOwnerIds } from '../access/owner-scope.js'
 import { invalid } from '../errors.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
-import { type Body, type MemberName, applyMembers, bodyId, isBody, takeMembers } from '../items/nested-writes.js'
+import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { type TaskRecord, createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.js'
 import { withTransaction } from '../transaction.js'
+import { bodyId } from '../input.js'
 
 export const TASK_SOURCE: ListSource = { objectType: 'tasks', table: 'task', owner: 'owned' }
 export const TASK_MEMBERS: readonly MemberName[] = ['tags']
 
 export async function loadTaskRecords(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
   if (ids.length === 0) return []
-  const { items } = await listTasks(ctx, { ids, ownerIds: readableOwners(ctx.caller).map((m) => m.ownerId), resultLimit: ids.length })
+  const { items } = await listTasks(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })
   return inIdOrder(ids, items)
 }
 

@@ -11,7 +11,8 @@ import {
   type TaskCondition, type TaskRow, type TaskUserRole, type TaskUserRow, addTaskUser, clearTaskUsers, deleteTaskRow, findOwnerMember,
   findTaskRow, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
 } from '../../store/task.repository.js'
-import { type RequestContext, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
@@ -56,7 +57,8 @@ export interface TaskQuery {
   orParams?: boolean
   associatedWith?: { kind: ItemKind; id: number; via?: 'group' }
   ids?: readonly number[]
-  ownerIds?: readonly number[]
+  /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
+  ownerScope?: OwnerScope
   resultStart?: number
   resultLimit?: number
 }
@@ -234,7 +236,7 @@ function taskConditions(filters: readonly FieldFilter[], now: string): TaskCondi
 export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Promise<{ items: TaskRecord[]; total: number }> {
   const conditions = taskConditions(query.filters ?? [], ctx.now)
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
-  const ownerIds = query.ownerIds ?? (query.associatedWith ? readableOwners(ctx.caller).map((m) => m.ownerId) : [ctx.owner.id])
+  const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listTaskRows(ctx.store.db, {
     ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,

@@ -5,16 +5,18 @@
  * associations so that a new Victim can be associated in the same request.
  */
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { contextForNewObject, readableOwnerIds } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
-import { type Body, type MemberName, applyMembers, bodyId, contextForNestedItem, isBody, takeMembers } from '../items/nested-writes.js'
+import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import {
   type VictimAssetRecord, createVictimAsset, deleteVictimAsset, getVictimAssetById, listVictimAssets, updateVictimAsset,
 } from './victim-assets.js'
 import { type VictimRecord, createVictim, deleteVictim, getVictim, listVictims, updateVictim } from './victims.js'
+import { bodyId } from '../input.js'
 
 export const VICTIM_SOURCE: ListSource = { objectType: 'victims', table: 'victim', owner: 'owned' }
 export const VICTIM_ASSET_SOURCE: ListSource = { objectType: 'victimAssets', table: 'victim_asset', owner: 'owned' }
@@ -22,16 +24,15 @@ export const VICTIM_ASSET_SOURCE: ListSource = { objectType: 'victimAssets', tab
 export const VICTIM_MEMBERS: readonly MemberName[] = ['tags', 'securityLabels', 'attributes', 'associatedGroups']
 export const VICTIM_ASSET_MEMBERS: readonly MemberName[] = ['associatedGroups']
 
-const readableOwnerIds = (ctx: RequestContext) => readableOwners(ctx.caller).map((m) => m.ownerId)
 
 export async function loadVictimRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, (await listVictims(ctx, { ids, ownerIds: readableOwnerIds(ctx), resultLimit: ids.length })).items)
+  return inIdOrder(ids, (await listVictims(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })).items)
 }
 
 export async function loadVictimAssetRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, (await listVictimAssets(ctx, { ids, ownerIds: readableOwnerIds(ctx), resultLimit: ids.length })).items)
+  return inIdOrder(ids, (await listVictimAssets(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })).items)
 }
 
 export async function listVictimObjects(ctx: RequestContext, query: ObjectListQuery) {
@@ -48,7 +49,7 @@ export async function listVictimAssetObjects(ctx: RequestContext, query: ObjectL
 export async function loadAssetsOfVictims(ctx: RequestContext, victimIds: readonly number[]): Promise<Map<number, VictimAssetRecord[]>> {
   const map = new Map<number, VictimAssetRecord[]>()
   for (const victimId of victimIds) {
-    map.set(victimId, (await listVictimAssets(ctx, { victimId, ownerIds: readableOwnerIds(ctx), resultLimit: 10_000 })).items)
+    map.set(victimId, (await listVictimAssets(ctx, { victimId, ownerScope: 'readable', resultLimit: 10_000 })).items)
   }
   return map
 }
@@ -86,11 +87,6 @@ export async function createVictimAssetIn(ctx: RequestContext, body: Body): Prom
   return createAssetIn(ctx, victimId, body)
 }
 
-function ownerContext(ctx: RequestContext, body: Body): RequestContext {
-  return bodyId(body.ownerId) !== undefined || (typeof body.ownerName === 'string' && body.ownerName !== '' && body.ownerName !== ctx.owner.name)
-    ? contextForNestedItem(ctx, body) : ctx
-}
-
 function takeAssets(fields: Body): Body[] {
   const assets = fields.assets
   delete fields.assets
@@ -102,7 +98,7 @@ function takeAssets(fields: Body): Body[] {
 export async function createVictimObject(ctx: RequestContext, body: unknown): Promise<VictimRecord> {
   if (!isBody(body)) throw invalid('The request body must be a JSON object')
   const id = await withTransaction(ctx, async (raw) => {
-    const tctx = ownerContext(raw, body)
+    const tctx = contextForNewObject(raw, body)
     const { fields, members } = takeMembers(body, VICTIM_MEMBERS)
     const assets = takeAssets(fields)
     const victim = await createVictim(tctx, fields)

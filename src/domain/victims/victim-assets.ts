@@ -6,7 +6,8 @@
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { type VictimAssetRow, deleteVictimAssetRow, findVictimAssetRow, insertVictimAsset, listVictimAssetRows, updateVictimAssetRow } from '../../store/victim.repository.js'
-import { type RequestContext, readableOwners } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
@@ -30,7 +31,8 @@ export interface VictimAssetQuery {
   type?: string
   associatedWith?: { kind: ItemKind; id: number; via?: 'group' }
   ids?: readonly number[]
-  ownerIds?: readonly number[]
+  /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
+  ownerScope?: OwnerScope
   resultStart?: number
   resultLimit?: number
 }
@@ -114,7 +116,7 @@ export async function listVictimAssets(ctx: RequestContext, query: VictimAssetQu
   if (query.victimId !== undefined) await findReadableItem(ctx, 'victim', query.victimId)
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const scoped = query.victimId !== undefined || query.associatedWith !== undefined
-  const ownerIds = query.ownerIds ?? (scoped ? readableOwners(ctx.caller).map((m) => m.ownerId) : [ctx.owner.id])
+  const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: scoped })
   const { rows, total } = await listVictimAssetRows(ctx.store.db, {
     ownerIds, victimId: query.victimId, type: def?.name, associatedWith: query.associatedWith, ids: query.ids,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,

@@ -6,7 +6,8 @@ import type { Updateable } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { VictimTable } from '../../store/database.js'
 import { type VictimRow, deleteVictimRow, findVictimRow, insertVictim, listVictimRows, updateVictimRow } from '../../store/victim.repository.js'
-import { type RequestContext, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
@@ -35,7 +36,8 @@ export interface VictimQuery {
   /** Victims associated with an item, or (via 'group') sharing a Group with it. */
   associatedWith?: { kind: ItemKind; id: number; via?: 'group' }
   ids?: readonly number[]
-  ownerIds?: readonly number[]
+  /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
+  ownerScope?: OwnerScope
   resultStart?: number
   resultLimit?: number
 }
@@ -110,7 +112,7 @@ export async function deleteVictim(ctx: RequestContext, id: number): Promise<voi
 export async function listVictims(ctx: RequestContext, query: VictimQuery = {}): Promise<{ items: VictimRecord[]; total: number }> {
   const conditions = toConditions('Victims', query.filters ?? [], { name: { column: 'name', kind: 'string', ops: ['='] } })
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
-  const ownerIds = query.ownerIds ?? (query.associatedWith ? readableOwners(ctx.caller).map((m) => m.ownerId) : [ctx.owner.id])
+  const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listVictimRows(ctx.store.db, {
     ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,

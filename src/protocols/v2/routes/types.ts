@@ -6,7 +6,7 @@ import { type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parseP
 import { sendItem, sendList } from '../present.js'
 
 /** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters. */
-function attributeTypeFilter(q: Query, memberOwner: (name: string) => number | undefined): AttributeTypeFilter {
+function attributeTypeFilter(q: Query): AttributeTypeFilter {
   const filter: AttributeTypeFilter = {}
   const expressions = parseFilterExpressions(q)
   for (const field of ['system', 'allowMarkdown', 'maxLength']) {
@@ -24,9 +24,7 @@ function attributeTypeFilter(q: Query, memberOwner: (name: string) => number | u
       filter.maxLength = { op, value: Number(value) }
     } else if (name === 'owner') {
       if (op !== '=') throw invalid(`Filter owner takes the operator =, not ${op}`)
-      const id = memberOwner(value)
-      if (id === undefined) throw invalid(`Unknown owner '${value}' in filter`)
-      filter.ownerId = id
+      filter.ownerName = value
     } else {
       throw invalid(`Unknown filter '${name}' for attribute types: use owner, system, allowMarkdown or maxLength`)
     }
@@ -50,7 +48,7 @@ export async function typeRoutes(app: FastifyInstance) {
   app.get('/types/attributeTypes', async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
-    const filter = attributeTypeFilter(q, (name) => req.caller.memberships.find((m) => m.ownerName === name)?.ownerId)
+    const filter = attributeTypeFilter(q)
     const all = await listAttributeTypes(req.ctx, filter, withRule(q))
     return sendList(req, reply, 'attributeType', pageOf(all, paging), paging, all.length)
   })

@@ -5,7 +5,7 @@
  * enrichment and investigationLinks answer an empty list and whoIs is left out; dnsResolution
  * lists the resolutions recorded for a Host, geoLocation the Address data kept with it.
  */
-import { membershipFor } from '../../../domain/context.js'
+import { membershipFor } from '../../../domain/access/owner-scope.js'
 import { loadIndicatorRecords } from '../../../domain/indicators/objects.js'
 import { toApiTime } from '../../../domain/time.js'
 import {
