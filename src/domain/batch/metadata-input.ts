@@ -9,8 +9,8 @@ import type { ItemKind } from '../../model/kinds.js'
 import { invalid } from '../errors.js'
 import { DISPLAYABLE, checkTagName, checkValue } from '../metadata/item-metadata.js'
 import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../metadata/security-labels.js'
-import { readFlag } from '../indicators/input.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
+import { booleanValue } from '../input.js'
 
 export type LabelRef = { id: number } | { name: string; color: string | null; description: string | null }
 
@@ -73,8 +73,8 @@ function readAttribute(env: BatchEnvironment, kind: ItemKind, entry: unknown): A
   checkValue(type, value)
   return {
     typeId: type.id, value,
-    displayed: DISPLAYABLE.has(type.name) && readFlag(a.displayed, 'Attribute displayed') ? 1 : 0,
-    pinned: readFlag(a.pinned, 'Attribute pinned') ? 1 : 0,
+    displayed: DISPLAYABLE.has(type.name) && booleanValue(a.displayed, 'Attribute displayed') ? 1 : 0,
+    pinned: booleanValue(a.pinned, 'Attribute pinned') ? 1 : 0,
     source: a.source === undefined || a.source === null ? null : text(a.source, 'Attribute source'),
     labels: readLabels(env, list(a, 'securityLabel')) ?? [],
   }

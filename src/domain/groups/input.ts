@@ -8,6 +8,7 @@ import { type GroupFieldRule, type GroupTypeDef } from '../../model/group-types.
 import type { GroupTable } from '../../store/database.js'
 import { invalid } from '../errors.js'
 import { parseApiTime } from '../time.js'
+import { readBoolean } from '../input.js'
 
 export type GroupColumns = Updateable<GroupTable>
 
@@ -42,10 +43,11 @@ function readValue(rule: GroupFieldRule, value: unknown, typeName: string): stri
       if (!time) throw invalid(`${rule.name} must be an ISO 8601 date, not '${String(value)}'`)
       return time
     }
-    case 'boolean':
-      if (value === true || value === 'true' || value === 1) return 1
-      if (value === false || value === 'false' || value === 0) return 0
-      throw invalid(`${rule.name} must be true or false`)
+    case 'boolean': {
+      const read = readBoolean(value)
+      if (read === undefined) throw invalid(`${rule.name} must be true or false, not '${String(value)}'`)
+      return read ? 1 : 0
+    }
     case 'integer':
       if (typeof value === 'number' && Number.isInteger(value)) return value
       if (typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value)

@@ -4,7 +4,7 @@
  * groups/groups.ts and groups/input.ts.
  */
 import type { RequestContext } from '../context.js'
-import { readableOwnerIds, contextForNewObject } from '../access/owner-scope.js'
+import { contextForNewObject } from '../access/owner-scope.js'
 import { invalid } from '../errors.js'
 import { type GroupRecord, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from './groups.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'

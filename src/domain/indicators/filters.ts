@@ -8,6 +8,7 @@ import { findIndicatorType } from '../../model/indicator-types.js'
 import type { IndicatorColumn, IndicatorCondition } from '../../store/indicator.repository.js'
 import { invalid } from '../errors.js'
 import { parseApiTime } from '../time.js'
+import { readBoolean } from '../input.js'
 
 export type IndicatorFilterOp = '=' | '<' | '>' | '^'
 type ValueKind = 'boolean' | 'string' | 'date' | 'decimal' | 'integer'
@@ -56,7 +57,7 @@ function readValue(name: string, kind: ValueKind, text: string): string | number
   const t = text.trim()
   switch (kind) {
     case 'boolean':
-      if (t === 'true' || t === 'false') return t === 'true' ? 1 : 0
+      if (readBoolean(t) !== undefined) return readBoolean(t) ? 1 : 0
       throw invalid(`Filter ${name} takes true or false, not '${text}'`)
     case 'integer':
       if (/^-?\d+$/.test(t)) return Number(t)

@@ -14,7 +14,7 @@ import {
   insertIndicatorRow, listIndicatorRows, updateIndicatorRow,
 } from '../../store/indicator.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { membershipFor, readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
+import { membershipFor, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { type IndicatorFilter, compileIndicatorFilter, mentionsActive } from './filters.js'
 import { type IndicatorInput, aOrAn, readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from './input.js'

@@ -6,10 +6,10 @@
  */
 import { composeSummary, INDICATOR_TYPES, parseSummary } from '../../model/indicator-types.js'
 import type { RequestContext } from '../context.js'
-import { readableOwnerIds, contextForNestedItem, contextForNewObject } from '../access/owner-scope.js'
+import { contextForNestedItem, contextForNewObject } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { addObservations, reportFalsePositive } from './activity.js'
-import { readFlag, readIndicatorValues } from './input.js'
+import { readIndicatorValues } from './input.js'
 import {
   type IndicatorInput, type IndicatorRecord, createOrUpdateIndicator, deleteIndicator, findIndicatorsBySummary, getIndicatorById,
   indicatorItem, listIndicators, requireIndicatorType, updateIndicator,
@@ -18,6 +18,7 @@ import type { ItemInfo } from '../items/items.js'
 import { type Body, type MemberName, type NestedMember, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
+import { booleanValue } from '../input.js'
 
 export const INDICATOR_SOURCE: ListSource = { objectType: 'indicators', table: 'indicator', owner: 'owned' }
 
@@ -73,7 +74,7 @@ function requireType(fields: Body): string {
 }
 
 async function applyActions(ctx: RequestContext, record: IndicatorRecord, fields: Body) {
-  const flag = readFlag(fields.falsePositiveFlag, 'falsePositiveFlag')
+  const flag = booleanValue(fields.falsePositiveFlag, 'falsePositiveFlag')
   if (flag) await reportFalsePositive(ctx, record)
   if (fields.observations !== undefined && fields.observations !== null) await addObservations(ctx, record, { count: fields.observations })
 }

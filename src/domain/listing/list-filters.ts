@@ -6,6 +6,7 @@
 import type { ColumnCondition, Comparison } from '../../store/list-conditions.js'
 import { invalid } from '../errors.js'
 import { parseApiTime } from '../time.js'
+import { readBoolean } from '../input.js'
 
 export type FilterOperator = '=' | '<' | '>' | '^' | '!'
 
@@ -33,8 +34,9 @@ export function parseFilterValue(field: string, kind: FilterSpec<string>['kind']
     return time
   }
   if (kind === 'boolean') {
-    if (value !== 'true' && value !== 'false') throw invalid(`Filter ${field} takes true or false, not '${value}'`)
-    return value === 'true' ? 1 : 0
+    const read = readBoolean(value)
+    if (read === undefined) throw invalid(`Filter ${field} takes true or false, not '${value}'`)
+    return read ? 1 : 0
   }
   return value
 }

@@ -5,7 +5,6 @@
  */
 import { updateTaskRow } from '../../store/task.repository.js'
 import type { RequestContext } from '../context.js'
-import { readableOwnerIds } from '../access/owner-scope.js'
 import { invalid } from '../errors.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'

@@ -12,7 +12,7 @@ import {
   findTaskRow, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
 } from '../../store/task.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
+import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
@@ -20,6 +20,7 @@ import { type FieldFilter, parseFilterValue, toConditions } from '../listing/lis
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { parseApiTime } from '../time.js'
 import { withTransactionDb } from '../transaction.js'
+import { readBoolean } from '../input.js'
 
 export interface TaskUser {
   id: number
@@ -88,9 +89,9 @@ function readStatus(value: unknown): string {
 }
 
 function readFlag(name: string, value: unknown): number {
-  if (value === true || value === 'true') return 1
-  if (value === false || value === 'false') return 0
-  throw invalid(`${name} must be true or false`)
+  const read = readBoolean(value)
+  if (read === undefined) throw invalid(`${name} must be true or false, not '${String(value)}'`)
+  return read ? 1 : 0
 }
 
 function taskColumns(body: Record<string, unknown>, mode: 'create' | 'update', now: string): Updateable<TaskTable> {

@@ -6,7 +6,7 @@
  */
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import type { RequestContext } from '../context.js'
-import { contextForNewObject, readableOwnerIds } from '../access/owner-scope.js'
+import { contextForNewObject } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'

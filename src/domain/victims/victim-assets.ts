@@ -7,7 +7,7 @@ import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../.
 import type { ItemKind } from '../../model/kinds.js'
 import { type VictimAssetRow, deleteVictimAssetRow, findVictimAssetRow, insertVictimAsset, listVictimAssetRows, updateVictimAssetRow } from '../../store/victim.repository.js'
 import type { RequestContext } from '../context.js'
-import { readableOwnerIds, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
+import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'

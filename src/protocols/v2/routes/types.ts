@@ -4,6 +4,7 @@ import { invalid } from '../../../domain/errors.js'
 import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/metadata/types.js'
 import { type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList } from '../present.js'
+import { readBoolean } from '../../../domain/input.js'
 
 /** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters. */
 function attributeTypeFilter(q: Query): AttributeTypeFilter {
@@ -16,8 +17,9 @@ function attributeTypeFilter(q: Query): AttributeTypeFilter {
   for (const { field: name, op, value } of expressions) {
     if (name === 'system' || name === 'allowMarkdown') {
       if (op !== '=') throw invalid(`Filter ${name} takes the operator =, not ${op}`)
-      if (value !== 'true' && value !== 'false') throw invalid(`Filter ${name} takes true or false`)
-      filter[name] = value === 'true'
+      const read = readBoolean(value)
+      if (read === undefined) throw invalid(`Filter ${name} takes true or false, not '${value}'`)
+      filter[name] = read
     } else if (name === 'maxLength') {
       if (op !== '=' && op !== '<' && op !== '>') throw invalid(`Filter maxLength takes the operators = < >, not ${op}`)
       if (!/^\d+$/.test(value)) throw invalid('Filter maxLength takes a whole number')
