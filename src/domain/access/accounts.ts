@@ -11,6 +11,7 @@ import { generateAccessId, generateSecretKey, generateToken, hashPassword, hashT
 import { DomainError, conflict, invalid, notFound } from '../errors.js'
 import { DAY_MS, HOUR_MS } from '../time.js'
 import { isAllowed, type Membership } from '../permissions.js'
+import { inTransaction } from '../transaction.js'
 
 export const TEMPORARY_TOKEN_MS = 4 * HOUR_MS
 
@@ -71,7 +72,7 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
   }
   if (await accounts.findAccountByUserName(db, userName)) throw conflict(`An account named '${userName}' already exists`)
   const passwordHash = input.password ? await hashPassword(input.password) : null
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const id = await accounts.insertAccount(trx, {
       user_name: userName, kind, first_name: input.firstName ?? null, last_name: input.lastName ?? null, pseudonym: input.pseudonym ?? null,
       email: input.email ?? null, system_role: systemRole, organization_id: org.id, password_hash: passwordHash,

@@ -6,6 +6,7 @@ import { findDocumentContent, hasDocumentContent, saveDocumentContent, updateGro
 import type { RequestContext } from '../context.js'
 import { DomainError, invalid, notFound } from '../errors.js'
 import { findReadableGroup, findWritableGroup, getGroup } from './groups.js'
+import { withTransactionDb } from '../transaction.js'
 
 const FILE_GROUP_TYPES = ['Document', 'Report']
 /** Local file header of a zip archive. */
@@ -38,7 +39,7 @@ export async function uploadDocumentContent(ctx: RequestContext, id: number, typ
   if (group.malware && !content.subarray(0, 4).equals(ZIP_MAGIC)) {
     throw invalid('A malware Document must be uploaded as a password-protected zip archive')
   }
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await withTransactionDb(ctx, async (trx) => {
     if (!options.replace && await hasDocumentContent(trx, id)) {
       throw invalid(`${item.type} ${id} already has content; use PUT (or updateIfExists=true) to replace it`)
     }

@@ -4,6 +4,7 @@ import { associate } from '../items/associations.js'
 import type { RequestContext } from '../context.js'
 import { createOrUpdateIndicator, getIndicatorBySummary, indicatorItem, listIndicators } from './indicators.js'
 import { compileIndicatorFilter } from './filters.js'
+import { withTransaction } from '../transaction.js'
 import { findReadableItem } from '../items/items.js'
 
 let t: TestApp
@@ -44,8 +45,8 @@ describe('createOrUpdateIndicator', () => {
   })
 
   it('joins a caller\'s transaction and rolls back with it', async () => {
-    await expect(ctx.store.db.transaction().execute(async (trx) => {
-      await createOrUpdateIndicator(ctx, { type: 'Host', hostName: 'rollback.example' }, { db: trx })
+    await expect(withTransaction(ctx, async (tctx) => {
+      await createOrUpdateIndicator(tctx, { type: 'Host', hostName: 'rollback.example' })
       throw new Error('abort the batch')
     })).rejects.toThrow('abort the batch')
     await expect(getIndicatorBySummary(ctx, 'Host', 'rollback.example')).rejects.toMatchObject({ code: 'not_found' })

@@ -32,10 +32,6 @@ export { requireIndicatorType } from './record.js'
 type Db = Kysely<Database>
 
 /** Runs in the caller's transaction when given one, otherwise in a new one. */
-function inTransaction<T>(ctx: RequestContext, db: Db | undefined, run: (db: Db) => Promise<T>): Promise<T> {
-  return db ? run(db) : withTransactionDb(ctx, run)
-}
-
 function distinctRows(rows: IndicatorRow[]): IndicatorRow[] {
   return [...new Map(rows.map((r) => [r.id, r])).values()]
 }
@@ -90,16 +86,15 @@ async function reload(db: Db, id: number): Promise<IndicatorRecord> {
 /**
  * Creates the Indicator in ctx.owner, or updates the owner's existing copy (an owner holds
  * one copy of an Indicator). Needs `create`, and `update` when the Indicator exists.
- * Pass `db` to run inside a caller's transaction (batch).
  * @example await createOrUpdateIndicator(ctx, { type: 'Address', ip: '10.0.0.1', rating: 3 })
  */
-export async function createOrUpdateIndicator(ctx: RequestContext, input: IndicatorInput, options: { db?: Db } = {}):
+export async function createOrUpdateIndicator(ctx: RequestContext, input: IndicatorInput):
   Promise<{ indicator: IndicatorRecord; created: boolean }> {
   const def = requireIndicatorType(input.type)
   const values = requireIdentifyingValues(def, readIndicatorValues(def, input))
   const changes = readIndicatorChanges(def, input)
   await requirePermission(ctx, 'create')
-  return inTransaction(ctx, options.db, async (db) => {
+  return withTransactionDb(ctx, async (db) => {
     // Two attempts: a concurrent create of the same Indicator turns the second into an update.
     for (let attempt = 0; attempt < 2; attempt++) {
       const existing = await findExisting(db, ctx.owner.id, def, values)

@@ -93,7 +93,7 @@ async function applyIndicatorMembers(ctx: RequestContext, item: ItemInfo, member
  */
 export async function createIndicatorIn(ctx: RequestContext, body: Body): Promise<ItemInfo> {
   const { fields, members } = takeMembers(body, INDICATOR_MEMBERS)
-  const { indicator } = await createOrUpdateIndicator(ctx, { ...withoutActions(fields), type: requireType(fields) }, { db: ctx.store.db })
+  const { indicator } = await createOrUpdateIndicator(ctx, { ...withoutActions(fields), type: requireType(fields) })
   const item = indicatorItem(ctx, indicator)
   await applyActions(ctx, indicator, fields)
   await applyIndicatorMembers(ctx, item, members, 'create')

@@ -43,8 +43,6 @@ export interface AssociateOptions {
   /** A typed Indicator-to-Indicator association (association_type id); 0 or absent for the plain one. */
   associationTypeId?: number
   source?: AssociationSource
-  /** Join a larger transaction. */
-  db?: Kysely<Database>
 }
 
 async function checkRules(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options: AssociateOptions) {
@@ -60,7 +58,7 @@ async function checkRules(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options
   }
   await requirePermission(ctx, 'associate', a.membership)
   if (b.ownerId !== a.ownerId) await requirePermission(ctx, 'associate', b.membership)
-  const db = options.db ?? ctx.store.db
+  const db = ctx.store.db
   for (const side of [a, b]) {
     if (side.kind === 'victim' && (await countVictimAssets(db, side.id)) === 0) {
       throw invalid(`Victim ${side.id} needs at least one Victim Asset before it can be associated`)
@@ -87,13 +85,13 @@ function keyOf(a: ItemInfo, b: ItemInfo, typeId = 0): AssociationKey {
 /** Associates two items; associating twice is harmless. Returns true when a new association was made. */
 export async function associate(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options: AssociateOptions = {}): Promise<boolean> {
   await checkRules(ctx, a, b, options)
-  return insertAssociation(options.db ?? ctx.store.db, keyOf(a, b, options.associationTypeId), options.source ?? 'API', ctx.now)
+  return insertAssociation(ctx.store.db, keyOf(a, b, options.associationTypeId), options.source ?? 'API', ctx.now)
 }
 
 export async function dissociate(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options: AssociateOptions = {}): Promise<void> {
   await requirePermission(ctx, 'associate', a.membership)
   if (b.ownerId !== a.ownerId) await requirePermission(ctx, 'associate', b.membership)
-  if (!(await deleteAssociation(options.db ?? ctx.store.db, keyOf(a, b, options.associationTypeId)))) {
+  if (!(await deleteAssociation(ctx.store.db, keyOf(a, b, options.associationTypeId)))) {
     throw notFound(`${KIND_WORDS[a.kind]} ${a.id} is not associated with ${KIND_WORDS[b.kind]} ${b.id}`)
   }
 }

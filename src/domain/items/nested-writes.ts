@@ -125,21 +125,21 @@ async function applyTags(ctx: RequestContext, item: ItemInfo, member: Required<N
   const db = ctx.store.db
   const names = member.data.map((e) => checkTagName(entryName(e, 'tag')))
   if (member.mode === 'append') {
-    for (const name of names) await addTag(ctx, item, name, db, action)
+    for (const name of names) await addTag(ctx, item, name, action)
     return
   }
   await requirePermission(ctx, action, item.membership)
   const current = await listTagsOf(db, item.kind, [item.id])
   const remove = member.mode === 'delete' ? current.filter((t) => names.includes(t.name)) : current.filter((t) => !names.includes(t.name))
   for (const tag of remove) await unlinkTag(db, tag.id, item.kind, item.id)
-  if (member.mode === 'replace') for (const name of names) await addTag(ctx, item, name, db, action)
+  if (member.mode === 'replace') for (const name of names) await addTag(ctx, item, name, action)
 }
 
 async function applyLabels(ctx: RequestContext, item: ItemInfo, member: Required<NestedMember>) {
   const db = ctx.store.db
   const names = member.data.map((e) => entryName(e, 'security label'))
   if (member.mode === 'append') {
-    for (const name of names) await applyLabel(ctx, item, name, db)
+    for (const name of names) await applyLabel(ctx, item, name)
     return
   }
   await requirePermission(ctx, 'applyLabel', item.membership)
@@ -158,21 +158,20 @@ async function applyLabels(ctx: RequestContext, item: ItemInfo, member: Required
     wanted.add(label.id)
   }
   for (const label of await listLabelsOf(db, item.kind, [item.id])) if (!wanted.has(label.id)) await unlinkLabel(db, label.id, item.kind, item.id)
-  for (const name of names) await applyLabel(ctx, item, name, db)
+  for (const name of names) await applyLabel(ctx, item, name)
 }
 
 /** Adds one attribute from a v3 body ({type, value, source?, default?, pinned?, securityLabels?}). */
 export async function addAttributeFromBody(ctx: RequestContext, item: ItemInfo, entry: Body, action: Action) {
-  const db = ctx.store.db
   const added = await addAttribute(ctx, item, { type: entry.type, value: entry.value, source: entry.source, pinned: entry.pinned,
-    displayed: entry.default ?? entry.displayed }, db, action)
+    displayed: entry.default ?? entry.displayed }, action)
   const labels = entry.securityLabels
   if (labels !== undefined && labels !== null) {
     if (!isBody(labels) || !Array.isArray(labels.data)) throw invalid("an attribute's 'securityLabels' must be an object with a 'data' array")
     const attributeItem: ItemInfo = { ...item, kind: 'attribute', id: added.id }
     for (const label of labels.data) {
       if (!isBody(label)) throw invalid('every security label must be an object')
-      await applyLabel(ctx, attributeItem, entryName(label, 'security label'), db)
+      await applyLabel(ctx, attributeItem, entryName(label, 'security label'))
     }
   }
   return added
@@ -216,12 +215,12 @@ async function applyAssociations(ctx: RequestContext, item: ItemInfo, member: Re
   for (const entry of member.data) partners.push(await resolvePartner(ctx, kind, entry, member.mode))
   const current = new Set((await loadPartnerIds(db, item.kind, [item.id], kind, 0)).get(item.id) ?? [])
   if (member.mode === 'delete') {
-    for (const partner of partners) if (current.has(partner.id)) await dissociate(ctx, item, partner, { db })
+    for (const partner of partners) if (current.has(partner.id)) await dissociate(ctx, item, partner)
     return
   }
   if (member.mode === 'replace') {
     const wanted = new Set(partners.map((p) => p.id))
-    for (const id of current) if (!wanted.has(id)) await dissociate(ctx, item, await findReadableItem(ctx, kind, id), { db })
+    for (const id of current) if (!wanted.has(id)) await dissociate(ctx, item, await findReadableItem(ctx, kind, id))
   }
-  for (const partner of partners) await associate(ctx, item, partner, { source: 'API', db })
+  for (const partner of partners) await associate(ctx, item, partner, { source: 'API' })
 }

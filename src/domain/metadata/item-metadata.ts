@@ -129,12 +129,12 @@ export function checkValue(type: AttributeTypeRow, value: string) {
 }
 
 /**
- * Adds an attribute (permission: update in the item's owner). Pass `db` to join a larger
- * transaction, and `action` 'create' when the attribute comes with the item's creation.
+ * Adds an attribute (permission: update in the item's owner; `action` 'create' when the
+ * attribute comes with the item's creation).
  */
-export async function addAttribute(ctx: RequestContext, item: ItemInfo, input: AttributeInput, db: Kysely<Database> = ctx.store.db,
-  action: Action = 'update'): Promise<AttributeView> {
+export async function addAttribute(ctx: RequestContext, item: ItemInfo, input: AttributeInput, action: Action = 'update'): Promise<AttributeView> {
   await requirePermission(ctx, action, item.membership)
+  const db = ctx.store.db
   const typeName = text(input.type, 'type', true)!
   const value = text(input.value, 'value', true)!
   const type = await repo.findAttributeType(db, typeName, item.ownerId)
@@ -187,8 +187,9 @@ export async function listItemLabels(ctx: RequestContext, item: ItemInfo): Promi
 }
 
 /** Puts an existing label on the item; a label that does not exist in the owner is an error and nothing is created. */
-export async function applyLabel(ctx: RequestContext, item: ItemInfo, name: string, db: Kysely<Database> = ctx.store.db): Promise<void> {
+export async function applyLabel(ctx: RequestContext, item: ItemInfo, name: string): Promise<void> {
   await requirePermission(ctx, 'applyLabel', item.membership)
+  const db = ctx.store.db
   const label = await requireLabel(db, item.ownerId, item.ownerName, name)
   await repo.linkLabel(db, label.id, item.kind, item.id, ctx.now)
 }
@@ -228,9 +229,9 @@ export async function listItemTags(ctx: RequestContext, item: ItemInfo): Promise
 }
 
 /** Tags the item, creating the tag in the item's owner on first use. */
-export async function addTag(ctx: RequestContext, item: ItemInfo, name: unknown, db: Kysely<Database> = ctx.store.db,
-  action: Action = 'update'): Promise<void> {
+export async function addTag(ctx: RequestContext, item: ItemInfo, name: unknown, action: Action = 'update'): Promise<void> {
   await requirePermission(ctx, action, item.membership)
+  const db = ctx.store.db
   const tag = await findOrCreateTag(db, item.ownerId, checkTagName(name), ctx.now)
   await repo.linkTag(db, tag.id, item.kind, item.id, ctx.now)
 }

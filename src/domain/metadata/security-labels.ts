@@ -3,14 +3,13 @@
  * has the standard TLP labels from its first label lookup on (see security-label.repository).
  * Putting a label on an item is item-metadata.ts's job.
  */
-import type { Kysely } from 'kysely'
-import type { Database } from '../../store/database.js'
 import * as repo from '../../store/security-label.repository.js'
 import type { LabelFilter } from '../../store/security-label.repository.js'
 import type { Marker } from '../../store/tag.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { textValue } from '../input.js'
+import { withTransactionDb } from '../transaction.js'
 
 export type { LabelFilter } from '../../store/security-label.repository.js'
 
@@ -69,8 +68,8 @@ const optionalText = (value: unknown, field: string, max: number) => textValue(v
  * A name already taken, in any letter case, is a conflict.
  * @example await createSecurityLabel(ctx, { name: 'PII', description: 'Personal data', color: '#7F00FF' })
  */
-export async function createSecurityLabel(ctx: RequestContext, input: { name?: unknown; description?: unknown; color?: unknown },
-  db: Kysely<Database> = ctx.store.db): Promise<SecurityLabelRecord> {
+export async function createSecurityLabel(ctx: RequestContext, input: { name?: unknown; description?: unknown; color?: unknown }): Promise<SecurityLabelRecord> {
+  const db = ctx.store.db
   await requirePermission(ctx, 'manageLabels')
   if (typeof input.name !== 'string' || !input.name.trim()) throw invalid('A Security Label needs a name')
   const name = input.name.trim()
@@ -88,6 +87,6 @@ export async function createSecurityLabel(ctx: RequestContext, input: { name?: u
 export async function deleteSecurityLabel(ctx: RequestContext, name: string): Promise<{ unlinked: number }> {
   await requirePermission(ctx, 'manageLabels')
   const label = await requireLabel(ctx, name)
-  const unlinked = await ctx.store.db.transaction().execute((trx) => repo.deleteLabel(trx, label.id))
+  const unlinked = await withTransactionDb(ctx, (trx) => repo.deleteLabel(trx, label.id))
   return { unlinked }
 }

@@ -10,6 +10,7 @@ import type { MarkedFilter, MarkedKind, Marker, Page, TagFilter } from '../../st
 import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { checkTagName } from './item-metadata.js'
+import { withTransactionDb } from '../transaction.js'
 
 export type { TagFilter } from '../../store/tag.repository.js'
 
@@ -87,7 +88,7 @@ export async function updateTag(ctx: RequestContext, name: string, input: { name
 export async function deleteTag(ctx: RequestContext, name: string): Promise<void> {
   await requirePermission(ctx, 'manageTags')
   const tag = await requireTag(ctx, name)
-  await ctx.store.db.transaction().execute((trx) => repo.deleteTag(trx, tag.id))
+  await withTransactionDb(ctx, (trx) => repo.deleteTag(trx, tag.id))
 }
 
 export async function requireTagMarker(ctx: RequestContext, name: string): Promise<Marker> {

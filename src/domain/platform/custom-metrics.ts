@@ -10,6 +10,7 @@ import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { booleanValue } from '../input.js'
 import { parseApiTime } from '../time.js'
+import { withTransactionDb } from '../transaction.js'
 
 export type MetricInterval = (typeof CUSTOM_METRIC_INTERVALS)[number]
 export const METRIC_NAME_MAX_LENGTH = 45
@@ -109,7 +110,7 @@ export async function createCustomMetric(ctx: RequestContext, input: Record<stri
 export async function deleteCustomMetric(ctx: RequestContext, nameOrId: string): Promise<void> {
   await requirePermission(ctx, 'configureMetrics')
   const metric = await requireMetric(ctx, nameOrId)
-  await ctx.store.db.transaction().execute((trx) => repo.deleteMetric(trx, metric.id))
+  await withTransactionDb(ctx, (trx) => repo.deleteMetric(trx, metric.id))
 }
 
 function number(value: unknown, field: string): number | undefined {
@@ -151,7 +152,7 @@ export async function addCustomMetricData(ctx: RequestContext, nameOrId: string,
   if (inputs.length === 0) throw invalid('No data points given')
   if (inputs.length > METRIC_POINTS_MAX) throw invalid(`At most ${METRIC_POINTS_MAX} data points per request`)
   const points = inputs.map((input, i) => toPoint(ctx, metric, input, Array.isArray(body) ? i : undefined))
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return withTransactionDb(ctx, async (trx) => {
     const results: MetricAggregate[] = []
     for (const point of points) results.push(toAggregate(await repo.addMetricPoint(trx, ctx.store.dialect, metric.dataType, point)))
     return results
