@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
+import { createJsonBodyParser } from './json-body.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
@@ -58,14 +59,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.https) serverOptions.https = options.https
   const app = Fastify(serverOptions as FastifyServerOptions)
 
-  // SDKs send Content-Type: application/json on bodiless POSTs (activate, add a tag…): an empty
-  // body means "no body". Non-empty bodies keep Fastify's parser and its prototype-poisoning guard.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined)
-    return parseJson(req, body as string, done)
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, createJsonBodyParser(app))
 
   app.decorateRequest('caller', null as unknown as Caller)
   app.decorateRequest('ctx', null as unknown as RequestContext)

@@ -9,12 +9,14 @@ import type { FastifyInstance, FastifyPluginOptions } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { classifyError } from '../http/errors.js'
+import { createJsonBodyParser } from '../http/json-body.js'
 import { installRestAuth } from '../http/rest-auth.js'
 import { sendV3Body, v3ErrorBody } from './present.js'
 import { registerEndpoints } from './routes.js'
 import { V3_ENDPOINTS, V3_EXTRA_ROUTES } from './routes/index.js'
 
 export async function registerV3(app: FastifyInstance, options: FastifyPluginOptions & { store: Store; services: Services }) {
+  const parseJsonBody = createJsonBodyParser(app)
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
   // Python's requests sends `data='{}'` without a Content-Type; read such bodies as JSON too.
@@ -30,14 +32,4 @@ export async function registerV3(app: FastifyInstance, options: FastifyPluginOpt
   installRestAuth(app, options.store, options.services)
   for (const register of V3_EXTRA_ROUTES) await register(app)
   await registerEndpoints(app, V3_ENDPOINTS)
-}
-
-function parseJsonBody(_req: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void) {
-  const text = body.toString().trim()
-  if (text === '') return done(null, undefined)
-  try {
-    done(null, JSON.parse(text))
-  } catch (error) {
-    done(Object.assign(new Error(`Malformed JSON body: ${(error as Error).message}`), { statusCode: 400 }), undefined)
-  }
 }
