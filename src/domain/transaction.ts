@@ -13,9 +13,12 @@ import type { RequestContext } from './context.js'
 
 export async function withTransaction<T>(ctx: RequestContext, work: (tctx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.store.db.isTransaction) return work(ctx)
-  return ctx.store.db.transaction().execute((trx) => work({
-    ...ctx, store: { ...ctx.store, db: trx }, services: { ...ctx.services, settings: ctx.services.settings.within(trx) },
-  }))
+  return ctx.store.db.transaction().execute((trx) => work(contextIn(ctx, trx)))
+}
+
+/** The context whose handle is `trx`, settings included (for a transaction opened elsewhere, e.g. a batch chunk's). */
+export function contextIn(ctx: RequestContext, trx: Kysely<Database>): RequestContext {
+  return { ...ctx, store: { ...ctx.store, db: trx }, services: { ...ctx.services, settings: ctx.services.settings.within(trx) } }
 }
 
 /** The same for code written against a bare db handle: joins the open transaction or opens one. */

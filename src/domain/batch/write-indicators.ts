@@ -8,11 +8,13 @@
 import type { Kysely } from 'kysely'
 import { composeSummary } from '../../model/indicator-types.js'
 import {
-  type ColumnType, type ExistingIndicator, type RowUpdate, deleteRowsById, findFilesByHashes, findIndicatorDatesAdded, findIndicatorsBySummaries, insertRows,
+  type ColumnType, type ExistingIndicator, type RowUpdate, findFilesByHashes, findIndicatorsBySummaries, insertRows,
   mergeFilesInto, updateRowsById,
 } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
-import { deleteItemMetadata } from '../metadata/item-metadata.js'
+import { removeIndicators } from '../indicators/indicators.js'
+import { filesSharingHashes } from '../indicators/file-hashes.js'
+import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import { type FilePlan, planFile } from './file-plan.js'
@@ -53,8 +55,7 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
     const row = existing.bySummary.get(`${draft.def.name}|${draft.summary}`)
     return row ? { draft, kind: 'update', ids: [row.id], deleteFirst: [] } : { draft, kind: 'insert', hashes: draft.values, deleteFirst: [] }
   }
-  const matches = existing.fileRows
-    .filter((r) => [r.value1, r.value2, r.value3].some((h, i) => !!h && h === draft.values[i]))
+  const matches = filesSharingHashes(existing.fileRows, draft.values)
     .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : b.id - a.id))
     .map((r) => ({ id: r.id, hashes: [r.value1, r.value2, r.value3] }))
   return { draft, ...planFile(draft.values, matches, env.options.fileMergeMode, env.options.hashCollisionMode) }
@@ -81,16 +82,9 @@ function newRow(env: BatchEnvironment, d: IndicatorDraft, hashes: (string | null
   }
 }
 
-/** Deletes Indicators with their metadata, recording them for /indicators/deleted. */
+/** Deletes Indicators of the job's owner the API's way (removeIndicators), inside the chunk's transaction. */
 export async function deleteIndicators(db: Kysely<Database>, env: BatchEnvironment, rows: { id: number; type: string; summary: string }[]) {
-  if (rows.length === 0) return
-  const ids = rows.map((r) => r.id)
-  const added = await findIndicatorDatesAdded(db, ids)
-  await insertRows(db, 'deleted_indicator', rows.map((r) => ({
-    owner_id: env.ownerId, type: r.type, summary: r.summary, date_added: added.get(r.id) ?? env.ctx.now, date_deleted: env.ctx.now,
-  })))
-  await deleteItemMetadata(db, 'indicator', ids)
-  await deleteRowsById(db, 'indicator', ids)
+  await removeIndicators(contextIn(env.ctx, db), rows.map((r) => ({ ...r, ownerId: env.ownerId })))
 }
 
 /** Creates or updates the chunk's Indicators (action Create). */

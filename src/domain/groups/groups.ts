@@ -6,11 +6,12 @@
 import { randomUUID } from 'node:crypto'
 import { type GroupTypeDef, findGroupType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { type GroupFilterColumn, type GroupRow, deleteGroupRows, findGroupIdByXid, findGroupRow, insertGroup, listGroupRows, updateGroupRow } from '../../store/group.repository.js'
+import { type GroupFilterColumn, type GroupRow, deleteGroupRows, findGroupIdByXid, findGroupRow, listGroupRows, updateGroupRow } from '../../store/group.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { groupColumnsFromBody, readXid, requireBodyObject } from './input.js'
+import { insertGroups, updateGroups } from './write.js'
 import { type ItemInfo, findReadableItem } from '../items/items.js'
 import { type FieldFilter, type FilterSpec, toConditions } from '../listing/list-filters.js'
 import { deleteItemMetadata, loadLabels } from '../metadata/item-metadata.js'
@@ -141,12 +142,8 @@ export async function createGroup(ctx: RequestContext, type: string, input: unkn
   const columns = groupColumnsFromBody(def, body, 'create')
   const xid = readXid(body) ?? randomUUID()
   if (await findGroupIdByXid(ctx.store.db, ctx.owner.id, xid)) throw conflict(`A Group with xid '${xid}' already exists in ${ctx.owner.name}`)
-  if ((def.name === 'Document' || def.name === 'Report') && !columns.status) columns.status = 'Awaiting Upload'
-  const id = await insertGroup(ctx.store.db, {
-    ...columns, name: String(columns.name), owner_id: ctx.owner.id, type: def.name, xid, created_by: ctx.caller.account.id,
-    date_added: ctx.now, last_modified: ctx.now,
-  })
-  return loadRecord(ctx, id)
+  const ids = await insertGroups(ctx, [{ def, xid, columns }])
+  return loadRecord(ctx, ids.get(xid)!)
 }
 
 /** Updates the fields given; Signatures must always carry name, fileName and fileType. */
@@ -154,7 +151,7 @@ export async function updateGroup(ctx: RequestContext, id: number, type: string 
   const item = await findWritableGroup(ctx, id, type, 'update')
   const def = requireGroupType(item.type ?? '')
   const columns = groupColumnsFromBody(def, requireBodyObject(input), 'update')
-  await updateGroupRow(ctx.store.db, id, { ...columns, last_modified: ctx.now })
+  await updateGroups(ctx, [{ id, columns }])
   return loadRecord(ctx, id)
 }
 

@@ -8,9 +8,10 @@ import type { Kysely } from 'kysely'
 import { type IndicatorTypeDef, composeSummary, parseSummary } from '../../model/indicator-types.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { Database } from '../../store/database.js'
-import { insertDeletedIndicator, pruneDeletedIndicators } from '../../store/indicator-activity.repository.js'
+import { pruneDeletedIndicators } from '../../store/indicator-activity.repository.js'
+import { deleteRowsById, findIndicatorDatesAdded, insertRows } from '../../store/batch-write.repository.js'
 import {
-  type IndicatorChanges, type IndicatorRow, deleteIndicatorRow, findFileRowsByHashes, findIndicatorRow, findIndicatorRowBySummary,
+  type IndicatorChanges, type IndicatorRow, findFileRowsByHashes, findIndicatorRow, findIndicatorRowBySummary,
   insertIndicatorRow, listIndicatorRows, updateIndicatorRow,
 } from '../../store/indicator.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
@@ -22,7 +23,8 @@ import { type IndicatorRecord, requireIndicatorType, toIndicatorRecord } from '.
 import { type ItemInfo, findReadableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { DAY_MS, parseApiTime } from '../time.js'
-import { withTransactionDb } from '../transaction.js'
+import { withTransaction, withTransactionDb } from '../transaction.js'
+import { filesSharingHashes } from './file-hashes.js'
 
 export type { IndicatorFilter } from './filters.js'
 export type { IndicatorInput } from './input.js'
@@ -31,15 +33,11 @@ export { requireIndicatorType } from './record.js'
 
 type Db = Kysely<Database>
 
-/** Runs in the caller's transaction when given one, otherwise in a new one. */
-function distinctRows(rows: IndicatorRow[]): IndicatorRow[] {
-  return [...new Map(rows.map((r) => [r.id, r])).values()]
-}
 
 /** The owner's copy of an Indicator given normalized values; two different Files matching is a 400. */
 async function findExisting(db: Db, ownerId: number, def: IndicatorTypeDef, values: (string | null)[]): Promise<IndicatorRow | undefined> {
   if (def.name !== 'File') return (await findIndicatorRowBySummary(db, [ownerId], def.name, composeSummary(def, values)))[0]
-  const files = distinctRows(await findFileRowsByHashes(db, [ownerId], values))
+  const files = filesSharingHashes(await findFileRowsByHashes(db, [ownerId], values), values)
   if (files.length > 1) {
     throw invalid(`These hashes belong to ${files.length} different File Indicators (${files.map((f) => f.summary).join('; ')}); `
       + 'merging existing Files is not supported')
@@ -69,7 +67,7 @@ async function applyUpdate(ctx: RequestContext, db: Db, def: IndicatorTypeDef, r
   if (given) {
     const merged = mergeValues(def, row, given)
     if (def.name === 'File') {
-      const others = distinctRows(await findFileRowsByHashes(db, [row.owner_id], merged)).filter((r) => r.id !== row.id)
+      const others = filesSharingHashes(await findFileRowsByHashes(db, [row.owner_id], merged), merged).filter((r) => r.id !== row.id)
       if (others.length) throw invalid(`File ${others[0].summary} already holds one of these hashes; merging existing Files is not supported`)
       Object.assign(update, { value1: merged[0], value2: merged[1], value3: merged[2], summary: composeSummary(def, merged) })
     }
@@ -130,7 +128,7 @@ export async function findIndicatorsBySummary(ctx: RequestContext, type: string,
   const def = requireIndicatorType(type)
   const values = parseSummary(def, summary)
   let rows: IndicatorRow[]
-  if (def.name === 'File') rows = values ? distinctRows(await findFileRowsByHashes(ctx.store.db, ownerIds, values)) : []
+  if (def.name === 'File') rows = values ? filesSharingHashes(await findFileRowsByHashes(ctx.store.db, ownerIds, values), values) : []
   else rows = await findIndicatorRowBySummary(ctx.store.db, ownerIds, def.name, values ? composeSummary(def, values) : summary)
   return rows.map(toIndicatorRecord)
 }
@@ -179,13 +177,27 @@ export async function updateIndicator(ctx: RequestContext, record: IndicatorReco
 export async function deleteIndicator(ctx: RequestContext, record: IndicatorRecord): Promise<void> {
   const item = indicatorItem(ctx, record)
   await requirePermission(ctx, 'delete', item.membership)
+  await withTransaction(ctx, (tctx) => removeIndicators(tctx, [record]))
+}
+
+/**
+ * Deletes Indicators with their metadata and records each for /indicators/deleted, dropping
+ * records older than indicatorDeleteRetentionDays: the one deletion path of the API and the
+ * batch writer, set-based for the batch. Permissions are the caller's to check; call inside
+ * a transaction.
+ */
+export async function removeIndicators(ctx: RequestContext, rows: readonly { id: number; ownerId: number; type: string; summary: string }[]): Promise<void> {
+  if (rows.length === 0) return
+  const db = ctx.store.db
+  const ids = rows.map((r) => r.id)
+  const added = await findIndicatorDatesAdded(db, ids)
+  await insertRows(db, 'deleted_indicator', rows.map((r) => ({
+    owner_id: r.ownerId, type: r.type, summary: r.summary, date_added: added.get(r.id) ?? ctx.now, date_deleted: ctx.now,
+  })))
+  await deleteItemMetadata(db, 'indicator', ids)
+  await deleteRowsById(db, 'indicator', ids)
   const retentionDays = Number(await ctx.services.settings.get('indicatorDeleteRetentionDays'))
-  await withTransactionDb(ctx, async (db) => {
-    await insertDeletedIndicator(db, { owner_id: record.ownerId, type: record.type, summary: record.summary, date_added: record.dateAdded, date_deleted: ctx.now })
-    await deleteItemMetadata(db, 'indicator', [record.id])
-    await deleteIndicatorRow(db, record.id)
-    await pruneDeletedIndicators(db, new Date(Date.parse(ctx.now) - retentionDays * DAY_MS).toISOString())
-  })
+  await pruneDeletedIndicators(db, new Date(Date.parse(ctx.now) - retentionDays * DAY_MS).toISOString())
 }
 
 export interface IndicatorQuery {
