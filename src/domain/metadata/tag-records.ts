@@ -6,7 +6,8 @@
  */
 import * as tags from '../../store/tag.repository.js'
 import { ensureStandardLabels } from '../../store/security-label.repository.js'
-import { findAttributeTypesByIds, findLabelsByIds, findTagsByIds } from '../../store/tag-record.repository.js'
+import type { ItemKind } from '../../model/kinds.js'
+import { findAttributeTypesByIds, findLabelsByIds, findTagsByIds, listItemTagIds } from '../../store/tag-record.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
@@ -49,6 +50,18 @@ export interface AttributeTypeRecord {
   validationRule: { name: string; type: string; text: string; description: string } | null
   appliesTo: string[]
   system: boolean
+}
+
+/** The readable tags on each of the items, for the tags= expansion of any kind. */
+export async function loadItemTagRecords(ctx: RequestContext, kind: ItemKind, itemIds: readonly number[]): Promise<Map<number, TagRecord[]>> {
+  const links = await listItemTagIds(ctx.store.db, kind, itemIds)
+  const tags = new Map((await loadTagRecords(ctx, [...new Set(links.map((l) => l.tag_id))])).map((t) => [t.id, t]))
+  const byItem = new Map<number, TagRecord[]>()
+  for (const link of links) {
+    const tag = tags.get(link.tag_id)
+    if (tag) byItem.set(link.item_id, [...(byItem.get(link.item_id) ?? []), tag])
+  }
+  return byItem
 }
 
 export async function loadTagRecords(ctx: RequestContext, ids: readonly number[]): Promise<TagRecord[]> {

@@ -3,15 +3,13 @@
  * put a Task in a Case (caseId); both are mapped onto domain/tasks.ts. Nested tags only:
  * the platform's other Task members (artifacts, notes) belong to case management.
  */
-import { updateTaskRow } from '../../store/task.repository.js'
 import type { RequestContext } from '../context.js'
 import { invalid } from '../errors.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
-import { type TaskRecord, createTask, deleteTask, getTask, listTasks, updateTask } from './tasks.js'
+import { type TaskRecord, createTask, deleteTask, getTask, listTasks, setTaskCase, updateTask } from './tasks.js'
 import { withTransaction } from '../transaction.js'
-import { bodyId } from '../input.js'
 
 export const TASK_SOURCE: ListSource = { objectType: 'tasks', table: 'task', owner: 'owned' }
 export const TASK_MEMBERS: readonly MemberName[] = ['tags']
@@ -45,20 +43,11 @@ function v2TaskBody(fields: Body): Body {
   return body
 }
 
-async function setCase(ctx: RequestContext, taskId: number, caseValue: unknown) {
-  const caseId = bodyId(caseValue)
-  if (caseId === undefined) return
-  const parent = await requireWritableItem(ctx, 'case', caseId, 'caseWrite')
-  const task = await findReadableItem(ctx, 'task', taskId)
-  if (parent.ownerId !== task.ownerId) throw invalid(`Case ${caseId} belongs to another owner than the Task`)
-  await updateTaskRow(ctx.store.db, taskId, { case_id: caseId })
-}
-
 export async function createTaskObject(ctx: RequestContext, body: unknown): Promise<TaskRecord> {
   const id = await withTransaction(ctx, async (tctx) => {
     const { fields, members } = takeMembers(body, TASK_MEMBERS)
     const task = await createTask(tctx, v2TaskBody(fields))
-    await setCase(tctx, task.id, fields.caseId)
+    await setTaskCase(tctx, task.id, fields.caseId)
     await applyMembers(tctx, await findReadableItem(tctx, 'task', task.id), members, { action: 'create' })
     return task.id
   })
@@ -70,7 +59,7 @@ export async function updateTaskObject(ctx: RequestContext, id: number, body: un
     const item = await requireWritableItem(tctx, 'task', id, 'update')
     const { fields, members } = takeMembers(body, TASK_MEMBERS)
     await updateTask(tctx, id, v2TaskBody(fields))
-    await setCase(tctx, id, fields.caseId)
+    await setTaskCase(tctx, id, fields.caseId)
     await applyMembers(tctx, item, members, { action: 'update' })
   })
   return getTask(ctx, id)

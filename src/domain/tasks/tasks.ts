@@ -20,7 +20,7 @@ import { type FieldFilter, parseFilterValue, toConditions } from '../listing/lis
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { parseApiTime } from '../time.js'
 import { withTransactionDb } from '../transaction.js'
-import { readBoolean } from '../input.js'
+import { bodyId, readBoolean } from '../input.js'
 
 export interface TaskUser {
   id: number
@@ -274,4 +274,14 @@ export async function removeTaskUserRef(ctx: RequestContext, taskId: number, rol
   const user = await getTaskUser(ctx, taskId, role, ref)
   await removeTaskUser(ctx.store.db, taskId, role, user.id)
   await updateTaskRow(ctx.store.db, taskId, { last_modified: ctx.now })
+}
+
+/** Puts a Task in a Case (v3 `caseId`): `caseWrite` on the Case, which must be in the Task's owner. Absent: no change. */
+export async function setTaskCase(ctx: RequestContext, taskId: number, caseValue: unknown): Promise<void> {
+  const caseId = bodyId(caseValue)
+  if (caseId === undefined) return
+  const parent = await requireWritableItem(ctx, 'case', caseId, 'caseWrite')
+  const task = await findReadableItem(ctx, 'task', taskId)
+  if (parent.ownerId !== task.ownerId) throw invalid(`Case ${caseId} belongs to another owner than the Task`)
+  await updateTaskRow(ctx.store.db, taskId, { case_id: caseId })
 }

@@ -109,16 +109,15 @@ export async function createVictimObject(ctx: RequestContext, body: unknown): Pr
   return getVictim(ctx, id)
 }
 
-/** Updates the fields given (v2 requires the name each time; v3 keeps the current one), adds nested assets. */
+/** Updates the fields given (an omitted name stays: victims.ts's keepName), adds nested assets. */
 export async function updateVictimObject(ctx: RequestContext, id: number, body: unknown): Promise<VictimRecord> {
   await withTransaction(ctx, async (tctx) => {
     const item = await requireWritableItem(tctx, 'victim', id, 'update')
     const { fields, members } = takeMembers(body, VICTIM_MEMBERS)
     const assets = takeAssets(fields)
-    const current = await getVictim(tctx, id)
     for (const key of ['id', 'ownerId', 'ownerName', 'webLink', 'dateAdded', 'lastModified']) delete fields[key]
-    const columns = { name: current.name, ...fields, org: fields.org ?? fields.organization, suborg: fields.suborg ?? fields.subOrg }
-    await updateVictim(tctx, id, columns)
+    const columns = { ...fields, org: fields.org ?? fields.organization, suborg: fields.suborg ?? fields.subOrg }
+    await updateVictim(tctx, id, columns, { keepName: true })
     for (const asset of assets) await createAssetIn(tctx, id, asset)
     await applyMembers(tctx, item, members, { action: 'update' })
   })

@@ -53,12 +53,19 @@ export function toVictimRecord(row: VictimRow): VictimRecord {
   }
 }
 
-function victimColumns(input: unknown): Updateable<VictimTable> {
+/**
+ * A Victim always has a name: required on create, and on update unless `keepName` (the v3
+ * PUT, which changes only the fields it is given) lets an omitted name stand.
+ */
+function victimColumns(input: unknown, options: { keepName?: boolean } = {}): Updateable<VictimTable> {
   const body = requireBodyObject(input)
   const name = body.name
-  if (typeof name !== 'string' || !name.trim()) throw invalid('name is required for a Victim')
-  if (name.length > 500) throw invalid('name is longer than 500 characters')
-  const columns: Record<string, string | null> = { name: name.trim() }
+  const columns: Record<string, string | null> = {}
+  if (!(options.keepName && (name === undefined || name === null))) {
+    if (typeof name !== 'string' || !name.trim()) throw invalid('name is required for a Victim')
+    if (name.length > 500) throw invalid('name is longer than 500 characters')
+    columns.name = name.trim()
+  }
   for (const [field, column] of Object.entries(TEXT_FIELDS)) {
     const value = body[field]
     if (value === undefined) continue
@@ -89,9 +96,9 @@ export async function createVictim(ctx: RequestContext, input: unknown): Promise
 }
 
 /** Updates a Victim; name is required in every update, as the platform documents. */
-export async function updateVictim(ctx: RequestContext, id: number, input: unknown): Promise<VictimRecord> {
+export async function updateVictim(ctx: RequestContext, id: number, input: unknown, options: { keepName?: boolean } = {}): Promise<VictimRecord> {
   await requireWritableItem(ctx, 'victim', id, 'update')
-  await updateVictimRow(ctx.store.db, id, { ...victimColumns(input), last_modified: ctx.now })
+  await updateVictimRow(ctx.store.db, id, { ...victimColumns(input, options), last_modified: ctx.now })
   return loadRecord(ctx, id)
 }
 

@@ -8,9 +8,8 @@ import { loadPartnerIds } from '../../domain/items/associations.js'
 import { invalid } from '../../domain/errors.js'
 import { loadAttributes, loadLabels } from '../../domain/metadata/item-metadata.js'
 import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/items/nested-writes.js'
-import { loadTagRecords } from '../../domain/metadata/tag-records.js'
+import { loadItemTagRecords } from '../../domain/metadata/tag-records.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { listItemTagIds } from '../../store/tag-record.repository.js'
 import type { AnyEndpoint, ExpandContext, FieldOption } from './endpoint.js'
 import type { FieldTree } from './params.js'
 import { presentAttribute, presentLabel, presentTag } from './present-metadata.js'
@@ -18,16 +17,6 @@ import { presentAttribute, presentLabel, presentTag } from './present-metadata.j
 const ASSOCIATION_WORDS: Record<AssociationMember, string> = {
   associatedArtifacts: 'artifacts', associatedCases: 'cases', associatedGroups: 'groups', associatedIndicators: 'indicators',
   associatedVictimAssets: 'victim assets',
-}
-
-function group<T>(pairs: readonly { key: number; value: T }[]): Map<number, T[]> {
-  const map = new Map<number, T[]>()
-  for (const { key, value } of pairs) {
-    const list = map.get(key)
-    if (list) list.push(value)
-    else map.set(key, [value])
-  }
-  return map
 }
 
 function asData<T>(map: Map<number, T[]>): Map<number, unknown> {
@@ -54,9 +43,8 @@ export function tagsOption(kind: ItemKind, what: string): FieldOption {
     name: 'tags', description: `Includes tags applied to the ${what}`,
     async load(ids, subtree, { ctx }) {
       checkSubtree(subtree, [], 'tags')
-      const links = await listItemTagIds(ctx.store.db, kind, ids)
-      const tags = new Map((await loadTagRecords(ctx, [...new Set(links.map((l) => l.tag_id))])).map((t) => [t.id, t]))
-      return asData(group(links.filter((l) => tags.has(l.tag_id)).map((l) => ({ key: l.item_id, value: presentTag(tags.get(l.tag_id)!) }))))
+      const byItem = await loadItemTagRecords(ctx, kind, ids)
+      return asData(new Map([...byItem].map(([id, list]) => [id, list.map(presentTag)])))
     },
   }
 }
