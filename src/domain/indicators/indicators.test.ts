@@ -6,6 +6,7 @@ import { createOrUpdateIndicator, getIndicatorBySummary, indicatorItem, listIndi
 import { compileIndicatorFilter } from './filters.js'
 import { withTransaction } from '../transaction.js'
 import { findReadableItem } from '../items/items.js'
+import { createTestGroup } from '../../test/factories.js'
 
 let t: TestApp
 let ctx: RequestContext
@@ -57,8 +58,7 @@ describe('listIndicators', () => {
   it('lists Indicators associated with an item, and those sharing a Group with it', async () => {
     const a = (await createOrUpdateIndicator(ctx, { type: 'Address', ip: '10.0.0.1' })).indicator
     const b = (await createOrUpdateIndicator(ctx, { type: 'Host', hostName: 'b.example' })).indicator
-    const { id } = await t.store.db.insertInto('intel_group').values({ owner_id: ctx.owner.id, type: 'Threat', name: 'T', date_added: ctx.now, last_modified: ctx.now })
-      .returning('id').executeTakeFirstOrThrow()
+    const id = await createTestGroup(t, { type: 'Threat', name: 'T' })
     const group = await findReadableItem(ctx, 'group', id)
     await associate(ctx, group, indicatorItem(ctx, a))
     await associate(ctx, group, indicatorItem(ctx, b))

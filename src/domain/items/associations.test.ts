@@ -3,13 +3,14 @@ import { type TestApp, createTestApp } from '../../test/harness.js'
 import { associate, dissociate, loadPartnerIds, requireAssociationType } from './associations.js'
 import type { RequestContext } from '../context.js'
 import { findReadableItem } from './items.js'
+import { createTestGroup } from '../../test/factories.js'
 
 let t: TestApp
 let ctx: RequestContext
 let communityId: number
 
 const insert = {
-  group: async (ownerId: number, name = 'G') => (await t.store.db.insertInto('intel_group').values({ owner_id: ownerId, type: 'Threat', name, date_added: ctx.now, last_modified: ctx.now } as never).returning('id').executeTakeFirstOrThrow()).id,
+  group: (ownerId: number, name = 'G') => createTestGroup(t, { ownerId, type: 'Threat', name }),
   indicator: async (ownerId: number, type: string, summary: string) => (await t.store.db.insertInto('indicator').values({ owner_id: ownerId, type, summary, value1: summary, date_added: ctx.now, last_modified: ctx.now } as never).returning('id').executeTakeFirstOrThrow()).id,
   victim: async (ownerId: number) => (await t.store.db.insertInto('victim').values({ owner_id: ownerId, name: 'Victim', date_added: ctx.now, last_modified: ctx.now } as never).returning('id').executeTakeFirstOrThrow()).id,
   asset: async (ownerId: number, victimId: number) => (await t.store.db.insertInto('victim_asset').values({ owner_id: ownerId, victim_id: victimId, type: 'EmailAddress', value: 'a@b.example', detail: null, date_added: ctx.now }).returning('id').executeTakeFirstOrThrow()).id,

@@ -3,15 +3,14 @@ import { type TestApp, createTestApp } from '../../test/harness.js'
 import type { RequestContext } from '../context.js'
 import { findReadableItem } from '../items/items.js'
 import * as metadata from './item-metadata.js'
+import { createTestGroup } from '../../test/factories.js'
 
 let t: TestApp
 let ctx: RequestContext
 let groupId: number
 
 async function insertGroup(ownerId: number, name: string) {
-  const row = await t.store.db.insertInto('intel_group').values({ owner_id: ownerId, type: 'Adversary', name, xid: null, created_by: null, date_added: ctx.now, last_modified: ctx.now } as never)
-    .returning('id').executeTakeFirstOrThrow()
-  return row.id
+  return createTestGroup(t, { ownerId, type: 'Adversary', name })
 }
 
 beforeAll(async () => {

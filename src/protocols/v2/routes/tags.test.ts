@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../../domain/time.js'
 import { ORG, PUBLIC_URL, type TestAccount, type TestApp, createTestApp } from '../../../test/harness.js'
+import { createTestGroup } from '../../../test/factories.js'
 
 let t: TestApp
 let reader: TestAccount
@@ -12,8 +13,7 @@ async function tagItems(tagName: string, kind: string, ids: number[]) {
   for (const id of ids) await t.store.db.insertInto('item_tag').values({ tag_id: tag.id, item_kind: kind, item_id: id, date_added: now }).execute()
 }
 async function insertGroup(type: string, name: string) {
-  return (await t.store.db.insertInto('intel_group').values({ owner_id: orgId, type, name, date_added: now, last_modified: now } as never)
-    .returning('id').executeTakeFirstOrThrow()).id
+  return createTestGroup(t, { ownerId: orgId, type, name })
 }
 
 beforeAll(async () => {
