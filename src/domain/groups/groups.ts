@@ -13,7 +13,7 @@ import { conflict, invalid, notFound } from '../errors.js'
 import { groupColumnsFromBody, readXid, requireBodyObject } from './input.js'
 import { insertGroups, updateGroups } from './write.js'
 import { type ItemInfo, findReadableItem } from '../items/items.js'
-import { type FieldFilter, type FilterSpec, toConditions } from '../listing/list-filters.js'
+import { type FieldFilter, type FilterTable, toConditions } from '../listing/list-filters.js'
 import { deleteItemMetadata, loadLabels } from '../metadata/item-metadata.js'
 import type { Action } from '../permissions.js'
 import { withTransactionDb } from '../transaction.js'
@@ -164,16 +164,16 @@ export async function deleteGroup(ctx: RequestContext, id: number, type?: string
   })
 }
 
-function filterSpecs(def: GroupTypeDef | undefined): Record<string, FilterSpec<GroupFilterColumn>> {
+function filterTable(def: GroupTypeDef | undefined): FilterTable<GroupFilterColumn> {
   const only = (field: string, types: string[], branches: string) =>
     def && types.includes(def.name) ? undefined : `Filter ${field} applies to ${branches} only`
-  return {
+  return { resource: 'Groups', specs: {
     name: { column: 'name', kind: 'string', ops: ['=', '^'] },
     dateAdded: { column: 'date_added', kind: 'date', ops: ['<', '>'] },
     firstSeen: { column: 'first_seen', kind: 'date', ops: ['<', '>'], refusal: only('firstSeen', ['Campaign'], 'campaigns') },
     fileType: { column: 'file_type', kind: 'string', ops: ['='], refusal: only('fileType', ['Document', 'Signature'], 'documents and signatures') },
     eventDate: { column: 'event_date', kind: 'date', ops: ['<', '>'], refusal: only('eventDate', ['Event', 'Incident'], 'events and incidents') },
-  }
+  } }
 }
 
 /**
@@ -182,7 +182,7 @@ function filterSpecs(def: GroupTypeDef | undefined): Record<string, FilterSpec<G
  */
 export async function listGroups(ctx: RequestContext, query: GroupQuery = {}): Promise<{ items: GroupRecord[]; total: number }> {
   const def = query.type === undefined ? undefined : requireGroupType(query.type)
-  const conditions = toConditions('Groups', query.filters ?? [], filterSpecs(def))
+  const conditions = toConditions(filterTable(def), query.filters ?? [])
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listGroupRows(ctx.store.db, {

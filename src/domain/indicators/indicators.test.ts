@@ -29,10 +29,10 @@ describe('the filter table', () => {
   })
 
   it('names the field and operator it refuses', () => {
-    expect(() => compileIndicatorFilter({ field: 'owner', op: '=', value: 'x' })).toThrow(/Unknown Indicator filter 'owner'/)
-    expect(() => compileIndicatorFilter({ field: 'summary', op: '<', value: 'x' })).toThrow(/Filter summary does not take the operator '<'/)
+    expect(() => compileIndicatorFilter({ field: 'owner', op: '=', value: 'x' })).toThrow(/Unknown filter 'owner' for Indicators; use active, summary/)
+    expect(() => compileIndicatorFilter({ field: 'summary', op: '<', value: 'x' })).toThrow('Filter summary takes the operators = ^, not <')
     expect(() => compileIndicatorFilter({ field: 'confidence', op: '=', value: 'high' })).toThrow(/whole number/)
-    expect(() => compileIndicatorFilter({ field: 'host.city', op: '=', value: 'x' })).toThrow(/Unknown Indicator filter 'host.city'/)
+    expect(() => compileIndicatorFilter({ field: 'host.city', op: '=', value: 'x' })).toThrow(/Unknown filter 'host.city' for Indicators/)
   })
 })
 
@@ -72,5 +72,16 @@ describe('listIndicators', () => {
     expect((await listIndicators(ctx, { modifiedSince: '2999-01-01' })).total).toBe(0)
     expect((await listIndicators(ctx, { modifiedSince: '2000-01-01T00:00:00Z' })).total).toBeGreaterThan(0)
     await expect(listIndicators(ctx, { modifiedSince: 'last week' })).rejects.toMatchObject({ code: 'invalid' })
+  })
+})
+
+describe('one v2 filter builder', () => {
+  it('reads values and words refusals alike for Indicators and every other list', async () => {
+    const { toConditions } = await import('../listing/list-filters.js')
+    const groups = { resource: 'Groups', specs: { name: { column: 'name', kind: 'string' as const, ops: ['=', '^'] as const } } }
+    expect(() => toConditions(groups, [{ field: 'name', op: '<', value: 'x' }])).toThrow('Filter name takes the operators = ^, not <')
+    expect(() => compileIndicatorFilter({ field: 'summary', op: '<', value: 'x' })).toThrow('Filter summary takes the operators = ^, not <')
+    expect(compileIndicatorFilter({ field: 'active', op: '=', value: '1' })).toEqual({ column: 'active', op: '=', value: 1 })
+    expect(compileIndicatorFilter({ field: 'modifiedSince', op: '^', value: '2024-03' })).toEqual({ column: 'last_modified', op: '^', value: '2024-03' })
   })
 })

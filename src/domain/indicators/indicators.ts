@@ -17,7 +17,7 @@ import {
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../errors.js'
-import { type IndicatorFilter, compileIndicatorFilter, mentionsActive } from './filters.js'
+import { type IndicatorFilter, compileIndicatorFilters, mentionsActive } from './filters.js'
 import { type IndicatorInput, aOrAn, readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from './input.js'
 import { type IndicatorRecord, requireIndicatorType, toIndicatorRecord } from './record.js'
 import { type ItemInfo, findReadableItem } from '../items/items.js'
@@ -232,8 +232,7 @@ export interface IndicatorQuery {
 export async function listIndicators(ctx: RequestContext, query: IndicatorQuery): Promise<{ items: IndicatorRecord[]; total: number }> {
   const def = query.type ? requireIndicatorType(query.type) : undefined
   const filters = query.filters ?? []
-  const conditions = filters.map((f) => {
-    const condition = compileIndicatorFilter(f, def?.name)
+  const conditions = compileIndicatorFilters(filters, def?.name).map((condition) => {
     // summary= on one type compares normalized values, as look-ups by summary do.
     const values = def && condition.column === 'summary' && condition.op === '=' ? parseSummary(def, String(condition.value)) : null
     return values ? { ...condition, value: composeSummary(def!, values) } : condition

@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely'
 import { INDICATOR_TYPES, type IndicatorTypeDef, findIndicatorType } from '../../model/indicator-types.js'
 import { listAssociationTypeRows } from '../../store/association.repository.js'
 import type { Database } from '../../store/database.js'
-import { selectAttributeTypes } from '../../store/metadata.repository.js'
+import { type AttributeTypeColumn, selectAttributeTypes } from '../../store/metadata.repository.js'
+import { type FieldFilter, type FilterTable, toConditions } from '../listing/list-filters.js'
 import type { RequestContext } from '../context.js'
 import { invalid, notFound } from '../errors.js'
 import { membershipNamed, readableOwnerIds } from '../access/owner-scope.js'
@@ -45,13 +46,12 @@ export function getIndicatorType(name: string, additional: boolean) {
   return indicatorTypeRecord(t, additional)
 }
 
-export interface AttributeTypeFilter {
-  system?: boolean
-  allowMarkdown?: boolean
-  maxLength?: { op: '=' | '<' | '>'; value: number }
-  /** Only the attribute types defined in this owner (one the caller may read). */
-  ownerName?: string
-}
+const ATTRIBUTE_TYPE_FILTERS: FilterTable<AttributeTypeColumn> = { resource: 'attribute types', specs: {
+  owner: { column: 'owner_id', kind: 'string', ops: ['='] },
+  system: { column: 'system', kind: 'boolean', ops: ['='] },
+  allowMarkdown: { column: 'allow_markdown', kind: 'boolean', ops: ['='] },
+  maxLength: { column: 'max_length', kind: 'integer', ops: ['=', '<', '>'] },
+} }
 
 type AttributeTypeRow = Awaited<ReturnType<typeof selectAttributeTypes>>[number]
 
@@ -65,28 +65,23 @@ export function attributeTypeRecord(row: AttributeTypeRow, withRule: boolean) {
   return record
 }
 
-/** System attribute types plus the ones defined in the owners the caller can read. */
-export async function listAttributeTypes(ctx: RequestContext, filter: AttributeTypeFilter, withRule: boolean) {
-  let ownerId: number | undefined
-  if (filter.ownerName !== undefined) {
-    ownerId = membershipNamed(ctx, filter.ownerName)?.ownerId
-    if (ownerId === undefined) throw invalid(`Unknown owner '${filter.ownerName}' in filter`)
-  }
-  const rows = (await selectAttributeTypes(ctx.store.db, readableOwnerIds(ctx))).filter((r) => {
-    if (filter.system !== undefined && !!r.system !== filter.system) return false
-    if (filter.allowMarkdown !== undefined && !!r.allow_markdown !== filter.allowMarkdown) return false
-    if (ownerId !== undefined && r.owner_id !== ownerId) return false
-    if (filter.maxLength) {
-      const { op, value } = filter.maxLength
-      if (op === '=' ? r.max_length !== value : op === '<' ? !(r.max_length < value) : !(r.max_length > value)) return false
-    }
-    return true
+/**
+ * System attribute types plus the ones defined in the owners the caller can read, narrowed by
+ * v2 filters (owner by name, system, allowMarkdown, maxLength).
+ */
+export async function listAttributeTypes(ctx: RequestContext, filters: readonly FieldFilter[], withRule: boolean) {
+  const conditions = toConditions(ATTRIBUTE_TYPE_FILTERS, filters).map((c) => {
+    if (c.column !== 'owner_id') return c
+    const ownerId = membershipNamed(ctx, String(c.value))?.ownerId
+    if (ownerId === undefined) throw invalid(`Unknown owner '${c.value}' in filter`)
+    return { ...c, value: ownerId }
   })
+  const rows = await selectAttributeTypes(ctx.store.db, readableOwnerIds(ctx), conditions)
   return rows.map((r) => attributeTypeRecord(r, withRule))
 }
 
 export async function getAttributeType(ctx: RequestContext, name: string, withRule: boolean) {
-  const all = await listAttributeTypes(ctx, {}, withRule)
+  const all = await listAttributeTypes(ctx, [], withRule)
   const found = all.find((t) => t.name === name) ?? all.find((t) => String(t.name).toLowerCase() === name.toLowerCase())
   if (!found) throw notFound(`Attribute type '${name}' not found`)
   return found

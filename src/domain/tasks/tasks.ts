@@ -220,14 +220,14 @@ function taskConditions(filters: readonly FieldFilter[], now: string): TaskCondi
       plain.push(f)
     }
   }
-  return [...special, ...toConditions('Tasks', plain, {
+  return [...special, ...toConditions({ resource: 'Tasks', specs: {
     name: { column: 'name', kind: 'string', ops: ['=', '^'] },
     dateAdded: { column: 'date_added', kind: 'date', ops: ['<', '>'] },
     dueDate: { column: 'due_date', kind: 'date', ops: ['<', '>'] },
     status: { column: 'status', kind: 'string', ops: ['=', '!'] },
     escalated: { column: 'escalated', kind: 'boolean', ops: ['='] },
     reminded: { column: 'reminded', kind: 'boolean', ops: ['='] },
-  })]
+  } }, plain)]
 }
 
 /**

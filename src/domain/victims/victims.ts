@@ -117,7 +117,7 @@ export async function deleteVictim(ctx: RequestContext, id: number): Promise<voi
  * @example await listVictims(ctx, { associatedWith: { kind: 'victim', id: 3, via: 'group' } })
  */
 export async function listVictims(ctx: RequestContext, query: VictimQuery = {}): Promise<{ items: VictimRecord[]; total: number }> {
-  const conditions = toConditions('Victims', query.filters ?? [], { name: { column: 'name', kind: 'string', ops: ['='] } })
+  const conditions = toConditions({ resource: 'Victims', specs: { name: { column: 'name', kind: 'string', ops: ['='] } } }, query.filters ?? [])
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listVictimRows(ctx.store.db, {
