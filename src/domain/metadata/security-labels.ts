@@ -1,5 +1,6 @@
 /**
- * Security Labels as objects in the call's owner: list, read, define, delete. Every owner
+ * Security Labels, the one module: by name in the call's owner (v2: list, read, define,
+ * delete) and by id across the caller's owners (v3 objects, read-only). Every owner
  * has the standard TLP labels from its first label lookup on (see security-label.repository).
  * Putting a label on an item is item-metadata.ts's job.
  */
@@ -10,6 +11,9 @@ import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { textValue } from '../input.js'
 import { withTransactionDb } from '../transaction.js'
+import { findLabelsByIds } from '../../store/tag-record.repository.js'
+import { membershipFor, ownerIdsToRead } from '../access/owner-scope.js'
+import { type ListSource, type ObjectListQuery, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 
 export type { LabelFilter } from '../../store/security-label.repository.js'
 
@@ -89,4 +93,42 @@ export async function deleteSecurityLabel(ctx: RequestContext, name: string): Pr
   const label = await requireLabel(ctx, name)
   const unlinked = await withTransactionDb(ctx, (trx) => repo.deleteLabel(trx, label.id))
   return { unlinked }
+}
+
+// Security Labels as v3 objects addressed by id (read-only); every owner's standard TLP labels are in place before
+// labels are listed.
+export const SECURITY_LABEL_SOURCE: ListSource = { objectType: 'securityLabels', table: 'security_label', owner: 'owned' }
+
+export interface SecurityLabelObject {
+  id: number
+  name: string
+  description: string | null
+  color: string | null
+  dateAdded: string
+  ownerId: number
+  ownerName: string
+}
+
+async function ensureLabels(ctx: RequestContext, scope: ObjectListQuery['ownerScope']) {
+  const owners = ownerIdsToRead(ctx, scope)
+  for (const ownerId of owners) await repo.ensureStandardLabels(ctx.store.db, ownerId, ctx.now)
+}
+
+export async function loadLabelRecords(ctx: RequestContext, ids: readonly number[]): Promise<SecurityLabelObject[]> {
+  const rows = (await findLabelsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  return inIdOrder(ids, rows.map((r) => ({
+    id: r.id, name: r.name, description: r.description, color: r.color, dateAdded: r.date_added, ownerId: r.owner_id, ownerName: r.owner_name,
+  })))
+}
+
+export async function listLabelRecords(ctx: RequestContext, query: ObjectListQuery) {
+  await ensureLabels(ctx, query.ownerScope)
+  const page = await listObjectIds(ctx, SECURITY_LABEL_SOURCE, query)
+  return { ...page, items: await loadLabelRecords(ctx, page.ids) }
+}
+
+export async function getLabelRecord(ctx: RequestContext, id: number): Promise<SecurityLabelObject> {
+  const [record] = await loadLabelRecords(ctx, [id])
+  if (!record) throw notFound(`Security Label ${id} not found`)
+  return record
 }

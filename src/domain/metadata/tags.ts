@@ -1,7 +1,8 @@
 /**
- * Tags as objects in the call's owner: list with weight (items carrying the tag), read,
- * create or describe, rename, delete. Also the tag- and label-centred item lists, shared
- * with security-labels.ts. Putting a tag on an item is item-metadata.ts's job.
+ * Tags, the one module: by name in the call's owner (v2: list with weight, read, create or
+ * describe, rename, delete), by id across the caller's owners (v3 objects), with one name
+ * rule, one description rule and one rename check for both. Also the tag- and label-centred
+ * item lists, shared with security-labels.ts. Putting a tag on an item is item-metadata.ts's job.
  */
 import { findGroupType } from '../../model/group-types.js'
 import { findIndicatorTypeByBranch, parseSummary } from '../../model/indicator-types.js'
@@ -11,6 +12,12 @@ import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { checkTagName } from './item-metadata.js'
 import { withTransactionDb } from '../transaction.js'
+import type { ItemKind } from '../../model/kinds.js'
+import { findTagsByIds, listItemTagIds } from '../../store/tag-record.repository.js'
+import { membershipFor } from '../access/owner-scope.js'
+import { optionalText } from '../input.js'
+import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import { withTransaction } from '../transaction.js'
 
 export type { TagFilter } from '../../store/tag.repository.js'
 
@@ -44,11 +51,16 @@ export async function getTag(ctx: RequestContext, name: string): Promise<TagReco
   return toRecord(ctx, tag, await repo.countTagUses(ctx.store.db, tag.id))
 }
 
-function checkDescription(description: unknown): string | null | undefined {
-  if (description === undefined) return undefined
-  if (description === null) return null
-  if (typeof description !== 'string') throw invalid('A tag description must be a string')
-  return description
+export const TAG_DESCRIPTION_MAX_LENGTH = 65_500
+
+/** A tag's description, the same on v2 and v3: text of at most TAG_DESCRIPTION_MAX_LENGTH characters, null to clear. */
+function readTagDescription(input: { description?: unknown }): string | null | undefined {
+  return optionalText(input, 'description', { max: TAG_DESCRIPTION_MAX_LENGTH })
+}
+
+/** A tag name may be given to one tag of an owner only (v2 and v3 creates and renames). */
+async function requireFreeTagName(ctx: RequestContext, ownerId: number, ownerName: string, name: string): Promise<void> {
+  if (await repo.findTagByName(ctx.store.db, ownerId, name)) throw conflict(`Tag '${name}' already exists in ${ownerName}`)
 }
 
 /**
@@ -58,7 +70,7 @@ function checkDescription(description: unknown): string | null | undefined {
 export async function createOrDescribeTag(ctx: RequestContext, input: { name?: unknown; description?: unknown }): Promise<{ tag: TagRecord; created: boolean }> {
   await requirePermission(ctx, 'manageTags')
   const name = checkTagName(input.name)
-  const description = checkDescription(input.description)
+  const description = readTagDescription(input)
   const existing = await repo.findTagByName(ctx.store.db, ctx.owner.id, name)
   if (existing) {
     if (description !== undefined) await repo.updateTag(ctx.store.db, existing.id, { description })
@@ -76,10 +88,8 @@ export async function updateTag(ctx: RequestContext, name: string, input: { name
   await requirePermission(ctx, 'manageTags')
   const tag = await requireTag(ctx, name)
   const newName = input.name === undefined || input.name === null || input.name === '' ? tag.name : checkTagName(input.name)
-  const description = checkDescription(input.description)
-  if (newName !== tag.name && await repo.findTagByName(ctx.store.db, ctx.owner.id, newName)) {
-    throw conflict(`Tag '${newName}' already exists in ${ctx.owner.name}`)
-  }
+  const description = readTagDescription(input)
+  if (newName !== tag.name) await requireFreeTagName(ctx, ctx.owner.id, ctx.owner.name, newName)
   await repo.updateTag(ctx.store.db, tag.id, { ...(newName !== tag.name ? { name: newName } : {}), ...(description !== undefined ? { description } : {}) })
   return getTag(ctx, newName)
 }
@@ -155,4 +165,94 @@ export async function listMarkedItems(ctx: RequestContext, marker: Marker, kind:
     throw notFound(`${KIND_NAMES[kind]} ${path.id} does not carry that ${marker.kind === 'tag' ? 'Tag' : 'Security Label'}`)
   }
   return { items, total }
+}
+
+// Tags as v3 objects addressed by id: created, renamed, described and deleted with `manageTags` in the tag's owner;
+// lists span the caller's owners unless owner= names one.
+export const TAG_SOURCE: ListSource = { objectType: 'tags', table: 'tag', owner: 'owned' }
+
+export interface TagObject {
+  id: number
+  name: string
+  description: string | null
+  techniqueId: string | null
+  lastUsed: string | null
+  ownerId: number
+  ownerName: string
+}
+
+/** The readable tags on each of the items, for the tags= expansion of any kind. */
+export async function loadItemTagRecords(ctx: RequestContext, kind: ItemKind, itemIds: readonly number[]): Promise<Map<number, TagObject[]>> {
+  const links = await listItemTagIds(ctx.store.db, kind, itemIds)
+  const tags = new Map((await loadTagRecords(ctx, [...new Set(links.map((l) => l.tag_id))])).map((t) => [t.id, t]))
+  const byItem = new Map<number, TagObject[]>()
+  for (const link of links) {
+    const tag = tags.get(link.tag_id)
+    if (tag) byItem.set(link.item_id, [...(byItem.get(link.item_id) ?? []), tag])
+  }
+  return byItem
+}
+
+export async function loadTagRecords(ctx: RequestContext, ids: readonly number[]): Promise<TagObject[]> {
+  const rows = (await findTagsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  return inIdOrder(ids, rows.map((r) => ({
+    id: r.id, name: r.name, description: r.description, techniqueId: r.technique_id, lastUsed: r.last_used, ownerId: r.owner_id, ownerName: r.owner_name,
+  })))
+}
+
+export async function listTagRecords(ctx: RequestContext, query: ObjectListQuery) {
+  const page = await listObjectIds(ctx, TAG_SOURCE, query)
+  return { ...page, items: await loadTagRecords(ctx, page.ids) }
+}
+
+export async function getTagRecord(ctx: RequestContext, id: number): Promise<TagObject> {
+  const [record] = await loadTagRecords(ctx, [id])
+  if (!record) throw notFound(`Tag ${id} not found`)
+  return record
+}
+
+function bodyOf(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object')
+  return body as Record<string, unknown>
+}
+
+/** Creates a tag in the call's owner; a name already used there is a 400. */
+export async function createTagRecord(ctx: RequestContext, input: unknown): Promise<TagObject> {
+  const body = bodyOf(input)
+  await requirePermission(ctx, 'manageTags')
+  const name = checkTagName(body.name)
+  await requireFreeTagName(ctx, ctx.owner.id, ctx.owner.name, name)
+  const row = await repo.insertTag(ctx.store.db, ctx.owner.id, name, readTagDescription(body) ?? null, ctx.now)
+  return getTagRecord(ctx, row.id)
+}
+
+async function requireWritableTag(ctx: RequestContext, id: number): Promise<TagObject> {
+  const tag = await getTagRecord(ctx, id)
+  await requirePermission(ctx, 'manageTags', membershipFor(ctx, tag.ownerId)!)
+  return tag
+}
+
+/** Renames or describes a tag; everything carrying it keeps it. */
+export async function updateTagRecord(ctx: RequestContext, id: number, input: unknown): Promise<TagObject> {
+  const body = bodyOf(input)
+  const tag = await requireWritableTag(ctx, id)
+  const name = body.name === undefined ? undefined : checkTagName(body.name)
+  if (name !== undefined && name !== tag.name) await requireFreeTagName(ctx, tag.ownerId, tag.ownerName, name)
+  const description = readTagDescription(body)
+  await repo.updateTag(ctx.store.db, id, { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) })
+  return getTagRecord(ctx, id)
+}
+
+export async function deleteTagRecord(ctx: RequestContext, id: number): Promise<void> {
+  await requireWritableTag(ctx, id)
+  await withTransaction(ctx, (tctx) => repo.deleteTag(tctx.store.db, id))
+}
+
+export async function deleteTagsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+  return withTransaction(ctx, async (tctx) => {
+    const ids = await findMatchingIds(tctx, TAG_SOURCE, tql, scope)
+    for (const id of ids) await requireWritableTag(tctx, id)
+    for (const id of ids) await repo.deleteTag(tctx.store.db, id)
+    return ids.length
+  })
 }

@@ -1,6 +1,7 @@
 /**
- * Type catalogues: Indicator types (from the model), attribute types and association
- * types (from the database, since owners and admins may add to them).
+ * Type catalogues, the one module: Indicator types (from the model), attribute types (v2
+ * catalogue and v3 objects) and association types (from the database, since owners and
+ * admins may add to them). Owner-defined attribute types are read through the owner scope.
  */
 import type { Kysely } from 'kysely'
 import { INDICATOR_TYPES, type IndicatorTypeDef, findIndicatorType } from '../../model/indicator-types.js'
@@ -11,6 +12,9 @@ import { type FieldFilter, type FilterTable, toConditions } from '../listing/lis
 import type { RequestContext } from '../context.js'
 import { invalid, notFound } from '../errors.js'
 import { membershipNamed, readableOwnerIds } from '../access/owner-scope.js'
+import { findAttributeTypesByIds } from '../../store/tag-record.repository.js'
+import { membershipFor } from '../access/owner-scope.js'
+import { type ListSource, type ObjectListQuery, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 
 export function indicatorTypeRecord(t: IndicatorTypeDef, additional: boolean) {
   const record: Record<string, unknown> = {
@@ -98,4 +102,38 @@ export async function getAssociationType(db: Kysely<Database>, nameOrBranch: str
   const found = all.find((t) => t.name.toLowerCase() === key || t.apiBranch.toLowerCase() === key)
   if (!found) throw notFound(`Association type '${nameOrBranch}' not found`)
   return found
+}
+
+// Attribute types as v3 objects addressed by id (read-only): the system's and those of the owners the caller reads.
+export const ATTRIBUTE_TYPE_SOURCE: ListSource = { table: 'attribute_type', owner: 'ownedOrSystem' }
+
+export interface AttributeTypeObject {
+  id: number
+  name: string
+  description: string | null
+  allowMarkdown: boolean
+  errorMessage: string | null
+  maxSize: number
+  validationRule: { name: string; type: string; text: string; description: string } | null
+  appliesTo: string[]
+  system: boolean
+}
+
+export async function loadAttributeTypeObjects(ctx: RequestContext, ids: readonly number[]): Promise<AttributeTypeObject[]> {
+  const rows = (await findAttributeTypesByIds(ctx.store.db, ids)).filter((r) => r.owner_id === null || membershipFor(ctx, r.owner_id))
+  return inIdOrder(ids, rows.map((r) => ({
+    id: r.id, name: r.name, description: r.description, allowMarkdown: !!r.allow_markdown, errorMessage: r.error_message, maxSize: r.max_length,
+    validationRule: r.validation_rule ? JSON.parse(r.validation_rule) : null, appliesTo: r.applies_to.split(',').filter(Boolean), system: !!r.system,
+  })))
+}
+
+export async function listAttributeTypeObjects(ctx: RequestContext, query: ObjectListQuery) {
+  const page = await listObjectIds(ctx, ATTRIBUTE_TYPE_SOURCE, query)
+  return { ...page, items: await loadAttributeTypeObjects(ctx, page.ids) }
+}
+
+export async function getAttributeTypeObject(ctx: RequestContext, id: number): Promise<AttributeTypeObject> {
+  const [record] = await loadAttributeTypeObjects(ctx, [id])
+  if (!record) throw notFound(`Attribute type ${id} not found`)
+  return record
 }

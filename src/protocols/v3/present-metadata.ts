@@ -1,6 +1,6 @@
 /** v3 shapes shared by many endpoints: attributes, tags, security labels, user references. */
 import type { AttributeView, LabelView } from '../../domain/metadata/item-metadata.js'
-import type { TagRecord } from '../../domain/metadata/tag-records.js'
+import type { TagObject as TagRecord } from '../../domain/metadata/tags.js'
 import { toApiTime } from '../../domain/time.js'
 import type { UserRef } from '../../domain/access/user-refs.js'
 

@@ -30,6 +30,18 @@ beforeAll(async () => {
 afterAll(async () => { await t.close() })
 
 describe('POST /v2/tags', () => {
+  it('holds a description to the limit v3 holds it to (65,500 characters), on both APIs', async () => {
+    const long = 'd'.repeat(65_501)
+    const v2 = await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'Long v2', description: long } })
+    expect(v2.statusCode).toBe(400)
+    expect(v2.json().message).toBe('description is longer than 65500 characters')
+    const v3 = await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'Long v3', description: long } })
+    expect(v3.statusCode).toBe(400)
+    expect(v3.json().message).toBe('description is longer than 65500 characters')
+    expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'Long v2', description: long.slice(1) } })).statusCode).toBe(201)
+    expect((await t.request({ method: 'DELETE', url: '/api/v2/tags/Long%20v2' })).statusCode).toBe(200)
+  })
+
   it('creates a tag, then sets the description of the existing one', async () => {
     const created = await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'MyTag', description: 'my description' } })
     expect(created.statusCode).toBe(201)

@@ -1,5 +1,5 @@
 /** /v3/attributeTypes: the system's and the caller's owners' attribute types (read-only). */
-import { type AttributeTypeRecord, listAttributeTypes, loadAttributeTypes } from '../../../domain/metadata/tag-records.js'
+import { type AttributeTypeObject as AttributeTypeRecord, listAttributeTypeObjects as listAttributeTypes, loadAttributeTypeObjects as loadAttributeTypes } from '../../../domain/metadata/types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
 

@@ -1,5 +1,5 @@
 /** /v3/securityLabels: the Security Labels of the caller's owners (read-only, as on the platform). */
-import { type SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/metadata/tag-records.js'
+import { type SecurityLabelObject as SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/metadata/security-labels.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentLabel } from '../present-metadata.js'
 

@@ -1,7 +1,7 @@
 /** /v3/tags: Tags as objects, per owner; create, rename, describe, delete. */
 import {
-  type TagRecord, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
-} from '../../../domain/metadata/tag-records.js'
+  type TagObject as TagRecord, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
+} from '../../../domain/metadata/tags.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentTag } from '../present-metadata.js'
 
