@@ -70,9 +70,9 @@ export async function getArtifact(ctx: RequestContext, id: number): Promise<Arti
 }
 
 async function requireArtifactType(db: Kysely<Database>, value: unknown) {
-  if (typeof value !== 'string' || !value.trim()) throw invalid('type is required (an artifact type name, see /v3/artifactTypes)')
+  if (typeof value !== 'string' || !value.trim()) throw invalid('type is required (the name of an active artifact type)')
   const type = await repo.findArtifactTypeByName(db, value.trim())
-  if (!type || !type.active) throw invalid(`Unknown artifact type '${value}' (see /v3/artifactTypes)`)
+  if (!type || !type.active) throw invalid(`Unknown artifact type '${value}' (not an active artifact type)`)
   return type
 }
 

@@ -105,9 +105,9 @@ async function applyMember(ctx: RequestContext, item: ItemInfo, member: Required
     case 'artifacts': case 'notes': {
       const create = options.children?.[member.name]
       if (!create) throw invalid(`'${member.name}' cannot be written on this endpoint`)
-      if (member.mode !== 'append') throw invalid(`only append is supported; change existing ${member.name} through /v3/${member.name}`)
+      if (member.mode !== 'append') throw invalid(`only append is supported; existing ${member.name} are changed on their own, not nested`)
       for (const body of member.data) {
-        if (body.id !== undefined) throw invalid(`existing ${member.name} are changed through /v3/${member.name}, not nested`)
+        if (body.id !== undefined) throw invalid(`existing ${member.name} are changed on their own, not nested`)
         await create(ctx, item, body)
       }
       return
