@@ -73,21 +73,6 @@ export function findFileRowsByHashes(db: Kysely<Database>, ownerIds: readonly nu
     .orderBy('indicator.owner_id').orderBy('indicator.id').execute()
 }
 
-/** Inserts unless a unique key (summary, or a File hash) already exists; returns the new id or undefined. */
-export async function insertIndicatorRow(db: Kysely<Database>, values: IndicatorValues): Promise<number | undefined> {
-  const row = await db.insertInto('indicator').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst()
-  return row?.id
-}
-
-export async function updateIndicatorRow(db: Kysely<Database>, id: number, changes: IndicatorChanges): Promise<void> {
-  if (Object.keys(changes).length === 0) return
-  await db.updateTable('indicator').set(changes).where('id', '=', id).execute()
-}
-
-export async function deleteIndicatorRow(db: Kysely<Database>, id: number): Promise<void> {
-  await db.deleteFrom('indicator').where('id', '=', id).execute()
-}
-
 function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
   if (scope.via !== 'group') {
     return db.selectFrom('association').select('to_id').where('from_kind', '=', scope.kind).where('from_id', '=', scope.id)

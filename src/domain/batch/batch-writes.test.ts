@@ -272,6 +272,21 @@ describe('associations and groups', () => {
   })
 })
 
+describe('batch and API write Indicators alike', () => {
+  it('a new Indicator gets the same columns from a batch file as from the API', async () => {
+    await batch({ indicator: [{ type: 'Host', summary: 'same-batch.example' }] })
+    const api = await t.request({ method: 'POST', url: '/api/v2/indicators/hosts', payload: { hostName: 'same-api.example' } })
+    expect(api.statusCode).toBe(201)
+    const strip = (row: Record<string, unknown> | undefined) => {
+      const { id: _id, summary: _summary, value1: _value1, date_added: _added, last_modified: _modified, ...rest } = row!
+      return rest
+    }
+    const fromBatch = strip(await indicator('Host', 'same-batch.example'))
+    expect(fromBatch).toMatchObject({ active: 1, private_flag: 0, dns_active: 0, whois_active: 0 })
+    expect(strip(await indicator('Host', 'same-api.example'))).toEqual(fromBatch)
+  })
+})
+
 describe('batch and API write Groups alike', () => {
   it('a Document or Report from a batch file starts Awaiting Upload, as through the API', async () => {
     await batch({ group: [{ type: 'Report', name: 'Batch report', xid: 'report-1', fileName: 'r.pdf' }, { type: 'Document', name: 'Batch doc', xid: 'doc-1', fileName: 'd.txt' }] })

@@ -11,8 +11,7 @@ import type { Database } from '../../store/database.js'
 import { pruneDeletedIndicators } from '../../store/indicator-activity.repository.js'
 import { deleteRowsById, findIndicatorDatesAdded, insertRows } from '../../store/batch-write.repository.js'
 import {
-  type IndicatorChanges, type IndicatorRow, findFileRowsByHashes, findIndicatorRow, findIndicatorRowBySummary,
-  insertIndicatorRow, listIndicatorRows, updateIndicatorRow,
+  type IndicatorChanges, type IndicatorRow, findFileRowsByHashes, findIndicatorRow, findIndicatorRowBySummary, listIndicatorRows,
 } from '../../store/indicator.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor, type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
@@ -23,7 +22,8 @@ import { type IndicatorRecord, requireIndicatorType, toIndicatorRecord } from '.
 import { type ItemInfo, findReadableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { DAY_MS, parseApiTime } from '../time.js'
-import { withTransaction, withTransactionDb } from '../transaction.js'
+import { contextIn, withTransaction, withTransactionDb } from '../transaction.js'
+import { insertIndicators, updateIndicators } from './write.js'
 import { filesSharingHashes } from './file-hashes.js'
 
 export type { IndicatorFilter } from './filters.js'
@@ -72,7 +72,7 @@ async function applyUpdate(ctx: RequestContext, db: Db, def: IndicatorTypeDef, r
       Object.assign(update, { value1: merged[0], value2: merged[1], value3: merged[2], summary: composeSummary(def, merged) })
     }
   }
-  await updateIndicatorRow(db, row.id, update)
+  await updateIndicators(contextIn(ctx, db), [{ id: row.id, changes: update }])
 }
 
 async function reload(db: Db, id: number): Promise<IndicatorRecord> {
@@ -101,11 +101,8 @@ export async function createOrUpdateIndicator(ctx: RequestContext, input: Indica
         await applyUpdate(ctx, db, def, existing, values, changes)
         return { indicator: await reload(db, existing.id), created: false }
       }
-      const id = await insertIndicatorRow(db, {
-        owner_id: ctx.owner.id, type: def.name, summary: composeSummary(def, values),
-        value1: values[0] ?? null, value2: values[1] ?? null, value3: values[2] ?? null,
-        ...changes, created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now,
-      })
+      const inserted = await insertIndicators(contextIn(ctx, db), [{ def, values, changes }], { skipExisting: true })
+      const id = inserted.get(`${def.name}|${composeSummary(def, values)}`)
       if (id !== undefined) return { indicator: await reload(db, id), created: true }
     }
     throw conflict(`The ${def.name} Indicator was changed concurrently; try again`)
