@@ -12,7 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { generateAccessId, generateSecretKey, generateToken, signRequest } from '../src/domain/credentials.js'
+import { generateAccessId, generateSecretKey, generateToken, signRequest } from '../src/domain/access/credentials.js'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { LOAD, type LoadFigures, measureFor, median } from './lib/load.js'
 import { createDatabase } from './lib/postgres.js'

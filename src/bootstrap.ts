@@ -6,14 +6,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { sql } from 'kysely'
 import type { Config } from './config.js'
-import { createAccessKey, createAccount, createOwner, issueApiToken } from './domain/accounts.js'
-import { SecretBox } from './domain/credentials.js'
+import { createAccessKey, createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
+import { SecretBox } from './domain/access/credentials.js'
 import { isoNow } from './domain/time.js'
 import type { Store } from './store/connect.js'
 import { migrateToLatest } from './store/migrate.js'
-import { seedReferenceData } from './store/reference-data.repository.js'
+import { hasAnyOwner, seedReferenceDataOnce, withFirstStartLock } from './store/startup.repository.js'
 
 export interface FirstStart {
   organization: string
@@ -24,14 +23,7 @@ export interface FirstStart {
 
 export async function prepareDatabase(store: Store): Promise<void> {
   await migrateToLatest(store.db)
-  if (store.dialect === 'postgres') {
-    await store.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(7345201)`.execute(trx)
-      await seedReferenceData(trx, isoNow())
-    })
-  } else {
-    await seedReferenceData(store.db, isoNow())
-  }
+  await seedReferenceDataOnce(store, isoNow())
 }
 
 /** The server key: from the environment, else a file in the data directory made on first start. */
@@ -48,8 +40,7 @@ export function loadServerKey(config: Config): string {
 /** Creates the default Organization and administrator once; returns undefined when owners already exist. */
 export async function ensureFirstStart(store: Store, config: Config, box: SecretBox): Promise<FirstStart | undefined> {
   const run = async (): Promise<FirstStart | undefined> => {
-    const existing = await store.db.selectFrom('owner').select('id').limit(1).executeTakeFirst()
-    if (existing) return undefined
+    if (await hasAnyOwner(store.db)) return undefined
     const now = isoNow()
     const { organization, userName } = config.admin
     await createOwner(store.db, { name: organization, type: 'Organization' }, now)
@@ -64,14 +55,5 @@ export async function ensureFirstStart(store: Store, config: Config, box: Secret
     chmodSync(credentialsFile, 0o600)
     return { organization, userName, credentialsFile }
   }
-  if (store.dialect !== 'postgres') return run()
-  // A session lock needs one pinned connection; the work itself may use any other.
-  return store.db.connection().execute(async (connection) => {
-    await sql`SELECT pg_advisory_lock(7345202)`.execute(connection)
-    try {
-      return await run()
-    } finally {
-      await sql`SELECT pg_advisory_unlock(7345202)`.execute(connection)
-    }
-  })
+  return withFirstStartLock(store, run)
 }

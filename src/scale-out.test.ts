@@ -8,12 +8,13 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { prepareDatabase } from './bootstrap.js'
-import { createAccessKey, createAccount, createOwner, issueApiToken, setAccountDisabled } from './domain/accounts.js'
-import { signRequest } from './domain/credentials.js'
+import { createAccessKey, createAccount, createOwner, issueApiToken, setAccountDisabled } from './domain/access/accounts.js'
+import { signRequest } from './domain/access/credentials.js'
 import { createServices, type Services } from './domain/services.js'
 import { isoNow } from './domain/time.js'
 import { buildApp } from './protocols/http/server.js'
 import { type Store, openStore } from './store/connect.js'
+import { CREDENTIAL_CACHE_MS } from './store/credential-cache.js'
 import { TEST_DB, createDatabase } from './test/harness.js'
 
 interface Node { store: Store; services: Services; app: FastifyInstance }
@@ -85,10 +86,24 @@ describe('two nodes over one database', () => {
     expect(await nodes[1].services.settings.get('bulkDeleteEnabled')).toBe(true)
   })
 
-  it('refuse an account disabled through the other node (in one process at once; across processes within a second)', async () => {
+  it('refuse an account disabled through the other node at once when the write is made in this process', async () => {
     expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(200)
     await setAccountDisabled(nodes[0].store.db, 'analyst', true, isoNow())
     expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(401)
     await setAccountDisabled(nodes[0].store.db, 'analyst', false, isoNow())
+  })
+
+  it('refuse an account disabled by another process within the cache bound of one second, not before the cache says so', async () => {
+    expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(200)
+    // A handle without the cache-emptying plugin writes as another process would: unseen here.
+    const elsewhere = nodes[0].store.db.withoutPlugins()
+    await setAccountDisabled(elsewhere, 'analyst', true, isoNow())
+    try {
+      expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(200)
+      await new Promise((resolve) => setTimeout(resolve, CREDENTIAL_CACHE_MS + 100))
+      expect((await call(nodes[1], 'GET', '/api/v2/owners')).statusCode).toBe(401)
+    } finally {
+      await setAccountDisabled(nodes[0].store.db, 'analyst', false, isoNow())
+    }
   })
 })

@@ -2,7 +2,8 @@
  * A RequestContext for commands that act as an account through the domain (import, export), as
  * the REST gate would build it for that account's request: its memberships, one owner selected.
  */
-import { type RequestContext, selectOwner, toAccount } from '../domain/context.js'
+import { selectOwner } from '../domain/access/owner-scope.js'
+import { type RequestContext, toAccount } from '../domain/context.js'
 import { notFound } from '../domain/errors.js'
 import type { Services } from '../domain/services.js'
 import { isoNow } from '../domain/time.js'

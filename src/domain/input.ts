@@ -105,12 +105,28 @@ export function optionalBoolean(body: Body, field: string): boolean | undefined 
   return booleanValue(body[field], field)
 }
 
-/** true/false, as JSON booleans or as the strings form fields and XML give; undefined when absent. */
+/**
+ * The one reading of true/false, for bodies, query parameters, v2 filters, batch files and
+ * settings alike: JSON true/false and 1/0, or the text true/false/1/0 in any case with blanks
+ * around (XML, form fields and tcex, which sends Python's `True`, give text). Anything else,
+ * including the empty string, is not a boolean: undefined.
+ *
+ * @example readBoolean(' TRUE ') === true; readBoolean(0) === false; readBoolean('yes') === undefined
+ */
+export function readBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value
+  if (value === 1 || value === 0) return value === 1
+  if (typeof value !== 'string') return undefined
+  const t = value.trim().toLowerCase()
+  return t === 'true' || t === '1' ? true : t === 'false' || t === '0' ? false : undefined
+}
+
+/** readBoolean for a field that may be absent (undefined or null: undefined); anything else not true/false is a 400. */
 export function booleanValue(value: unknown, field: string): boolean | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value === 'boolean') return value
-  if (value === 'true' || value === 'false') return value === 'true'
-  throw invalid(`${field} must be true or false`)
+  const read = readBoolean(value)
+  if (read === undefined) throw invalid(`${field} must be true or false, not '${String(value)}'`)
+  return read
 }
 
 export function optionalInteger(body: Body, field: string, options: { min?: number; max?: number } = {}): number | null | undefined {
@@ -122,4 +138,12 @@ export function optionalInteger(body: Body, field: string, options: { min?: numb
   if (options.min !== undefined && n < options.min) throw invalid(`${field} must be at least ${options.min}`)
   if (options.max !== undefined && n > options.max) throw invalid(`${field} must be at most ${options.max}`)
   return n
+}
+
+/** Parses an id given as a number or a numeric string. */
+export function bodyId(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined
+  const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN
+  if (!Number.isSafeInteger(id) || id <= 0) throw invalid(`'${String(value)}' is not a valid id`)
+  return id
 }

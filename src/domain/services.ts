@@ -1,30 +1,21 @@
 /**
- * The long-lived collaborators a request needs besides the database: settings, the
- * secret box, the credential lookups. Built once per process from the config.
+ * Builds the long-lived collaborators of a request (their type is context.ts's) once per
+ * process from the config: settings, the secret box, the credential lookups, and the table of
+ * nested-item creators, which is built here so that no kind module has to import the others.
  */
-import { type AuthRepository, createAuthRepository } from '../store/account.repository.js'
+import { createAuthRepository } from '../store/account.repository.js'
 import type { Store } from '../store/connect.js'
 import { createHash } from 'node:crypto'
-import { SecretBox } from './credentials.js'
+import { SecretBox } from './access/credentials.js'
+import type { Services } from './context.js'
+import { NESTED_ITEMS } from './items/item-creators.js'
 import { SettingsService } from './settings.js'
 import { uuidV5 } from './uuid.js'
 
 /** Bulwark's own namespace; installations derive theirs from it (never the OASIS STIX namespace). */
 const BULWARK_NAMESPACE = 'de2b43a2-e128-4fe1-98d3-bfadf7cdf32a'
 
-export interface Services {
-  settings: SettingsService
-  secretBox: SecretBox
-  auth: AuthRepository
-  /** Base URL for webLink and next/prev links, e.g. https://tip.example.org */
-  publicUrl: string
-  /**
-   * A UUID naming this installation, the namespace of the ids it derives (TAXII collections,
-   * STIX objects). Derived from the server key, which every node shares and which cannot
-   * change without losing the sealed secrets: so the same on every node and after restarts.
-   */
-  installationId: string
-}
+export type { Services } from './context.js'
 
 export function createServices(store: Store, options: { serverKey: string; publicUrl: string }): Services {
   return {
@@ -33,5 +24,6 @@ export function createServices(store: Store, options: { serverKey: string; publi
     auth: createAuthRepository(store),
     publicUrl: options.publicUrl.replace(/\/+$/, ''),
     installationId: uuidV5(BULWARK_NAMESPACE, createHash('sha256').update(options.serverKey).digest('hex')),
+    nestedItems: NESTED_ITEMS,
   }
 }

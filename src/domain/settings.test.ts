@@ -35,8 +35,10 @@ describe('SettingsService', () => {
     })
   })
 
-  it('refuses a boolean that is not true or false', async () => {
-    for (const text of ['yes', '1', 'on', '']) {
+  it('reads a boolean as every true/false is read (1 and 0 too) and refuses anything else', async () => {
+    expect(await new SettingsService(store).set('readOnlyUserUpdatesAllowed', '1')).toBe(true)
+    expect(await new SettingsService(store).set('readOnlyUserUpdatesAllowed', ' FALSE ')).toBe(false)
+    for (const text of ['yes', 'on', '']) {
       await expect(new SettingsService(store).set('readOnlyUserUpdatesAllowed', text))
         .rejects.toMatchObject({ code: 'invalid', message: "Setting 'readOnlyUserUpdatesAllowed' takes true or false" })
     }

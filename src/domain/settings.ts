@@ -6,6 +6,7 @@
 import { findSetting, listSettings, upsertSetting } from '../store/account.repository.js'
 import type { Store } from '../store/connect.js'
 import { invalid } from './errors.js'
+import { readBoolean } from './input.js'
 
 interface SettingDef {
   type: 'boolean' | 'integer'
@@ -79,7 +80,7 @@ export class SettingsService {
 
 function parse(def: SettingDef, text: string): boolean | number | null {
   const t = text.trim().toLowerCase()
-  if (def.type === 'boolean') return t === 'true' ? true : t === 'false' ? false : null
+  if (def.type === 'boolean') return readBoolean(t) ?? null
   if (!/^\d+$/.test(t)) return null
   const n = Number(t)
   return def.min !== undefined && n < def.min ? null : n

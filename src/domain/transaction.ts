@@ -1,21 +1,33 @@
 /**
- * Runs a multi-row write in one transaction. Inside, `ctx.store.db` IS the transaction, so
- * every domain function called with that context joins it; this matters on SQLite, where a
- * query on the outer handle would wait for the open transaction forever. Nested calls reuse
- * the transaction already open.
+ * The one way to run a multi-row write in a transaction. Inside, `ctx.store.db` IS the
+ * transaction, so every domain function called with that context joins it; this matters on
+ * SQLite, where a query on the outer handle would wait for the open transaction forever.
+ * Nested calls reuse the transaction already open. Domain functions take no `db` parameter:
+ * the context carries the handle.
  *
- * @example await withTransaction(ctx, async (tctx) => { await createCaseIn(tctx, body); await addTag(tctx, item, 'x', tctx.store.db) })
+ * @example await withTransaction(ctx, async (tctx) => { const item = await createCaseIn(tctx, body); await addTag(tctx, item, 'x') })
  */
+import type { Kysely } from 'kysely'
+import type { Database } from '../store/database.js'
 import type { RequestContext } from './context.js'
 
 export async function withTransaction<T>(ctx: RequestContext, work: (tctx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.store.db.isTransaction) return work(ctx)
-  return ctx.store.db.transaction().execute((trx) => work({
-    ...ctx, store: { ...ctx.store, db: trx }, services: { ...ctx.services, settings: ctx.services.settings.within(trx) },
-  }))
+  return ctx.store.db.transaction().execute((trx) => work(contextIn(ctx, trx)))
+}
+
+/** The context whose handle is `trx`, settings included (for a transaction opened elsewhere, e.g. a batch chunk's). */
+export function contextIn(ctx: RequestContext, trx: Kysely<Database>): RequestContext {
+  return { ...ctx, store: { ...ctx.store, db: trx }, services: { ...ctx.services, settings: ctx.services.settings.within(trx) } }
 }
 
 /** The same for code written against a bare db handle: joins the open transaction or opens one. */
 export async function withTransactionDb<T>(ctx: RequestContext, work: (db: RequestContext['store']['db']) => Promise<T>): Promise<T> {
   return withTransaction(ctx, (tctx) => work(tctx.store.db))
+}
+
+/** For work without a request (the admin CLI, first start, the batch runner): joins `db` if it is a transaction. */
+export async function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db)
+  return db.transaction().execute(work)
 }

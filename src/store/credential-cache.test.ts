@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setAccountDisabled } from '../domain/accounts.js'
-import { hashToken } from '../domain/credentials.js'
+import { setAccountDisabled } from '../domain/access/accounts.js'
+import { hashToken } from '../domain/access/credentials.js'
 import { isoNow } from '../domain/time.js'
 import { type TestApp, createTestApp } from '../test/harness.js'
 import { CREDENTIAL_CACHE_MS, CredentialCache, forgetCredentials } from './credential-cache.js'

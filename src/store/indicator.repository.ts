@@ -3,9 +3,10 @@
  * every interface shares. Conditions arrive already validated (domain/indicators/filters.ts
  * names the columns); values are always bound, never spliced into SQL.
  */
-import { type ExpressionBuilder, type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
+import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
 import type { Database, IndicatorTable, Row } from './database.js'
+import { type ColumnCondition, columnCondition } from './list-conditions.js'
 
 export type IndicatorRow = Row<'indicator'> & { owner_name: string; owner_type: string }
 export type IndicatorValues = Insertable<IndicatorTable>
@@ -16,12 +17,7 @@ export type IndicatorColumn = 'active' | 'summary' | 'last_modified' | 'date_add
   | 'threat_assess_rating' | 'threat_assess_confidence' | 'false_positive_count' | 'address_city' | 'address_country_code'
   | 'address_country_name' | 'address_organization' | 'address_state' | 'address_timezone' | 'address_asn' | 'whois_active' | 'dns_active'
 
-export interface IndicatorCondition {
-  column: IndicatorColumn
-  /** `^` is starts-with; `>=` serves "on or after" (modifiedSince). */
-  op: '=' | '<' | '>' | '>=' | '^'
-  value: string | number
-}
+export type IndicatorCondition = ColumnCondition<IndicatorColumn>
 
 export interface IndicatorAssociationScope {
   kind: ItemKind
@@ -48,7 +44,6 @@ export interface IndicatorListSpec {
 }
 
 type IndicatorQuery = SelectQueryBuilder<Database, 'indicator' | 'owner', {}>
-type IndicatorEb = ExpressionBuilder<Database, 'indicator' | 'owner'>
 
 function selectIndicators(db: Kysely<Database>) {
   return db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
@@ -78,33 +73,6 @@ export function findFileRowsByHashes(db: Kysely<Database>, ownerIds: readonly nu
     .orderBy('indicator.owner_id').orderBy('indicator.id').execute()
 }
 
-/** Inserts unless a unique key (summary, or a File hash) already exists; returns the new id or undefined. */
-export async function insertIndicatorRow(db: Kysely<Database>, values: IndicatorValues): Promise<number | undefined> {
-  const row = await db.insertInto('indicator').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst()
-  if (row) await refreshThreatAssessment(db, [row.id])
-  return row?.id
-}
-
-export async function updateIndicatorRow(db: Kysely<Database>, id: number, changes: IndicatorChanges): Promise<void> {
-  if (Object.keys(changes).length === 0) return
-  await db.updateTable('indicator').set(changes).where('id', '=', id).execute()
-  if (['rating', 'confidence', 'observation_count', 'false_positive_count'].some((c) => c in changes)) await refreshThreatAssessment(db, [id])
-}
-
-export async function deleteIndicatorRow(db: Kysely<Database>, id: number): Promise<void> {
-  await db.deleteFrom('indicator').where('id', '=', id).execute()
-}
-
-function conditionExpression(eb: IndicatorEb, c: IndicatorCondition) {
-  const column = `indicator.${c.column}` as const
-  if (c.op === '^') {
-    const text = String(c.value)
-    // substr() rather than LIKE: same case-sensitive meaning on both databases and no wildcard escaping.
-    return eb(sql<string>`substr(${sql.ref(column)}, 1, ${text.length})`, '=', text)
-  }
-  return eb(column, c.op, c.value)
-}
-
 function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
   if (scope.via !== 'group') {
     return db.selectFrom('association').select('to_id').where('from_kind', '=', scope.kind).where('from_id', '=', scope.id)
@@ -124,7 +92,7 @@ function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: Indica
   if (spec.modifiedSince) q = q.where('indicator.last_modified', '>=', spec.modifiedSince)
   if (spec.conditions.length) {
     q = q.where((eb) => {
-      const parts = spec.conditions.map((c) => conditionExpression(eb, c))
+      const parts = spec.conditions.map((c) => columnCondition(eb, `indicator.${c.column}`, c))
       return spec.any ? eb.or(parts) : eb.and(parts)
     })
   }

@@ -6,8 +6,8 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely'
 import type { Database } from './database.js'
 
-/** `^` is "starts with"; `<>` is "not equal". */
-export type Comparison = '=' | '<' | '>' | '^' | '<>'
+/** `^` is "starts with"; `<>` is "not equal"; `>=` serves "on or after" (modifiedSince). */
+export type Comparison = '=' | '<' | '>' | '>=' | '^' | '<>'
 
 export interface ColumnCondition<C extends string = string> {
   column: C

@@ -6,6 +6,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
 import type { Database } from './database.js'
+import { type ColumnCondition, columnCondition, combine } from './list-conditions.js'
 
 const CHUNK = 5000
 
@@ -35,12 +36,15 @@ export function findAttribute(db: Kysely<Database>, kind: ItemKind, itemId: numb
 }
 
 /** Attribute types of the system and of the given owners, with the owner's name. */
-export function selectAttributeTypes(db: Kysely<Database>, ownerIds: number[]) {
+export type AttributeTypeColumn = 'system' | 'allow_markdown' | 'max_length' | 'owner_id'
+
+export function selectAttributeTypes(db: Kysely<Database>, ownerIds: number[], conditions: readonly ColumnCondition<AttributeTypeColumn>[] = []) {
   return db.selectFrom('attribute_type').leftJoin('owner', 'owner.id', 'attribute_type.owner_id')
     .select(['attribute_type.id', 'attribute_type.name', 'attribute_type.description', 'attribute_type.owner_id', 'attribute_type.max_length',
       'attribute_type.allow_markdown', 'attribute_type.error_message', 'attribute_type.validation_rule', 'attribute_type.applies_to',
       'attribute_type.system', 'owner.name as owner_name'])
     .where((eb) => eb.or([eb('attribute_type.owner_id', 'is', null), ...(ownerIds.length ? [eb('attribute_type.owner_id', 'in', ownerIds)] : [])]))
+    .where((eb) => combine(eb, conditions.map((c) => columnCondition(eb, `attribute_type.${c.column}`, c)), 'and'))
     .orderBy('attribute_type.name').execute()
 }
 

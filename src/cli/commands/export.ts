@@ -7,9 +7,9 @@
  */
 import { once } from 'node:events'
 import { createWriteStream, rmSync } from 'node:fs'
-import { listIndicatorObjects } from '../../domain/intel-objects/indicators.js'
+import { listIndicatorObjects } from '../../domain/indicators/objects.js'
 import type { IndicatorRecord } from '../../domain/indicators/record.js'
-import { type AttributeView, type TagView, loadAttributes, loadTags } from '../../domain/metadata.js'
+import { type AttributeView, type TagView, loadAttributes, loadTags } from '../../domain/metadata/item-metadata.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { cliContext } from '../context.js'

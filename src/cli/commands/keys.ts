@@ -2,7 +2,7 @@
  * `bulwark keys create|revoke`: access id + secret key pairs of API accounts, for HMAC
  * signatures. The secret key is printed by `keys create` only; at rest it is sealed.
  */
-import { createAccessKey, revokeAccessKeys } from '../../domain/accounts.js'
+import { createAccessKey, revokeAccessKeys } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'

@@ -1,5 +1,5 @@
 /** `bulwark owners create|list`: Organizations, Communities and Sources. */
-import { createOwner, listAllOwners } from '../../domain/accounts.js'
+import { createOwner, listAllOwners } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'

@@ -1,5 +1,5 @@
 /** `bulwark status`: what this database is, how far it is migrated, what it holds, how it is set. */
-import { countRecords } from '../../domain/accounts.js'
+import { countRecords } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { listMigrations } from '../../store/migrate.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccount, createOwner } from '../../domain/accounts.js'
+import { createAccount, createOwner } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'

@@ -2,7 +2,7 @@
  * `bulwark tokens create|revoke`: API tokens of API and human accounts (TAXII accounts use
  * passwords). A token is printed by `tokens create` only; the database keeps its hash.
  */
-import { issueApiToken, issueTemporaryToken, revokeTokens } from '../../domain/accounts.js'
+import { issueApiToken, issueTemporaryToken, revokeTokens } from '../../domain/access/accounts.js'
 import { invalid } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'

@@ -4,7 +4,7 @@
  */
 import {
   type CreateAccountInput, createAccount, listAccountSummaries, listAllOwners, setAccountDisabled, setPassword, setTokenLifetime,
-} from '../../domain/accounts.js'
+} from '../../domain/access/accounts.js'
 import { invalid } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'

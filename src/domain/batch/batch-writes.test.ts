@@ -259,4 +259,40 @@ describe('associations and groups', () => {
     expect(await db().selectFrom('deleted_indicator').select('summary').where('summary', '=', 'del.example').execute()).toHaveLength(1)
     expect(await db().selectFrom('intel_group').select('id').where('xid', '=', 'del-1').execute()).toEqual([])
   })
+
+  it('records a deletion the way the API does, pruning records older than indicatorDeleteRetentionDays', async () => {
+    const ownerId = (await db().selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
+    await db().insertInto('deleted_indicator').values({ owner_id: ownerId, type: 'Host', summary: 'long-gone.example',
+      date_added: '2020-01-01T00:00:00.000Z', date_deleted: '2020-01-02T00:00:00.000Z' }).execute()
+    await batch({ indicator: [{ type: 'Host', summary: 'prune.example' }] })
+    const added = (await indicator('Host', 'prune.example'))!.date_added
+    await batch({ indicator: [{ type: 'Host', summary: 'prune.example' }] }, { action: 'Delete' })
+    const records = await db().selectFrom('deleted_indicator').select(['summary', 'date_added']).where('summary', 'in', ['long-gone.example', 'prune.example']).execute()
+    expect(records).toEqual([{ summary: 'prune.example', date_added: added }])
+  })
+})
+
+describe('batch and API write Indicators alike', () => {
+  it('a new Indicator gets the same columns from a batch file as from the API', async () => {
+    await batch({ indicator: [{ type: 'Host', summary: 'same-batch.example' }] })
+    const api = await t.request({ method: 'POST', url: '/api/v2/indicators/hosts', payload: { hostName: 'same-api.example' } })
+    expect(api.statusCode).toBe(201)
+    const strip = (row: Record<string, unknown> | undefined) => {
+      const { id: _id, summary: _summary, value1: _value1, date_added: _added, last_modified: _modified, ...rest } = row!
+      return rest
+    }
+    const fromBatch = strip(await indicator('Host', 'same-batch.example'))
+    expect(fromBatch).toMatchObject({ active: 1, private_flag: 0, dns_active: 0, whois_active: 0 })
+    expect(strip(await indicator('Host', 'same-api.example'))).toEqual(fromBatch)
+  })
+})
+
+describe('batch and API write Groups alike', () => {
+  it('a Document or Report from a batch file starts Awaiting Upload, as through the API', async () => {
+    await batch({ group: [{ type: 'Report', name: 'Batch report', xid: 'report-1', fileName: 'r.pdf' }, { type: 'Document', name: 'Batch doc', xid: 'doc-1', fileName: 'd.txt' }] })
+    const rows = await db().selectFrom('intel_group').select(['xid', 'status']).where('xid', 'in', ['report-1', 'doc-1']).orderBy('xid').execute()
+    expect(rows).toEqual([{ xid: 'doc-1', status: 'Awaiting Upload' }, { xid: 'report-1', status: 'Awaiting Upload' }])
+    const api = await t.request({ method: 'POST', url: '/api/v2/groups/reports', payload: { name: 'API report', fileName: 'a.pdf' } })
+    expect(api.json().data.report.status).toBe('Awaiting Upload')
+  })
 })

@@ -5,6 +5,7 @@
  * ("true"), as tcex does.
  */
 import { invalid } from '../errors.js'
+import { readBoolean } from '../input.js'
 
 export const ACTIONS = ['Create', 'Delete'] as const
 export const ATTRIBUTE_WRITE_TYPES = ['Append', 'Replace', 'Singleton', 'Static'] as const
@@ -36,10 +37,10 @@ function pick<T extends string>(body: Record<string, unknown>, field: string, va
   return match
 }
 
-function readBoolean(body: Record<string, unknown>, field: string): boolean {
+function requiredBoolean(body: Record<string, unknown>, field: string): boolean {
   const raw = body[field]
-  if (raw === true || raw === false) return raw
-  if (typeof raw === 'string' && /^(true|false)$/i.test(raw.trim())) return raw.trim().toLowerCase() === 'true'
+  const read = readBoolean(raw)
+  if (read !== undefined) return read
   if (raw === undefined || raw === null) throw invalid(`${field} is required (true or false)`)
   throw invalid(`${field} must be true or false, not '${String(raw)}'`)
 }
@@ -60,7 +61,7 @@ export function parseBatchDefinition(body: unknown): BatchOptions {
   return {
     version: 'V2',
     owner: b.owner.trim(),
-    haltOnError: readBoolean(b, 'haltOnError'),
+    haltOnError: requiredBoolean(b, 'haltOnError'),
     action: pick(b, 'action', ACTIONS),
     attributeWriteType: pick(b, 'attributeWriteType', ATTRIBUTE_WRITE_TYPES),
     tagWriteType: pick(b, 'tagWriteType', TAG_WRITE_TYPES, 'Replace'),

@@ -8,7 +8,7 @@ import { type IndicatorTypeDef, composeSummary, findIndicatorType } from '../../
 import type { IndicatorChanges } from '../../store/indicator.repository.js'
 import { isDomainError } from '../errors.js'
 import { readJson } from '../input.js'
-import { type GroupColumns, groupColumnsFromBody, readXid } from '../groups/group-input.js'
+import { type GroupColumns, groupColumnsFromBody, readXid } from '../groups/input.js'
 import { readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from '../indicators/input.js'
 import { parseApiTime } from '../time.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'

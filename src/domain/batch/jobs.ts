@@ -8,7 +8,8 @@ import { gzipSync } from 'node:zlib'
 import {
   type BatchErrorRow, deleteBatchJob, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
 } from '../../store/batch.repository.js'
-import { type RequestContext, selectOwner } from '../context.js'
+import type { RequestContext } from '../context.js'
+import { selectOwner } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../errors.js'
 import { type Action, isAllowed } from '../permissions.js'
 import { parseBatchDefinition } from './definition.js'

@@ -1,16 +1,16 @@
 /**
  * Reads the attribute, tag and securityLabel arrays an Indicator or Group carries in a batch
- * file, with the same rules as the REST API (metadata.ts): the attribute type must exist and
+ * file, with the same rules as the REST API (metadata/item-metadata.ts): the attribute type must exist and
  * apply to the kind, its value must fit; tags at most 128 characters; a label must exist in
  * the owner, unless the item defines it fully (name with color or description) and the caller
  * may manage labels. A missing array leaves that metadata of an existing item untouched.
  */
 import type { ItemKind } from '../../model/kinds.js'
 import { invalid } from '../errors.js'
-import { DISPLAYABLE, checkTagName, checkValue } from '../metadata.js'
-import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../security-labels.js'
-import { readFlag } from '../indicators/input.js'
+import { DISPLAYABLE, checkTagName, checkValue } from '../metadata/item-metadata.js'
+import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../metadata/security-labels.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
+import { booleanValue } from '../input.js'
 
 export type LabelRef = { id: number } | { name: string; color: string | null; description: string | null }
 
@@ -73,8 +73,8 @@ function readAttribute(env: BatchEnvironment, kind: ItemKind, entry: unknown): A
   checkValue(type, value)
   return {
     typeId: type.id, value,
-    displayed: DISPLAYABLE.has(type.name) && readFlag(a.displayed, 'Attribute displayed') ? 1 : 0,
-    pinned: readFlag(a.pinned, 'Attribute pinned') ? 1 : 0,
+    displayed: DISPLAYABLE.has(type.name) && booleanValue(a.displayed, 'Attribute displayed') ? 1 : 0,
+    pinned: booleanValue(a.pinned, 'Attribute pinned') ? 1 : 0,
     source: a.source === undefined || a.source === null ? null : text(a.source, 'Attribute source'),
     labels: readLabels(env, list(a, 'securityLabel')) ?? [],
   }

@@ -14,7 +14,7 @@ import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
 import { type RequestContext, toAccount } from '../context.js'
 import { canAccessOwner, isAllowed } from '../permissions.js'
-import type { Services } from '../services.js'
+import type { Services } from '../context.js'
 import { isoNow } from '../time.js'
 import { type AssociationEntry, collectAssociations } from './association-input.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
@@ -25,6 +25,7 @@ import { type BatchProgress, PHASES, type Phase, errorTotal, readProgress, succe
 import { writeAssociationChunk } from './write-associations.js'
 import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
 import { writeIndicatorChunk } from './write-indicators.js'
+import { inTransaction } from '../transaction.js'
 
 export const CHUNK_SIZE = 2000
 export const DEFAULT_LEASE_MS = 60_000
@@ -69,7 +70,7 @@ async function commit(r: Runner, db: Kysely<Database>, issues: BatchIssue[]) {
 }
 
 async function finish(r: Runner, unprocessCount: number, issues: BatchIssue[] = []) {
-  await r.store.db.transaction().execute(async (trx) => {
+  await inTransaction(r.store.db, async (trx) => {
     if (issues.length) await insertBatchErrors(trx, r.job.id, issues)
     const c = r.progress.counts
     // Only job-level issues (bad JSON, limit, permission) arrive here; item issues were tallied per chunk.
@@ -151,7 +152,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
     const usable = (firstIssue >= 0 ? read.slice(0, firstIssue) : read).flatMap((x) => ('draft' in x ? [x.draft!] : []))
     env.ctx = { ...env.ctx, now: isoNow() }
     try {
-      const created = await r.store.db.transaction().execute(async (trx) => {
+      const created = await inTransaction(r.store.db, async (trx) => {
         const outcome: Outcome = usable.length ? await plan.write(trx, usable) : { consumed: 0, written: 0, issues: [] }
         const next = outcome.consumed < usable.length ? usable[outcome.consumed].index
           : firstIssue >= 0 ? start + firstIssue + 1 : start + read.length
@@ -174,7 +175,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
         `Internal: ${(error as Error).message}`)
       plan.tally(r, 0, [issue])
       r.progress.offset = start + 1
-      await r.store.db.transaction().execute((trx) => commit(r, trx, [issue]))
+      await inTransaction(r.store.db, (trx) => commit(r, trx, [issue]))
       if (env.options.haltOnError) return true
     }
   }

@@ -5,39 +5,24 @@
  * live here too.
  */
 import type { Kysely } from 'kysely'
-import { GROUP_TYPES } from '../../model/group-types.js'
-import { type ColumnType, findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries, insertRows, updateRowsById } from '../../store/batch-write.repository.js'
+import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { deleteGroupRows } from '../../store/group.repository.js'
-import { deleteItemMetadata } from '../metadata.js'
+import { deleteItemMetadata } from '../metadata/item-metadata.js'
+import { filesSharingHashes } from '../indicators/file-hashes.js'
+import { insertGroups, updateGroups } from '../groups/write.js'
+import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import type { GroupDraft, IndicatorDraft } from './input.js'
 import { type ChunkOutcome, deleteIndicators } from './write-indicators.js'
 import { type MetadataTarget, writeMetadata } from './write-metadata.js'
 
-const EXTRA_DATES = ['first_seen', 'last_seen', 'external_date_added', 'external_date_expires', 'external_last_modified']
-
-export const GROUP_COLUMN_TYPES: Record<string, ColumnType> = { last_modified: 'text' }
-for (const t of GROUP_TYPES) for (const f of t.fields) GROUP_COLUMN_TYPES[f.column] = f.kind === 'boolean' || f.kind === 'integer' ? 'integer' : 'text'
-for (const c of EXTRA_DATES) GROUP_COLUMN_TYPES[c] = 'text'
-
 /** With haltOnError, drops every draft after the first that fails at write time (in place). */
 export function haltAtFirst<T>(env: BatchEnvironment, drafts: T[], fails: (d: T) => boolean) {
   if (!env.options.haltOnError) return
   const first = drafts.findIndex(fails)
   if (first >= 0) drafts.splice(first + 1)
-}
-
-const BOOLEAN_COLUMNS = new Set(GROUP_TYPES.flatMap((t) => t.fields.filter((f) => f.kind === 'boolean').map((f) => f.column)))
-
-function newGroupRow(env: BatchEnvironment, d: GroupDraft) {
-  const row: Record<string, unknown> = {}
-  for (const column of Object.keys(GROUP_COLUMN_TYPES)) row[column] = BOOLEAN_COLUMNS.has(column) ? 0 : null
-  Object.assign(row, d.columns)
-  return {
-    ...row, owner_id: env.ownerId, type: d.def.name, xid: d.xid, created_by: env.ctx.caller.account.id, date_added: env.ctx.now, last_modified: env.ctx.now,
-  }
 }
 
 /** Creates or updates the chunk's Groups (action Create). */
@@ -56,10 +41,9 @@ export async function writeGroupChunk(db: Kysely<Database>, env: BatchEnvironmen
     `Invalid Group: xid '${d.xid}' belongs to a ${existing.get(d.xid)!.type} Group, not a ${d.def.name}`))
   const valid = accepted.filter((d) => !wrongType(d))
   const inserts = valid.filter((d) => !existing.has(d.xid))
-  const inserted = await insertRows<{ id: number; xid: string }>(db, 'intel_group', inserts.map((d) => newGroupRow(env, d)), ['id', 'xid'])
-  const newIds = new Map(inserted.map((r) => [r.xid, r.id]))
-  const updates = valid.filter((d) => existing.has(d.xid)).map((d) => ({ id: existing.get(d.xid)!.id, changes: { ...d.columns, last_modified: env.ctx.now } }))
-  await updateRowsById(db, 'intel_group', updates, GROUP_COLUMN_TYPES)
+  const ctx = contextIn(env.ctx, db)
+  const newIds = await insertGroups(ctx, inserts.map((d) => ({ def: d.def, xid: d.xid, columns: d.columns })))
+  await updateGroups(ctx, valid.filter((d) => existing.has(d.xid)).map((d) => ({ id: existing.get(d.xid)!.id, columns: d.columns })))
   const targets: MetadataTarget[] = valid.map((d) => ({ draft: d, ids: [existing.get(d.xid)?.id ?? newIds.get(d.xid)!], existing: existing.has(d.xid) }))
   const createdLabels = await writeMetadata(db, env, 'group', targets)
   return { consumed: accepted.length, written: valid.length, issues, createdLabels }
@@ -87,7 +71,7 @@ export async function deleteIndicatorChunk(db: Kysely<Database>, env: BatchEnvir
     sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
   }) : []
   const rowsOf = (d: IndicatorDraft) => d.def.name === 'File'
-    ? fileRows.filter((r) => [r.value1, r.value2, r.value3].some((h, i) => !!h && h === d.values[i]))
+    ? filesSharingHashes(fileRows, d.values)
     : others.filter((r) => r.type === d.def.name && r.summary === d.summary)
   haltAtFirst(env, drafts, (d) => rowsOf(d).length === 0)
   const doomed = new Map<number, { id: number; type: string; summary: string }>()

@@ -8,23 +8,18 @@
 import type { Kysely } from 'kysely'
 import { composeSummary } from '../../model/indicator-types.js'
 import {
-  type ColumnType, type ExistingIndicator, type RowUpdate, deleteRowsById, findFilesByHashes, findIndicatorDatesAdded, findIndicatorsBySummaries, insertRows,
-  mergeFilesInto, updateRowsById,
+  type ExistingIndicator, type RowUpdate, findFilesByHashes, findIndicatorsBySummaries, insertRows, mergeFilesInto,
 } from '../../store/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
-import { refreshThreatAssessment } from '../../store/indicator.repository.js'
-import { deleteItemMetadata } from '../metadata.js'
+import { removeIndicators } from '../indicators/indicators.js'
+import { insertIndicators, updateIndicators } from '../indicators/write.js'
+import { filesSharingHashes } from '../indicators/file-hashes.js'
+import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import { type FilePlan, planFile } from './file-plan.js'
 import type { IndicatorDraft } from './input.js'
 import { type CreatedLabels, type MetadataTarget, writeMetadata } from './write-metadata.js'
-
-export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
-  summary: 'text', value1: 'text', value2: 'text', value3: 'text', rating: 'double', confidence: 'integer', description: 'text', source: 'text',
-  private_flag: 'integer', active: 'integer', active_locked: 'integer', dns_active: 'integer', whois_active: 'integer', first_seen: 'text',
-  last_seen: 'text', external_date_added: 'text', external_last_modified: 'text', external_date_expires: 'text', size: 'integer', last_modified: 'text',
-}
 
 export interface ChunkOutcome {
   /** How many drafts, from the start of the list, this chunk handled. */
@@ -54,8 +49,7 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
     const row = existing.bySummary.get(`${draft.def.name}|${draft.summary}`)
     return row ? { draft, kind: 'update', ids: [row.id], deleteFirst: [] } : { draft, kind: 'insert', hashes: draft.values, deleteFirst: [] }
   }
-  const matches = existing.fileRows
-    .filter((r) => [r.value1, r.value2, r.value3].some((h, i) => !!h && h === draft.values[i]))
+  const matches = filesSharingHashes(existing.fileRows, draft.values)
     .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : b.id - a.id))
     .map((r) => ({ id: r.id, hashes: [r.value1, r.value2, r.value3] }))
   return { draft, ...planFile(draft.values, matches, env.options.fileMergeMode, env.options.hashCollisionMode) }
@@ -69,29 +63,9 @@ function claims(p: Plan): string[] {
   return [...keys, ...ids.map((id) => `i:${id}`), ...('deleteFirst' in p ? p.deleteFirst.map((id) => `i:${id}`) : [])]
 }
 
-function newRow(env: BatchEnvironment, d: IndicatorDraft, hashes: (string | null)[]) {
-  const c = d.changes
-  return {
-    owner_id: env.ownerId, type: d.def.name, summary: composeSummary(d.def, hashes), value1: hashes[0] ?? null, value2: hashes[1] ?? null,
-    value3: hashes[2] ?? null, rating: c.rating ?? null, confidence: c.confidence ?? null, description: c.description ?? null, source: c.source ?? null,
-    private_flag: c.private_flag ?? 0, active: c.active ?? 1, active_locked: c.active_locked ?? 0, dns_active: c.dns_active ?? 0,
-    whois_active: c.whois_active ?? 0, first_seen: c.first_seen ?? null, last_seen: c.last_seen ?? null,
-    external_date_added: c.external_date_added ?? null, external_last_modified: c.external_last_modified ?? null,
-    external_date_expires: c.external_date_expires ?? null, size: c.size ?? null, created_by: env.ctx.caller.account.id,
-    date_added: env.ctx.now, last_modified: env.ctx.now,
-  }
-}
-
-/** Deletes Indicators with their metadata, recording them for /indicators/deleted. */
+/** Deletes Indicators of the job's owner the API's way (removeIndicators), inside the chunk's transaction. */
 export async function deleteIndicators(db: Kysely<Database>, env: BatchEnvironment, rows: { id: number; type: string; summary: string }[]) {
-  if (rows.length === 0) return
-  const ids = rows.map((r) => r.id)
-  const added = await findIndicatorDatesAdded(db, ids)
-  await insertRows(db, 'deleted_indicator', rows.map((r) => ({
-    owner_id: env.ownerId, type: r.type, summary: r.summary, date_added: added.get(r.id) ?? env.ctx.now, date_deleted: env.ctx.now,
-  })))
-  await deleteItemMetadata(db, 'indicator', ids)
-  await deleteRowsById(db, 'indicator', ids)
+  await removeIndicators(contextIn(env.ctx, db), rows.map((r) => ({ ...r, ownerId: env.ownerId })))
 }
 
 /** Creates or updates the chunk's Indicators (action Create). */
@@ -122,9 +96,8 @@ export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnviro
   }
 
   const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
-  const insertedRows = await insertRows<{ id: number; type: string; summary: string }>(db, 'indicator',
-    inserts.map((p) => newRow(env, p.draft, p.hashes)), ['id', 'type', 'summary'])
-  const newIds = new Map(insertedRows.map((r) => [`${r.type}|${r.summary}`, r.id]))
+  const ctx = contextIn(env.ctx, db)
+  const newIds = await insertIndicators(ctx, inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes })))
   if (newIds.size !== inserts.length) throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
 
   const updates: RowUpdate[] = []
@@ -136,15 +109,14 @@ export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnviro
       const ids = p.kind === 'update' ? p.ids : [p.primary]
       const hashes = p.hashes
       for (const id of ids) {
-        const changes: Record<string, unknown> = { ...p.draft.changes, last_modified: env.ctx.now }
+        const changes: Record<string, unknown> = { ...p.draft.changes }
         if (hashes) Object.assign(changes, { value1: hashes[0], value2: hashes[1], value3: hashes[2], summary: composeSummary(p.draft.def, hashes) })
         updates.push({ id, changes })
       }
       targets.push({ draft: p.draft, ids, existing: true })
     }
   }
-  await updateRowsById(db, 'indicator', updates, INDICATOR_COLUMN_TYPES)
-  await refreshThreatAssessment(db, targets.flatMap((t) => t.ids))
+  await updateIndicators(ctx, updates)
   const createdLabels = await writeMetadata(db, env, 'indicator', targets)
   await insertRows(db, 'file_occurrence', targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))))
   return { consumed: plans.length, written: plans.length, issues, createdLabels }

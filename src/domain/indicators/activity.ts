@@ -8,9 +8,10 @@ import {
 } from '../../store/indicator-activity.repository.js'
 import { findIndicatorRow } from '../../store/indicator.repository.js'
 import { listDnsResolutions as listDnsResolutionRows } from '../../store/indicator-tracking.repository.js'
-import { type RequestContext, readableOwners, requirePermission } from '../context.js'
+import { type RequestContext, requirePermission } from '../context.js'
+import { readableOwners } from '../access/owner-scope.js'
 import { forbidden, invalid } from '../errors.js'
-import { findIndicatorsBySummary, getIndicatorById, indicatorItem } from '../indicators.js'
+import { findIndicatorsBySummary, getIndicatorById, indicatorItem } from './indicators.js'
 import { DAY_MS, parseApiTime } from '../time.js'
 import type { IndicatorRecord } from './record.js'
 import { requireIndicatorType } from './record.js'
@@ -95,7 +96,7 @@ export async function listMostObservedIndicators(ctx: RequestContext, options: {
 export async function listIndicatorOwners(ctx: RequestContext, record: IndicatorRecord) {
   indicatorItem(ctx, record)
   const readable = readableOwners(ctx.caller)
-  const copies = await findIndicatorsBySummary(ctx, record.type, record.summary, readable.map((m) => m.ownerId))
+  const copies = await findIndicatorsBySummary(ctx, record.type, record.summary, 'readable')
   const holding = new Set(copies.map((c) => c.ownerId))
   return readable.filter((m) => holding.has(m.ownerId)).map((m) => ({ id: m.ownerId, name: m.ownerName, type: m.ownerType }))
 }

@@ -8,6 +8,7 @@ import { type IndicatorTypeDef, parseSummary } from '../../model/indicator-types
 import type { IndicatorChanges } from '../../store/indicator.repository.js'
 import { invalid } from '../errors.js'
 import { parseApiTime } from '../time.js'
+import { booleanValue } from '../input.js'
 
 /**
  * Input for creating or updating an Indicator. Value fields go by their API names (`ip`,
@@ -84,18 +85,6 @@ export function requireIdentifyingValues(def: IndicatorTypeDef, values: (string 
   return values!
 }
 
-export function readFlag(value: unknown, field: string): boolean | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value === 'boolean') return value
-  if (value === 1 || value === 0) return value === 1
-  if (typeof value === 'string') {
-    const t = value.trim().toLowerCase()
-    if (t === 'true' || t === '1') return true
-    if (t === 'false' || t === '0') return false
-  }
-  throw invalid(`${field} must be true or false, not '${String(value)}'`)
-}
-
 function readNumber(value: unknown, field: string): number | null | undefined {
   if (value === undefined) return undefined
   if (value === null || value === '') return null
@@ -140,9 +129,9 @@ export function readIndicatorChanges(def: IndicatorTypeDef, input: IndicatorInpu
     confidence: readRange(input.confidence, 'confidence', 0, 100, true),
     description: readText(input.description, 'description'),
     source: readText(input.source, 'source'),
-    private_flag: bit(readFlag(input.privateFlag, 'privateFlag')),
-    active: bit(readFlag(input.active, 'active')),
-    active_locked: bit(readFlag(input.activeLocked, 'activeLocked')),
+    private_flag: bit(booleanValue(input.privateFlag, 'privateFlag')),
+    active: bit(booleanValue(input.active, 'active')),
+    active_locked: bit(booleanValue(input.activeLocked, 'activeLocked')),
     first_seen: readTime(input.firstSeen, 'firstSeen'),
     last_seen: readTime(input.lastSeen, 'lastSeen'),
     external_date_added: readTime(input.externalDateAdded, 'externalDateAdded'),
@@ -150,8 +139,8 @@ export function readIndicatorChanges(def: IndicatorTypeDef, input: IndicatorInpu
     external_date_expires: readTime(input.externalDateExpires, 'externalDateExpires'),
   }
   if (def.name === 'Host') {
-    changes.dns_active = bit(readFlag(input.dnsActive, 'dnsActive'))
-    changes.whois_active = bit(readFlag(input.whoisActive, 'whoisActive'))
+    changes.dns_active = bit(booleanValue(input.dnsActive, 'dnsActive'))
+    changes.whois_active = bit(booleanValue(input.whoisActive, 'whoisActive'))
   }
   if (def.name === 'File') {
     // tcex always sends size (0 when unknown); 0 is stored as given.

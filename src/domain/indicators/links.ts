@@ -3,10 +3,10 @@
  * the association_type table). File actions are association types too, but live in
  * files.ts; they are not reachable here.
  */
-import { associate, dissociate, requireAssociationType } from '../associations.js'
+import { associate, dissociate, requireAssociationType } from '../items/associations.js'
 import type { RequestContext } from '../context.js'
 import { notFound } from '../errors.js'
-import { type IndicatorQuery, indicatorItem, listIndicators } from '../indicators.js'
+import { type IndicatorQuery, indicatorItem, listIndicators } from './indicators.js'
 import type { IndicatorRecord } from './record.js'
 
 async function requireIndicatorAssociationType(ctx: RequestContext, branch: string, from: IndicatorRecord) {

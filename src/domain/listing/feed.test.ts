@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { authenticate } from '../../domain/authentication.js'
+import { authenticate } from '../access/authentication.js'
 import type { Caller } from '../../domain/context.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
 import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, feedOwners, readFeed } from './feed.js'

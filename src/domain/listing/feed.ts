@@ -17,7 +17,8 @@
  */
 import type { Store } from '../../store/connect.js'
 import { type FeedRow, countFeedRows, selectFeedIds, selectFeedLabels, selectFeedRows, selectFeedTags, selectLabelNamesInUse } from '../../store/feed.repository.js'
-import { type Caller, readableOwners } from '../context.js'
+import { readableOwners } from '../access/owner-scope.js'
+import type { Caller } from '../context.js'
 import { invalid, notFound } from '../errors.js'
 import { type Membership, isAllowed } from '../permissions.js'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signRequest } from '../../domain/credentials.js'
-import { setAccountDisabled } from '../../domain/accounts.js'
+import { signRequest } from '../../domain/access/credentials.js'
+import { setAccountDisabled } from '../../domain/access/accounts.js'
 import { isoNow } from '../../domain/time.js'
 import { type TestApp, createTestApp } from '../../test/harness.js'
 

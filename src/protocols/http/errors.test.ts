@@ -22,6 +22,20 @@ describe('bad requests get a clear 4xx in the interface envelope', () => {
     expect(res.json()).toMatchObject({ errCode: '0x1001', status: 'Error', message: expect.stringMatching(/^Malformed JSON body/) })
   })
 
+  it('a body with a __proto__ or constructor.prototype key is refused on v2 and v3 alike', async () => {
+    for (const payload of ['{"name": "x", "__proto__": {"polluted": true}}', '{"name": "x", "constructor": {"prototype": {"polluted": true}}}']) {
+      const v2 = await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: json, payload })
+      expect(v2.statusCode).toBe(400)
+      expect(v2.json()).toMatchObject({ status: 'Error' })
+      for (const headers of [json, { 'content-type': 'text/plain' }]) {
+        const v3 = await t.request({ method: 'POST', url: '/api/v3/tags', headers, payload })
+        expect(v3.statusCode).toBe(400)
+        expect(v3.json()).toMatchObject({ errCode: '0x1001', status: 'Error' })
+      }
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
   it('malformed XML is a v2 400 in XML when XML is accepted', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: { 'content-type': 'application/xml', accept: 'application/xml' }, payload: '<Adversary><Name>x</Adversary>' })
     expect(res.statusCode).toBe(400)

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import { constantTimeEqual } from '../../domain/credentials.js'
+import { constantTimeEqual } from '../../domain/access/credentials.js'
 import { batchJobCounts, oldestQueuedJobAdded } from '../../store/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 

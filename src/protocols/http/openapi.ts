@@ -5,9 +5,17 @@
  * record schema. Nothing is written beside the routes, so the document cannot drift from them.
  * Served without credentials at /api/v2/openApi, /api/v3/openApi and, readable, /api/docs.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifySchema } from 'fastify'
 import type { AnyEndpoint, FieldSpec } from '../v3/endpoint.js'
-import type { RouteSummary } from './server.js'
+
+/** A registered route as the documents see it. */
+export interface RouteSummary {
+  method: string
+  url: string
+  schema?: FastifySchema
+  /** The route's `config`: v3 object routes carry their endpoint declaration here. */
+  config?: FastifyContextConfig
+}
 
 type Json = Record<string, unknown>
 export type ApiVersion = 'v2' | 'v3'

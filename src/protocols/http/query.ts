@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../domain/errors.js'
+import { booleanValue } from '../../domain/input.js'
 
 /** The spec's paging limits, the same on v2 and v3. */
 export const DEFAULT_RESULT_LIMIT = 100
@@ -36,12 +37,9 @@ export function wholeNumber(q: Query, name: string, fallback: number, min: numbe
   return n
 }
 
-/** true/false in any case, or 1/0 (tcex sends Python's `True`). */
+/** A true/false query parameter (domain/input's reading); absent or empty is false. */
 export function flag(q: Query, name: string): boolean {
   const text = single(q, name)
   if (text === undefined || text === '') return false
-  const lower = text.toLowerCase()
-  if (lower === 'true' || lower === '1') return true
-  if (lower === 'false' || lower === '0') return false
-  throw invalid(`${name} must be true or false, not '${text}'`)
+  return booleanValue(text, name)!
 }

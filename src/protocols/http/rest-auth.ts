@@ -4,8 +4,8 @@
  * RequestContext on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { authenticate } from '../../domain/authentication.js'
-import { selectOwner } from '../../domain/context.js'
+import { authenticate } from '../../domain/access/authentication.js'
+import { selectOwner } from '../../domain/access/owner-scope.js'
 import { DomainError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'

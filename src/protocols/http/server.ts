@@ -15,7 +15,7 @@ import { classifyError } from './errors.js'
 import { JSON_MEDIA_TYPE } from './media-types.js'
 import { readJsonBody } from './body.js'
 import { installHealthRoutes, type Readiness } from './health.js'
-import { installOpenApiRoutes } from './openapi.js'
+import { type RouteSummary, installOpenApiRoutes } from './openapi.js'
 import { installMetricsRoute, installRequestMetrics, type Metrics } from './metrics.js'
 import { createRateLimiter, type RateLimiter } from './rate-limit.js'
 import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
@@ -41,14 +41,6 @@ declare module 'fastify' {
     /** Per-account REST rate limit, or null when off. */
     rateLimiter: RateLimiter | null
   }
-}
-
-export interface RouteSummary {
-  method: string
-  url: string
-  schema?: FastifySchema
-  /** The route's `config`: v3 object routes carry their endpoint declaration here. */
-  config?: FastifyContextConfig
 }
 
 export interface AppOptions {

@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyPluginOptions, FastifyReply, FastifyRequest } from 'fastify'
-import { authenticate } from '../../domain/authentication.js'
+import { authenticate } from '../../domain/access/authentication.js'
 import { isDomainError } from '../../domain/errors.js'
 import { feedOwners } from '../../domain/listing/feed.js'
 import type { Services } from '../../domain/services.js'

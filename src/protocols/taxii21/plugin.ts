@@ -6,7 +6,7 @@
  * becomes the TAXII error resource.
  */
 import type { FastifyInstance } from 'fastify'
-import { authenticate } from '../../domain/authentication.js'
+import { authenticate } from '../../domain/access/authentication.js'
 import { forbidden, notFound } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'

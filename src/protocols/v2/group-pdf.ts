@@ -3,8 +3,8 @@
  * text lines, WinAnsi (Latin-1) text, a correct cross-reference table. Lines that do not
  * fit are cut; characters outside Latin-1 become '?'.
  */
-import type { GroupRecord } from '../../domain/groups.js'
-import type { AttributeView, TagView } from '../../domain/metadata.js'
+import type { GroupRecord } from '../../domain/groups/groups.js'
+import type { AttributeView, TagView } from '../../domain/metadata/item-metadata.js'
 import { toApiTime } from '../../domain/time.js'
 
 const PAGE_WIDTH = 612

@@ -3,6 +3,7 @@
  * Bad values are 400s that name the parameter.
  */
 import { invalid } from '../../domain/errors.js'
+import type { FilterOperator } from '../../domain/listing/list-filters.js'
 import { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, flag, wholeNumber } from '../http/query.js'
 
 export { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, query, single, flag } from '../http/query.js'
@@ -24,7 +25,7 @@ export function parsePaging(q: Query): Paging {
   }
 }
 
-export type FilterOperator = '=' | '<' | '>' | '^' | '!'
+export type { FilterOperator }
 
 /** One `filters=` expression as the client wrote it; what fields and operators mean is each resource's rule. */
 export interface FilterExpression {

@@ -5,8 +5,8 @@
  * Also the bulk loader for those includes, shared by the Task and Victim presenters.
  */
 import type { RequestContext } from '../../domain/context.js'
-import type { GroupRecord } from '../../domain/groups.js'
-import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata.js'
+import type { GroupRecord } from '../../domain/groups/groups.js'
+import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import { toApiTime } from '../../domain/time.js'
 import { findGroupType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'

@@ -5,8 +5,8 @@
  * attributes, labels add the metadata arrays (loaded in bulk by presentIndicatorsV2).
  */
 import type { RequestContext } from '../../domain/context.js'
-import type { IndicatorRecord } from '../../domain/indicators.js'
-import { type AttributeView, type LabelView, type TagView, loadAttributes, loadLabels, loadTags } from '../../domain/metadata.js'
+import type { IndicatorRecord } from '../../domain/indicators/indicators.js'
+import { type AttributeView, type LabelView, type TagView, loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import type { Services } from '../../domain/services.js'
 import { toApiTime } from '../../domain/time.js'
 import { findIndicatorType } from '../../model/indicator-types.js'

@@ -1,6 +1,6 @@
 /** Tasks in v2's shape, with their assignees and escalatees as user objects. */
 import type { RequestContext } from '../../domain/context.js'
-import type { TaskRecord, TaskUser } from '../../domain/tasks.js'
+import type { TaskRecord, TaskUser } from '../../domain/tasks/tasks.js'
 import { toApiTime } from '../../domain/time.js'
 import { legacyLink } from '../http/links.js'
 import type { Include } from './params.js'

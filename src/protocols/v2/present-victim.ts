@@ -3,10 +3,10 @@
  * entity (victimAsset, bucketAsset: id, name, type, webLink); one type's list or a single
  * asset uses the type's entity with its own value fields (victimNetworkAccount: account, network).
  */
-import type { AdversaryAssetRecord } from '../../domain/adversary-assets.js'
+import type { AdversaryAssetRecord } from '../../domain/groups/adversary-assets.js'
 import type { RequestContext } from '../../domain/context.js'
-import type { VictimAssetRecord } from '../../domain/victim-assets.js'
-import type { VictimRecord } from '../../domain/victims.js'
+import type { VictimAssetRecord } from '../../domain/victims/victim-assets.js'
+import type { VictimRecord } from '../../domain/victims/victims.js'
 import { ADVERSARY_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import { legacyLink } from '../http/links.js'
 import type { Include } from './params.js'

@@ -12,7 +12,7 @@
  *   }
  */
 import type { RequestContext } from '../../domain/context.js'
-import type { ObjectListQuery } from '../../domain/object-lists.js'
+import type { ObjectListQuery } from '../../domain/listing/object-lists.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { FieldTree } from './params.js'
 
@@ -38,7 +38,11 @@ export interface ExpandContext {
   ctx: RequestContext
   /** Nesting depth: 0 for the listed records, 1 for the items of an associated* expansion. */
   depth: number
+  /** The endpoint that presents items of a kind (the partners of an associated* expansion). */
+  endpointFor: EndpointDirectory
 }
+
+export type EndpointDirectory = (kind: ItemKind) => AnyEndpoint | undefined
 
 /** One fields= value. `load` fills the field for many records at once; options without it only switch presenter output. */
 export interface FieldOption {
@@ -81,5 +85,5 @@ export interface V3Endpoint<R extends { id: number }> {
   removeMatching?(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number>
 }
 
-/** The erased form the registry and expansions hold. */
+/** The erased form the endpoint list and expansions hold. */
 export type AnyEndpoint = V3Endpoint<{ id: number }>

@@ -4,13 +4,12 @@
  * endpoint, at default fields, with any dotted sub-fields). Nested lists have the platform's
  * shape `{"data": [...]}`. Associations expand one level deep, as the platform does by default.
  */
-import { loadPartnerIds } from '../../domain/associations.js'
+import { loadPartnerIds } from '../../domain/items/associations.js'
 import { invalid } from '../../domain/errors.js'
-import { loadAttributes, loadLabels } from '../../domain/metadata.js'
-import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/nested-writes.js'
-import { loadTagRecords } from '../../domain/tag-records.js'
+import { loadAttributes, loadLabels } from '../../domain/metadata/item-metadata.js'
+import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/items/nested-writes.js'
+import { loadItemTagRecords } from '../../domain/metadata/tags.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { listItemTagIds } from '../../store/tag-record.repository.js'
 import type { AnyEndpoint, ExpandContext, FieldOption } from './endpoint.js'
 import type { FieldTree } from './params.js'
 import { presentAttribute, presentLabel, presentTag } from './present-metadata.js'
@@ -18,16 +17,6 @@ import { presentAttribute, presentLabel, presentTag } from './present-metadata.j
 const ASSOCIATION_WORDS: Record<AssociationMember, string> = {
   associatedArtifacts: 'artifacts', associatedCases: 'cases', associatedGroups: 'groups', associatedIndicators: 'indicators',
   associatedVictimAssets: 'victim assets',
-}
-
-function group<T>(pairs: readonly { key: number; value: T }[]): Map<number, T[]> {
-  const map = new Map<number, T[]>()
-  for (const { key, value } of pairs) {
-    const list = map.get(key)
-    if (list) list.push(value)
-    else map.set(key, [value])
-  }
-  return map
 }
 
 function asData<T>(map: Map<number, T[]>): Map<number, unknown> {
@@ -54,9 +43,8 @@ export function tagsOption(kind: ItemKind, what: string): FieldOption {
     name: 'tags', description: `Includes tags applied to the ${what}`,
     async load(ids, subtree, { ctx }) {
       checkSubtree(subtree, [], 'tags')
-      const links = await listItemTagIds(ctx.store.db, kind, ids)
-      const tags = new Map((await loadTagRecords(ctx, [...new Set(links.map((l) => l.tag_id))])).map((t) => [t.id, t]))
-      return asData(group(links.filter((l) => tags.has(l.tag_id)).map((l) => ({ key: l.item_id, value: presentTag(tags.get(l.tag_id)!) }))))
+      const byItem = await loadItemTagRecords(ctx, kind, ids)
+      return asData(new Map([...byItem].map(([id, list]) => [id, list.map(presentTag)])))
     },
   }
 }
@@ -79,13 +67,11 @@ export function associationOption(member: AssociationMember, kind: ItemKind, wha
     name: member, description: `Includes ${ASSOCIATION_WORDS[member]} associated with the ${what}`,
     async load(ids, subtree, x) {
       if (x.depth > 0) throw invalid(`fields: only one association level can be expanded ('${member}' is nested in another association)`)
-      // Imported when used: the registry imports every endpoint module, and those import this one.
-      const { endpointForKind } = await import('./registry.js')
-      const endpoint = endpointForKind(partnerKind)
+      const endpoint = x.endpointFor(partnerKind)
       if (!endpoint) return new Map()
       const partnerIds = await loadPartnerIds(x.ctx.store.db, kind, ids, partnerKind, 0)
       const partners = await endpoint.load(x.ctx, [...new Set([...partnerIds.values()].flat())])
-      const presented = new Map((await presentRecords(endpoint, partners, subtree, { ctx: x.ctx, depth: x.depth + 1 })).map((p, i) => [partners[i]!.id, p]))
+      const presented = new Map((await presentRecords(endpoint, partners, subtree, { ...x, depth: x.depth + 1 })).map((p, i) => [partners[i]!.id, p]))
       return asData(new Map([...partnerIds].map(([id, list]) => [id, list.filter((p) => presented.has(p)).map((p) => presented.get(p)!)])))
     },
   }

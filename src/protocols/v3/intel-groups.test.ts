@@ -36,22 +36,34 @@ describe('/v3/groups', () => {
     expect(g.xid).toBeTruthy()
     expect(g.legacyLink).toContain(`/auth/incident/incident.xhtml?incident=${g.id}`)
     expect((await call('POST', '/api/v3/groups', { type: 'Incident', name: 'No date' })).body.message).toMatch(/eventDate is required/)
-    expect((await call('POST', '/api/v3/groups', { name: 'No type' })).status).toBe(400)
+    const untyped = await call('POST', '/api/v3/groups', { name: 'No type' })
+    expect(untyped).toMatchObject({ status: 400, body: { errCode: '0x1001', status: 'Error', message: expect.stringMatching(/A Group needs a 'type'/) } })
   })
 
   it('updates only what is sent (a Signature need not repeat its fields) and refuses a type change', async () => {
     const id = (await call('POST', '/api/v3/groups', { type: 'Signature', name: 'Sig', fileName: 's.yar', fileType: 'YARA', fileText: 'rule x {}' })).body.data.id
     const res = await call('PUT', `/api/v3/groups/${id}`, { name: 'Sig 2' })
     expect(res.body).toMatchObject({ message: 'Updated', data: { name: 'Sig 2', fileName: 's.yar', fileType: 'YARA' } })
-    expect((await call('PUT', `/api/v3/groups/${id}`, { type: 'Adversary' })).status).toBe(400)
+    const retyped = await call('PUT', `/api/v3/groups/${id}`, { type: 'Adversary' })
+    expect(retyped).toMatchObject({ status: 400, body: { status: 'Error', message: `The type of a Group cannot change (Group ${id} is a Signature)` } })
+    expect((await call('GET', `/api/v3/groups/${id}`)).body.data).toMatchObject({ type: 'Signature', name: 'Sig 2' })
   })
 
   it('answers sightings, externalDates and insights when asked', async () => {
     const id = (await call('POST', '/api/v3/groups', { type: 'Report', name: 'R', fileName: 'r.pdf' })).body.data.id
+    // The v3 body cannot set these: they come from the platform's own processing.
+    await t.store.db.updateTable('intel_group').set({ first_seen: '2024-01-01T00:00:00.000Z', last_seen: '2024-02-01T00:00:00.000Z',
+      external_date_added: '2023-01-01T00:00:00.000Z', insights: 'Short summary' }).where('id', '=', id).execute()
+    const plain = await call('GET', `/api/v3/groups/${id}`)
+    expect(plain.body.data).not.toHaveProperty('firstSeen')
+    expect(plain.body.data).not.toHaveProperty('insights')
     const res = await call('GET', `/api/v3/groups/${id}?fields=sightings&fields=externalDates&fields=insights&fields=tags&fields=associatedVictimAssets`)
     expect(res.status).toBe(200)
-    expect(res.body.data).toMatchObject({ status: 'Awaiting Upload', tags: { data: [] }, associatedVictimAssets: { data: [] } })
-    expect((await call('GET', `/api/v3/groups/${id}?fields=whoIs`)).status).toBe(400)
+    expect(res.body.data).toMatchObject({ status: 'Awaiting Upload', tags: { data: [] }, associatedVictimAssets: { data: [] },
+      firstSeen: '2024-01-01T00:00:00Z', lastSeen: '2024-02-01T00:00:00Z', externalDateAdded: '2023-01-01T00:00:00Z',
+      insights: { summary: 'Short summary' } })
+    const whoIs = await call('GET', `/api/v3/groups/${id}?fields=whoIs`)
+    expect(whoIs).toMatchObject({ status: 400, body: { message: "fields: 'whoIs' is not available on /v3/groups; see OPTIONS /v3/groups/fields" } })
   })
 
   it('nests groups into a new group and rolls everything back when one member is invalid', async () => {

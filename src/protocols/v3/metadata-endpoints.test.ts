@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, ORG, type TestApp, type TestAccount } from '../../test/harness.js'
+import { createTestGroup } from '../../test/factories.js'
 
 let t: TestApp
 let standard: TestAccount
@@ -17,9 +18,7 @@ async function call(method: string, url: string, payload?: unknown, as?: TestAcc
 beforeAll(async () => {
   t = await createTestApp()
   standard = await t.createAccount({ role: 'Standard User' })
-  const now = new Date().toISOString()
-  groupId = (await t.store.db.insertInto('intel_group').values({ owner_id: 1, type: 'Adversary', name: 'Bad Guy', date_added: now, last_modified: now })
-    .returning('id').executeTakeFirstOrThrow()).id
+  groupId = await createTestGroup(t, { type: 'Adversary', name: 'Bad Guy' })
 })
 afterAll(async () => { await t.close() })
 

@@ -5,7 +5,7 @@
  */
 import { invalid } from '../../domain/errors.js'
 import { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, all, flag, single, wholeNumber } from '../http/query.js'
-import type { ObjectListQuery } from '../../domain/object-lists.js'
+import type { ObjectListQuery } from '../../domain/listing/object-lists.js'
 import { decodeCursor } from './paging.js'
 
 export { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, query, single, flag } from '../http/query.js'

@@ -12,7 +12,8 @@ import { readJsonBody } from '../http/body.js'
 import { classifyError } from '../http/errors.js'
 import { installRestAuth } from '../http/rest-auth.js'
 import { sendV3Body, v3ErrorBody } from './present.js'
-import { V3_ROUTES } from './routes/index.js'
+import { registerEndpoints } from './routes.js'
+import { V3_ENDPOINTS, V3_EXTRA_ROUTES } from './routes/index.js'
 
 export async function registerV3(app: FastifyInstance, options: FastifyPluginOptions & { store: Store; services: Services }) {
   app.removeContentTypeParser('application/json')
@@ -28,6 +29,6 @@ export async function registerV3(app: FastifyInstance, options: FastifyPluginOpt
   app.setNotFoundHandler((req, reply) =>
     sendV3Body(reply, 404, v3ErrorBody('not_found', `No such v3 endpoint: ${req.method} ${req.url.split('?')[0]}`)))
   installRestAuth(app, options.store, options.services)
-  for (const register of V3_ROUTES) await register(app)
+  for (const register of V3_EXTRA_ROUTES) await register(app)
+  await registerEndpoints(app, V3_ENDPOINTS)
 }
-

@@ -4,7 +4,7 @@
  * platform sends them.
  */
 import type { RequestContext } from '../../domain/context.js'
-import type { GroupObject } from '../../domain/intel-objects/groups.js'
+import type { GroupObject } from '../../domain/groups/objects.js'
 import { toApiTime } from '../../domain/time.js'
 import { findGroupType } from '../../model/group-types.js'
 import { detailsLink, legacyLink } from '../http/links.js'

@@ -4,7 +4,7 @@
  * genericCustomIndicatorValues). Expansions that need more data load in v3-indicator-options.ts.
  */
 import type { RequestContext } from '../../domain/context.js'
-import type { IndicatorRecord } from '../../domain/indicators.js'
+import type { IndicatorRecord } from '../../domain/indicators/indicators.js'
 import { toApiTime } from '../../domain/time.js'
 import { findIndicatorType } from '../../model/indicator-types.js'
 import { detailsLink, legacyIndicatorLink } from '../http/links.js'

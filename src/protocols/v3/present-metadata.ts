@@ -1,8 +1,8 @@
 /** v3 shapes shared by many endpoints: attributes, tags, security labels, user references. */
-import type { AttributeView, LabelView } from '../../domain/metadata.js'
-import type { TagRecord } from '../../domain/tag-records.js'
+import type { AttributeView, LabelView } from '../../domain/metadata/item-metadata.js'
+import type { TagObject as TagRecord } from '../../domain/metadata/tags.js'
 import { toApiTime } from '../../domain/time.js'
-import type { UserRef } from '../../domain/users-ref.js'
+import type { UserRef } from '../../domain/access/user-refs.js'
 
 /** Drops undefined and null so absent values are left out, as the platform does. */
 export function compact(value: Record<string, unknown>): Record<string, unknown> {

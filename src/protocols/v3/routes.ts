@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid, notFound } from '../../domain/errors.js'
-import { parseId } from '../../domain/items.js'
-import { requireBulkDelete } from '../../domain/object-lists.js'
+import { parseId } from '../../domain/items/items.js'
+import { requireBulkDelete } from '../../domain/listing/object-lists.js'
 import type { RequestContext } from '../../domain/context.js'
-import type { AnyEndpoint, V3Endpoint } from './endpoint.js'
+import type { AnyEndpoint, EndpointDirectory } from './endpoint.js'
 import { checkFields, presentRecords } from './fields.js'
 import { fieldDescriptor, fieldOptions, tqlOptions } from './options.js'
 import { pageLinks } from './paging.js'
@@ -21,8 +21,8 @@ async function resolveId(endpoint: AnyEndpoint, ctx: RequestContext, text: strin
   return endpoint.resolveId ? endpoint.resolveId(ctx, text) : parseId(endpoint.word, text)
 }
 
-async function presentOne(endpoint: AnyEndpoint, ctx: RequestContext, record: { id: number }, fields: FieldTree) {
-  const [presented] = await presentRecords(endpoint, [record], fields, { ctx, depth: 0 })
+async function presentOne(endpoint: AnyEndpoint, ctx: RequestContext, record: { id: number }, fields: FieldTree, endpointFor: EndpointDirectory) {
+  const [presented] = await presentRecords(endpoint, [record], fields, { ctx, depth: 0, endpointFor })
   return presented
 }
 
@@ -37,9 +37,24 @@ function readOnly(endpoint: AnyEndpoint, what: string): never {
   throw invalid(`/v3/${endpoint.path} is read-only: ${what} is not supported`)
 }
 
-/** @example await registerEndpoint(app, CASES) */
-export async function registerEndpoint<R extends { id: number }>(app: FastifyInstance, declared: V3Endpoint<R>): Promise<void> {
-  const endpoint = declared as unknown as AnyEndpoint
+/**
+ * Registers every endpoint of the list; each item kind is presented by the one endpoint that
+ * declares it (attributes, per parent kind, are never association partners).
+ *
+ * @example await registerEndpoints(app, V3_ENDPOINTS)
+ */
+export async function registerEndpoints(app: FastifyInstance, endpoints: readonly AnyEndpoint[]): Promise<void> {
+  const byKind = new Map<string, AnyEndpoint>()
+  for (const endpoint of endpoints) {
+    if (!endpoint.kind || endpoint.kind === 'attribute') continue
+    if (byKind.has(endpoint.kind)) throw new Error(`two v3 endpoints declare the kind ${endpoint.kind}`)
+    byKind.set(endpoint.kind, endpoint)
+  }
+  const endpointFor: EndpointDirectory = (kind) => byKind.get(kind)
+  for (const endpoint of endpoints) registerEndpoint(app, endpoint, endpointFor)
+}
+
+function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointFor: EndpointDirectory): void {
   const base = `/${endpoint.path}`
   // Each route carries its declaration, from which the OpenAPI document is generated.
   const doc = { config: { endpoint } }
@@ -54,7 +69,7 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     const fields = parseFieldTree(q)
     checkFields(endpoint, fields)
     const page = await endpoint.list(req.ctx, list)
-    const data = await presentRecords(endpoint, page.items, fields, { ctx: req.ctx, depth: 0 })
+    const data = await presentRecords(endpoint, page.items, fields, { ctx: req.ctx, depth: 0, endpointFor })
     const links = pageLinks(req.ctx.services.publicUrl, req, { ...list, hasMore: page.hasMore, lastId: page.items.at(-1)?.id })
     return sendV3List(reply, data, links, list.count && list.resultStart === 0 ? page.total : undefined)
   })
@@ -63,7 +78,7 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
     const record = await loadOne(endpoint, req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
-    return sendV3Data(reply, await presentOne(endpoint, req.ctx, record, fields))
+    return sendV3Data(reply, await presentOne(endpoint, req.ctx, record, fields, endpointFor))
   })
 
   app.post(base, doc, async (req, reply) => {
@@ -71,7 +86,7 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
     const record = await endpoint.create(req.ctx, req.body ?? {})
-    return sendV3Created(reply, await presentOne(endpoint, req.ctx, record, fields))
+    return sendV3Created(reply, await presentOne(endpoint, req.ctx, record, fields, endpointFor))
   })
 
   app.put(`${base}/:id`, doc, async (req: IdRequest, reply) => {
@@ -79,7 +94,7 @@ export async function registerEndpoint<R extends { id: number }>(app: FastifyIns
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
     const record = await endpoint.update(req.ctx, await resolveId(endpoint, req.ctx, req.params.id), req.body ?? {})
-    return sendV3Updated(reply, await presentOne(endpoint, req.ctx, record, fields))
+    return sendV3Updated(reply, await presentOne(endpoint, req.ctx, record, fields, endpointFor))
   })
 
   app.delete(`${base}/:id`, doc, async (req: IdRequest, reply) => {

@@ -32,9 +32,18 @@ describe('POST /v2/batch', () => {
     expect(await status(id)).toEqual({ status: 'Success', data: { batchStatus: { id, status: 'Created', errorCount: 0, successCount: 0, unprocessCount: 0 } } })
   })
 
-  it('accepts booleans sent as text, as tcex does', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/batch', payload: definition({ haltOnError: 'true', playbookTriggersEnabled: 'false' }) })
-    expect(res.statusCode).toBe(201)
+  it('accepts booleans sent as text, as tcex does, and acts on them', async () => {
+    const entries = (tag: string) => ({ indicator: [{ type: 'Host', summary: `bad ${tag}!` }, { type: 'Host', summary: `${tag}.text-flag.example` }] })
+    const halting = await createJob({ haltOnError: 'true', playbookTriggersEnabled: 'false' })
+    await upload(halting, entries('halt'))
+    const going = await createJob({ haltOnError: 'False' })
+    await upload(going, entries('go'))
+    await runPendingJobs(t.store, t.services)
+    expect((await status(halting)).data.batchStatus).toMatchObject({ status: 'Completed', errorCount: 1, successCount: 0, unprocessCount: 1 })
+    expect((await status(going)).data.batchStatus).toMatchObject({ status: 'Completed', errorCount: 1, successCount: 1, unprocessCount: 0 })
+    const written = await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/go.text-flag.example' })
+    expect(written.statusCode).toBe(200)
+    expect((await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/halt.text-flag.example' })).statusCode).toBe(404)
   })
 
   it('refuses a malformed definition with 400 naming the field', async () => {

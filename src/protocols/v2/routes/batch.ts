@@ -10,7 +10,7 @@ import {
 } from '../../../domain/batch/jobs.js'
 import { invalid } from '../../../domain/errors.js'
 import { readJson } from '../../../domain/input.js'
-import { parseId } from '../../../domain/items.js'
+import { parseId } from '../../../domain/items/items.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'
 import { JSON_MEDIA_TYPE } from '../../http/media-types.js'

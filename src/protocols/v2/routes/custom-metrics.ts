@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { type CustomMetricConfig, type MetricAggregate, addCustomMetricData, createCustomMetric, deleteCustomMetric, getCustomMetric,
-  listCustomMetricData, listCustomMetrics } from '../../../domain/custom-metrics.js'
+  listCustomMetricData, listCustomMetrics } from '../../../domain/platform/custom-metrics.js'
 import { toApiTime } from '../../../domain/time.js'
 import { flag, pageOf, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -5,10 +5,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   createAdversaryAsset, deleteAdversaryAsset, getAdversaryAsset, listAdversaryAssets, requireAdversaryAssetType, updateAdversaryAsset,
-} from '../../../domain/adversary-assets.js'
+} from '../../../domain/groups/adversary-assets.js'
 import { notFound } from '../../../domain/errors.js'
-import { requireGroupType } from '../../../domain/groups.js'
-import { parseId, parseItemId } from '../../../domain/items.js'
+import { requireGroupType } from '../../../domain/groups/groups.js'
+import { parseId, parseItemId } from '../../../domain/items/items.js'
 import { pageOf, parsePaging, query } from '../params.js'
 import { presentAdversaryAssetSummaryV2, presentAdversaryAssetV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -4,9 +4,9 @@
  * Content-Type, in a scope of their own so no other route changes its body parsing.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/documents.js'
-import { getGroup, publishGroup, requireGroupType } from '../../../domain/groups.js'
-import { loadAttributes, loadTags } from '../../../domain/metadata.js'
+import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
+import { getGroup, publishGroup, requireGroupType } from '../../../domain/groups/groups.js'
+import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
 import { flag, query } from '../params.js'
 import { sendNoBody } from '../present.js'
 import { groupPdfLines, renderTextPdf } from '../group-pdf.js'

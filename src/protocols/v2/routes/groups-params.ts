@@ -5,9 +5,9 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { requireGroupType } from '../../../domain/groups.js'
-import { parseItemId } from '../../../domain/items.js'
-import type { FieldFilter, FilterOperator } from '../../../domain/list-filters.js'
+import { requireGroupType } from '../../../domain/groups/groups.js'
+import { parseItemId } from '../../../domain/items/items.js'
+import type { FieldFilter, FilterOperator } from '../../../domain/listing/list-filters.js'
 import { type Include, type Paging, type Query, flag, parseFilterExpressions, parseIncludes, parsePaging } from '../params.js'
 
 export interface ListParams {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setMembership } from '../../../domain/accounts.js'
+import { setMembership } from '../../../domain/access/accounts.js'
 import { type TestAccount, type TestApp, createTestApp } from '../../../test/harness.js'
 
 let t: TestApp

@@ -4,7 +4,7 @@
  * sub-paths come from registerMetadataRoutes.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createGroup, deleteGroup, findReadableGroup, getGroup, listGroups, requireGroupType, updateGroup } from '../../../domain/groups.js'
+import { createGroup, deleteGroup, findReadableGroup, getGroup, listGroups, requireGroupType, updateGroup } from '../../../domain/groups/groups.js'
 import { parseIncludes, query } from '../params.js'
 import { presentGroupsV2, presentOneGroupV2 } from '../present-group.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../../../domain/context.js'
 import { notFound } from '../../../domain/errors.js'
-import { type IndicatorRecord, listIndicators } from '../../../domain/indicators.js'
+import { type IndicatorRecord, listIndicators } from '../../../domain/indicators/indicators.js'
 import { DAY_MS, toApiTime } from '../../../domain/time.js'
 import { renderPlainXml } from '../../http/xml.js'
 import { presentIndicatorsV2 } from '../present-indicator.js'

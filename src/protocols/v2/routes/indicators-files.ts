@@ -3,8 +3,8 @@
  * (/actions/{action}/indicators[/{type}[/{indicator}]]).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { parseId } from '../../../domain/items.js'
-import { getIndicatorBySummary } from '../../../domain/indicators.js'
+import { parseId } from '../../../domain/items/items.js'
+import { getIndicatorBySummary } from '../../../domain/indicators/indicators.js'
 import {
   type FileOccurrenceView, addFileAction, addFileOccurrence, deleteFileOccurrence, getFileOccurrence, listFileActionTargets,
   listFileOccurrences, removeFileAction, updateFileOccurrence,

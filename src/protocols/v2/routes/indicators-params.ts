@@ -5,8 +5,8 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { invalid, notFound } from '../../../domain/errors.js'
-import { type IndicatorFilter, type IndicatorQuery, type IndicatorRecord, getIndicatorBySummary, indicatorItem } from '../../../domain/indicators.js'
-import type { ItemInfo } from '../../../domain/items.js'
+import { type IndicatorFilter, type IndicatorQuery, type IndicatorRecord, getIndicatorBySummary, indicatorItem } from '../../../domain/indicators/indicators.js'
+import type { ItemInfo } from '../../../domain/items/items.js'
 import { type IndicatorTypeDef, findIndicatorType } from '../../../model/indicator-types.js'
 import { type Query, flag, parseFilterExpressions, parsePaging, query, single } from '../params.js'
 

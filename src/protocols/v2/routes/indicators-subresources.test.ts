@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, createTestApp } from '../../../test/harness.js'
+import { createTestGroup } from '../../../test/factories.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -127,9 +128,7 @@ describe('metadata and Group associations', () => {
   })
 
   it('associates a Group and lists it, and lists Indicators sharing that Group', async () => {
-    const now = new Date().toISOString()
-    const { id } = await t.store.db.insertInto('intel_group').values({ owner_id: 1, type: 'Incident', name: 'Op Dawn', date_added: now, last_modified: now })
-      .returning('id').executeTakeFirstOrThrow()
+    const id = await createTestGroup(t, { type: 'Incident', name: 'Op Dawn' })
     expect((await api('POST', `${ADDRESS}/groups/incidents/${id}`)).statusCode).toBe(200)
     await api('POST', `/indicators/hosts/c2.example/groups/incidents/${id}`)
     const groups = (await api('GET', `${ADDRESS}/groups`)).json().data

@@ -169,9 +169,9 @@ describe('GET /v2/indicators lists', () => {
   it('refuses an unknown filter, an operator the filter does not take, and a bad value', async () => {
     const unknown = await get('/indicators?filters=colour%3Dred')
     expect(unknown.statusCode).toBe(400)
-    expect(unknown.json().message).toMatch(/Unknown Indicator filter 'colour'/)
+    expect(unknown.json().message).toMatch(/Unknown filter 'colour' for Indicators/)
     const op = await get('/indicators?filters=rating%3D3')
-    expect(op.json().message).toBe("Filter rating does not take the operator '='; it takes < >")
+    expect(op.json().message).toBe('Filter rating takes the operators < >, not =')
     expect((await get('/indicators?filters=dateAdded%3Eyesterday')).json().message).toMatch(/ISO 8601/)
     expect((await get('/indicators/hosts?filters=city%3DParis')).json().message).toBe('Filter city applies to Address Indicators only')
   })

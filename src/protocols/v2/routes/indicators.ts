@@ -4,7 +4,7 @@
  * sub-paths. Sub-resources live in indicators-*.ts and are registered from here.
  */
 import type { FastifyInstance } from 'fastify'
-import { createOrUpdateIndicator, deleteIndicator, listIndicators, updateIndicator } from '../../../domain/indicators.js'
+import { createOrUpdateIndicator, deleteIndicator, listIndicators, updateIndicator } from '../../../domain/indicators/indicators.js'
 import { parseIncludes, query } from '../params.js'
 import { presentIndicatorsV2 } from '../present-indicator.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../../../domain/context.js'
 import { invalid } from '../../../domain/errors.js'
-import { type MarkedItem, type MarkedPath, listMarkedItems } from '../../../domain/tags.js'
+import { type MarkedItem, type MarkedPath, listMarkedItems } from '../../../domain/metadata/tags.js'
 import { toApiTime } from '../../../domain/time.js'
 import { findGroupType } from '../../../model/group-types.js'
 import { findIndicatorType, findIndicatorTypeByBranch } from '../../../model/indicator-types.js'

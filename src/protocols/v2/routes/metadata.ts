@@ -4,9 +4,9 @@
  * registerMetadataRoutes with its path prefix and a resolver for the item.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import * as metadata from '../../../domain/metadata.js'
+import * as metadata from '../../../domain/metadata/item-metadata.js'
 import { notFound } from '../../../domain/errors.js'
-import { type ItemInfo, parseId } from '../../../domain/items.js'
+import { type ItemInfo, parseId } from '../../../domain/items/items.js'
 import { tagLink } from '../../http/links.js'
 import { toApiTime } from '../../../domain/time.js'
 import { pageOf, parsePaging, query } from '../params.js'

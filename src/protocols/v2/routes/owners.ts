@@ -1,7 +1,7 @@
 /** /v2/owners, /v2/owners/mine, members, metrics, and /v2/whoami. */
 import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { getAccessibleOwner, getMyOrganization, listAccessibleOwners, listMyOrganizationMembers, ownerMetrics, whoami } from '../../../domain/owners.js'
+import { getAccessibleOwner, getMyOrganization, listAccessibleOwners, listMyOrganizationMembers, ownerMetrics, whoami } from '../../../domain/access/owners.js'
 import { pageOf, parsePaging, query } from '../params.js'
 import { sendData, sendList } from '../present.js'
 

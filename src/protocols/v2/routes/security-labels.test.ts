@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../../domain/time.js'
 import { findLabelByName } from '../../../store/security-label.repository.js'
 import { ORG, PUBLIC_URL, type TestAccount, type TestApp, createTestApp } from '../../../test/harness.js'
+import { createTestGroup } from '../../../test/factories.js'
 
 let t: TestApp
 let reader: TestAccount
@@ -14,8 +15,7 @@ async function labelId(ownerId: number, name: string) {
   return (await t.store.db.selectFrom('security_label').select('id').where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirstOrThrow()).id
 }
 async function insertGroup(ownerId: number, type: string, name: string) {
-  return (await t.store.db.insertInto('intel_group').values({ owner_id: ownerId, type, name, date_added: now, last_modified: now } as never)
-    .returning('id').executeTakeFirstOrThrow()).id
+  return createTestGroup(t, { ownerId, type, name })
 }
 async function label(kind: string, id: number, labelName: string, ownerId = orgId) {
   await t.store.db.insertInto('item_security_label').values({ label_id: await labelId(ownerId, labelName), item_kind: kind, item_id: id, date_added: now }).execute()

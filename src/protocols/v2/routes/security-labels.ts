@@ -1,7 +1,7 @@
 /** /v2/securityLabels: the owner's labels (list, one, define, delete) and the items carrying one. */
 import type { FastifyInstance } from 'fastify'
 import { type LabelFilter, type SecurityLabelRecord, createSecurityLabel, deleteSecurityLabel, getSecurityLabel, listSecurityLabels,
-  requireLabelMarker } from '../../../domain/security-labels.js'
+  requireLabelMarker } from '../../../domain/metadata/security-labels.js'
 import { toApiTime } from '../../../domain/time.js'
 import { invalid } from '../../../domain/errors.js'
 import { type Query, pageOf, parsePaging, query } from '../params.js'

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../../domain/time.js'
 import { ORG, PUBLIC_URL, type TestAccount, type TestApp, createTestApp } from '../../../test/harness.js'
+import { createTestGroup } from '../../../test/factories.js'
 
 let t: TestApp
 let reader: TestAccount
@@ -12,8 +13,7 @@ async function tagItems(tagName: string, kind: string, ids: number[]) {
   for (const id of ids) await t.store.db.insertInto('item_tag').values({ tag_id: tag.id, item_kind: kind, item_id: id, date_added: now }).execute()
 }
 async function insertGroup(type: string, name: string) {
-  return (await t.store.db.insertInto('intel_group').values({ owner_id: orgId, type, name, date_added: now, last_modified: now } as never)
-    .returning('id').executeTakeFirstOrThrow()).id
+  return createTestGroup(t, { ownerId: orgId, type, name })
 }
 
 beforeAll(async () => {
@@ -30,6 +30,18 @@ beforeAll(async () => {
 afterAll(async () => { await t.close() })
 
 describe('POST /v2/tags', () => {
+  it('holds a description to the limit v3 holds it to (65,500 characters), on both APIs', async () => {
+    const long = 'd'.repeat(65_501)
+    const v2 = await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'Long v2', description: long } })
+    expect(v2.statusCode).toBe(400)
+    expect(v2.json().message).toBe('description is longer than 65500 characters')
+    const v3 = await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'Long v3', description: long } })
+    expect(v3.statusCode).toBe(400)
+    expect(v3.json().message).toBe('description is longer than 65500 characters')
+    expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'Long v2', description: long.slice(1) } })).statusCode).toBe(201)
+    expect((await t.request({ method: 'DELETE', url: '/api/v2/tags/Long%20v2' })).statusCode).toBe(200)
+  })
+
   it('creates a tag, then sets the description of the existing one', async () => {
     const created = await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'MyTag', description: 'my description' } })
     expect(created.statusCode).toBe(201)

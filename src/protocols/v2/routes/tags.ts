@@ -1,7 +1,7 @@
 /** /v2/tags: Tags as objects (list with weight, one, create or describe, rename, delete) and the items carrying one. */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { type TagFilter, type TagRecord, createOrDescribeTag, deleteTag, getTag, listTags, requireTagMarker, updateTag } from '../../../domain/tags.js'
+import { type TagFilter, type TagRecord, createOrDescribeTag, deleteTag, getTag, listTags, requireTagMarker, updateTag } from '../../../domain/metadata/tags.js'
 import { tagLink } from '../../http/links.js'
 import { type Query, flag, parsePaging, query } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

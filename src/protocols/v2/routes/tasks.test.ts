@@ -13,7 +13,7 @@ beforeAll(async () => {
   readOnly = await t.createAccount({ role: 'Read Only User' })
   await t.createOwner('Outside Org', 'Organization')
   outsider = `outsider-${Date.now()}`
-  const { createAccount } = await import('../../../domain/accounts.js')
+  const { createAccount } = await import('../../../domain/access/accounts.js')
   await createAccount(t.store.db, { userName: outsider, kind: 'api', organization: 'Outside Org', role: 'Standard User' }, new Date().toISOString())
 })
 afterAll(async () => { await t.close() })
@@ -28,6 +28,17 @@ async function createTask(body: Record<string, unknown>) {
 }
 
 describe('POST /v2/tasks', () => {
+  it('reads escalated and reminded as every other true/false field is read (1, "0", "TRUE")', async () => {
+    const task = await createTask({ name: 'Flags as numbers', escalated: 1, reminded: '0' })
+    expect(task).toMatchObject({ escalated: true, reminded: false })
+    const changed = await call('PUT', `/tasks/${task.id}`, { escalated: 'FALSE', reminded: 1 })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.json().data.task).toMatchObject({ escalated: false, reminded: true })
+    const bad = await call('POST', '/tasks', { name: 'Bad flag', escalated: 'maybe' })
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json().message).toBe("escalated must be true or false, not 'maybe'")
+  })
+
   it('creates a Task with dates, assignee and escalatee', async () => {
     const task = await createTask({ name: 'Send Domains to IR Team', dueDate: '2099-07-13T13:36:53-04:00', escalationDate: '2099-07-14T00:00:00Z',
       description: 'Triage', assignee: [{ userName: analyst.userName }], escalatee: [{ userName: manager.userName }] })
@@ -142,6 +153,7 @@ describe('GET /v2/tasks filters', () => {
 
   it('refuses bad filters', async () => {
     expect((await call('GET', `/tasks?filters=${encodeURIComponent('overdue=maybe')}`)).json().message).toBe("Filter overdue takes true or false, not 'maybe'")
+    expect(await names('escalated=1')).toEqual(await names('escalated=true'))
     expect((await call('GET', `/tasks?filters=${encodeURIComponent('assignee^a')}`)).statusCode).toBe(400)
     expect((await call('GET', `/tasks?filters=${encodeURIComponent('name!x')}`)).json().message).toBe('Filter name takes the operators = ^, not !')
   })

@@ -3,8 +3,8 @@
  * user name); associations with Groups, Indicators, Victims and Victim Assets; metadata.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { findReadableItem, parseItemId } from '../../../domain/items.js'
-import { addTaskUserRef, createTask, deleteTask, getTask, getTaskUser, listTaskUsers, listTasks, removeTaskUserRef, updateTask } from '../../../domain/tasks.js'
+import { findReadableItem, parseItemId } from '../../../domain/items/items.js'
+import { addTaskUserRef, createTask, deleteTask, getTask, getTaskUser, listTaskUsers, listTasks, removeTaskUserRef, updateTask } from '../../../domain/tasks/tasks.js'
 import { pageOf, parseIncludes, parsePaging, query } from '../params.js'
 import { presentTaskUserV2, presentTasksV2 } from '../present-task.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -53,7 +53,7 @@ describe('GET /v2/types/attributeTypes', () => {
 
   it('rejects an unknown filter or operator', async () => {
     expect((await t.request({ method: 'GET', url: '/api/v2/types/attributeTypes?filters=color%3Dred' })).json()).toEqual({
-      status: 'Error', message: "Unknown filter 'color' for attribute types: use owner, system, allowMarkdown or maxLength" })
+      status: 'Error', message: "Unknown filter 'color' for attribute types; use owner, system, allowMarkdown, maxLength" })
     expect((await t.request({ method: 'GET', url: '/api/v2/types/attributeTypes?filters=system%3Etrue' })).statusCode).toBe(400)
     expect((await t.request({ method: 'GET', url: '/api/v2/types/attributeTypes?filters=maxLength%5E4' })).json()).toEqual({
       status: 'Error', message: 'Filter maxLength takes the operators = < >, not ^' })

@@ -1,37 +1,17 @@
 /** /v2/types: indicatorTypes, attributeTypes, associationTypes. */
 import type { FastifyInstance } from 'fastify'
-import { invalid } from '../../../domain/errors.js'
-import { type AttributeTypeFilter, getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/types.js'
-import { type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
+import { getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/metadata/types.js'
+import { type FilterExpression, type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList } from '../present.js'
 
-/** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters. */
-function attributeTypeFilter(q: Query, memberOwner: (name: string) => number | undefined): AttributeTypeFilter {
-  const filter: AttributeTypeFilter = {}
+/** Attribute type filters, as `filters=system%3Dtrue,maxLength%3E100` or as plain parameters (`system=true`). */
+function attributeTypeFilters(q: Query): FilterExpression[] {
   const expressions = parseFilterExpressions(q)
   for (const field of ['system', 'allowMarkdown', 'maxLength']) {
     const value = single(q, field)
     if (value !== undefined) expressions.push({ field, op: '=', value })
   }
-  for (const { field: name, op, value } of expressions) {
-    if (name === 'system' || name === 'allowMarkdown') {
-      if (op !== '=') throw invalid(`Filter ${name} takes the operator =, not ${op}`)
-      if (value !== 'true' && value !== 'false') throw invalid(`Filter ${name} takes true or false`)
-      filter[name] = value === 'true'
-    } else if (name === 'maxLength') {
-      if (op !== '=' && op !== '<' && op !== '>') throw invalid(`Filter maxLength takes the operators = < >, not ${op}`)
-      if (!/^\d+$/.test(value)) throw invalid('Filter maxLength takes a whole number')
-      filter.maxLength = { op, value: Number(value) }
-    } else if (name === 'owner') {
-      if (op !== '=') throw invalid(`Filter owner takes the operator =, not ${op}`)
-      const id = memberOwner(value)
-      if (id === undefined) throw invalid(`Unknown owner '${value}' in filter`)
-      filter.ownerId = id
-    } else {
-      throw invalid(`Unknown filter '${name}' for attribute types: use owner, system, allowMarkdown or maxLength`)
-    }
-  }
-  return filter
+  return expressions
 }
 
 export async function typeRoutes(app: FastifyInstance) {
@@ -50,8 +30,7 @@ export async function typeRoutes(app: FastifyInstance) {
   app.get('/types/attributeTypes', async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
-    const filter = attributeTypeFilter(q, (name) => req.caller.memberships.find((m) => m.ownerName === name)?.ownerId)
-    const all = await listAttributeTypes(req.ctx, filter, withRule(q))
+    const all = await listAttributeTypes(req.ctx, attributeTypeFilters(q), withRule(q))
     return sendList(req, reply, 'attributeType', pageOf(all, paging), paging, all.length)
   })
 

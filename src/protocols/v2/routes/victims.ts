@@ -4,9 +4,9 @@
  * that share a Group with it (read only); metadata.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { findReadableItem, parseItemId } from '../../../domain/items.js'
-import { createVictimAsset, deleteVictimAsset, getVictimAsset, listVictimAssets, requireVictimAssetType, updateVictimAsset } from '../../../domain/victim-assets.js'
-import { createVictim, deleteVictim, getVictim, listVictims, updateVictim } from '../../../domain/victims.js'
+import { findReadableItem, parseItemId } from '../../../domain/items/items.js'
+import { createVictimAsset, deleteVictimAsset, getVictimAsset, listVictimAssets, requireVictimAssetType, updateVictimAsset } from '../../../domain/victims/victim-assets.js'
+import { createVictim, deleteVictim, getVictim, listVictims, updateVictim } from '../../../domain/victims/victims.js'
 import { parseIncludes, parsePaging, query } from '../params.js'
 import { presentVictimAssetSummaryV2, presentVictimAssetV2, presentVictimsV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -1,14 +1,12 @@
 /** /v3/artifacts (evidence inside Cases) and /v3/artifactTypes (read-only). */
-import type { FastifyInstance } from 'fastify'
 import {
   type ArtifactRecord, type ArtifactTypeRecord, createArtifact, deleteArtifact, deleteArtifactsMatching, listArtifactTypes, listArtifacts,
   loadArtifactTypes, loadArtifacts, updateArtifact,
-} from '../../../domain/artifacts.js'
+} from '../../../domain/cases/artifacts.js'
 import { toApiTime } from '../../../domain/time.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { compact } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const ARTIFACT_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the Artifact', readOnly: true },
@@ -59,9 +57,4 @@ function presentArtifactType(t: ArtifactTypeRecord): Record<string, unknown> {
 export const ARTIFACT_TYPES: V3Endpoint<ArtifactTypeRecord> = {
   path: 'artifactTypes', word: 'Artifact type', fields: ARTIFACT_TYPE_FIELDS, options: [],
   present: presentArtifactType, list: listArtifactTypes, load: loadArtifactTypes,
-}
-
-export async function artifactRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, ARTIFACTS)
-  await registerEndpoint(app, ARTIFACT_TYPES)
 }

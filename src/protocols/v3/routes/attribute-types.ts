@@ -1,9 +1,7 @@
 /** /v3/attributeTypes: the system's and the caller's owners' attribute types (read-only). */
-import type { FastifyInstance } from 'fastify'
-import { type AttributeTypeRecord, listAttributeTypes, loadAttributeTypes } from '../../../domain/tag-records.js'
+import { type AttributeTypeObject as AttributeTypeRecord, listAttributeTypeObjects as listAttributeTypes, loadAttributeTypeObjects as loadAttributeTypes } from '../../../domain/metadata/types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const ATTRIBUTE_TYPE_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the attribute type', readOnly: true },
@@ -29,8 +27,4 @@ export const ATTRIBUTE_TYPES: V3Endpoint<AttributeTypeRecord> = {
   path: 'attributeTypes', word: 'Attribute type', fields: ATTRIBUTE_TYPE_FIELDS,
   options: [{ name: 'mapping', description: 'Includes the kinds of item each attribute type applies to' }],
   present: presentAttributeType, list: listAttributeTypes, load: loadAttributeTypes,
-}
-
-export async function attributeTypeRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, ATTRIBUTE_TYPES)
 }

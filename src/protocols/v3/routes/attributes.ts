@@ -1,14 +1,12 @@
 /** /v3/groupAttributes, /v3/indicatorAttributes, /v3/victimAttributes and /v3/caseAttributes. */
-import type { FastifyInstance } from 'fastify'
 import {
   ATTRIBUTE_ENDPOINTS, type AttributeRecord, type AttributedKind, createAttributeRecord, deleteAttributeRecord, deleteAttributeRecordsMatching,
   listAttributeRecords, loadAttributeRecords, updateAttributeRecord,
-} from '../../../domain/attribute-records.js'
+} from '../../../domain/metadata/attributes.js'
 import { toApiTime } from '../../../domain/time.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { securityLabelsOption } from '../fields.js'
 import { compact, presentUser } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const WORDS: Record<AttributedKind, string> = { group: 'Group', indicator: 'Indicator', victim: 'Victim', case: 'Case' }
 
@@ -50,8 +48,4 @@ export function attributeEndpoint(kind: AttributedKind): V3Endpoint<AttributeRec
     remove: (ctx, id) => deleteAttributeRecord(ctx, kind, id),
     removeMatching: (ctx, tql, scope) => deleteAttributeRecordsMatching(ctx, kind, tql, scope),
   }
-}
-
-export async function attributeRoutes(app: FastifyInstance) {
-  for (const kind of Object.keys(ATTRIBUTE_ENDPOINTS) as AttributedKind[]) await registerEndpoint(app, attributeEndpoint(kind))
 }

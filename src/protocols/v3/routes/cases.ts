@@ -1,13 +1,11 @@
 /** /v3/cases: case management Cases. */
-import type { FastifyInstance } from 'fastify'
-import { type CaseRecord, createCase, deleteCase, deleteCasesMatching, listCases, loadCases, updateCase } from '../../../domain/cases.js'
+import { type CaseRecord, createCase, deleteCase, deleteCasesMatching, listCases, loadCases, updateCase } from '../../../domain/cases/cases.js'
 import { CASE_RESOLUTIONS, CASE_SEVERITIES, CASE_STATUSES } from '../../../model/case-management.js'
 import { toApiTime } from '../../../domain/time.js'
 import { detailsLink } from '../../http/links.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { compact, presentUser } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const CASE_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the Case', readOnly: true },
@@ -55,8 +53,4 @@ export const CASES: V3Endpoint<CaseRecord> = {
     ['associatedArtifacts', 'associatedCases', 'associatedGroups', 'associatedIndicators']),
   present: presentCase, list: listCases, load: loadCases, create: createCase, update: updateCase, remove: deleteCase,
   removeMatching: deleteCasesMatching,
-}
-
-export async function caseRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, CASES)
 }

@@ -4,10 +4,10 @@
  * only under v2; the rules and the bytes are those of v2 (domain/documents.ts, v2 group-pdf.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/documents.js'
+import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
 import { invalid } from '../../../domain/errors.js'
-import { getGroup } from '../../../domain/groups.js'
-import { loadAttributes, loadTags } from '../../../domain/metadata.js'
+import { getGroup } from '../../../domain/groups/groups.js'
+import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
 import { groupPdfLines, renderTextPdf } from '../../v2/group-pdf.js'
 import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../v2/routes/groups-files.js'
 import { sendV3Body } from '../present.js'

@@ -1,13 +1,11 @@
 /** /v3/groups: Groups of every type, one endpoint (the type is a field). */
-import type { FastifyInstance } from 'fastify'
 import {
   type GroupObject, createGroupObject, deleteGroupObject, deleteGroupsMatching, listGroupObjects, loadGroupObjects, updateGroupObject,
-} from '../../../domain/intel-objects/groups.js'
+} from '../../../domain/groups/objects.js'
 import { GROUP_TYPES } from '../../../model/group-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { presentGroupV3 } from '../present-group.js'
-import { registerEndpoint } from '../routes.js'
 
 const text = (name: string, what: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ name, type: 'String', description: what, ...extra })
 const date = (name: string, what: string): FieldSpec => ({ name, type: 'Date', description: what })
@@ -63,8 +61,4 @@ export const GROUPS: V3Endpoint<GroupObject> = {
   ].sort((a, b) => a.name.localeCompare(b.name)),
   present: presentGroupV3, list: listGroupObjects, load: loadGroupObjects,
   create: createGroupObject, update: updateGroupObject, remove: deleteGroupObject, removeMatching: deleteGroupsMatching,
-}
-
-export async function groupRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, GROUPS)
 }

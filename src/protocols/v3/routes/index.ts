@@ -1,35 +1,34 @@
-/** Every v3 route module, registered in this order. Add a module here to expose it. */
+/**
+ * Every v3 endpoint, in the one list the plugin registers. The same list tells an
+ * associated* expansion which endpoint presents a partner kind (see registerEndpoints), so no
+ * module that an endpoint imports ever has to import the endpoints back.
+ */
 import type { FastifyInstance } from 'fastify'
-import { artifactRoutes } from './artifacts.js'
-import { attributeTypeRoutes } from './attribute-types.js'
-import { attributeRoutes } from './attributes.js'
-import { caseRoutes } from './cases.js'
-import { intelRequirementRoutes } from './intel-requirements.js'
-import { noteRoutes } from './notes.js'
-import { securityLabelRoutes } from './security-labels.js'
-import { securityRoutes } from './security.js'
-import { tagRoutes } from './tags.js'
+import { ATTRIBUTE_ENDPOINTS, type AttributedKind } from '../../../domain/metadata/attributes.js'
+import type { AnyEndpoint } from '../endpoint.js'
+import { ARTIFACT_TYPES, ARTIFACTS } from './artifacts.js'
+import { ATTRIBUTE_TYPES } from './attribute-types.js'
+import { attributeEndpoint } from './attributes.js'
+import { CASES } from './cases.js'
 import { groupFileRoutes } from './group-files.js'
-import { groupRoutes } from './groups.js'
-import { indicatorRoutes } from './indicators.js'
-import { taskRoutes } from './tasks.js'
-import { victimAssetRoutes } from './victim-assets.js'
-import { victimRoutes } from './victims.js'
+import { GROUPS } from './groups.js'
+import { deletedIndicatorRoutes, INDICATORS } from './indicators.js'
+import { INTEL_REQUIREMENTS } from './intel-requirements.js'
+import { NOTES } from './notes.js'
+import { SECURITY_LABELS } from './security-labels.js'
+import { OWNERS, USERS } from './security.js'
+import { TAGS } from './tags.js'
+import { TASKS } from './tasks.js'
+import { VICTIM_ASSETS } from './victim-assets.js'
+import { VICTIMS } from './victims.js'
 
-export const V3_ROUTES: ((app: FastifyInstance) => Promise<void> | void)[] = [
-  tagRoutes,
-  securityLabelRoutes,
-  attributeTypeRoutes,
-  attributeRoutes,
-  securityRoutes,
-  caseRoutes,
-  artifactRoutes,
-  noteRoutes,
-  intelRequirementRoutes,
-  indicatorRoutes,
-  groupFileRoutes,
-  groupRoutes,
-  victimRoutes,
-  victimAssetRoutes,
-  taskRoutes,
+export const V3_ENDPOINTS: readonly AnyEndpoint[] = [
+  TAGS, SECURITY_LABELS, ATTRIBUTE_TYPES,
+  ...(Object.keys(ATTRIBUTE_ENDPOINTS) as AttributedKind[]).map(attributeEndpoint),
+  OWNERS, USERS,
+  CASES, ARTIFACTS, ARTIFACT_TYPES, NOTES, INTEL_REQUIREMENTS,
+  INDICATORS, GROUPS, VICTIMS, VICTIM_ASSETS, TASKS,
 ]
+
+/** Routes that are not object endpoints. */
+export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> | void)[] = [deletedIndicatorRoutes, groupFileRoutes]

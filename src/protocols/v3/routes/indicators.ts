@@ -4,18 +4,17 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { listDeletedIndicators } from '../../../domain/indicators/activity.js'
-import type { IndicatorRecord } from '../../../domain/indicators.js'
+import type { IndicatorRecord } from '../../../domain/indicators/indicators.js'
 import {
   createIndicatorObject, deleteIndicatorObject, deleteIndicatorsMatching, listIndicatorObjects, loadIndicatorRecords, resolveIndicatorRef,
   updateIndicatorObject,
-} from '../../../domain/intel-objects/indicators.js'
+} from '../../../domain/indicators/objects.js'
 import { toApiTime } from '../../../domain/time.js'
 import { INDICATOR_TYPES } from '../../../model/indicator-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { parseListQuery, query, single } from '../params.js'
 import { presentIndicatorV3 } from '../present-indicator.js'
 import { sendV3Body } from '../present.js'
-import { registerEndpoint } from '../routes.js'
 import { INDICATOR_OPTIONS } from './v3-indicator-options.js'
 
 const list = (name: string, type: string, what: string): FieldSpec => ({ name, type, description: what, list: true })
@@ -73,8 +72,8 @@ export const INDICATORS: V3Endpoint<IndicatorRecord> = {
   create: createIndicatorObject, update: updateIndicatorObject, remove: deleteIndicatorObject, removeMatching: deleteIndicatorsMatching,
 }
 
-export async function indicatorRoutes(app: FastifyInstance) {
-  // Registered before the endpoint's `/:id`, which would otherwise read `deleted` as a summary.
+/** GET /v3/indicators/deleted, beside the endpoint's routes (a static path wins over `/:id`). */
+export async function deletedIndicatorRoutes(app: FastifyInstance) {
   app.get('/indicators/deleted', async (req, reply) => {
     const q = query(req)
     const page = parseListQuery(q)
@@ -84,5 +83,4 @@ export async function indicatorRoutes(app: FastifyInstance) {
     const data = deleted.items.map((d) => ({ ownerName: d.ownerName, dateAdded: toApiTime(d.dateAdded), dateDeleted: toApiTime(d.dateDeleted), type: d.type, summary: d.summary }))
     return sendV3Body(reply, 200, { data, count: deleted.total, status: 'Success' })
   })
-  await registerEndpoint(app, INDICATORS)
 }

@@ -1,15 +1,13 @@
 /** /v3/intelRequirements: Intelligence Requirements. */
-import type { FastifyInstance } from 'fastify'
 import {
   type IntelRequirementRecord, createIntelRequirement, deleteIntelRequirement, deleteIntelRequirementsMatching, listIntelRequirements,
   loadIntelRequirements, updateIntelRequirement,
-} from '../../../domain/intel-requirements.js'
+} from '../../../domain/cases/intel-requirements.js'
 import { toApiTime } from '../../../domain/time.js'
 import { detailsLink } from '../../http/links.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { compact, presentUser } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const IR_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the requirement', readOnly: true },
@@ -50,8 +48,4 @@ export const INTEL_REQUIREMENTS: V3Endpoint<IntelRequirementRecord> = {
     ['associatedArtifacts', 'associatedCases', 'associatedGroups', 'associatedIndicators', 'associatedVictimAssets']),
   present: presentIntelRequirement, list: listIntelRequirements, load: loadIntelRequirements, create: createIntelRequirement,
   update: updateIntelRequirement, remove: deleteIntelRequirement, removeMatching: deleteIntelRequirementsMatching,
-}
-
-export async function intelRequirementRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, INTEL_REQUIREMENTS)
 }

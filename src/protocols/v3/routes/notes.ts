@@ -1,10 +1,8 @@
 /** /v3/notes: notes on Cases, case Tasks and Artifacts. */
-import type { FastifyInstance } from 'fastify'
-import { type NoteRecord, createNote, deleteNote, deleteNotesMatching, listNotes, loadNotes, updateNote } from '../../../domain/notes.js'
+import { type NoteRecord, createNote, deleteNote, deleteNotesMatching, listNotes, loadNotes, updateNote } from '../../../domain/cases/notes.js'
 import { toApiTime } from '../../../domain/time.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const NOTE_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the Note', readOnly: true },
@@ -30,8 +28,4 @@ export const NOTES: V3Endpoint<NoteRecord> = {
   path: 'notes', tqlType: 'notes', word: 'Note', fields: NOTE_FIELDS, options: [],
   present: presentNote, list: listNotes, load: loadNotes, create: createNote, update: updateNote, remove: deleteNote,
   removeMatching: deleteNotesMatching,
-}
-
-export async function noteRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, NOTES)
 }

@@ -1,9 +1,7 @@
 /** /v3/securityLabels: the Security Labels of the caller's owners (read-only, as on the platform). */
-import type { FastifyInstance } from 'fastify'
-import { type SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/tag-records.js'
+import { type SecurityLabelObject as SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/metadata/security-labels.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentLabel } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const LABEL_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the security label', readOnly: true },
@@ -17,8 +15,4 @@ const LABEL_FIELDS: FieldSpec[] = [
 export const SECURITY_LABELS: V3Endpoint<SecurityLabelRecord> = {
   path: 'securityLabels', tqlType: 'securityLabels', word: 'Security Label', fields: LABEL_FIELDS, options: [],
   present: (l) => presentLabel(l), list: listLabelRecords, load: loadLabelRecords,
-}
-
-export async function securityLabelRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, SECURITY_LABELS)
 }

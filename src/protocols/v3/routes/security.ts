@@ -1,11 +1,9 @@
 /** /v3/security/owners (the caller's owners with their permission vector) and /v3/security/users. */
-import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { type OwnerPermissions, getOwnerPermissions, listOwnerPermissions } from '../../../domain/owner-permissions.js'
-import { type UserRecord, createUser, deleteUser, getUser, listUsers, updateUser } from '../../../domain/users.js'
+import { type OwnerPermissions, getOwnerPermissions, listOwnerPermissions } from '../../../domain/access/owner-permissions.js'
+import { type UserRecord, createUser, deleteUser, getUser, listUsers, updateUser } from '../../../domain/access/users.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const OWNER_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the owner', readOnly: true },
@@ -65,9 +63,4 @@ export const USERS: V3Endpoint<UserRecord> = {
     return (await Promise.all(ids.map((id) => getUser(ctx, id).catch(() => undefined)))).filter((u): u is UserRecord => !!u)
   },
   create: createUser, update: updateUser, remove: deleteUser,
-}
-
-export async function securityRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, OWNERS)
-  await registerEndpoint(app, USERS)
 }

@@ -1,11 +1,9 @@
 /** /v3/tags: Tags as objects, per owner; create, rename, describe, delete. */
-import type { FastifyInstance } from 'fastify'
 import {
-  type TagRecord, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
-} from '../../../domain/tag-records.js'
+  type TagObject as TagRecord, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
+} from '../../../domain/metadata/tags.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentTag } from '../present-metadata.js'
-import { registerEndpoint } from '../routes.js'
 
 const TAG_FIELDS: FieldSpec[] = [
   { name: 'id', type: 'Integer', description: 'The ID of the tag', readOnly: true },
@@ -20,8 +18,4 @@ export const TAGS: V3Endpoint<TagRecord> = {
   path: 'tags', tqlType: 'tags', word: 'Tag', fields: TAG_FIELDS, options: [],
   present: presentTag, list: listTagRecords, load: loadTagRecords, create: createTagRecord, update: updateTagRecord, remove: deleteTagRecord,
   removeMatching: deleteTagsMatching,
-}
-
-export async function tagRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, TAGS)
 }

@@ -1,14 +1,12 @@
 /** /v3/tasks: Tasks (in a Case or standalone). */
-import type { FastifyInstance } from 'fastify'
 import {
   createTaskObject, deleteTaskObject, deleteTasksMatching, listTaskObjects, loadTaskRecords, updateTaskObject,
-} from '../../../domain/intel-objects/tasks.js'
-import type { TaskRecord } from '../../../domain/tasks.js'
+} from '../../../domain/tasks/objects.js'
+import type { TaskRecord } from '../../../domain/tasks/tasks.js'
 import { TASK_STATUSES } from '../../../model/group-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { presentTaskV3 } from '../present-task.js'
-import { registerEndpoint } from '../routes.js'
 
 const field = (name: string, type: string, what: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ name, type, description: what, ...extra })
 
@@ -37,8 +35,4 @@ export const TASKS: V3Endpoint<TaskRecord> = {
   options: itemOptions('task', 'Task', ['tags'], []),
   present: presentTaskV3, list: listTaskObjects, load: loadTaskRecords,
   create: createTaskObject, update: updateTaskObject, remove: deleteTaskObject, removeMatching: deleteTasksMatching,
-}
-
-export async function taskRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, TASKS)
 }

@@ -5,13 +5,11 @@
  * enrichment and investigationLinks answer an empty list and whoIs is left out; dnsResolution
  * lists the resolutions recorded for a Host, geoLocation the Address data kept with it.
  */
-import { membershipFor } from '../../../domain/context.js'
-import { loadIndicatorRecords } from '../../../domain/intel-objects/indicators.js'
+import { loadIndicatorRecords } from '../../../domain/indicators/objects.js'
 import { toApiTime } from '../../../domain/time.js'
 import {
-  listDnsResolutions, listFileActionsOf, listFileOccurrencesOf, listReportedByUser, listTrackedUsers,
-} from '../../../store/indicator-tracking.repository.js'
-import { listPartners } from '../../../store/association.repository.js'
+  customAssociationPartnersOf, dnsResolutionsOf, falsePositivesReportedByCaller, fileActionsOf, fileOccurrencesOf, trackedUsersOf,
+} from '../../../domain/indicators/details.js'
 import { detailsLink } from '../../http/links.js'
 import type { FieldOption } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
@@ -20,24 +18,13 @@ import { compact } from '../present-metadata.js'
 const flag = (name: string, description: string): FieldOption => ({ name, description })
 const empty = (name: string, description: string): FieldOption => ({ name, description, load: async () => new Map() })
 
-function byId<T extends Record<string, unknown>>(rows: T[], key: keyof T): Map<number, T[]> {
-  const map = new Map<number, T[]>()
-  for (const row of rows) {
-    const id = Number(row[key])
-    const list = map.get(id)
-    if (list) list.push(row)
-    else map.set(id, [row])
-  }
-  return map
-}
-
 const trackedUsers: FieldOption = {
   name: 'trackedUsers', description: 'Includes, per user, the observations and false positives reported on the Indicator',
   async load(ids, _subtree, { ctx }) {
-    const rows = byId(await listTrackedUsers(ctx.store.db, ids) as unknown as Record<string, unknown>[], 'indicator_id')
+    const rows = await trackedUsersOf(ctx, ids)
     return new Map([...rows].map(([id, list]) => [id, Object.fromEntries(list.map((u) => [u.user_name, compact({
-      observations: u.observations, lastObserved: toApiTime(u.last_observed as string | null),
-      falsePositives: u.false_positives, lastFalsePositive: toApiTime(u.last_false_positive as string | null),
+      observations: u.observations, lastObserved: toApiTime(u.last_observed),
+      falsePositives: u.false_positives, lastFalsePositive: toApiTime(u.last_false_positive),
     })]))]))
   },
 }
@@ -46,7 +33,7 @@ const falsePositives: FieldOption = {
   name: 'falsePositives', description: 'Includes the false positive count, when the last was reported and whether you reported one',
   spread: true,
   async load(ids, _subtree, { ctx }) {
-    const mine = await listReportedByUser(ctx.store.db, ids, ctx.caller.account.id)
+    const mine = await falsePositivesReportedByCaller(ctx, ids)
     return new Map((await loadIndicatorRecords(ctx, ids)).map((r) => [r.id, compact({
       falsePositives: r.falsePositiveCount, lastFalsePositive: toApiTime(r.lastFalsePositive), falsePositiveReportedByUser: mine.has(r.id),
     })]))
@@ -56,9 +43,9 @@ const falsePositives: FieldOption = {
 const dnsResolution: FieldOption = {
   name: 'dnsResolution', description: 'Includes the DNS resolutions recorded for a Host (no resolver runs in Bulwark)',
   async load(ids, _subtree, { ctx }) {
-    const rows = byId(await listDnsResolutions(ctx.store.db, ids) as unknown as Record<string, unknown>[], 'host_id')
+    const rows = await dnsResolutionsOf(ctx, ids)
     return new Map([...rows].map(([id, list]) => [id, { data: list.map((r) => ({
-      resolutionDate: toApiTime(r.resolution_date as string), addresses: { data: [{ id: r.address_id, ip: r.ip }] },
+      resolutionDate: toApiTime(r.resolution_date), addresses: { data: [{ id: r.address_id, ip: r.ip }] },
     })) }]))
   },
 }
@@ -66,8 +53,8 @@ const dnsResolution: FieldOption = {
 const fileActions: FieldOption = {
   name: 'fileActions', description: 'Includes the actions of a File (drops, archives, contacts …) and their target Indicators',
   async load(ids, _subtree, { ctx }) {
-    const rows = (await listFileActionsOf(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-    return new Map([...byId(rows as unknown as Record<string, unknown>[], 'indicator_id')].map(([id, list]) => [id, { data: list.map((r) => ({
+    const rows = await fileActionsOf(ctx, ids)
+    return new Map([...rows].map(([id, list]) => [id, { data: list.map((r) => ({
       relationship: r.action, indicator: { id: r.target_indicator_id, type: r.type, summary: r.summary,
         webLink: detailsLink(ctx.services.publicUrl, 'indicators', Number(r.target_indicator_id)) },
     })) }]))
@@ -77,9 +64,9 @@ const fileActions: FieldOption = {
 const fileOccurrences: FieldOption = {
   name: 'fileOccurrences', description: 'Includes where a File was seen (file name, path, date)',
   async load(ids, _subtree, { ctx }) {
-    const rows = await listFileOccurrencesOf(ctx.store.db, ids)
-    return new Map([...byId(rows as unknown as Record<string, unknown>[], 'indicator_id')].map(([id, list]) => [id, { data: list.map((r) => compact({
-      id: r.id, fileName: r.file_name, path: r.path, date: toApiTime(r.date as string | null),
+    const rows = await fileOccurrencesOf(ctx, ids)
+    return new Map([...rows].map(([id, list]) => [id, { data: list.map((r) => compact({
+      id: r.id, fileName: r.file_name, path: r.path, date: toApiTime(r.date),
     })) }]))
   },
 }
@@ -87,12 +74,11 @@ const fileOccurrences: FieldOption = {
 const customAssociations: FieldOption = {
   name: 'customAssociations', description: 'Includes Indicators associated through custom (typed) association types',
   async load(ids, _subtree, x) {
-    const { endpointForKind } = await import('../registry.js')
-    const typed = byId((await listPartners(x.ctx.store.db, 'indicator', ids, 'indicator')).filter((r) => r.association_type_id !== 0) as unknown as Record<string, unknown>[], 'from_id')
-    const endpoint = endpointForKind('indicator')!
-    const partners = await endpoint.load(x.ctx, [...new Set([...typed.values()].flat().map((r) => Number(r.to_id)))])
+    const typed = await customAssociationPartnersOf(x.ctx, ids)
+    const endpoint = x.endpointFor('indicator')!
+    const partners = await endpoint.load(x.ctx, [...new Set([...typed.values()].flat())])
     const presented = new Map(partners.map((p) => [p.id, endpoint.present(p, { ctx: x.ctx, fields: new Map() })]))
-    return new Map([...typed].map(([id, list]) => [id, { data: list.map((r) => presented.get(Number(r.to_id))).filter(Boolean) }]))
+    return new Map([...typed].map(([id, list]) => [id, { data: list.map((to) => presented.get(to)).filter(Boolean) }]))
   },
 }
 

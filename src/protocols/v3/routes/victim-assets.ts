@@ -1,15 +1,13 @@
 /** /v3/victimAssets: email addresses, network accounts, phones, social networks and web sites of Victims. */
-import type { FastifyInstance } from 'fastify'
 import {
   createVictimAssetObject, deleteVictimAssetObject, deleteVictimAssetsMatching, listVictimAssetObjects, loadVictimAssetRecords,
   updateVictimAssetObject,
-} from '../../../domain/intel-objects/victims.js'
-import type { VictimAssetRecord } from '../../../domain/victim-assets.js'
+} from '../../../domain/victims/objects.js'
+import type { VictimAssetRecord } from '../../../domain/victims/victim-assets.js'
 import { VICTIM_ASSET_TYPES } from '../../../model/group-types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { presentVictimAssetV3 } from '../present-victim.js'
-import { registerEndpoint } from '../routes.js'
 
 const text = (name: string, what: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ name, type: 'String', description: what, ...extra })
 
@@ -33,8 +31,4 @@ export const VICTIM_ASSETS: V3Endpoint<VictimAssetRecord> = {
   options: itemOptions('victimAsset', 'Victim Asset', [], ['associatedGroups']),
   present: presentVictimAssetV3, list: listVictimAssetObjects, load: loadVictimAssetRecords,
   create: createVictimAssetObject, update: updateVictimAssetObject, remove: deleteVictimAssetObject, removeMatching: deleteVictimAssetsMatching,
-}
-
-export async function victimAssetRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, VICTIM_ASSETS)
 }

@@ -1,13 +1,11 @@
 /** /v3/victims: the people and organisations targeted; `assets` may be nested on create and update. */
-import type { FastifyInstance } from 'fastify'
 import {
   createVictimObject, deleteVictimObject, deleteVictimsMatching, listVictimObjects, loadAssetsOfVictims, loadVictimRecords, updateVictimObject,
-} from '../../../domain/intel-objects/victims.js'
-import type { VictimRecord } from '../../../domain/victims.js'
+} from '../../../domain/victims/objects.js'
+import type { VictimRecord } from '../../../domain/victims/victims.js'
 import type { FieldOption, FieldSpec, V3Endpoint } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { presentVictimAssetV3, presentVictimV3 } from '../present-victim.js'
-import { registerEndpoint } from '../routes.js'
 
 const text = (name: string, what: string, extra: Partial<FieldSpec> = {}): FieldSpec => ({ name, type: 'String', description: what, ...extra })
 const list = (name: string, type: string, what: string): FieldSpec => ({ name, type, description: what, list: true })
@@ -46,8 +44,4 @@ export const VICTIMS: V3Endpoint<VictimRecord> = {
     .sort((a, b) => a.name.localeCompare(b.name)),
   present: presentVictimV3, list: listVictimObjects, load: loadVictimRecords,
   create: createVictimObject, update: updateVictimObject, remove: deleteVictimObject, removeMatching: deleteVictimsMatching,
-}
-
-export async function victimRoutes(app: FastifyInstance) {
-  await registerEndpoint(app, VICTIMS)
 }

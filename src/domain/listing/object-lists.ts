@@ -1,0 +1,123 @@
+/**
+ * Lists and bulk deletes of v3 objects: a TQL filter, the owner scope, sorting by TQL
+ * keywords and paging, all compiled to one id query (store/object-list.repository.ts).
+ * Each object module then loads its records by those ids. Time-boxed by the caller's TQL
+ * timeout, else the system's.
+ *
+ * @example
+ *   const page = await listObjectIds(ctx, { objectType: 'cases', table: 'intel_case', owner: 'owned' },
+ *     { tql: 'severity = "High"', sorting: 'dateAdded desc', resultStart: 0, resultLimit: 50, ownerScope: 'readable' })
+ */
+import type { Expression, SqlBool } from 'kysely'
+import { type TqlScope, compileTql, compileTqlSorting, withTqlTimeout } from '../../tql/index.js'
+import { type IdQuery, countMatches, countOwners, selectIds } from '../../store/object-list.repository.js'
+import type { RequestContext } from '../context.js'
+import { type OwnerScope, ownerIdsToRead, readableOwnerIds } from '../access/owner-scope.js'
+import { invalid } from '../errors.js'
+
+export interface ObjectListQuery {
+  tql?: string
+  /** `<keyword> [asc|desc] [nullsfirst|nullslast] …` over the endpoint's TQL keywords. */
+  sorting?: string
+  resultStart: number
+  resultLimit: number
+  /** Also count every match (the platform: only with count=true and resultStart=0). */
+  count?: boolean
+  /** 'context' when owner= was given, else 'readable'. */
+  ownerScope: OwnerScope
+  /**
+   * Keyset paging: the last id of the previous page, from the cursor in a `next` link. Used
+   * instead of skipping resultStart rows when no sorting is given (the order is then by id).
+   */
+  afterId?: number
+}
+
+/** Where a v3 object type's rows live. */
+export interface ListSource {
+  /** The TQL object type (v3 endpoint name); omit for endpoints without TQL. */
+  objectType?: string
+  table: string
+  /** 'owned': rows carry owner_id; 'ownedOrSystem': owner_id null is a system row everyone sees; 'none': no owner. */
+  owner: 'owned' | 'ownedOrSystem' | 'none'
+}
+
+export interface IdPage {
+  ids: number[]
+  /** More matches follow this page. */
+  hasMore: boolean
+  total?: number
+}
+
+function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectListQuery, 'tql' | 'sorting' | 'ownerScope'>): IdQuery {
+  const hasTql = query.tql !== undefined && query.tql.trim() !== ''
+  const where: Expression<SqlBool>[] = []
+  if (source.objectType) {
+    // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
+    where.push(compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) }).where)
+  } else if (hasTql) {
+    throw invalid(`TQL is not available on this endpoint`)
+  }
+  const sorting = query.sorting?.trim()
+  if (sorting && !source.objectType) throw invalid('Sorting is not available on this endpoint')
+  return {
+    table: source.table,
+    ownerIds: source.owner === 'none' ? null : ownerIdsToRead(ctx, query.ownerScope),
+    includeUnowned: source.owner === 'ownedOrSystem',
+    where,
+    orderBy: sorting ? compileTqlSorting(source.objectType!, sorting) : [],
+  }
+}
+
+async function timeoutMs(ctx: RequestContext): Promise<number> {
+  return ctx.caller.account.tqlTimeoutMs ?? await ctx.services.settings.get('tqlTimeoutMs')
+}
+
+/** Runs TQL queries under the caller's time limit; inside a write transaction they join it instead, without a limit. */
+async function withLimit<T>(ctx: RequestContext, run: (scope: TqlScope) => Promise<T>): Promise<T> {
+  if (ctx.store.db.isTransaction) return run({ db: ctx.store.db, guard: (where) => where })
+  return withTqlTimeout(ctx.store, await timeoutMs(ctx), run)
+}
+
+/**
+ * Drops an owner filter that names every owner: it filters nothing, yet planners (SQLite's
+ * above all) take it as a reason to read through an owner index and sort the whole match
+ * instead of reading in id order and stopping after one page.
+ */
+async function withoutIdleOwnerFilter(ctx: RequestContext, q: IdQuery): Promise<IdQuery> {
+  if (q.ownerIds === null || new Set(q.ownerIds).size < await countOwners(ctx.store.db)) return q
+  return { ...q, ownerIds: null }
+}
+
+function guarded(q: IdQuery, scope: TqlScope): IdQuery {
+  return { ...q, where: q.where.map((w) => scope.guard(w, q.table)) }
+}
+
+/** One page of matching ids, in order, and whether more follow. */
+export async function listObjectIds(ctx: RequestContext, source: ListSource, query: ObjectListQuery): Promise<IdPage> {
+  const q = await withoutIdleOwnerFilter(ctx, idQuery(ctx, source, query))
+  return withLimit(ctx, async (scope) => {
+    const ids = await selectIds(scope.db, guarded(q, scope), { offset: query.resultStart, limit: query.resultLimit + 1, afterId: query.afterId })
+    const total = query.count && query.resultStart === 0 ? await countMatches(scope.db, guarded(q, scope)) : undefined
+    return { ids: ids.slice(0, query.resultLimit), hasMore: ids.length > query.resultLimit, total }
+  })
+}
+
+/** Every id matching the TQL in the scope (bulk delete). */
+export async function findMatchingIds(ctx: RequestContext, source: ListSource, tql: string | undefined,
+  scope: ObjectListQuery['ownerScope']): Promise<number[]> {
+  const q = idQuery(ctx, source, { tql, ownerScope: scope })
+  return withLimit(ctx, (s) => selectIds(s.db, guarded(q, s), { offset: 0, limit: null }))
+}
+
+/** Keeps `ids`' order when records come back from an `in (...)` look-up. */
+export function inIdOrder<T extends { id: number }>(ids: readonly number[], records: readonly T[]): T[] {
+  const byId = new Map(records.map((r) => [r.id, r]))
+  return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined)
+}
+
+/** Bulk DELETE /v3/<type>?tql=… runs only when the system setting allows it. */
+export async function requireBulkDelete(ctx: RequestContext): Promise<void> {
+  if (!(await ctx.services.settings.getBoolean('bulkDeleteEnabled'))) {
+    throw invalid('Bulk delete is disabled in system settings (bulkDeleteEnabled); delete objects one by one or ask an administrator')
+  }
+}
