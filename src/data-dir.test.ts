@@ -2,37 +2,25 @@
  * The data directory through the real CLI executable: created private, a loose one tightened,
  * an unusable one refused with a message that says why.
  */
-import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import { openStore } from './store/connect.js'
-import { TEST_DB, createDatabase } from './test/harness.js'
+import { type CliSandbox, createCliSandbox } from './test/cli-sandbox.js'
+import { TEST_DB } from './test/harness.js'
 
-const BIN = join(import.meta.dirname, '../bin/bulwark.mjs')
+let cli: CliSandbox
 let root: string
-let env: NodeJS.ProcessEnv
-let dropDatabase = async () => {}
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'bulwark-perm-'))
-  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    env.BULWARK_DATABASE_URL = database.url
-    dropDatabase = database.drop
-  }
+  cli = await createCliSandbox('bulwark-perm-')
+  root = cli.root
 })
-afterAll(async () => {
-  await dropDatabase()
-  rmSync(root, { recursive: true, force: true })
-})
+afterAll(() => cli.close())
 
 function status(dataDir: string) {
-  const run = spawnSync(process.execPath, [BIN, 'status', '--json'], { env: { ...env, BULWARK_DATA_DIR: dataDir }, encoding: 'utf8', timeout: 20_000 })
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr }
+  return cli.run(['status', '--json'], { env: { BULWARK_DATA_DIR: dataDir }, timeoutMs: 20_000 })
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777

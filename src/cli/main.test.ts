@@ -1,35 +1,21 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_DB, createDatabase } from '../test/harness.js'
+import { type CliSandbox, createCliSandbox } from '../test/cli-sandbox.js'
 
-const BIN = join(import.meta.dirname, '../../bin/bulwark.mjs')
+let cli: CliSandbox
 let dataDir: string
-let env: NodeJS.ProcessEnv
-let dropDatabase = async () => {}
 
 /** Runs the real executable the way an administrator would. */
 function bulwark(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env, input, encoding: 'utf8', timeout: 20_000 })
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+  return cli.run(args, { input, timeoutMs: 20_000 })
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'bulwark-cli-'))
-  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
-  env.BULWARK_DATA_DIR = dataDir
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    env.BULWARK_DATABASE_URL = database.url
-    dropDatabase = database.drop
-  }
+  cli = await createCliSandbox('bulwark-cli-', { dataDir: '.' })
+  dataDir = cli.root
 })
-afterAll(async () => {
-  await dropDatabase()
-  rmSync(dataDir, { recursive: true, force: true })
-})
+afterAll(() => cli.close())
 
 describe('bin/bulwark.mjs', () => {
   it('prepares a new database on first use and prints exactly one JSON object', () => {

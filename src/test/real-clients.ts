@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -77,4 +78,15 @@ export function runClientScript<T = unknown>(script: string, env: Record<string,
       }
     })
   })
+}
+
+/** One check a client script ran: the value it read, or the client's own error and trace. */
+export interface ClientCheck { ok: boolean; value?: any; error?: string; trace?: string }
+
+/** The value of a check that must have passed; a failed check shows the client's error and trace. */
+export function passedCheck(checks: Record<string, ClientCheck>, name: string): any {
+  const check = checks[name]
+  expect(check, `check '${name}' did not run`).toBeDefined()
+  expect(check.ok, `${name}: ${check.error}\n${check.trace}`).toBe(true)
+  return check.value
 }

@@ -2,38 +2,26 @@
  * `bulwark backup` and `bulwark restore` through the real executable: a round trip brings back
  * exactly what the backup held, on SQLite while another connection keeps writing.
  */
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOwner } from '../../domain/access/accounts.js'
 import { isoNow } from '../../domain/time.js'
 import { type Store, openStore } from '../../store/connect.js'
-import { TEST_DB, createDatabase } from '../../test/harness.js'
+import { type CliSandbox, createCliSandbox } from '../../test/cli-sandbox.js'
+import { TEST_DB } from '../../test/harness.js'
 
-const BIN = join(import.meta.dirname, '../../../bin/bulwark.mjs')
+let cli: CliSandbox
 let dir: string
-let env: NodeJS.ProcessEnv
-let dropDatabase = async () => {}
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bulwark-backup-'))
-  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
-  env.BULWARK_DATA_DIR = join(dir, 'data')
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    env.BULWARK_DATABASE_URL = database.url
-    dropDatabase = database.drop
-  }
+  cli = await createCliSandbox('bulwark-backup-', { dataDir: 'data' })
+  dir = cli.root
 })
-afterAll(async () => {
-  await dropDatabase()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => cli.close())
 
 function bulwark(...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, ...args, '--json'], { env, encoding: 'utf8', timeout: 60_000 })
+  const run = cli.run([...args, '--json'], { timeoutMs: 60_000 })
   return { status: run.status, result: run.stdout ? JSON.parse(run.stdout) : undefined, stderr: run.stderr }
 }
 

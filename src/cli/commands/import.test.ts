@@ -3,37 +3,24 @@
  * batch files in jobs of IMPORT_CHUNK items, bad items reported by their place in the file and
  * the run going on; an export (whole or by TQL) imported into another owner gives the same set.
  */
-import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_DB, createDatabase } from '../../test/harness.js'
+import { type CliSandbox, createCliSandbox } from '../../test/cli-sandbox.js'
 import { IMPORT_CHUNK } from './import.js'
 
-const BIN = join(import.meta.dirname, '../../../bin/bulwark.mjs')
 const OWNER = 'Default Organization'
+let cli: CliSandbox
 let dir: string
-let env: NodeJS.ProcessEnv
-let dropDatabase = async () => {}
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bulwark-import-'))
-  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
-  env.BULWARK_DATA_DIR = join(dir, 'data')
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    env.BULWARK_DATABASE_URL = database.url
-    dropDatabase = database.drop
-  }
+  cli = await createCliSandbox('bulwark-import-', { dataDir: 'data' })
+  dir = cli.root
 })
-afterAll(async () => {
-  await dropDatabase()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => cli.close())
 
 function bulwark(...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, ...args, '--json'], { env, encoding: 'utf8', timeout: 120_000 })
+  const run = cli.run([...args, '--json'], { timeoutMs: 120_000 })
   return { status: run.status, result: run.stdout ? JSON.parse(run.stdout) : undefined, stderr: run.stderr }
 }
 

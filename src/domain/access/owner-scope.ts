@@ -9,7 +9,7 @@
 import type { Caller, RequestContext } from '../context.js'
 import { DomainError } from '../errors.js'
 import { bodyId } from '../input.js'
-import { type Membership, canAccessOwner } from '../permissions.js'
+import { type Membership, canAccessOwner, isAllowed } from '../permissions.js'
 
 /** 'context': only the call's owner (owner= was given); 'readable': every owner the caller may read. */
 export type OwnerScope = 'context' | 'readable'
@@ -38,6 +38,14 @@ export function ownerIdsToRead(ctx: RequestContext, scope: OwnerScope | undefine
 /** The caller's readable membership in an owner, by id. */
 export function membershipFor(ctx: Pick<RequestContext, 'caller'>, ownerId: number): Membership | undefined {
   return readableOwners(ctx.caller).find((m) => m.ownerId === ownerId)
+}
+
+/**
+ * The owners a caller may read as feeds, by owner id. Organizations need Standard User (or a
+ * role that includes it); Communities and Sources any role but Banned (permissions.ts).
+ */
+export function feedOwners(caller: Caller): Membership[] {
+  return readableOwners(caller).filter((m) => isAllowed(m, 'readFeed')).sort((a, b) => a.ownerId - b.ownerId)
 }
 
 /** The caller's readable membership in an owner, by name. */

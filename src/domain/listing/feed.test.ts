@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { feedOwners } from '../access/owner-scope.js'
 import { authenticate } from '../access/authentication.js'
 import type { Caller } from '../../domain/context.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, feedOwners, readFeed } from './feed.js'
+import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, readFeed } from './feed.js'
 
 let t: TestApp
 const ids: Record<string, number> = {}

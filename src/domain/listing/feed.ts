@@ -17,10 +17,10 @@
  */
 import type { Store } from '../../store/connect.js'
 import { type FeedRow, countFeedRows, selectFeedIds, selectFeedLabels, selectFeedRows, selectFeedTags, selectLabelNamesInUse } from '../../store/feed.repository.js'
-import { readableOwners } from '../access/owner-scope.js'
+import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
 import { invalid, notFound } from '../errors.js'
-import { type Membership, isAllowed } from '../permissions.js'
+import type { Membership } from '../permissions.js'
 
 /** The largest page one read returns; larger requests are clamped to it. */
 export const MAX_FEED_PAGE = 10_000
@@ -71,14 +71,6 @@ export interface FeedPage {
   more: boolean
   /** Position of the page's last Indicator: pass it as `after` for the next page. */
   last?: FeedPosition
-}
-
-/**
- * The owners a caller may read as feeds, by owner id. Organizations need Standard User (or a
- * role that includes it); Communities and Sources any role but Banned (permissions.ts).
- */
-export function feedOwners(caller: Caller): Membership[] {
-  return readableOwners(caller).filter((m) => isAllowed(m, 'readFeed')).sort((a, b) => a.ownerId - b.ownerId)
 }
 
 /** One feed owner by id; an owner the caller may not read as a feed is as unknown as a missing one. */

@@ -4,7 +4,7 @@
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifySchema, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'

@@ -6,30 +6,24 @@
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, createTestApp } from '../../test/harness.js'
-import { announceSkip, runClientScript } from '../../test/real-clients.js'
+import { type ClientCheck, announceSkip, passedCheck, runClientScript } from '../../test/real-clients.js'
 
-type Check = { ok: boolean; value?: any; error?: string; trace?: string }
 const SCRIPT = fileURLToPath(new URL('./tcex.py', import.meta.url))
 const skip = announceSkip('tcex (v3 SDK)')
 
 let t: TestApp
-let checks: Record<string, Check> = {}
+let checks: Record<string, ClientCheck> = {}
 beforeAll(async () => {
   if (skip) return
   t = await createTestApp({ listen: true })
-  const { result } = await runClientScript<{ checks: Record<string, Check> }>(SCRIPT, {
+  const { result } = await runClientScript<{ checks: Record<string, ClientCheck> }>(SCRIPT, {
     BULWARK_URL: t.baseUrl, BULWARK_ACCESS_ID: t.admin.accessId!, BULWARK_SECRET_KEY: t.admin.secretKey!,
   }, 150_000)
   checks = result.checks
 }, 180_000)
 afterAll(async () => { await t?.close() })
 
-function value(name: string): any {
-  const check = checks[name]
-  expect(check, `check '${name}' did not run`).toBeDefined()
-  expect(check.ok, `${name}: ${check.error}\n${check.trace}`).toBe(true)
-  return check.value
-}
+const value = (name: string) => passedCheck(checks, name)
 
 const GROUP_TYPES = ['Adversary', 'Attack Pattern', 'Campaign', 'Course of Action', 'Document', 'Email', 'Event', 'Incident', 'Intrusion Set',
   'Malware', 'Report', 'Signature', 'Tactic', 'Threat', 'Tool', 'Vulnerability']

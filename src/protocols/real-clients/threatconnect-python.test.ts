@@ -6,31 +6,24 @@
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { announceSkip, runClientScript } from '../../test/real-clients.js'
+import { type ClientCheck, announceSkip, passedCheck, runClientScript } from '../../test/real-clients.js'
 
-type Check = { ok: boolean; value?: any; error?: string; trace?: string }
 const SCRIPT = fileURLToPath(new URL('./threatconnect-python.py', import.meta.url))
 const skip = announceSkip('threatconnect-python (v2 SDK)')
 
 let t: TestApp
-let checks: Record<string, Check> = {}
+let checks: Record<string, ClientCheck> = {}
 beforeAll(async () => {
   if (skip) return
   t = await createTestApp({ listen: true })
-  const { result } = await runClientScript<{ checks: Record<string, Check> }>(SCRIPT, {
+  const { result } = await runClientScript<{ checks: Record<string, ClientCheck> }>(SCRIPT, {
     BULWARK_URL: t.baseUrl, BULWARK_ORG: ORG, BULWARK_ACCESS_ID: t.admin.accessId!, BULWARK_SECRET_KEY: t.admin.secretKey!, BULWARK_TOKEN: t.admin.token,
   }, 150_000)
   checks = result.checks
 }, 180_000)
 afterAll(async () => { await t?.close() })
 
-/** The value of a check that must have passed; a failed check shows the SDK's own error and trace. */
-function value(name: string): any {
-  const check = checks[name]
-  expect(check, `check '${name}' did not run`).toBeDefined()
-  expect(check.ok, `${name}: ${check.error}\n${check.trace}`).toBe(true)
-  return check.value
-}
+const value = (name: string) => passedCheck(checks, name)
 
 const ALL_TEN = {
   Address: '198.51.100.7', EmailAddress: 'sdk-victim@example.org', File: { md5: '0CC175B9C0F1B6A831C399E269772661' }, Host: 'sdk-host.example.net',

@@ -5,9 +5,10 @@
  * memory holds one page however large the result. Where each part starts is kept in the
  * database (domain/listing/feed-results.ts), so any node can serve any part.
  */
+import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Store } from '../../store/connect.js'
 import type { Caller } from '../../domain/context.js'
-import { countFeed, type FeedPage, type FeedPosition, feedOwners, readFeed } from '../../domain/listing/feed.js'
+import { countFeed, type FeedPage, type FeedPosition, readFeed } from '../../domain/listing/feed.js'
 import { createFeedResult, type FeedResultPart, findFeedResultPart, recordNextPart } from '../../domain/listing/feed-results.js'
 import type { Membership } from '../../domain/permissions.js'
 import { CONTENT_BINDING_STIX_111, MAX_WINDOW_MS } from './constants.js'

@@ -6,8 +6,9 @@
  * date_added: a marking's `created`; an Indicator's last change (each change is a new
  * version, added then; only the newest version is kept, so every object has one version).
  */
+import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Caller } from '../../domain/context.js'
-import { type FeedIndicator, feedLabelsInUse, feedOwners, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
+import { type FeedIndicator, feedLabelsInUse, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
 import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
