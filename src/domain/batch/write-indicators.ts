@@ -13,11 +13,10 @@ import {
 import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
 import { insertIndicators, updateIndicators } from '../indicators/write.js'
-import { filesSharingHashes } from '../indicators/file-hashes.js'
+import { type FilePlan, fileMatch, filesSharingHashes, planFile } from '../indicators/file-hashes.js'
 import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
-import { type FilePlan, planFile } from './file-plan.js'
 import type { IndicatorDraft } from './input.js'
 import { type CreatedLabels, type MetadataTarget, writeMetadata } from './write-metadata.js'
 
@@ -51,8 +50,8 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
   }
   const matches = filesSharingHashes(existing.fileRows, draft.values)
     .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : b.id - a.id))
-    .map((r) => ({ id: r.id, hashes: [r.value1, r.value2, r.value3] }))
-  return { draft, ...planFile(draft.values, matches, env.options.fileMergeMode, env.options.hashCollisionMode) }
+    .map(fileMatch)
+  return { draft, ...planFile(draft.values, matches, env.options) }
 }
 
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */

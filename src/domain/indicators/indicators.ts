@@ -24,7 +24,7 @@ import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { DAY_MS, parseApiTime } from '../time.js'
 import { contextIn, withTransaction, withTransactionDb } from '../transaction.js'
 import { insertIndicators, updateIndicators } from './write.js'
-import { filesSharingHashes } from './file-hashes.js'
+import { REFUSE_FILE_MERGES, fileMatch, filesSharingHashes, planFile } from './file-hashes.js'
 
 export type { IndicatorFilter } from './filters.js'
 export type { IndicatorInput } from './input.js'
@@ -34,43 +34,38 @@ export { requireIndicatorType } from './record.js'
 type Db = Kysely<Database>
 
 
-/** The owner's copy of an Indicator given normalized values; two different Files matching is a 400. */
-async function findExisting(db: Db, ownerId: number, def: IndicatorTypeDef, values: (string | null)[]): Promise<IndicatorRow | undefined> {
-  if (def.name !== 'File') return (await findIndicatorRowBySummary(db, [ownerId], def.name, composeSummary(def, values)))[0]
-  const files = filesSharingHashes(await findFileRowsByHashes(db, [ownerId], values), values)
-  if (files.length > 1) {
-    throw invalid(`These hashes belong to ${files.length} different File Indicators (${files.map((f) => f.summary).join('; ')}); `
-      + 'merging existing Files is not supported')
-  }
-  return files[0]
+/**
+ * Where a File named by `given` hashes is written, under the API's File policy (file-hashes.ts,
+ * REFUSE_FILE_MERGES): a new File, or the one stored File it names with its hashes completed.
+ * `target` is the File an update addresses. A refused merge is a 400.
+ */
+async function planApiFile(db: Db, ownerId: number, given: (string | null)[], target?: IndicatorRow): Promise<{ id?: number; hashes: (string | null)[] }> {
+  const addressed = target ? [fileMatch(target)] : []
+  const wanted = [0, 1, 2].map((i) => given[i] || addressed[0]?.hashes[i] || null)
+  const others = filesSharingHashes(await findFileRowsByHashes(db, [ownerId], wanted), wanted).filter((r) => r.id !== target?.id)
+  const plan = planFile(given, [...addressed, ...others.map(fileMatch)], REFUSE_FILE_MERGES)
+  if (plan.kind === 'refuse') throw invalid(plan.reason)
+  if (plan.kind === 'insert') return { hashes: plan.hashes }
+  if (plan.kind === 'update' && plan.ids.length === 1 && plan.hashes) return { id: plan.ids[0], hashes: plan.hashes }
+  throw new Error(`A ${plan.kind} File plan under REFUSE_FILE_MERGES`)
 }
 
-/** Merges File hashes: new ones fill empty slots; a different hash in a filled slot is a 400. */
-function mergeValues(def: IndicatorTypeDef, row: IndicatorRow, given: (string | null)[]): (string | null)[] {
-  const current = [row.value1, row.value2, row.value3].slice(0, def.fields.length)
-  return current.map((value, i) => {
-    const next = given[i]
-    if (!next || next === value) return value
-    if (value) {
-      throw invalid(def.name === 'File'
-        ? `File ${row.summary} already has the ${def.fields[i].label} ${value}; a File has one ${def.fields[i].label}`
-        : `The value of ${aOrAn(def.name)} Indicator cannot be changed (it is '${row.summary}')`)
-    }
-    if (def.name !== 'File') throw invalid(`The value of ${aOrAn(def.name)} Indicator cannot be changed (it is '${row.summary}')`)
-    return next
-  })
+/** Value fields of an Indicator other than a File never change once it exists. */
+function requireSameValues(def: IndicatorTypeDef, row: IndicatorRow, given: (string | null)[]): void {
+  const current = [row.value1, row.value2, row.value3]
+  if (given.some((next, i) => !!next && next !== current[i])) {
+    throw invalid(`The value of ${aOrAn(def.name)} Indicator cannot be changed (it is '${row.summary}')`)
+  }
 }
 
 async function applyUpdate(ctx: RequestContext, db: Db, def: IndicatorTypeDef, row: IndicatorRow, given: (string | null)[] | null,
   changes: IndicatorChanges): Promise<void> {
   const update: IndicatorChanges = { ...changes, last_modified: ctx.now }
-  if (given) {
-    const merged = mergeValues(def, row, given)
-    if (def.name === 'File') {
-      const others = filesSharingHashes(await findFileRowsByHashes(db, [row.owner_id], merged), merged).filter((r) => r.id !== row.id)
-      if (others.length) throw invalid(`File ${others[0].summary} already holds one of these hashes; merging existing Files is not supported`)
-      Object.assign(update, { value1: merged[0], value2: merged[1], value3: merged[2], summary: composeSummary(def, merged) })
-    }
+  if (given && def.name === 'File') {
+    const { hashes } = await planApiFile(db, row.owner_id, given, row)
+    Object.assign(update, { value1: hashes[0], value2: hashes[1], value3: hashes[2], summary: composeSummary(def, hashes) })
+  } else if (given) {
+    requireSameValues(def, row, given)
   }
   await updateIndicators(contextIn(ctx, db), [{ id: row.id, changes: update }])
 }
@@ -95,14 +90,16 @@ export async function createOrUpdateIndicator(ctx: RequestContext, input: Indica
   return withTransactionDb(ctx, async (db) => {
     // Two attempts: a concurrent create of the same Indicator turns the second into an update.
     for (let attempt = 0; attempt < 2; attempt++) {
-      const existing = await findExisting(db, ctx.owner.id, def, values)
+      const file = def.name === 'File' ? await planApiFile(db, ctx.owner.id, values) : undefined
+      const existing = file ? (file.id === undefined ? undefined : await findIndicatorRow(db, file.id))
+        : (await findIndicatorRowBySummary(db, [ctx.owner.id], def.name, composeSummary(def, values)))[0]
       if (existing) {
         await requirePermission(ctx, 'update')
         await applyUpdate(ctx, db, def, existing, values, changes)
         return { indicator: await reload(db, existing.id), created: false }
       }
-      const inserted = await insertIndicators(contextIn(ctx, db), [{ def, values, changes }], { skipExisting: true })
-      const id = inserted.get(`${def.name}|${composeSummary(def, values)}`)
+      const inserted = await insertIndicators(contextIn(ctx, db), [{ def, values: file?.hashes ?? values, changes }], { skipExisting: true })
+      const id = inserted.get(`${def.name}|${composeSummary(def, file?.hashes ?? values)}`)
       if (id !== undefined) return { indicator: await reload(db, id), created: true }
     }
     throw conflict(`The ${def.name} Indicator was changed concurrently; try again`)
