@@ -93,14 +93,14 @@ export async function deleteAttributes(db: Kysely<Database>, ids: readonly numbe
 
 export function listTagsOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
   return inChunks(ids, (chunk) => db.selectFrom('item_tag').innerJoin('tag', 'tag.id', 'item_tag.tag_id').innerJoin('owner', 'owner.id', 'tag.owner_id')
-    .select(['item_tag.item_id', 'tag.id', 'tag.name', 'tag.description', 'owner.name as owner_name'])
+    .selectAll('tag').select(['item_tag.item_id', 'owner.name as owner_name'])
     .where('item_tag.item_kind', '=', kind).where('item_tag.item_id', 'in', chunk).orderBy('tag.name').execute())
 }
 
 export function listLabelsOf(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
   return inChunks(ids, (chunk) => db.selectFrom('item_security_label').innerJoin('security_label as l', 'l.id', 'item_security_label.label_id')
     .innerJoin('owner', 'owner.id', 'l.owner_id')
-    .select(['item_security_label.item_id', 'l.id', 'l.name', 'l.description', 'l.color', 'l.date_added', 'owner.name as owner_name'])
+    .selectAll('l').select(['item_security_label.item_id', 'owner.name as owner_name'])
     .where('item_security_label.item_kind', '=', kind).where('item_security_label.item_id', 'in', chunk).orderBy('l.name').execute())
 }
 

@@ -9,7 +9,8 @@ import { once } from 'node:events'
 import { createWriteStream, rmSync } from 'node:fs'
 import { listIndicatorObjects } from '../../domain/indicators/objects.js'
 import type { IndicatorRecord } from '../../domain/indicators/record.js'
-import { type AttributeView, type TagView, loadAttributes, loadTags } from '../../domain/metadata/item-metadata.js'
+import { type AttributeView, loadAttributes, loadTags } from '../../domain/metadata/item-metadata.js'
+import type { Tag } from '../../domain/metadata/tags.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { cliContext } from '../context.js'
@@ -57,7 +58,7 @@ export async function exportCommand(store: Store, services: Services, args: Expo
   return { owner: ctx.owner.name, format: 'batch', file: args.output, count }
 }
 
-function batchIndicator(r: IndicatorRecord, tags: readonly TagView[], attributes: readonly AttributeView[]): Record<string, unknown> {
+function batchIndicator(r: IndicatorRecord, tags: readonly Tag[], attributes: readonly AttributeView[]): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: r.type, summary: r.summary }
   for (const [key, value] of Object.entries({ rating: r.rating, confidence: r.confidence, description: r.description, source: r.source })) {
     if (value !== null && value !== undefined) entry[key] = value

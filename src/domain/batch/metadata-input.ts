@@ -7,7 +7,8 @@
  */
 import type { ItemKind } from '../../model/kinds.js'
 import { invalid } from '../errors.js'
-import { DISPLAYABLE, checkTagName, checkValue } from '../metadata/item-metadata.js'
+import { DISPLAYABLE, checkValue } from '../metadata/item-metadata.js'
+import { checkTagName } from '../metadata/tags.js'
 import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../metadata/security-labels.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
 import { booleanValue } from '../input.js'

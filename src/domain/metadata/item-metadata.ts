@@ -17,8 +17,8 @@ import type { ItemInfo } from '../items/items.js'
 import { requirePermission } from '../context.js'
 import type { Action } from '../permissions.js'
 import { withTransactionDb } from '../transaction.js'
-
-export const TAG_MAX_LENGTH = 128
+import { type SecurityLabel, toSecurityLabel } from './security-labels.js'
+import { type Tag, checkTagName, toTag } from './tags.js'
 
 export interface AttributeView {
   id: number
@@ -29,22 +29,6 @@ export interface AttributeView {
   displayed: boolean
   pinned: boolean
   source: string | null
-}
-
-export interface TagView {
-  id: number
-  name: string
-  description: string | null
-  ownerName: string
-}
-
-export interface LabelView {
-  id: number
-  name: string
-  description: string | null
-  color: string | null
-  dateAdded: string
-  ownerName: string
 }
 
 export interface AttributeInput {
@@ -81,13 +65,11 @@ export async function loadAttributes(db: Kysely<Database>, kind: ItemKind, ids: 
 }
 
 export async function loadTags(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
-  return groupBy(await repo.listTagsOf(db, kind, ids), (r): TagView => ({ id: r.id, name: r.name, description: r.description, ownerName: r.owner_name }))
+  return groupBy(await repo.listTagsOf(db, kind, ids), (r) => toTag(r, r.owner_name))
 }
 
 export async function loadLabels(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
-  return groupBy(await repo.listLabelsOf(db, kind, ids), (r): LabelView => ({
-    id: r.id, name: r.name, description: r.description, color: r.color, dateAdded: r.date_added, ownerName: r.owner_name,
-  }))
+  return groupBy(await repo.listLabelsOf(db, kind, ids), (r) => toSecurityLabel(r, r.owner_name))
 }
 
 /** Deletes every attribute, tag and label link and association of the items; call inside the deleting transaction. */
@@ -182,7 +164,7 @@ async function requireLabel(db: Kysely<Database>, ownerId: number, ownerName: st
   return label
 }
 
-export async function listItemLabels(ctx: RequestContext, item: ItemInfo): Promise<LabelView[]> {
+export async function listItemLabels(ctx: RequestContext, item: ItemInfo): Promise<SecurityLabel[]> {
   return (await loadLabels(ctx.store.db, item.kind, [item.id])).get(item.id) ?? []
 }
 
@@ -217,14 +199,7 @@ export async function removeAttributeLabel(ctx: RequestContext, item: ItemInfo, 
   return removeLabel(ctx, await requireAttributeOf(ctx, item, attributeId), name)
 }
 
-export function checkTagName(name: unknown): string {
-  if (typeof name !== 'string' || !name.trim()) throw invalid('A tag needs a name')
-  const trimmed = name.trim()
-  if (trimmed.length > TAG_MAX_LENGTH) throw invalid(`Tag names are at most ${TAG_MAX_LENGTH} characters`)
-  return trimmed
-}
-
-export async function listItemTags(ctx: RequestContext, item: ItemInfo): Promise<TagView[]> {
+export async function listItemTags(ctx: RequestContext, item: ItemInfo): Promise<Tag[]> {
   return (await loadTags(ctx.store.db, item.kind, [item.id])).get(item.id) ?? []
 }
 

@@ -1,5 +1,5 @@
 /**
- * Security Labels, the one module: by name in the call's owner (v2: list, read, define,
+ * Security Labels, the one module: one record (SecurityLabel), by name in the call's owner (v2: list, read, define,
  * delete) and by id across the caller's owners (v3 objects, read-only). Every owner
  * has the standard TLP labels from its first label lookup on (see security-label.repository).
  * Putting a label on an item is item-metadata.ts's job.
@@ -20,24 +20,26 @@ export type { LabelFilter } from '../../store/security-label.repository.js'
 export const LABEL_NAME_MAX_LENGTH = 100
 export const LABEL_DESCRIPTION_MAX_LENGTH = 4000
 
-export interface SecurityLabelRecord {
+/** A Security Label, wherever it is read: by name, by id, or on an item. */
+export interface SecurityLabel {
   id: number
   name: string
   description: string | null
   /** Six hex digits, upper case, no '#'. */
   color: string | null
-  ownerName: string
   dateAdded: string
+  ownerId: number
+  ownerName: string
 }
 
-function toRecord(ctx: RequestContext, row: repo.SecurityLabelRow): SecurityLabelRecord {
-  return { id: row.id, name: row.name, description: row.description, color: row.color, ownerName: ctx.owner.name, dateAdded: row.date_added }
+export function toSecurityLabel(row: repo.SecurityLabelRow, ownerName: string): SecurityLabel {
+  return { id: row.id, name: row.name, description: row.description, color: row.color, dateAdded: row.date_added, ownerId: row.owner_id, ownerName }
 }
 
 /** @example await listSecurityLabels(ctx, { name: { op: '^', value: 'TLP:' } }) */
-export async function listSecurityLabels(ctx: RequestContext, filter: LabelFilter = {}): Promise<SecurityLabelRecord[]> {
+export async function listSecurityLabels(ctx: RequestContext, filter: LabelFilter = {}): Promise<SecurityLabel[]> {
   await repo.ensureStandardLabels(ctx.store.db, ctx.owner.id, ctx.now)
-  return (await repo.listLabels(ctx.store.db, ctx.owner.id, filter)).map((r) => toRecord(ctx, r))
+  return (await repo.listLabels(ctx.store.db, ctx.owner.id, filter)).map((r) => toSecurityLabel(r, ctx.owner.name))
 }
 
 async function requireLabel(ctx: RequestContext, name: string): Promise<repo.SecurityLabelRow> {
@@ -47,8 +49,8 @@ async function requireLabel(ctx: RequestContext, name: string): Promise<repo.Sec
 }
 
 /** One label by name (exact spelling, or the one differing only in case). */
-export async function getSecurityLabel(ctx: RequestContext, name: string): Promise<SecurityLabelRecord> {
-  return toRecord(ctx, await requireLabel(ctx, name))
+export async function getSecurityLabel(ctx: RequestContext, name: string): Promise<SecurityLabel> {
+  return toSecurityLabel(await requireLabel(ctx, name), ctx.owner.name)
 }
 
 export async function requireLabelMarker(ctx: RequestContext, name: string): Promise<Marker> {
@@ -72,7 +74,7 @@ const optionalText = (value: unknown, field: string, max: number) => textValue(v
  * A name already taken, in any letter case, is a conflict.
  * @example await createSecurityLabel(ctx, { name: 'PII', description: 'Personal data', color: '#7F00FF' })
  */
-export async function createSecurityLabel(ctx: RequestContext, input: { name?: unknown; description?: unknown; color?: unknown }): Promise<SecurityLabelRecord> {
+export async function createSecurityLabel(ctx: RequestContext, input: { name?: unknown; description?: unknown; color?: unknown }): Promise<SecurityLabel> {
   const db = ctx.store.db
   await requirePermission(ctx, 'manageLabels')
   if (typeof input.name !== 'string' || !input.name.trim()) throw invalid('A Security Label needs a name')
@@ -84,7 +86,7 @@ export async function createSecurityLabel(ctx: RequestContext, input: { name?: u
   if (await repo.findLabelByName(db, ctx.owner.id, name)) throw taken()
   const row = await repo.insertLabel(db, { ownerId: ctx.owner.id, name, description, color, now: ctx.now })
   if (!row) throw taken()
-  return toRecord(ctx, row)
+  return toSecurityLabel(row, ctx.owner.name)
 }
 
 /** Deletes the label and removes it from every item and attribute that had it. */
@@ -99,26 +101,14 @@ export async function deleteSecurityLabel(ctx: RequestContext, name: string): Pr
 // labels are listed.
 export const SECURITY_LABEL_SOURCE: ListSource = { objectType: 'securityLabels', table: 'security_label', owner: 'owned' }
 
-export interface SecurityLabelObject {
-  id: number
-  name: string
-  description: string | null
-  color: string | null
-  dateAdded: string
-  ownerId: number
-  ownerName: string
-}
-
 async function ensureLabels(ctx: RequestContext, scope: ObjectListQuery['ownerScope']) {
   const owners = ownerIdsToRead(ctx, scope)
   for (const ownerId of owners) await repo.ensureStandardLabels(ctx.store.db, ownerId, ctx.now)
 }
 
-export async function loadLabelRecords(ctx: RequestContext, ids: readonly number[]): Promise<SecurityLabelObject[]> {
+export async function loadLabelRecords(ctx: RequestContext, ids: readonly number[]): Promise<SecurityLabel[]> {
   const rows = (await findLabelsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  return inIdOrder(ids, rows.map((r) => ({
-    id: r.id, name: r.name, description: r.description, color: r.color, dateAdded: r.date_added, ownerId: r.owner_id, ownerName: r.owner_name,
-  })))
+  return inIdOrder(ids, rows.map((r) => toSecurityLabel(r, r.owner_name)))
 }
 
 export async function listLabelRecords(ctx: RequestContext, query: ObjectListQuery) {
@@ -127,7 +117,7 @@ export async function listLabelRecords(ctx: RequestContext, query: ObjectListQue
   return { ...page, items: await loadLabelRecords(ctx, page.ids) }
 }
 
-export async function getLabelRecord(ctx: RequestContext, id: number): Promise<SecurityLabelObject> {
+export async function getLabelRecord(ctx: RequestContext, id: number): Promise<SecurityLabel> {
   const [record] = await loadLabelRecords(ctx, [id])
   if (!record) throw notFound(`Security Label ${id} not found`)
   return record

@@ -1,8 +1,9 @@
 /**
- * Tags, the one module: by name in the call's owner (v2: list with weight, read, create or
- * describe, rename, delete), by id across the caller's owners (v3 objects), with one name
- * rule, one description rule and one rename check for both. Also the tag- and label-centred
- * item lists, shared with security-labels.ts. Putting a tag on an item is item-metadata.ts's job.
+ * Tags, the one module: one record (Tag), by name in the call's owner (v2: list with weight,
+ * read, create or describe, rename, delete), by id across the caller's owners (v3 objects),
+ * with one name rule, one description rule and one rename check for both. Also the tag- and
+ * label-centred item lists, shared with security-labels.ts. Putting a tag on an item is
+ * item-metadata.ts's job.
  */
 import { findGroupType } from '../../model/group-types.js'
 import { findIndicatorTypeByBranch, parseSummary } from '../../model/indicator-types.js'
@@ -10,10 +11,8 @@ import * as repo from '../../store/tag.repository.js'
 import type { MarkedFilter, MarkedKind, Marker, Page, TagFilter } from '../../store/tag.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
-import { checkTagName } from './item-metadata.js'
 import { withTransactionDb } from '../transaction.js'
-import type { ItemKind } from '../../model/kinds.js'
-import { findTagsByIds, listItemTagIds } from '../../store/tag-record.repository.js'
+import { findTagsByIds } from '../../store/tag-record.repository.js'
 import { membershipFor } from '../access/owner-scope.js'
 import { optionalText } from '../input.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
@@ -21,22 +20,45 @@ import { withTransaction } from '../transaction.js'
 
 export type { TagFilter } from '../../store/tag.repository.js'
 
-export interface TagRecord {
-  name: string
-  description: string | null
-  ownerName: string
-  weight: number
-  dateAdded: string
+export const TAG_MAX_LENGTH = 128
+
+/** A tag name: trimmed, not empty, at most TAG_MAX_LENGTH characters, case kept. */
+export function checkTagName(name: unknown): string {
+  if (typeof name !== 'string' || !name.trim()) throw invalid('A tag needs a name')
+  const trimmed = name.trim()
+  if (trimmed.length > TAG_MAX_LENGTH) throw invalid(`Tag names are at most ${TAG_MAX_LENGTH} characters`)
+  return trimmed
 }
 
-function toRecord(ctx: RequestContext, row: repo.TagRow, weight: number): TagRecord {
-  return { name: row.name, description: row.description, ownerName: ctx.owner.name, weight, dateAdded: row.date_added }
+/** A tag, wherever it is read: by name, by id, or on an item. */
+export interface Tag {
+  id: number
+  name: string
+  description: string | null
+  /** The ATT&CK technique of an ATT&CK tag. */
+  techniqueId: string | null
+  dateAdded: string
+  lastUsed: string | null
+  ownerId: number
+  ownerName: string
+}
+
+/** A tag with how many items carry it (the v2 list and look-up report it). */
+export interface WeighedTag extends Tag {
+  weight: number
+}
+
+export function toTag(row: repo.TagRow, ownerName: string): Tag {
+  return {
+    id: row.id, name: row.name, description: row.description, techniqueId: row.technique_id, dateAdded: row.date_added, lastUsed: row.last_used,
+    ownerId: row.owner_id, ownerName,
+  }
 }
 
 /** @example await listTags(ctx, { weight: [{ op: '>', value: 2 }] }, { offset: 0, limit: 100 }) */
-export async function listTags(ctx: RequestContext, filter: TagFilter, page: Page): Promise<{ items: TagRecord[]; total: number }> {
+export async function listTags(ctx: RequestContext, filter: TagFilter, page: Page): Promise<{ items: WeighedTag[]; total: number }> {
   const { rows, total } = await repo.listTags(ctx.store.db, ctx.owner.id, filter, page)
-  return { items: rows.map((r) => toRecord(ctx, r, r.weight)), total }
+  return { items: rows.map((r) => ({ ...toTag(r, ctx.owner.name), weight: r.weight })), total }
 }
 
 async function requireTag(ctx: RequestContext, name: string): Promise<repo.TagRow> {
@@ -46,9 +68,9 @@ async function requireTag(ctx: RequestContext, name: string): Promise<repo.TagRo
 }
 
 /** One tag by its exact (case-sensitive) name. */
-export async function getTag(ctx: RequestContext, name: string): Promise<TagRecord> {
+export async function getTag(ctx: RequestContext, name: string): Promise<WeighedTag> {
   const tag = await requireTag(ctx, name)
-  return toRecord(ctx, tag, await repo.countTagUses(ctx.store.db, tag.id))
+  return { ...toTag(tag, ctx.owner.name), weight: await repo.countTagUses(ctx.store.db, tag.id) }
 }
 
 export const TAG_DESCRIPTION_MAX_LENGTH = 65_500
@@ -67,7 +89,7 @@ async function requireFreeTagName(ctx: RequestContext, ownerId: number, ownerNam
  * POST /v2/tags: creates the tag, or sets the description of the existing one.
  * @example await createOrDescribeTag(ctx, { name: 'APT', description: 'Advanced persistent threat' })
  */
-export async function createOrDescribeTag(ctx: RequestContext, input: { name?: unknown; description?: unknown }): Promise<{ tag: TagRecord; created: boolean }> {
+export async function createOrDescribeTag(ctx: RequestContext, input: { name?: unknown; description?: unknown }): Promise<{ tag: WeighedTag; created: boolean }> {
   await requirePermission(ctx, 'manageTags')
   const name = checkTagName(input.name)
   const description = readTagDescription(input)
@@ -77,14 +99,14 @@ export async function createOrDescribeTag(ctx: RequestContext, input: { name?: u
     return { tag: await getTag(ctx, name), created: false }
   }
   const row = await repo.insertTag(ctx.store.db, ctx.owner.id, name, description ?? null, ctx.now)
-  return { tag: toRecord(ctx, row, 0), created: true }
+  return { tag: { ...toTag(row, ctx.owner.name), weight: 0 }, created: true }
 }
 
 /**
  * PUT /v2/tags/{name}: changes the description; a different `name` in the body renames the
  * tag (everything carrying it keeps it), refused when the new name is taken.
  */
-export async function updateTag(ctx: RequestContext, name: string, input: { name?: unknown; description?: unknown }): Promise<TagRecord> {
+export async function updateTag(ctx: RequestContext, name: string, input: { name?: unknown; description?: unknown }): Promise<WeighedTag> {
   await requirePermission(ctx, 'manageTags')
   const tag = await requireTag(ctx, name)
   const newName = input.name === undefined || input.name === null || input.name === '' ? tag.name : checkTagName(input.name)
@@ -171,33 +193,9 @@ export async function listMarkedItems(ctx: RequestContext, marker: Marker, kind:
 // lists span the caller's owners unless owner= names one.
 export const TAG_SOURCE: ListSource = { objectType: 'tags', table: 'tag', owner: 'owned' }
 
-export interface TagObject {
-  id: number
-  name: string
-  description: string | null
-  techniqueId: string | null
-  lastUsed: string | null
-  ownerId: number
-  ownerName: string
-}
-
-/** The readable tags on each of the items, for the tags= expansion of any kind. */
-export async function loadItemTagRecords(ctx: RequestContext, kind: ItemKind, itemIds: readonly number[]): Promise<Map<number, TagObject[]>> {
-  const links = await listItemTagIds(ctx.store.db, kind, itemIds)
-  const tags = new Map((await loadTagRecords(ctx, [...new Set(links.map((l) => l.tag_id))])).map((t) => [t.id, t]))
-  const byItem = new Map<number, TagObject[]>()
-  for (const link of links) {
-    const tag = tags.get(link.tag_id)
-    if (tag) byItem.set(link.item_id, [...(byItem.get(link.item_id) ?? []), tag])
-  }
-  return byItem
-}
-
-export async function loadTagRecords(ctx: RequestContext, ids: readonly number[]): Promise<TagObject[]> {
+export async function loadTagRecords(ctx: RequestContext, ids: readonly number[]): Promise<Tag[]> {
   const rows = (await findTagsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  return inIdOrder(ids, rows.map((r) => ({
-    id: r.id, name: r.name, description: r.description, techniqueId: r.technique_id, lastUsed: r.last_used, ownerId: r.owner_id, ownerName: r.owner_name,
-  })))
+  return inIdOrder(ids, rows.map((r) => toTag(r, r.owner_name)))
 }
 
 export async function listTagRecords(ctx: RequestContext, query: ObjectListQuery) {
@@ -205,7 +203,7 @@ export async function listTagRecords(ctx: RequestContext, query: ObjectListQuery
   return { ...page, items: await loadTagRecords(ctx, page.ids) }
 }
 
-export async function getTagRecord(ctx: RequestContext, id: number): Promise<TagObject> {
+export async function getTagRecord(ctx: RequestContext, id: number): Promise<Tag> {
   const [record] = await loadTagRecords(ctx, [id])
   if (!record) throw notFound(`Tag ${id} not found`)
   return record
@@ -217,7 +215,7 @@ function bodyOf(body: unknown): Record<string, unknown> {
 }
 
 /** Creates a tag in the call's owner; a name already used there is a 400. */
-export async function createTagRecord(ctx: RequestContext, input: unknown): Promise<TagObject> {
+export async function createTagRecord(ctx: RequestContext, input: unknown): Promise<Tag> {
   const body = bodyOf(input)
   await requirePermission(ctx, 'manageTags')
   const name = checkTagName(body.name)
@@ -226,14 +224,14 @@ export async function createTagRecord(ctx: RequestContext, input: unknown): Prom
   return getTagRecord(ctx, row.id)
 }
 
-async function requireWritableTag(ctx: RequestContext, id: number): Promise<TagObject> {
+async function requireWritableTag(ctx: RequestContext, id: number): Promise<Tag> {
   const tag = await getTagRecord(ctx, id)
   await requirePermission(ctx, 'manageTags', membershipFor(ctx, tag.ownerId)!)
   return tag
 }
 
 /** Renames or describes a tag; everything carrying it keeps it. */
-export async function updateTagRecord(ctx: RequestContext, id: number, input: unknown): Promise<TagObject> {
+export async function updateTagRecord(ctx: RequestContext, id: number, input: unknown): Promise<Tag> {
   const body = bodyOf(input)
   const tag = await requireWritableTag(ctx, id)
   const name = body.name === undefined ? undefined : checkTagName(body.name)

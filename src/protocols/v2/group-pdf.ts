@@ -4,7 +4,8 @@
  * fit are cut; characters outside Latin-1 become '?'.
  */
 import type { GroupRecord } from '../../domain/groups/groups.js'
-import type { AttributeView, TagView } from '../../domain/metadata/item-metadata.js'
+import type { AttributeView } from '../../domain/metadata/item-metadata.js'
+import type { Tag } from '../../domain/metadata/tags.js'
 import { toApiTime } from '../../domain/time.js'
 
 const PAGE_WIDTH = 612
@@ -69,7 +70,7 @@ function wrapAll(lines: string[]): string[] {
 }
 
 /** The summary lines of a Group: its fields, tags and attributes. */
-export function groupPdfLines(g: GroupRecord, tags: TagView[], attributes: AttributeView[]): string[] {
+export function groupPdfLines(g: GroupRecord, tags: Tag[], attributes: AttributeView[]): string[] {
   const fields: [string, unknown][] = [
     ['Type', g.type], ['Name', g.name], ['ID', g.id], ['Owner', g.ownerName], ['XID', g.xid], ['Date Added', toApiTime(g.dateAdded)],
     ['Last Modified', toApiTime(g.lastModified)], ['Event Date', toApiTime(g.eventDate)], ['Status', g.status],

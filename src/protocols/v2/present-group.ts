@@ -12,7 +12,7 @@ import { findGroupType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { legacyLink } from '../http/links.js'
 import type { Include } from './params.js'
-import { presentAttributeV2, presentLabelV2, presentTagV2 } from './routes/metadata.js'
+import { presentAttributeV2, presentSecurityLabelV2, presentTagV2 } from './present-metadata.js'
 
 export interface V2Extras {
   tag?: unknown[]
@@ -34,7 +34,7 @@ export async function loadV2Extras(ctx: RequestContext, kind: ItemKind, ids: num
     const extras = out.get(id)!
     if (tags) extras.tag = (tags.get(id) ?? []).map((t) => presentTagV2(ctx.services.publicUrl, t))
     if (attributes) extras.attribute = (attributes.get(id) ?? []).map(presentAttributeV2)
-    if (labels) extras.securityLabel = (labels.get(id) ?? []).map(presentLabelV2)
+    if (labels) extras.securityLabel = (labels.get(id) ?? []).map(presentSecurityLabelV2)
   }
   return out
 }

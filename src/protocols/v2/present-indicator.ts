@@ -6,22 +6,24 @@
  */
 import type { RequestContext } from '../../domain/context.js'
 import type { IndicatorRecord } from '../../domain/indicators/indicators.js'
-import { type AttributeView, type LabelView, type TagView, loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
+import { type AttributeView, loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
+import type { SecurityLabel } from '../../domain/metadata/security-labels.js'
+import type { Tag } from '../../domain/metadata/tags.js'
 import type { Services } from '../../domain/services.js'
 import { toApiTime } from '../../domain/time.js'
 import { findIndicatorType } from '../../model/indicator-types.js'
 import { legacyIndicatorLink } from '../http/links.js'
 import type { Include } from './params.js'
-import { presentAttributeV2, presentLabelV2, presentTagV2 } from './routes/metadata.js'
+import { presentAttributeV2, presentSecurityLabelV2, presentTagV2 } from './present-metadata.js'
 
 export interface IndicatorPresentOptions {
   /** Single-type endpoint (entity by apiEntity); value fields are carried in every shape. */
   typed?: boolean
   /** One item (GET/POST/PUT of one Indicator): adds the owner object. */
   single?: boolean
-  tags?: TagView[]
+  tags?: Tag[]
   attributes?: AttributeView[]
-  labels?: LabelView[]
+  labels?: SecurityLabel[]
 }
 
 export function indicatorEntity(type: string): string {
@@ -83,7 +85,7 @@ export function presentIndicatorV2(record: IndicatorRecord, includes: ReadonlySe
   }
   if (includes.has('attributes')) out.attribute = (options.attributes ?? []).map(presentAttributeV2)
   if (includes.has('tags')) out.tag = (options.tags ?? []).map((t) => presentTagV2(services.publicUrl, t))
-  if (includes.has('labels')) out.securityLabel = (options.labels ?? []).map(presentLabelV2)
+  if (includes.has('labels')) out.securityLabel = (options.labels ?? []).map(presentSecurityLabelV2)
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key]
   return out
 }

@@ -6,9 +6,8 @@
  */
 import { loadPartnerIds } from '../../domain/items/associations.js'
 import { invalid } from '../../domain/errors.js'
-import { loadAttributes, loadLabels } from '../../domain/metadata/item-metadata.js'
+import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/items/nested-writes.js'
-import { loadItemTagRecords } from '../../domain/metadata/tags.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { AnyEndpoint, ExpandContext, FieldOption } from './endpoint.js'
 import type { FieldTree } from './params.js'
@@ -43,7 +42,7 @@ export function tagsOption(kind: ItemKind, what: string): FieldOption {
     name: 'tags', description: `Includes tags applied to the ${what}`,
     async load(ids, subtree, { ctx }) {
       checkSubtree(subtree, [], 'tags')
-      const byItem = await loadItemTagRecords(ctx, kind, ids)
+      const byItem = await loadTags(ctx.store.db, kind, ids)
       return asData(new Map([...byItem].map(([id, list]) => [id, list.map(presentTag)])))
     },
   }

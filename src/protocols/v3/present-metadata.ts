@@ -1,6 +1,7 @@
 /** v3 shapes shared by many endpoints: attributes, tags, security labels, user references. */
-import type { AttributeView, LabelView } from '../../domain/metadata/item-metadata.js'
-import type { TagObject as TagRecord } from '../../domain/metadata/tags.js'
+import type { AttributeView } from '../../domain/metadata/item-metadata.js'
+import type { SecurityLabel } from '../../domain/metadata/security-labels.js'
+import type { Tag } from '../../domain/metadata/tags.js'
 import { toApiTime } from '../../domain/time.js'
 import type { UserRef } from '../../domain/access/user-refs.js'
 
@@ -21,10 +22,10 @@ export function presentAttribute(a: AttributeView): Record<string, unknown> {
   })
 }
 
-export function presentLabel(l: Pick<LabelView, 'id' | 'name' | 'description' | 'color' | 'dateAdded'> & { ownerName?: string }): Record<string, unknown> {
+export function presentLabel(l: SecurityLabel): Record<string, unknown> {
   return compact({ id: l.id, name: l.name, description: l.description, color: l.color, dateAdded: toApiTime(l.dateAdded), owner: l.ownerName })
 }
 
-export function presentTag(t: TagRecord): Record<string, unknown> {
+export function presentTag(t: Tag): Record<string, unknown> {
   return compact({ id: t.id, name: t.name, owner: t.ownerName, description: t.description, lastUsed: toApiTime(t.lastUsed), techniqueId: t.techniqueId })
 }

@@ -7,28 +7,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import * as metadata from '../../../domain/metadata/item-metadata.js'
 import { notFound } from '../../../domain/errors.js'
 import { type ItemInfo, parseId } from '../../../domain/items/items.js'
-import { tagLink } from '../../http/links.js'
-import { toApiTime } from '../../../domain/time.js'
 import { pageOf, parsePaging, query } from '../params.js'
+import { presentAttributeV2, presentSecurityLabelV2, presentTagV2 } from '../present-metadata.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 
 type Resolve = (req: FastifyRequest) => Promise<ItemInfo>
 type Params = { attributeId?: string; label?: string; tag?: string }
-
-export function presentAttributeV2(a: metadata.AttributeView) {
-  return {
-    id: a.id, type: a.type, dateAdded: toApiTime(a.dateAdded), lastModified: toApiTime(a.lastModified), displayed: a.displayed,
-    value: a.value, ...(a.source ? { source: a.source } : {}),
-  }
-}
-
-export function presentLabelV2(l: metadata.LabelView) {
-  return { name: l.name, description: l.description ?? undefined, dateAdded: toApiTime(l.dateAdded), ...(l.color ? { color: l.color } : {}) }
-}
-
-export function presentTagV2(publicUrl: string, t: metadata.TagView) {
-  return { name: t.name, webLink: tagLink(publicUrl, t.name, t.ownerName) }
-}
 
 function attributeId(text: string | undefined): number {
   return parseId('Attribute', text)
@@ -62,7 +46,7 @@ export function registerMetadataRoutes(app: FastifyInstance, prefix: string, res
   app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels`, async (req, reply) => {
     const all = await metadata.listAttributeLabels(req.ctx, await resolve(req), attributeId(req.params.attributeId))
     const { paging, slice } = page(req, all)
-    return sendList(req, reply, 'securityLabel', slice.map(presentLabelV2), paging, all.length)
+    return sendList(req, reply, 'securityLabel', slice.map(presentSecurityLabelV2), paging, all.length)
   })
   app.post<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`, async (req, reply) => {
     await metadata.applyAttributeLabel(req.ctx, await resolve(req), attributeId(req.params.attributeId), req.params.label!)
@@ -76,12 +60,12 @@ export function registerMetadataRoutes(app: FastifyInstance, prefix: string, res
   app.get(`${prefix}/securityLabels`, async (req, reply) => {
     const all = await metadata.listItemLabels(req.ctx, await resolve(req))
     const { paging, slice } = page(req, all)
-    return sendList(req, reply, 'securityLabel', slice.map(presentLabelV2), paging, all.length)
+    return sendList(req, reply, 'securityLabel', slice.map(presentSecurityLabelV2), paging, all.length)
   })
   app.get<{ Params: Params }>(`${prefix}/securityLabels/:label`, async (req, reply) => {
     const label = (await metadata.listItemLabels(req.ctx, await resolve(req))).find((l) => l.name === req.params.label)
     if (!label) throw notFound(`Security Label '${req.params.label}' is not on this item`)
-    return sendItem(req, reply, 'securityLabel', presentLabelV2(label))
+    return sendItem(req, reply, 'securityLabel', presentSecurityLabelV2(label))
   })
   app.post<{ Params: Params }>(`${prefix}/securityLabels/:label`, async (req, reply) => {
     await metadata.applyLabel(req.ctx, await resolve(req), req.params.label!)

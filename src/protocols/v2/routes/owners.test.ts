@@ -66,6 +66,17 @@ describe('owner metrics', () => {
     expect(metric).toMatchObject({ ownerId: 1, totalIndicator: 2, totalHost: 1, totalAddress: 1, totalGroup: 1, totalIncident: 1,
       averageIndicatorRating: 3, averageIndicatorConfidence: 50 })
     expect(metric.metricDate).toMatch(/^\d{4}-\d{2}-\d{2}T00:00:00Z$/)
+    // Every documented field, in the platform's order, so presenting the domain's figures keeps the wire shape.
+    expect(Object.entries(metric)).toEqual(Object.entries({
+      ownerId: 1, metricDate: metric.metricDate,
+      totalHost: 1, totalAddress: 1, totalEmailAddress: 0, totalFile: 0, totalUrl: 0,
+      totalObservationHost: 0, totalObservationAddress: 0, totalObservationEmailAddress: 0, totalObservationFile: 0, totalObservationUrl: 0,
+      totalIndicator: 2,
+      totalThreat: 0, totalIncident: 1, totalEmail: 0, totalCampaign: 0, totalAdversary: 0, totalSignature: 0, totalDocument: 0,
+      totalGroup: 1, totalTask: 0, totalTag: 0, totalTrack: 0, totalResult: 0, totalIndicatorAttribute: 0, totalGroupAttribute: 0,
+      averageIndicatorRating: 3, averageIndicatorConfidence: 50, totalEnrichedIndicator: 0, totalGroupIndicator: 0,
+      totalObservationDaily: 0, totalObservationIndicator: 0, totalFalsePositiveDaily: 0, totalFalsePositive: 0,
+    }))
     const all = await t.request({ method: 'GET', url: '/api/v2/owners/metrics' })
     expect(all.json().data.ownerMetric.map((m: { ownerId: number }) => m.ownerId)).toEqual([1])
   })

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
 import { getAccessibleOwner, getMyOrganization, listAccessibleOwners, listMyOrganizationMembers, ownerMetrics, whoami } from '../../../domain/access/owners.js'
 import { pageOf, parsePaging, query } from '../params.js'
+import { presentMemberV2, presentOwnerMetricV2, presentOwnerV2, presentWhoamiV2 } from '../present-owner.js'
 import { sendData, sendList } from '../present.js'
 
 function ownerId(text: string): number {
@@ -14,29 +15,29 @@ export async function ownerRoutes(app: FastifyInstance) {
   app.get('/owners', async (req, reply) => {
     const paging = parsePaging(query(req))
     const owners = listAccessibleOwners(req.ctx)
-    return sendList(req, reply, 'owner', pageOf(owners, paging), paging, owners.length)
+    return sendList(req, reply, 'owner', pageOf(owners, paging).map(presentOwnerV2), paging, owners.length)
   })
 
-  app.get('/owners/mine', async (req, reply) => sendData(req, reply, 'owner', { resultCount: 1, owner: getMyOrganization(req.ctx) }))
+  app.get('/owners/mine', async (req, reply) => sendData(req, reply, 'owner', { resultCount: 1, owner: presentOwnerV2(getMyOrganization(req.ctx)) }))
 
   app.get('/owners/mine/members', async (req, reply) => {
     const members = await listMyOrganizationMembers(req.ctx)
-    return sendData(req, reply, 'user', { resultCount: members.length, user: members })
+    return sendData(req, reply, 'user', { resultCount: members.length, user: members.map(presentMemberV2) })
   })
 
   app.get('/owners/metrics', async (req, reply) => {
     const metrics = await ownerMetrics(req.ctx, listAccessibleOwners(req.ctx).map((o) => o.id))
-    return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics })
+    return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics.map(presentOwnerMetricV2) })
   })
 
   app.get<{ Params: { id: string } }>('/owners/:id/metrics', async (req, reply) => {
     const owner = getAccessibleOwner(req.ctx, ownerId(req.params.id))
     const metrics = await ownerMetrics(req.ctx, [owner.id])
-    return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics })
+    return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics.map(presentOwnerMetricV2) })
   })
 
   app.get<{ Params: { id: string } }>('/owners/:id', async (req, reply) =>
-    sendData(req, reply, 'owner', { resultCount: 1, owner: getAccessibleOwner(req.ctx, ownerId(req.params.id)) }))
+    sendData(req, reply, 'owner', { resultCount: 1, owner: presentOwnerV2(getAccessibleOwner(req.ctx, ownerId(req.params.id))) }))
 
-  app.get('/whoami', async (req, reply) => sendData(req, reply, 'user', { user: whoami(req.ctx) }))
+  app.get('/whoami', async (req, reply) => sendData(req, reply, 'user', { user: presentWhoamiV2(whoami(req.ctx)) }))
 }

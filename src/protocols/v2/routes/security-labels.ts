@@ -1,19 +1,12 @@
 /** /v2/securityLabels: the owner's labels (list, one, define, delete) and the items carrying one. */
 import type { FastifyInstance } from 'fastify'
-import { type LabelFilter, type SecurityLabelRecord, createSecurityLabel, deleteSecurityLabel, getSecurityLabel, listSecurityLabels,
+import { type LabelFilter, createSecurityLabel, deleteSecurityLabel, getSecurityLabel, listSecurityLabels,
   requireLabelMarker } from '../../../domain/metadata/security-labels.js'
-import { toApiTime } from '../../../domain/time.js'
 import { invalid } from '../../../domain/errors.js'
 import { type Query, pageOf, parsePaging, query } from '../params.js'
+import { presentSecurityLabelV2 } from '../present-metadata.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { parseFilters, registerMarkedItemRoutes } from './marked-items.js'
-
-export function presentSecurityLabelV2(label: SecurityLabelRecord) {
-  return {
-    name: label.name, description: label.description ?? undefined, dateAdded: toApiTime(label.dateAdded),
-    ...(label.color ? { color: label.color } : {}),
-  }
-}
 
 function labelFilter(q: Query): LabelFilter {
   const { expressions } = parseFilters(q, { name: ['=', '^'] })

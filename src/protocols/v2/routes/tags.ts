@@ -1,18 +1,11 @@
 /** /v2/tags: Tags as objects (list with weight, one, create or describe, rename, delete) and the items carrying one. */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid } from '../../../domain/errors.js'
-import { type TagFilter, type TagRecord, createOrDescribeTag, deleteTag, getTag, listTags, requireTagMarker, updateTag } from '../../../domain/metadata/tags.js'
-import { tagLink } from '../../http/links.js'
+import { type TagFilter, createOrDescribeTag, deleteTag, getTag, listTags, requireTagMarker, updateTag } from '../../../domain/metadata/tags.js'
 import { type Query, flag, parsePaging, query } from '../params.js'
+import { presentWeighedTagV2 } from '../present-metadata.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { parseFilters, registerMarkedItemRoutes } from './marked-items.js'
-
-export function presentTagObjectV2(publicUrl: string, tag: TagRecord, withDescription: boolean) {
-  return {
-    name: tag.name, ...(withDescription && tag.description ? { description: tag.description } : {}),
-    webLink: tagLink(publicUrl, tag.name, tag.ownerName), weight: tag.weight,
-  }
-}
 
 function tagFilter(q: Query): TagFilter {
   const { expressions, any } = parseFilters(q, { name: ['=', '^'], weight: ['=', '<', '>'] })
@@ -33,19 +26,19 @@ export async function tagRoutes(app: FastifyInstance) {
     const paging = parsePaging(q)
     const detailed = flag(q, 'detailed')
     const { items, total } = await listTags(req.ctx, tagFilter(q), { offset: paging.resultStart, limit: paging.resultLimit })
-    return sendList(req, reply, 'tag', items.map((t) => presentTagObjectV2(req.ctx.services.publicUrl, t, detailed)), paging, total)
+    return sendList(req, reply, 'tag', items.map((t) => presentWeighedTagV2(req.ctx.services.publicUrl, t, detailed)), paging, total)
   })
 
   app.get<{ Params: { name: string } }>('/tags/:name', async (req, reply) =>
-    sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, await getTag(req.ctx, req.params.name), true)))
+    sendItem(req, reply, 'tag', presentWeighedTagV2(req.ctx.services.publicUrl, await getTag(req.ctx, req.params.name), true)))
 
   app.post('/tags', async (req, reply) => {
     const { tag, created } = await createOrDescribeTag(req.ctx, body(req))
-    return sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, tag, true), created ? 201 : 200)
+    return sendItem(req, reply, 'tag', presentWeighedTagV2(req.ctx.services.publicUrl, tag, true), created ? 201 : 200)
   })
 
   app.put<{ Params: { name: string } }>('/tags/:name', async (req, reply) =>
-    sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, await updateTag(req.ctx, req.params.name, body(req)), true)))
+    sendItem(req, reply, 'tag', presentWeighedTagV2(req.ctx.services.publicUrl, await updateTag(req.ctx, req.params.name, body(req)), true)))
 
   app.delete<{ Params: { name: string } }>('/tags/:name', async (req, reply) => {
     await deleteTag(req.ctx, req.params.name)

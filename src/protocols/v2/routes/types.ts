@@ -1,6 +1,7 @@
 /** /v2/types: indicatorTypes, attributeTypes, associationTypes. */
 import type { FastifyInstance } from 'fastify'
 import { getAssociationType, getAttributeType, getIndicatorType, listAssociationTypes, listAttributeTypes, listIndicatorTypes } from '../../../domain/metadata/types.js'
+import { presentAssociationTypeV2, presentAttributeTypeV2, presentIndicatorTypeV2 } from '../present-metadata.js'
 import { type FilterExpression, type Query, flag, pageOf, parseFilterExpressions, parseIncludes, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList } from '../present.js'
 
@@ -18,31 +19,32 @@ export async function typeRoutes(app: FastifyInstance) {
   app.get('/types/indicatorTypes', async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
-    const all = listIndicatorTypes(parseIncludes(q).has('additional'))
-    return sendList(req, reply, 'indicatorType', pageOf(all, paging), paging, all.length)
+    const additional = parseIncludes(q).has('additional')
+    const all = listIndicatorTypes()
+    return sendList(req, reply, 'indicatorType', pageOf(all, paging).map((t) => presentIndicatorTypeV2(t, additional)), paging, all.length)
   })
 
   app.get<{ Params: { type: string } }>('/types/indicatorTypes/:type', async (req, reply) =>
-    sendItem(req, reply, 'indicatorType', getIndicatorType(req.params.type, parseIncludes(query(req)).has('additional'))))
+    sendItem(req, reply, 'indicatorType', presentIndicatorTypeV2(getIndicatorType(req.params.type), parseIncludes(query(req)).has('additional'))))
 
   const withRule = (q: Query) => (single(q, 'includes') ?? '').split(',').includes('validationRule') || flag(q, 'includeAdditional')
 
   app.get('/types/attributeTypes', async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
-    const all = await listAttributeTypes(req.ctx, attributeTypeFilters(q), withRule(q))
-    return sendList(req, reply, 'attributeType', pageOf(all, paging), paging, all.length)
+    const all = await listAttributeTypes(req.ctx, attributeTypeFilters(q))
+    return sendList(req, reply, 'attributeType', pageOf(all, paging).map((t) => presentAttributeTypeV2(t, withRule(q))), paging, all.length)
   })
 
   app.get<{ Params: { name: string } }>('/types/attributeTypes/:name', async (req, reply) =>
-    sendItem(req, reply, 'attributeType', await getAttributeType(req.ctx, req.params.name, withRule(query(req)))))
+    sendItem(req, reply, 'attributeType', presentAttributeTypeV2(await getAttributeType(req.ctx, req.params.name), withRule(query(req)))))
 
   app.get('/types/associationTypes', async (req, reply) => {
     const paging = parsePaging(query(req))
-    const all = await listAssociationTypes(req.ctx.store.db)
-    return sendList(req, reply, 'associationType', pageOf(all, paging), paging, all.length)
+    const all = await listAssociationTypes(req.ctx)
+    return sendList(req, reply, 'associationType', pageOf(all, paging).map(presentAssociationTypeV2), paging, all.length)
   })
 
   app.get<{ Params: { name: string } }>('/types/associationTypes/:name', async (req, reply) =>
-    sendItem(req, reply, 'associationType', await getAssociationType(req.ctx.store.db, req.params.name)))
+    sendItem(req, reply, 'associationType', presentAssociationTypeV2(await getAssociationType(req.ctx, req.params.name))))
 }

@@ -1,5 +1,5 @@
 /** /v3/attributeTypes: the system's and the caller's owners' attribute types (read-only). */
-import { type AttributeTypeObject as AttributeTypeRecord, listAttributeTypeObjects as listAttributeTypes, loadAttributeTypeObjects as loadAttributeTypes } from '../../../domain/metadata/types.js'
+import { type AttributeType, listAttributeTypeObjects as listAttributeTypes, loadAttributeTypeObjects as loadAttributeTypes } from '../../../domain/metadata/types.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { compact } from '../present-metadata.js'
 
@@ -15,7 +15,7 @@ const ATTRIBUTE_TYPE_FIELDS: FieldSpec[] = [
 
 const ITEM_TYPE_WORDS: Record<string, string> = { indicator: 'Indicator', group: 'Group', task: 'Task', victim: 'Victim', case: 'Case' }
 
-function presentAttributeType(t: AttributeTypeRecord, { fields }: { fields: Map<string, unknown> }): Record<string, unknown> {
+function presentAttributeType(t: AttributeType, { fields }: { fields: Map<string, unknown> }): Record<string, unknown> {
   return compact({
     id: t.id, name: t.name, description: t.description, allowMarkdown: t.allowMarkdown, errorMessage: t.errorMessage, maxSize: t.maxSize,
     validationRule: t.validationRule ?? undefined,
@@ -23,7 +23,7 @@ function presentAttributeType(t: AttributeTypeRecord, { fields }: { fields: Map<
   })
 }
 
-export const ATTRIBUTE_TYPES: V3Endpoint<AttributeTypeRecord> = {
+export const ATTRIBUTE_TYPES: V3Endpoint<AttributeType> = {
   path: 'attributeTypes', word: 'Attribute type', fields: ATTRIBUTE_TYPE_FIELDS,
   options: [{ name: 'mapping', description: 'Includes the kinds of item each attribute type applies to' }],
   present: presentAttributeType, list: listAttributeTypes, load: loadAttributeTypes,

@@ -1,5 +1,5 @@
 /** /v3/securityLabels: the Security Labels of the caller's owners (read-only, as on the platform). */
-import { type SecurityLabelObject as SecurityLabelRecord, listLabelRecords, loadLabelRecords } from '../../../domain/metadata/security-labels.js'
+import { type SecurityLabel, listLabelRecords, loadLabelRecords } from '../../../domain/metadata/security-labels.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentLabel } from '../present-metadata.js'
 
@@ -12,7 +12,7 @@ const LABEL_FIELDS: FieldSpec[] = [
   { name: 'owner', type: 'String', description: 'The name of the security label\'s owner', readOnly: true },
 ]
 
-export const SECURITY_LABELS: V3Endpoint<SecurityLabelRecord> = {
+export const SECURITY_LABELS: V3Endpoint<SecurityLabel> = {
   path: 'securityLabels', tqlType: 'securityLabels', word: 'Security Label', fields: LABEL_FIELDS, options: [],
   present: (l) => presentLabel(l), list: listLabelRecords, load: loadLabelRecords,
 }

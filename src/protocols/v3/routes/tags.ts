@@ -1,6 +1,6 @@
 /** /v3/tags: Tags as objects, per owner; create, rename, describe, delete. */
 import {
-  type TagObject as TagRecord, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
+  type Tag, createTagRecord, deleteTagRecord, deleteTagsMatching, listTagRecords, loadTagRecords, updateTagRecord,
 } from '../../../domain/metadata/tags.js'
 import type { FieldSpec, V3Endpoint } from '../endpoint.js'
 import { presentTag } from '../present-metadata.js'
@@ -14,7 +14,7 @@ const TAG_FIELDS: FieldSpec[] = [
   { name: 'techniqueId', type: 'String', description: 'The ATT&CK technique of an ATT&CK tag', readOnly: true },
 ]
 
-export const TAGS: V3Endpoint<TagRecord> = {
+export const TAGS: V3Endpoint<Tag> = {
   path: 'tags', tqlType: 'tags', word: 'Tag', fields: TAG_FIELDS, options: [],
   present: presentTag, list: listTagRecords, load: loadTagRecords, create: createTagRecord, update: updateTagRecord, remove: deleteTagRecord,
   removeMatching: deleteTagsMatching,
