@@ -1,7 +1,8 @@
 /**
  * The owner scope end to end: a member Banned in a Community reads nothing of it through any
  * endpoint — not its lists, its items, its type catalogue, its tags, nor partners of an item the
- * member can read — and cannot create there, nested or not.
+ * member can read — and cannot create there, nested or not. The last test walks every GET route
+ * of v2 and v3 with the closed owner's ids, values and name, and finds none of it in any answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../time.js'
@@ -12,6 +13,8 @@ let t: TestApp
 let banned: TestAccount
 let insider: TestAccount
 let closedIndicator: number
+let closedGroup: number
+let closedVictim: number
 let orgGroup: number
 
 async function call(method: string, url: string, payload?: unknown, as: TestAccount = banned) {
@@ -30,8 +33,8 @@ beforeAll(async () => {
     return res.body.data.id as number
   }
   closedIndicator = await created('/api/v3/indicators', { type: 'Host', hostName: 'closed.example', ownerName: CLOSED, tags: { data: [{ name: 'closed-tag' }] } })
-  await created('/api/v3/groups', { type: 'Adversary', name: 'Closed adversary', ownerName: CLOSED })
-  await created('/api/v3/victims', { name: 'Closed victim', ownerName: CLOSED })
+  closedGroup = await created('/api/v3/groups', { type: 'Adversary', name: 'Closed adversary', ownerName: CLOSED })
+  closedVictim = await created('/api/v3/victims', { name: 'Closed victim', ownerName: CLOSED })
   orgGroup = await created('/api/v3/groups', { type: 'Adversary', name: 'Org adversary', associatedIndicators: { data: [{ id: closedIndicator }] } })
   // Owners define attribute types only through the database today.
   await t.store.db.insertInto('attribute_type').values({
@@ -93,5 +96,41 @@ describe('a Banned member', () => {
     expect(nested.status).toBe(403)
     const names = (await call('GET', '/api/v3/groups?resultLimit=500', undefined, t.admin)).body.data.map((g: { name: string }) => g.name)
     expect(names).not.toContain('Carrier')
+  })
+})
+
+/** Text that appears in a response only if something of the closed owner leaked into it. */
+const CLOSED_MARKERS = [CLOSED, 'closed.example', 'closed-tag', 'Closed Type', 'Closed adversary', 'Closed victim', 'Nested sneaky', 'Sneaky']
+
+/** Every way a GET route can name something of the closed owner: its items' ids, values, tag, owner. */
+function closedUrls(route: string): string[] {
+  const variants = [closedIndicator, closedGroup, closedVictim].map((id) => route.replace(/:(\w+)/g, (_m, name: string) => {
+    const value: Record<string, string> = {
+      groupType: 'adversaries', type: 'hosts', assocType: 'hosts', targetType: 'hosts', assetType: 'webSites',
+      indicator: 'closed.example', summary: 'closed.example', target: 'closed.example', name: 'closed-tag', tag: 'closed-tag',
+      label: 'TLP:WHITE', format: 'json', action: 'observations',
+    }
+    return encodeURIComponent(value[name] ?? String(id))
+  }))
+  return [...new Set(variants)]
+}
+
+describe('a Banned member, through every GET route of v2 and v3', () => {
+  it('reads nothing of the owner, with or without owner= naming it', async () => {
+    // The API documents are served to anyone and read no owner.
+    const routes = t.app.routeTable.filter((r) => r.method === 'GET' && /^\/api\/v[23]\//.test(r.url) && !r.url.endsWith('/openApi')).map((r) => r.url)
+    expect(routes.length).toBeGreaterThan(150)
+    const leaks: string[] = []
+    const withOwner: string[] = []
+    for (const url of [...new Set(routes)].flatMap(closedUrls)) {
+      for (const query of ['', `${url.includes('?') ? '&' : '?'}owner=${encodeURIComponent(CLOSED)}`]) {
+        const res = await t.request({ method: 'GET', url: `${url}${query}`, as: banned })
+        if (query) withOwner.push(`${res.statusCode} ${url}`)
+        if (res.statusCode < 300 && CLOSED_MARKERS.some((m) => res.body.includes(m))) leaks.push(`${res.statusCode} ${url}${query}`)
+      }
+    }
+    expect(leaks).toEqual([])
+    // Naming the owner is refused outright, on every route that reads owned data.
+    expect(withOwner.filter((answer) => answer < '3')).toEqual([])
   })
 })

@@ -35,6 +35,14 @@ export function ownerIdsToRead(ctx: RequestContext, scope: OwnerScope | undefine
   return effective === 'context' ? [ctx.owner.id] : readableOwnerIds(ctx)
 }
 
+/**
+ * Owners the caller is a member of but may not read (Banned): not even their names are shown to
+ * it, e.g. among the owner roles of its colleagues.
+ */
+export function isBarredFrom(ctx: Pick<RequestContext, 'caller'>, ownerId: number): boolean {
+  return ctx.caller.memberships.some((m) => m.ownerId === ownerId && !canAccessOwner(m))
+}
+
 /** The caller's readable membership in an owner, by id. */
 export function membershipFor(ctx: Pick<RequestContext, 'caller'>, ownerId: number): Membership | undefined {
   return readableOwners(ctx.caller).find((m) => m.ownerId === ownerId)

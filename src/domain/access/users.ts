@@ -12,6 +12,7 @@ import { type RequestContext, requirePermission } from '../context.js'
 import { DomainError, conflict, invalid, notFound } from '../errors.js'
 import { optionalBoolean, optionalInteger, optionalText, requiredText } from '../input.js'
 import { isAllowed } from '../permissions.js'
+import { isBarredFrom } from './owner-scope.js'
 
 const PROTECTED_SYSTEM_ROLES = ['Administrator', 'Operations Administrator']
 
@@ -57,7 +58,7 @@ async function loadUsersOfOrg(ctx: RequestContext, ids: readonly number[]): Prom
     ...(detailed ? {
       details: {
         systemRole: r.system_role, disabled: !!r.disabled, customTqlTimeout: r.tql_timeout_ms, kind: r.kind,
-        ownerRoles: Object.fromEntries(memberships.filter((m) => m.user_id === r.id).map((m) => [m.owner_name, m.role])),
+        ownerRoles: Object.fromEntries(memberships.filter((m) => m.user_id === r.id && !isBarredFrom(ctx, m.owner_id)).map((m) => [m.owner_name, m.role])),
       },
     } : {}),
   }))
