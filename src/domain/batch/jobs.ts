@@ -9,7 +9,7 @@ import {
   type BatchErrorRow, deleteBatchJob, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
 } from '../../store/batch.repository.js'
 import type { RequestContext } from '../context.js'
-import { selectOwner } from '../access/owner-scope.js'
+import { membershipFor, selectOwner } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../errors.js'
 import { type Action, isAllowed } from '../permissions.js'
 import { parseBatchDefinition } from './definition.js'
@@ -47,7 +47,7 @@ export async function createBatchJob(ctx: RequestContext, body: unknown): Promis
 async function requireVisibleJob(ctx: RequestContext, id: number) {
   const job = Number.isSafeInteger(id) && id > 0 ? await findBatchJob(ctx.store.db, id) : undefined
   if (job && job.user_id === ctx.caller.account.id) return job
-  const membership = job && ctx.caller.memberships.find((m) => m.ownerId === job.owner_id)
+  const membership = job && membershipFor(ctx, job.owner_id)
   if (job && membership && (membership.role === 'Organization Administrator' || membership.role === 'Director')) return job
   throw notFound(`Batch job ${id} not found`)
 }

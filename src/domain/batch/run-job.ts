@@ -13,7 +13,8 @@ import {
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
 import { type RequestContext, toAccount } from '../context.js'
-import { canAccessOwner, isAllowed } from '../permissions.js'
+import { isAllowed } from '../permissions.js'
+import { membershipFor } from '../access/owner-scope.js'
 import type { Services } from '../context.js'
 import { isoNow } from '../time.js'
 import { type AssociationEntry, collectAssociations } from './association-input.js'
@@ -85,10 +86,11 @@ async function jobContext(store: Store, services: Services, job: Runner['job']):
   const row = await findAccountById(store.db, job.user_id)
   if (!row || row.disabled) return undefined
   const memberships = (await services.auth.listMemberships(row.id)).map((m) => ({ ownerId: m.owner_id, ownerName: m.owner_name, ownerType: m.owner_type, role: m.role as never }))
-  const membership = memberships.find((m) => m.ownerId === job.owner_id)
-  if (!membership || !canAccessOwner(membership) || !isAllowed(membership, 'batch')) return undefined
+  const caller = { account: toAccount(row), memberships }
+  const membership = membershipFor({ caller }, job.owner_id)
+  if (!membership || !isAllowed(membership, 'batch')) return undefined
   return {
-    store, services, caller: { account: toAccount(row), memberships }, membership, now: isoNow(),
+    store, services, caller, membership, now: isoNow(),
     owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
   }
 }

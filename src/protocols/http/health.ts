@@ -5,8 +5,8 @@
  * log, not to whoever asks.
  */
 import type { FastifyInstance } from 'fastify'
-import { pingDatabase, type Store } from '../../store/connect.js'
-import { listMigrations } from '../../store/migrate.js'
+import { checkDatabase, pendingMigrations } from '../../domain/platform/operations.js'
+import type { Store } from '../../store/connect.js'
 
 export interface Readiness {
   /** False once the batch worker stopped; absent when this node runs none. */
@@ -20,13 +20,13 @@ export function installHealthRoutes(app: FastifyInstance, store: Store, readines
   let migrated = false
   const notReady = async (): Promise<string | undefined> => {
     try {
-      await withTimeout(pingDatabase(store), PING_TIMEOUT_MS)
+      await withTimeout(checkDatabase(store), PING_TIMEOUT_MS)
     } catch (error) {
       return `the database does not answer: ${(error as Error).message}`
     }
     if (!migrated) {
-      const pending = (await listMigrations(store.db)).filter((m) => m.executedAt === null)
-      if (pending.length) return `migrations not applied: ${pending.map((m) => m.name).join(', ')}`
+      const pending = await pendingMigrations(store)
+      if (pending.length) return `migrations not applied: ${pending.join(', ')}`
       migrated = true
     }
     if (readiness.workerRunning && !readiness.workerRunning()) return 'the batch worker is not running'

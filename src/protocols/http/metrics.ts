@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { constantTimeEqual } from '../../domain/access/credentials.js'
-import { batchJobCounts, oldestQueuedJobAdded } from '../../store/batch.repository.js'
+import { countBatchJobs, oldestQueuedJobAge } from '../../domain/platform/operations.js'
 import type { Store } from '../../store/connect.js'
 
 export interface Metrics {
@@ -35,7 +35,7 @@ export function createMetrics(store: Store): Metrics {
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const counts = await batchJobCounts(store.db)
+      const counts = await countBatchJobs(store)
       for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0)
     },
   })
@@ -44,8 +44,7 @@ export function createMetrics(store: Store): Metrics {
     help: 'Age of the oldest queued batch job (0 when none waits)',
     registers: [registry],
     async collect() {
-      const added = await oldestQueuedJobAdded(store.db)
-      this.set(added ? Math.max(0, (Date.now() - Date.parse(added)) / 1000) : 0)
+      this.set(await oldestQueuedJobAge(store))
     },
   })
   new Gauge({

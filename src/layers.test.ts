@@ -1,0 +1,38 @@
+/**
+ * The layers of docs/ARCHITECTURE.md, checked on the source: protocols reach data only through
+ * the domain (they may name the store's types, never call it), and only the store writes SQL
+ * (the TQL compiler builds the query fragments it hands to the store's queries).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const SRC = new URL('.', import.meta.url).pathname
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sources(path)
+    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+/** The import statements of a file, each on one line. */
+function imports(text: string): string[] {
+  return [...text.matchAll(/^import\s[^;]*?from\s+'[^']+'/gms)].map((m) => m[0].replace(/\s+/g, ' '))
+}
+
+describe('layers', () => {
+  it('protocols call no store module: data comes through the domain', () => {
+    const offending = sources(join(SRC, 'protocols')).flatMap((file) => imports(readFileSync(file, 'utf8'))
+      .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type '))
+      .map((line) => `${relative(SRC, file)}: ${line}`))
+    expect(offending).toEqual([])
+  })
+
+  it('only the store builds SQL', () => {
+    const outside = sources(SRC).filter((file) => !/^(store|tql|test)\//.test(relative(SRC, file)))
+    const offending = outside.filter((file) => /\.(selectFrom|insertInto|updateTable|deleteFrom|transaction)\(|\bsql`/.test(readFileSync(file, 'utf8')))
+    expect(offending.map((file) => relative(SRC, file))).toEqual(['domain/transaction.ts'])
+  })
+})
