@@ -9,6 +9,7 @@ import { OPERATOR_TEXT } from './ast.js'
 import { type DateValue, parseDateText, todayValue } from './dates.js'
 import { TqlError, syntaxError } from './errors.js'
 import { type KeywordDef, type ObjectTypeDef, type TqlType, findKeyword, findObjectType } from './keywords/index.js'
+import { readBoolean } from '../domain/input.js'
 
 export type ResolvedValue = string | number | DateValue
 
@@ -83,10 +84,9 @@ function convert(def: KeywordDef, operator: Operator, value: Value, now: Date): 
     }
     case 'Boolean': {
       if (value.kind === 'boolean') return value.value ? 1 : 0
-      const text = value.kind === 'string' || value.kind === 'word' ? value.value.trim().toLowerCase() : value.kind === 'number' ? value.text : ''
-      if (text === 'true' || text === '1') return 1
-      if (text === 'false' || text === '0') return 0
-      throw wrong()
+      const read = readBoolean(value.kind === 'string' || value.kind === 'word' ? value.value : value.kind === 'number' ? value.text : undefined)
+      if (read === undefined) throw wrong()
+      return read ? 1 : 0
     }
     case 'Date': {
       const date = value.kind === 'today' ? todayValue(now, value.amount, value.unit) : value.kind === 'string' ? parseDateText(value.value, now) : null
