@@ -11,7 +11,7 @@ import type { Caller } from '../context.js'
 import { toAccount } from '../context.js'
 import { constantTimeEqual, hashToken, signRequest, verifyPassword } from './credentials.js'
 import { DomainError } from '../errors.js'
-import type { Membership } from '../permissions.js'
+import { toMemberships } from './callers.js'
 import type { Services } from '../context.js'
 
 export type Scheme = 'token' | 'hmac' | 'basic' | 'bearer'
@@ -52,10 +52,7 @@ export async function authenticate(services: Services, credentials: Credentials,
   if ((row.kind === 'taxii') !== (scheme === 'basic')) {
     throw fail(row.kind === 'taxii' ? 'Access Denied: TAXII accounts may only use the TAXII services' : 'Access Denied: only TAXII accounts use Basic authentication')
   }
-  const memberships: Membership[] = row.memberships.map((m) => ({
-    ownerId: m.owner_id, ownerName: m.owner_name, ownerType: m.owner_type, role: m.role as Membership['role'],
-  }))
-  return { account: toAccount(row), memberships }
+  return { account: toAccount(row), memberships: toMemberships(row.memberships) }
 }
 
 function schemeOf(word: string): Scheme | undefined {

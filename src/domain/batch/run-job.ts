@@ -6,15 +6,15 @@
  * failing item is lost (0x1004). Knows nothing of HTTP; the worker calls it.
  */
 import type { Kysely } from 'kysely'
-import { findAccountById } from '../../store/account.repository.js'
 import {
   type BatchJobRow, commitBatchProgress, completeBatchJob, findBatchInput, findBatchJob, insertBatchErrors,
 } from '../../store/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
-import { type RequestContext, toAccount } from '../context.js'
+import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'
 import { membershipFor } from '../access/owner-scope.js'
+import { callerOf, contextOutsideRequest } from '../access/callers.js'
 import type { Services } from '../context.js'
 import { isoNow } from '../time.js'
 import { type AssociationEntry, collectAssociations } from './association-input.js'
@@ -83,16 +83,10 @@ async function finish(r: Runner, unprocessCount: number, issues: BatchIssue[] = 
 }
 
 async function jobContext(store: Store, services: Services, job: Runner['job']): Promise<RequestContext | undefined> {
-  const row = await findAccountById(store.db, job.user_id)
-  if (!row || row.disabled) return undefined
-  const memberships = (await services.auth.listMemberships(row.id)).map((m) => ({ ownerId: m.owner_id, ownerName: m.owner_name, ownerType: m.owner_type, role: m.role as never }))
-  const caller = { account: toAccount(row), memberships }
-  const membership = membershipFor({ caller }, job.owner_id)
-  if (!membership || !isAllowed(membership, 'batch')) return undefined
-  return {
-    store, services, caller, membership, now: isoNow(),
-    owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
-  }
+  const caller = await callerOf(store, services, { id: job.user_id })
+  const membership = caller && membershipFor({ caller }, job.owner_id)
+  if (!caller || !membership || !isAllowed(membership, 'batch')) return undefined
+  return contextOutsideRequest(store, services, caller, membership)
 }
 
 type Item = { index: number }
