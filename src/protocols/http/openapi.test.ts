@@ -51,6 +51,11 @@ function documentedSchema(version: 'v2' | 'v3', method: string, path: string, st
 /** Calls the route (path with {placeholders} filled from params) and checks the answer against the document. */
 async function call(version: 'v2' | 'v3', method: string, path: string, options: { params?: Record<string, string | number>; query?: string; body?: unknown; expect?: number } = {}) {
   const url = `/api/${version}${path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(options.params?.[name])))}${options.query ? `?${options.query}` : ''}`
+  if (options.body !== undefined) {
+    const op = docs[version].paths[`/api/${version}${path}`]?.[method.toLowerCase()]
+    const validate = ajv.compile(op?.requestBody?.content['application/json']?.schema ?? false)
+    expect(validate(options.body) ? [] : validate.errors, `${method} ${path}: the body sent is one the document describes`).toEqual([])
+  }
   const res = await t.request({ method: method as 'GET', url, ...(options.body !== undefined ? { payload: options.body as object } : {}) })
   if (options.expect) expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(options.expect)
   assertDocumented(version, method, `/api/${version}${path}`, res)
@@ -161,6 +166,16 @@ describe('OpenAPI documents', () => {
     const victim = await call('v2', 'POST', '/victims', { body: { name: 'Pat', org: 'Finance' }, expect: 201 })
     await call('v2', 'GET', '/victims/{victimId}', { params: { victimId: victim.json().data.victim.id }, expect: 200 })
     await call('v2', 'GET', '/victims', { expect: 200 })
+    const asset = await call('v2', 'POST', '/victims/{victimId}/victimAssets/{assetType}', { params: { victimId: victim.json().data.victim.id, assetType: 'emailAddresses' }, body: { address: 'pat@example.com', addressType: 'work' }, expect: 201 })
+    expect(asset.json().data).toHaveProperty('victimEmailAddress')
+    await call('v2', 'GET', '/victims/{victimId}/victimAssets', { params: { victimId: victim.json().data.victim.id }, expect: 200 })
+    await call('v2', 'POST', '/customMetrics', { body: { name: 'Seen', dataType: 'Sum', interval: 'Daily', keyedValues: false }, expect: 201 })
+    await call('v2', 'POST', '/customMetrics/{metric}/data', { params: { metric: 'Seen' }, query: 'returnValue=true', body: { value: 2 }, expect: 200 })
+    await call('v2', 'GET', '/customMetrics/{metric}/data', { params: { metric: 'Seen' }, expect: 200 })
+    const job = await call('v2', 'POST', '/batch', { body: { owner: 'Test Organization', action: 'Create', haltOnError: false, attributeWriteType: 'Append' }, expect: 201 })
+    await call('v2', 'POST', '/batch/{id}', { params: { id: job.json().data.batchId }, body: { indicator: [{ summary: '10.2.2.2', type: 'Address' }] }, expect: 202 })
+    await call('v2', 'GET', '/batch/{id}', { params: { id: job.json().data.batchId }, expect: 200 })
+    await call('v2', 'GET', '/indicators/bulk', { expect: 200 })
     await call('v2', 'DELETE', '/indicators/{type}/{indicator}', { params: address, expect: 200 })
     // Refusals carry the error envelope, with the status the platform gives.
     await call('v2', 'GET', '/indicators/{type}/{indicator}', { params: address, expect: 404 })

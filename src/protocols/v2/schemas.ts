@@ -5,6 +5,9 @@
  * here without an edit. Every v2 route passes one of these as its `schema` (route-schema.ts).
  */
 import {
+  ACTIONS, ATTRIBUTE_WRITE_TYPES, FILE_MERGE_MODES, HASH_COLLISION_MODES, LABEL_WRITE_TYPES, TAG_WRITE_TYPES,
+} from '../../domain/batch/definition.js'
+import {
   COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES, TASK_STATUSES,
 } from '../../model/group-types.js'
 import { INDICATOR_TYPES } from '../../model/indicator-types.js'
@@ -131,8 +134,6 @@ interface Options {
   body?: JsonSchema
   /** Status of success (200 unless it creates; a create-or-describe gives either). */
   status?: number | number[]
-  /** Refusals besides the error envelope (the batch's `Invalid`). */
-  refused?: Record<string, ResponseDoc>
 }
 
 function route(options: Options, success: ResponseDoc): RouteSchema {
@@ -140,7 +141,7 @@ function route(options: Options, success: ResponseDoc): RouteSchema {
     summary: options.summary,
     querystring: options.query ?? OWNER_QUERY,
     ...(options.body ? { body: options.body, consumes: V2_BODY_TYPES } : {}),
-    response: { ...Object.fromEntries([options.status ?? 200].flat().map((status) => [String(status), success])), ...options.refused, ...REFUSED },
+    response: { ...Object.fromEntries([options.status ?? 200].flat().map((status) => [String(status), success])), ...REFUSED },
   }
 }
 
@@ -150,8 +151,8 @@ export function v2Item(record: JsonSchema, options: Options): RouteSchema {
   return route(options, jsonResponse('`data` holds the record under its entity name (indicator, address, incident…)', object({ status: SUCCESS, data }, ['status', 'data'])))
 }
 
-/** `{status, data: {resultCount?, <entity>: [record…]}}`. */
-export function v2List(record: JsonSchema, options: Omit<Options, 'query'> & { query?: JsonSchema }): RouteSchema {
+/** `{status, data: {resultCount?, <entity>: [record…]}}`; lists take paging, filters and includes unless told otherwise. */
+export function v2List(record: JsonSchema, options: Options): RouteSchema {
   const data = { type: 'object', properties: { resultCount: integer('Given when resultStart is 0') }, additionalProperties: arrayOf(record) }
   return route({ query: LIST_QUERY, ...options }, jsonResponse('`data` holds the page under the entity name, and resultCount', object({ status: SUCCESS, data }, ['status', 'data'])))
 }
@@ -165,7 +166,6 @@ export function v2NoBody(options: Options): RouteSchema {
 export function v2Other(options: Options, success: ResponseDoc): RouteSchema {
   return route(options, success)
 }
-
 
 // ---- the smaller resources
 
@@ -276,11 +276,15 @@ export const DOCUMENT_UPLOAD: RouteSchema = {
 /** The batch's own refusal of a bad job or input file (the platform's shape, not the error envelope). */
 const BATCH_INVALID = { 400: jsonResponse('The platform\'s batch refusal `{status: "Invalid", description}`', object({ status: { const: 'Invalid' }, description: string() }, ['status', 'description'])) }
 
+const oneOf = (values: readonly string[], description?: string): JsonSchema => ({ type: 'string', enum: [...values], ...(description ? { description } : {}) })
+
+/** The job definition, from the batch's own tables of values (domain/batch/definition.ts). */
 export const BATCH_JOB_BODY = object({
-  haltOnError: boolean(), action: { type: 'string', enum: ['Create', 'Delete'] }, owner: string(),
-  attributeWriteType: { type: 'string', enum: ['Append', 'Replace'] }, securityLabelWriteType: { type: 'string', enum: ['Append', 'Replace'] },
-  tagWriteType: { type: 'string', enum: ['Append', 'Replace'] }, version: string(),
-}, ['owner'])
+  version: oneOf(['V2']), owner: string('Organization, Community or Source to write to'), haltOnError: boolean(), action: oneOf(ACTIONS),
+  attributeWriteType: oneOf(ATTRIBUTE_WRITE_TYPES), tagWriteType: oneOf(TAG_WRITE_TYPES, 'Default Replace'),
+  securityLabelWriteType: oneOf(LABEL_WRITE_TYPES, 'Default Replace'), fileMergeMode: oneOf(FILE_MERGE_MODES, 'Default Merge'),
+  hashCollisionMode: oneOf(HASH_COLLISION_MODES, 'Default FavorIncoming'),
+}, ['owner', 'haltOnError', 'action', 'attributeWriteType'])
 
 export const BATCH_STATUS = object({
   id: integer(), status: string(), errorCount: integer(), successCount: integer(), unprocessCount: integer(), errorGroupCount: integer(),
