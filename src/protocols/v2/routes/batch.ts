@@ -66,7 +66,9 @@ export async function batchRoutes(app: FastifyInstance) {
     }))
   })
 
-  app.post('/batch', { schema: S.v2Item(S.integer('Job id'), { summary: 'Create a batch job (its definition)', body: S.BATCH_JOB_BODY, status: 201 }) }, async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201))
+  app.post('/batch',
+    { schema: S.v2Item(S.integer('Job id'), { summary: 'Create a batch job (its definition)', body: S.BATCH_JOB_BODY, status: 201 }) },
+    async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201))
 
   app.post<IdParams>('/batch/:id', { schema: S.BATCH_UPLOAD }, async (req, reply) => platformInvalid(reply, async () => {
     await uploadBatchInput(req.ctx, jobId(req.params.id), inputText(req.body))
@@ -83,7 +85,8 @@ export async function batchRoutes(app: FastifyInstance) {
     return reply.code(200).type('application/octet-stream').header('Content-Encoding', 'gzip').send(file)
   }))
 
-  app.get<IdParams>('/batch/:id/results', { schema: S.v2Other({ summary: 'Results of a finished job' }, jsonResponse('What the job wrote', S.anyObject)) }, async (req, reply) => {
+  app.get<IdParams>('/batch/:id/results',
+    { schema: S.v2Other({ summary: 'Results of a finished job' }, jsonResponse('What the job wrote', S.anyObject)) }, async (req, reply) => {
     const q = query(req)
     const severity = q.severity === undefined ? undefined : Array.isArray(q.severity) ? q.severity : [q.severity]
     const results = await listBatchResults(req.ctx, jobId(req.params.id), { code: single(q, 'code'), contains: single(q, 'contains'), severity })

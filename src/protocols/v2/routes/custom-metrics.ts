@@ -39,7 +39,8 @@ export async function customMetricRoutes(app: FastifyInstance) {
   app.get<{ Params: Params }>('/customMetrics/:metric', { schema: S.v2Item(S.CUSTOM_METRIC, { summary: 'One custom metric' }) }, async (req, reply) =>
     sendItem(req, reply, 'customMetricConfig', presentCustomMetricV2(await getCustomMetric(req.ctx, req.params.metric))))
 
-  app.post('/customMetrics', { schema: S.v2Item(S.CUSTOM_METRIC, { summary: 'Define a custom metric', body: S.CUSTOM_METRIC_BODY, status: 201 }) }, async (req, reply) => {
+  app.post('/customMetrics',
+    { schema: S.v2Item(S.CUSTOM_METRIC, { summary: 'Define a custom metric', body: S.CUSTOM_METRIC_BODY, status: 201 }) }, async (req, reply) => {
     const metric = await createCustomMetric(req.ctx, (req.body ?? {}) as Record<string, unknown>)
     return sendItem(req, reply, 'customMetricConfig', presentCustomMetricV2(metric), 201)
   })
@@ -56,7 +57,8 @@ export async function customMetricRoutes(app: FastifyInstance) {
     return reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(Array.isArray(req.body) ? values : values[0]))
   })
 
-  app.get<{ Params: Params }>('/customMetrics/:metric/data', { schema: S.v2List(S.CUSTOM_METRIC_VALUE, { summary: 'Aggregated values by period', query: S.CUSTOM_METRIC_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: Params }>('/customMetrics/:metric/data',
+    { schema: S.v2List(S.CUSTOM_METRIC_VALUE, { summary: 'Aggregated values by period', query: S.CUSTOM_METRIC_QUERY }) }, async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
     const { metric, items, total } = await listCustomMetricData(req.ctx, req.params.metric,

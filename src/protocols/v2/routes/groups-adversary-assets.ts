@@ -53,13 +53,15 @@ export async function adversaryAssetRoutes(app: FastifyInstance) {
     return sendItem(req, reply, entity, body)
   })
 
-  app.post<{ Params: P }>(`${ASSETS}/:assetType`, { schema: S.v2Item(S.ASSET, { summary: 'Add an adversary asset', body: S.ASSET_BODY, status: 201 }) }, async (req, reply) => {
+  app.post<{ Params: P }>(`${ASSETS}/:assetType`,
+    { schema: S.v2Item(S.ASSET, { summary: 'Add an adversary asset', body: S.ASSET_BODY, status: 201 }) }, async (req, reply) => {
     const asset = await createAdversaryAsset(req.ctx, adversaryId(req), req.params.assetType, req.body)
     const { entity, body } = presentAdversaryAssetV2(publicUrl(req), asset)
     return sendItem(req, reply, entity, body, 201)
   })
 
-  app.put<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, { schema: S.v2Item(S.ASSET, { summary: 'Update an adversary asset', body: S.ASSET_BODY }) }, async (req, reply) => {
+  app.put<{ Params: P }>(`${ASSETS}/:assetType/:assetId`,
+    { schema: S.v2Item(S.ASSET, { summary: 'Update an adversary asset', body: S.ASSET_BODY }) }, async (req, reply) => {
     const asset = await updateAdversaryAsset(req.ctx, adversaryId(req), req.params.assetType, assetId(req.params.assetId), req.body)
     const { entity, body } = presentAdversaryAssetV2(publicUrl(req), asset)
     return sendItem(req, reply, entity, body)

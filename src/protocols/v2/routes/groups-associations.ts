@@ -69,12 +69,14 @@ function groupTargets(app: FastifyInstance, prefix: string, resolve: Resolve) {
     const { p, total, items } = await list(req, undefined)
     return sendList(req, reply, 'group', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/groups/:assocType`, { schema: S.v2List(S.GROUP, { summary: 'Associated Groups of one type' }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/groups/:assocType`,
+    { schema: S.v2List(S.GROUP, { summary: 'Associated Groups of one type' }) }, async (req, reply) => {
     const def = requireGroupType(req.params.assocType)
     const { p, total, items } = await list(req, def.name)
     return sendList(req, reply, def.apiEntity, items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/groups/:assocType/:assocId`, { schema: S.v2Item(S.GROUP, { summary: 'One associated Group', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/groups/:assocType/:assocId`,
+    { schema: S.v2Item(S.GROUP, { summary: 'One associated Group', query: S.ONE_QUERY }) }, async (req, reply) => {
     const def = requireGroupType(req.params.assocType)
     const { items } = await list(req, def.name, [parseItemId('group', req.params.assocId)])
     return sendOne(req, reply, def.apiEntity, items, `${def.name} ${req.params.assocId}`)
@@ -97,13 +99,15 @@ function indicatorTargets(app: FastifyInstance, prefix: string, resolve: Resolve
     const { p, total, items } = await list(req, undefined)
     return sendList(req, reply, 'indicator', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/indicators/:assocType`, { schema: S.v2List(S.INDICATOR, { summary: 'Associated Indicators of one type' }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/indicators/:assocType`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Associated Indicators of one type' }) }, async (req, reply) => {
     const def = requireIndicatorType(req.params.assocType)
     const { p, total, items } = await list(req, def.name)
     return sendList(req, reply, indicatorEntity(def.name), items, p.paging, total)
   })
   if (!writable) return
-  app.get<{ Params: P }>(`${prefix}/indicators/:assocType/:summary`, { schema: S.v2Item(S.INDICATOR, { summary: 'One associated Indicator', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/indicators/:assocType/:summary`,
+    { schema: S.v2Item(S.INDICATOR, { summary: 'One associated Indicator', query: S.ONE_QUERY }) }, async (req, reply) => {
     const def = requireIndicatorType(req.params.assocType)
     const { items } = await list(req, def.name, req.params.summary)
     return sendOne(req, reply, indicatorEntity(def.name), items, `${def.name} ${req.params.summary}`)
@@ -124,7 +128,8 @@ function victimTargets(app: FastifyInstance, prefix: string, resolve: Resolve, v
     const { p, total, items } = await list(req)
     return sendList(req, reply, 'victim', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/victims/:assocId`, { schema: S.v2Item(S.VICTIM, { summary: 'One associated Victim', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/victims/:assocId`,
+    { schema: S.v2Item(S.VICTIM, { summary: 'One associated Victim', query: S.ONE_QUERY }) }, async (req, reply) => {
     const { items } = await list(req, [parseItemId('victim', req.params.assocId)])
     return sendOne(req, reply, 'victim', items, `Victim ${req.params.assocId}`)
   })
@@ -143,7 +148,8 @@ function taskTargets(app: FastifyInstance, prefix: string, resolve: Resolve) {
     const { p, total, items } = await list(req)
     return sendList(req, reply, 'task', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/tasks/:assocId`, { schema: S.v2Item(S.TASK, { summary: 'One associated Task', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/tasks/:assocId`,
+    { schema: S.v2Item(S.TASK, { summary: 'One associated Task', query: S.ONE_QUERY }) }, async (req, reply) => {
     const { items } = await list(req, [parseItemId('task', req.params.assocId)])
     return sendOne(req, reply, 'task', items, `Task ${req.params.assocId}`)
   })
@@ -160,12 +166,14 @@ function victimAssetTargets(app: FastifyInstance, prefix: string, resolve: Resol
     const { paging, total, items } = await list(req, undefined)
     return sendList(req, reply, 'victimAsset', items.map((a) => presentVictimAssetSummaryV2(req.ctx.services.publicUrl, a)), paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType`, { schema: S.v2List(S.ASSET, { summary: 'Associated Victim Assets of one type' }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType`,
+    { schema: S.v2List(S.ASSET, { summary: 'Associated Victim Assets of one type' }) }, async (req, reply) => {
     const def = requireVictimAssetType(req.params.assocType)
     const { paging, total, items } = await list(req, def.name)
     return sendList(req, reply, def.apiEntity, items.map((a) => presentVictimAssetV2(req.ctx.services.publicUrl, a).body), paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType/:assocId`, { schema: S.v2Item(S.ASSET, { summary: 'One associated Victim Asset' }) }, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType/:assocId`,
+    { schema: S.v2Item(S.ASSET, { summary: 'One associated Victim Asset' }) }, async (req, reply) => {
     const def = requireVictimAssetType(req.params.assocType)
     const { items } = await list(req, def.name, [parseItemId('victimAsset', req.params.assocId)])
     return sendOne(req, reply, def.apiEntity, items.map((a) => presentVictimAssetV2(req.ctx.services.publicUrl, a).body), `Victim Asset ${req.params.assocId}`)

@@ -46,7 +46,8 @@ async function uploadRoutes(scope: FastifyInstance) {
 export async function groupFileRoutes(app: FastifyInstance) {
   await app.register(uploadRoutes)
 
-  app.get(`${GROUP_PREFIX}/download`, { schema: S.v2Other({ summary: 'The Document\'s or Signature\'s file' }, S.FILE_DOWNLOAD) }, async (req, reply) => {
+  app.get(`${GROUP_PREFIX}/download`,
+    { schema: S.v2Other({ summary: 'The Document\'s or Signature\'s file' }, S.FILE_DOWNLOAD) }, async (req, reply) => {
     const { type, id } = groupPath(req)
     if (requireGroupType(type).name === 'Signature') {
       const { text, fileName } = await getSignatureText(req.ctx, id)
@@ -66,7 +67,8 @@ export async function groupFileRoutes(app: FastifyInstance) {
       .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`).send(pdf)
   })
 
-  app.post(`${GROUP_PREFIX}/publish`, { schema: S.v2NoBody({ summary: 'Publish the Group unless its Security Labels exclude it', body: S.PUBLISH_BODY }) }, async (req, reply) => {
+  app.post(`${GROUP_PREFIX}/publish`,
+    { schema: S.v2NoBody({ summary: 'Publish the Group unless its Security Labels exclude it', body: S.PUBLISH_BODY }) }, async (req, reply) => {
     const { type, id } = groupPath(req)
     const { published } = await publishGroup(req.ctx, id, type, req.body)
     return sendNoBody(req, reply, published ? 1 : 0)

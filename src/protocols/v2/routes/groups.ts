@@ -22,14 +22,16 @@ export async function groupRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'group', await presentGroupsV2(req.ctx, items, params.includes), params.paging, total)
   })
 
-  app.get<{ Params: { groupType: string } }>('/groups/:groupType', { schema: S.v2List(S.GROUP, { summary: 'Groups of one type' }) }, async (req, reply) => {
+  app.get<{ Params: { groupType: string } }>('/groups/:groupType',
+    { schema: S.v2List(S.GROUP, { summary: 'Groups of one type' }) }, async (req, reply) => {
     const def = requireGroupType(req.params.groupType)
     const params = parseListParams(query(req))
     const { items, total } = await listGroups(req.ctx, { ...listQuery(params), type: def.name })
     return sendList(req, reply, def.apiEntity, await presentGroupsV2(req.ctx, items, params.includes), params.paging, total)
   })
 
-  app.post<{ Params: { groupType: string } }>('/groups/:groupType', { schema: S.v2Item(S.GROUP, { summary: 'Create a Group', body: S.GROUP_BODY, status: 201 }) }, async (req, reply) => {
+  app.post<{ Params: { groupType: string } }>('/groups/:groupType',
+    { schema: S.v2Item(S.GROUP, { summary: 'Create a Group', body: S.GROUP_BODY, status: 201 }) }, async (req, reply) => {
     const def = requireGroupType(req.params.groupType)
     const group = await createGroup(req.ctx, def.name, req.body)
     return sendItem(req, reply, def.apiEntity, await presentOneGroupV2(req.ctx, group, parseIncludes(query(req))), 201)

@@ -50,13 +50,17 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     const page = await listTypedAssociations(req.ctx, await resolveIndicator(req), req.params.associationType!, indicatorListQuery(req, def?.name))
     return sendIndicatorPage(req, reply, page, def?.name)
   }
-  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators`, { schema: S.v2List(S.INDICATOR, { summary: 'Indicators linked by a custom association type' }) }, typed)
-  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType`, { schema: S.v2List(S.INDICATOR, { summary: 'Indicators of one type linked by a custom association type' }) }, typed)
-  app.post<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`, { schema: S.v2NoBody({ summary: 'Link two Indicators by a custom association type' }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators linked by a custom association type' }) }, typed)
+  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators of one type linked by a custom association type' }) }, typed)
+  app.post<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`,
+    { schema: S.v2NoBody({ summary: 'Link two Indicators by a custom association type' }) }, async (req, reply) => {
     await addTypedAssociation(req.ctx, await resolveIndicator(req), req.params.associationType!, await resolveTarget(req))
     return sendNoBody(req, reply, 1)
   })
-  app.delete<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`, { schema: S.v2NoBody({ summary: 'Remove a custom association' }) }, async (req, reply) => {
+  app.delete<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`,
+    { schema: S.v2NoBody({ summary: 'Remove a custom association' }) }, async (req, reply) => {
     await removeTypedAssociation(req.ctx, await resolveIndicator(req), req.params.associationType!, await resolveTarget(req))
     return sendNoBody(req, reply)
   })
@@ -70,7 +74,8 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
   }
   app.get<{ Params: Params }>(`${BASE}/groups`, { schema: S.v2List(S.GROUP, { summary: 'Associated Groups' }) }, groups)
   app.get<{ Params: Params }>(`${BASE}/groups/:groupType`, { schema: S.v2List(S.GROUP, { summary: 'Associated Groups of one type' }) }, groups)
-  app.get<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`, { schema: S.v2Item(S.GROUP, { summary: 'One associated Group', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`,
+    { schema: S.v2Item(S.GROUP, { summary: 'One associated Group', query: S.ONE_QUERY }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const id = parseItemId('group', req.params.groupId!)
     const page = await listGroups(req.ctx, { type: req.params.groupType, ids: [id], associatedWith: { kind: 'indicator', id: item.id } })
@@ -83,7 +88,8 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     await associate(req.ctx, item, await findReadableGroup(req.ctx, parseItemId('group', req.params.groupId!), req.params.groupType))
     return sendNoBody(req, reply, 1)
   })
-  app.delete<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`, { schema: S.v2NoBody({ summary: 'Dissociate a Group' }) }, async (req, reply) => {
+  app.delete<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`,
+    { schema: S.v2NoBody({ summary: 'Dissociate a Group' }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     await dissociate(req.ctx, item, await findReadableGroup(req.ctx, parseItemId('group', req.params.groupId!), req.params.groupType))
     return sendNoBody(req, reply)
@@ -95,7 +101,8 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     const page = await listTasks(req.ctx, { ...options, associatedWith: { kind: 'indicator', id: item.id } })
     return sendList(req, reply, 'task', await presentTasksV2(req.ctx, page.items, parseIncludes(query(req))), options, page.total)
   })
-  app.get<{ Params: Params }>(`${BASE}/tasks/:taskId`, { schema: S.v2Item(S.TASK, { summary: 'One associated Task', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/tasks/:taskId`,
+    { schema: S.v2Item(S.TASK, { summary: 'One associated Task', query: S.ONE_QUERY }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const id = parseItemId('task', req.params.taskId!)
     const page = await listTasks(req.ctx, { ids: [id], associatedWith: { kind: 'indicator', id: item.id } })
@@ -111,13 +118,15 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
   app.post<{ Params: Params }>(`${BASE}/tasks/:taskId`, { schema: S.v2NoBody({ summary: 'Associate a Task' }) }, taskLink(associate, 1))
   app.delete<{ Params: Params }>(`${BASE}/tasks/:taskId`, { schema: S.v2NoBody({ summary: 'Dissociate a Task' }) }, taskLink(dissociate, 0))
 
-  app.get<{ Params: Params }>(`${BASE}/victims`, { schema: S.v2List(S.VICTIM, { summary: 'Victims sharing a Group with the Indicator' }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/victims`,
+    { schema: S.v2List(S.VICTIM, { summary: 'Victims sharing a Group with the Indicator' }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const options = listOptions(req)
     const page = await listVictims(req.ctx, { ...options, associatedWith: { kind: 'indicator', id: item.id, via: 'group' } })
     return sendList(req, reply, 'victim', await presentVictimsV2(req.ctx, page.items, parseIncludes(query(req))), options, page.total)
   })
-  app.get<{ Params: Params }>(`${BASE}/victims/:victimId`, { schema: S.v2Item(S.VICTIM, { summary: 'One Victim sharing a Group', query: S.ONE_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/victims/:victimId`,
+    { schema: S.v2Item(S.VICTIM, { summary: 'One Victim sharing a Group', query: S.ONE_QUERY }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const id = parseItemId('victim', req.params.victimId!)
     const page = await listVictims(req.ctx, { ids: [id], associatedWith: { kind: 'indicator', id: item.id, via: 'group' } })
@@ -144,8 +153,10 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'victimAsset', page.items.map((a) => presentVictimAssetSummaryV2(req.ctx.services.publicUrl, a)), paging, page.total)
   }
   app.get<{ Params: Params }>(`${BASE}/victimAssets`, { schema: S.v2List(S.ASSET, { summary: 'Victim Assets sharing a Group' }) }, assets)
-  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType`, { schema: S.v2List(S.ASSET, { summary: 'Victim Assets of one type sharing a Group' }) }, assets)
-  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType/:assetId`, { schema: S.v2Item(S.ASSET, { summary: 'One Victim Asset sharing a Group' }) }, assets)
+  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType`,
+    { schema: S.v2List(S.ASSET, { summary: 'Victim Assets of one type sharing a Group' }) }, assets)
+  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType/:assetId`,
+    { schema: S.v2Item(S.ASSET, { summary: 'One Victim Asset sharing a Group' }) }, assets)
 
   const sharing = async (req: Req, reply: FastifyReply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
@@ -153,6 +164,8 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     const page = await listIndicators(req.ctx, { ...indicatorListQuery(req, def?.name), associatedWith: { kind: 'indicator', id: item.id, via: 'group' } })
     return sendIndicatorPage(req, reply, page, def?.name)
   }
-  app.get<{ Params: Params }>(`${BASE}/indicators`, { schema: S.v2List(S.INDICATOR, { summary: 'Indicators sharing a Group with this one' }) }, sharing)
-  app.get<{ Params: Params }>(`${BASE}/indicators/:targetType`, { schema: S.v2List(S.INDICATOR, { summary: 'Indicators of one type sharing a Group with this one' }) }, sharing)
+  app.get<{ Params: Params }>(`${BASE}/indicators`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators sharing a Group with this one' }) }, sharing)
+  app.get<{ Params: Params }>(`${BASE}/indicators/:targetType`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators of one type sharing a Group with this one' }) }, sharing)
 }

@@ -96,11 +96,15 @@ export function registerMarkedItemRoutes(app: FastifyInstance, prefix: string, r
     return sendList(req, reply, entity, items.map((i) => presentMarkedItemV2(publicUrl, i)), paging, total)
   }
   app.get(`${prefix}/groups`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Groups carrying it' }) }, serve('group', () => ({})))
-  app.get(`${prefix}/groups/:type`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Groups of one type carrying it' }) }, serve('group', (p) => ({ type: p.type })))
-  app.get(`${prefix}/groups/:type/:id`, { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Group carrying it' }) }, serve('group', (p) => ({ type: p.type, id: p.id })))
+  app.get(`${prefix}/groups/:type`,
+    { schema: S.v2List(S.ANY_ITEM, { summary: 'Groups of one type carrying it' }) }, serve('group', (p) => ({ type: p.type })))
+  app.get(`${prefix}/groups/:type/:id`,
+    { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Group carrying it' }) }, serve('group', (p) => ({ type: p.type, id: p.id })))
   app.get(`${prefix}/indicators`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Indicators carrying it' }) }, serve('indicator', () => ({})))
-  app.get(`${prefix}/indicators/:type`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Indicators of one type carrying it' }) }, serve('indicator', (p) => ({ type: p.type })))
-  app.get(`${prefix}/indicators/:type/:id`, { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Indicator carrying it' }) }, serve('indicator', (p) => ({ type: p.type, id: p.id })))
+  app.get(`${prefix}/indicators/:type`,
+    { schema: S.v2List(S.ANY_ITEM, { summary: 'Indicators of one type carrying it' }) }, serve('indicator', (p) => ({ type: p.type })))
+  app.get(`${prefix}/indicators/:type/:id`,
+    { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Indicator carrying it' }) }, serve('indicator', (p) => ({ type: p.type, id: p.id })))
   app.get(`${prefix}/tasks`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Tasks carrying it' }) }, serve('task', () => ({})))
   app.get(`${prefix}/tasks/:id`, { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Task carrying it' }) }, serve('task', (p) => ({ id: p.id })))
   app.get(`${prefix}/victims`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Victims carrying it' }) }, serve('victim', () => ({})))

@@ -46,30 +46,37 @@ export function registerMetadataRoutes(app: FastifyInstance, prefix: string, res
     const { paging, slice } = page(req, all)
     return sendList(req, reply, 'attribute', slice.map(presentAttributeV2), paging, all.length)
   })
-  app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId`, { schema: S.v2Item(S.ATTRIBUTE, { summary: 'One Attribute' }) }, async (req, reply) =>
+  app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId`,
+    { schema: S.v2Item(S.ATTRIBUTE, { summary: 'One Attribute' }) }, async (req, reply) =>
     sendItem(req, reply, 'attribute', presentAttributeV2(await metadata.getAttribute(req.ctx, await resolve(req), attributeId(req.params.attributeId)))))
-  app.post(`${prefix}/attributes`, { schema: S.v2Item(S.ATTRIBUTE, { summary: 'Add an Attribute', body: S.ATTRIBUTE_BODY, status: 201 }) }, async (req, reply) => {
+  app.post(`${prefix}/attributes`,
+    { schema: S.v2Item(S.ATTRIBUTE, { summary: 'Add an Attribute', body: S.ATTRIBUTE_BODY, status: 201 }) }, async (req, reply) => {
     const attribute = await metadata.addAttribute(req.ctx, await resolve(req), (req.body ?? {}) as metadata.AttributeInput)
     return sendItem(req, reply, 'attribute', presentAttributeV2(attribute), 201)
   })
-  app.put<{ Params: Params }>(`${prefix}/attributes/:attributeId`, { schema: S.v2Item(S.ATTRIBUTE, { summary: 'Update an Attribute', body: S.ATTRIBUTE_BODY }) }, async (req, reply) => {
+  app.put<{ Params: Params }>(`${prefix}/attributes/:attributeId`,
+    { schema: S.v2Item(S.ATTRIBUTE, { summary: 'Update an Attribute', body: S.ATTRIBUTE_BODY }) }, async (req, reply) => {
     const attribute = await metadata.updateAttribute(req.ctx, await resolve(req), attributeId(req.params.attributeId), (req.body ?? {}) as metadata.AttributeInput)
     return sendItem(req, reply, 'attribute', presentAttributeV2(attribute))
   })
-  app.delete<{ Params: Params }>(`${prefix}/attributes/:attributeId`, { schema: S.v2NoBody({ summary: 'Delete an Attribute' }) }, async (req, reply) => {
+  app.delete<{ Params: Params }>(`${prefix}/attributes/:attributeId`,
+    { schema: S.v2NoBody({ summary: 'Delete an Attribute' }) }, async (req, reply) => {
     await metadata.deleteAttribute(req.ctx, await resolve(req), attributeId(req.params.attributeId))
     return sendNoBody(req, reply)
   })
-  app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels`, { schema: S.v2List(S.LABEL, { summary: 'Security Labels of an Attribute' }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels`,
+    { schema: S.v2List(S.LABEL, { summary: 'Security Labels of an Attribute' }) }, async (req, reply) => {
     const all = await metadata.listAttributeLabels(req.ctx, await resolve(req), attributeId(req.params.attributeId))
     const { paging, slice } = page(req, all)
     return sendList(req, reply, 'securityLabel', slice.map(presentLabelV2), paging, all.length)
   })
-  app.post<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`, { schema: S.v2NoBody({ summary: 'Label an Attribute' }) }, async (req, reply) => {
+  app.post<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`,
+    { schema: S.v2NoBody({ summary: 'Label an Attribute' }) }, async (req, reply) => {
     await metadata.applyAttributeLabel(req.ctx, await resolve(req), attributeId(req.params.attributeId), req.params.label!)
     return sendNoBody(req, reply, 1)
   })
-  app.delete<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`, { schema: S.v2NoBody({ summary: 'Remove a label from an Attribute' }) }, async (req, reply) => {
+  app.delete<{ Params: Params }>(`${prefix}/attributes/:attributeId/securityLabels/:label`,
+    { schema: S.v2NoBody({ summary: 'Remove a label from an Attribute' }) }, async (req, reply) => {
     await metadata.removeAttributeLabel(req.ctx, await resolve(req), attributeId(req.params.attributeId), req.params.label!)
     return sendNoBody(req, reply)
   })
@@ -79,7 +86,8 @@ export function registerMetadataRoutes(app: FastifyInstance, prefix: string, res
     const { paging, slice } = page(req, all)
     return sendList(req, reply, 'securityLabel', slice.map(presentLabelV2), paging, all.length)
   })
-  app.get<{ Params: Params }>(`${prefix}/securityLabels/:label`, { schema: S.v2Item(S.LABEL, { summary: 'One Security Label of the item' }) }, async (req, reply) => {
+  app.get<{ Params: Params }>(`${prefix}/securityLabels/:label`,
+    { schema: S.v2Item(S.LABEL, { summary: 'One Security Label of the item' }) }, async (req, reply) => {
     const label = (await metadata.listItemLabels(req.ctx, await resolve(req))).find((l) => l.name === req.params.label)
     if (!label) throw notFound(`Security Label '${req.params.label}' is not on this item`)
     return sendItem(req, reply, 'securityLabel', presentLabelV2(label))

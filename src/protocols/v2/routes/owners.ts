@@ -18,19 +18,24 @@ export async function ownerRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'owner', pageOf(owners, paging), paging, owners.length)
   })
 
-  app.get('/owners/mine', { schema: S.v2Item(S.OWNER, { summary: 'The caller\'s Organization' }) }, async (req, reply) => sendData(req, reply, 'owner', { resultCount: 1, owner: getMyOrganization(req.ctx) }))
+  app.get('/owners/mine',
+    { schema: S.v2Item(S.OWNER, { summary: 'The caller\'s Organization' }) },
+    async (req, reply) => sendData(req, reply, 'owner', { resultCount: 1, owner: getMyOrganization(req.ctx) }))
 
-  app.get('/owners/mine/members', { schema: S.v2List(S.USER, { summary: 'Members of the caller\'s Organization', query: S.OWNER_QUERY }) }, async (req, reply) => {
+  app.get('/owners/mine/members',
+    { schema: S.v2List(S.USER, { summary: 'Members of the caller\'s Organization', query: S.OWNER_QUERY }) }, async (req, reply) => {
     const members = await listMyOrganizationMembers(req.ctx)
     return sendData(req, reply, 'user', { resultCount: members.length, user: members })
   })
 
-  app.get('/owners/metrics', { schema: S.v2List(S.OWNER_METRIC, { summary: 'Daily counts of every owner the caller reads', query: S.OWNER_QUERY }) }, async (req, reply) => {
+  app.get('/owners/metrics',
+    { schema: S.v2List(S.OWNER_METRIC, { summary: 'Daily counts of every owner the caller reads', query: S.OWNER_QUERY }) }, async (req, reply) => {
     const metrics = await ownerMetrics(req.ctx, listAccessibleOwners(req.ctx).map((o) => o.id))
     return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics })
   })
 
-  app.get<{ Params: { id: string } }>('/owners/:id/metrics', { schema: S.v2List(S.OWNER_METRIC, { summary: 'Daily counts of one owner', query: S.OWNER_QUERY }) }, async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/owners/:id/metrics',
+    { schema: S.v2List(S.OWNER_METRIC, { summary: 'Daily counts of one owner', query: S.OWNER_QUERY }) }, async (req, reply) => {
     const owner = getAccessibleOwner(req.ctx, ownerId(req.params.id))
     const metrics = await ownerMetrics(req.ctx, [owner.id])
     return sendData(req, reply, 'ownerMetric', { resultCount: metrics.length, ownerMetric: metrics })
@@ -39,5 +44,6 @@ export async function ownerRoutes(app: FastifyInstance) {
   app.get<{ Params: { id: string } }>('/owners/:id', { schema: S.v2Item(S.OWNER, { summary: 'One owner' }) }, async (req, reply) =>
     sendData(req, reply, 'owner', { resultCount: 1, owner: getAccessibleOwner(req.ctx, ownerId(req.params.id)) }))
 
-  app.get('/whoami', { schema: S.v2Item(S.USER, { summary: 'The calling account' }) }, async (req, reply) => sendData(req, reply, 'user', { user: whoami(req.ctx) }))
+  app.get('/whoami',
+    { schema: S.v2Item(S.USER, { summary: 'The calling account' }) }, async (req, reply) => sendData(req, reply, 'user', { user: whoami(req.ctx) }))
 }

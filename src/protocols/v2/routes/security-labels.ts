@@ -33,16 +33,19 @@ export async function securityLabelRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'securityLabel', page.map(presentSecurityLabelV2), paging, all.length)
   })
 
-  app.get<{ Params: { name: string } }>('/securityLabels/:name', { schema: S.v2Item(S.LABEL, { summary: 'One Security Label' }) }, async (req, reply) =>
+  app.get<{ Params: { name: string } }>('/securityLabels/:name',
+    { schema: S.v2Item(S.LABEL, { summary: 'One Security Label' }) }, async (req, reply) =>
     sendItem(req, reply, 'securityLabel', presentSecurityLabelV2(await getSecurityLabel(req.ctx, req.params.name))))
 
   // Not in the platform's v2 API: an administrator's convenience, the same rule batch files use.
-  app.post('/securityLabels', { schema: S.v2Item(S.LABEL, { summary: 'Define a Security Label (administrators)', body: S.LABEL_BODY, status: 201 }) }, async (req, reply) => {
+  app.post('/securityLabels',
+    { schema: S.v2Item(S.LABEL, { summary: 'Define a Security Label (administrators)', body: S.LABEL_BODY, status: 201 }) }, async (req, reply) => {
     const label = await createSecurityLabel(req.ctx, (req.body ?? {}) as Record<string, unknown>)
     return sendItem(req, reply, 'securityLabel', presentSecurityLabelV2(label), 201)
   })
 
-  app.delete<{ Params: { name: string } }>('/securityLabels/:name', { schema: S.v2NoBody({ summary: 'Delete a Security Label' }) }, async (req, reply) => {
+  app.delete<{ Params: { name: string } }>('/securityLabels/:name',
+    { schema: S.v2NoBody({ summary: 'Delete a Security Label' }) }, async (req, reply) => {
     await deleteSecurityLabel(req.ctx, req.params.name)
     return sendNoBody(req, reply)
   })

@@ -40,12 +40,14 @@ export async function tagRoutes(app: FastifyInstance) {
   app.get<{ Params: { name: string } }>('/tags/:name', { schema: S.v2Item(S.TAG, { summary: 'One Tag' }) }, async (req, reply) =>
     sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, await getTag(req.ctx, req.params.name), true)))
 
-  app.post('/tags', { schema: S.v2Item(S.TAG, { summary: 'Create a Tag, or describe an existing one', body: S.TAG_BODY, status: [201, 200] }) }, async (req, reply) => {
+  app.post('/tags',
+    { schema: S.v2Item(S.TAG, { summary: 'Create a Tag, or describe an existing one', body: S.TAG_BODY, status: [201, 200] }) }, async (req, reply) => {
     const { tag, created } = await createOrDescribeTag(req.ctx, body(req))
     return sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, tag, true), created ? 201 : 200)
   })
 
-  app.put<{ Params: { name: string } }>('/tags/:name', { schema: S.v2Item(S.TAG, { summary: 'Rename or describe a Tag', body: S.TAG_BODY }) }, async (req, reply) =>
+  app.put<{ Params: { name: string } }>('/tags/:name',
+    { schema: S.v2Item(S.TAG, { summary: 'Rename or describe a Tag', body: S.TAG_BODY }) }, async (req, reply) =>
     sendItem(req, reply, 'tag', presentTagObjectV2(req.ctx.services.publicUrl, await updateTag(req.ctx, req.params.name, body(req)), true)))
 
   app.delete<{ Params: { name: string } }>('/tags/:name', { schema: S.v2NoBody({ summary: 'Delete a Tag' }) }, async (req, reply) => {

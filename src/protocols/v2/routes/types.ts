@@ -23,7 +23,8 @@ export async function typeRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'indicatorType', pageOf(all, paging), paging, all.length)
   })
 
-  app.get<{ Params: { type: string } }>('/types/indicatorTypes/:type', { schema: S.v2Item(S.TYPE, { summary: 'One Indicator type', query: S.ONE_QUERY }) }, async (req, reply) =>
+  app.get<{ Params: { type: string } }>('/types/indicatorTypes/:type',
+    { schema: S.v2Item(S.TYPE, { summary: 'One Indicator type', query: S.ONE_QUERY }) }, async (req, reply) =>
     sendItem(req, reply, 'indicatorType', getIndicatorType(req.params.type, parseIncludes(query(req)).has('additional'))))
 
   const withRule = (q: Query) => (single(q, 'includes') ?? '').split(',').includes('validationRule') || flag(q, 'includeAdditional')
@@ -35,7 +36,8 @@ export async function typeRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'attributeType', pageOf(all, paging), paging, all.length)
   })
 
-  app.get<{ Params: { name: string } }>('/types/attributeTypes/:name', { schema: S.v2Item(S.TYPE, { summary: 'One Attribute type', query: S.ONE_QUERY }) }, async (req, reply) =>
+  app.get<{ Params: { name: string } }>('/types/attributeTypes/:name',
+    { schema: S.v2Item(S.TYPE, { summary: 'One Attribute type', query: S.ONE_QUERY }) }, async (req, reply) =>
     sendItem(req, reply, 'attributeType', await getAttributeType(req.ctx, req.params.name, withRule(query(req)))))
 
   app.get('/types/associationTypes', { schema: S.v2List(S.TYPE, { summary: 'Custom association types' }) }, async (req, reply) => {
@@ -44,6 +46,7 @@ export async function typeRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'associationType', pageOf(all, paging), paging, all.length)
   })
 
-  app.get<{ Params: { name: string } }>('/types/associationTypes/:name', { schema: S.v2Item(S.TYPE, { summary: 'One custom association type' }) }, async (req, reply) =>
+  app.get<{ Params: { name: string } }>('/types/associationTypes/:name',
+    { schema: S.v2Item(S.TYPE, { summary: 'One custom association type' }) }, async (req, reply) =>
     sendItem(req, reply, 'associationType', await getAssociationType(req.ctx.store.db, req.params.name)))
 }

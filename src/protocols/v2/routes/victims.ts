@@ -51,7 +51,8 @@ async function victimAssetRoutes(app: FastifyInstance) {
   })
   app.get<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, { schema: S.v2Item(S.ASSET, { summary: 'One Victim Asset' }) }, async (req, reply) =>
     sendAsset(req, reply, await getVictimAsset(req.ctx, victimId(req), req.params.assetType, assetId(req))))
-  app.post<{ Params: P }>(`${ASSETS}/:assetType`, { schema: S.v2Item(S.ASSET, { summary: 'Add a Victim Asset', body: S.ASSET_BODY, status: 201 }) }, async (req, reply) =>
+  app.post<{ Params: P }>(`${ASSETS}/:assetType`,
+    { schema: S.v2Item(S.ASSET, { summary: 'Add a Victim Asset', body: S.ASSET_BODY, status: 201 }) }, async (req, reply) =>
     sendAsset(req, reply, await createVictimAsset(req.ctx, victimId(req), req.params.assetType, req.body), 201))
   // tcex updates assets with POST to the asset's own path; the platform documents PUT.
   for (const method of ['PUT', 'POST'] as const) {
@@ -73,11 +74,17 @@ export async function victimRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'victim', await presentVictimsV2(req.ctx, items, params.includes), params.paging, total)
   })
 
-  app.post('/victims', { schema: S.v2Item(S.VICTIM, { summary: 'Create a Victim', body: S.VICTIM_BODY, status: 201 }) }, async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await createVictim(req.ctx, req.body)), 201))
+  app.post('/victims',
+    { schema: S.v2Item(S.VICTIM, { summary: 'Create a Victim', body: S.VICTIM_BODY, status: 201 }) },
+    async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await createVictim(req.ctx, req.body)), 201))
 
-  app.get(VICTIM, { schema: S.v2Item(S.VICTIM, { summary: 'One Victim', query: S.ONE_QUERY }) }, async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await getVictim(req.ctx, victimId(req)))))
+  app.get(VICTIM,
+    { schema: S.v2Item(S.VICTIM, { summary: 'One Victim', query: S.ONE_QUERY }) },
+    async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await getVictim(req.ctx, victimId(req)))))
 
-  app.put(VICTIM, { schema: S.v2Item(S.VICTIM, { summary: 'Update a Victim', body: S.VICTIM_BODY }) }, async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await updateVictim(req.ctx, victimId(req), req.body))))
+  app.put(VICTIM,
+    { schema: S.v2Item(S.VICTIM, { summary: 'Update a Victim', body: S.VICTIM_BODY }) },
+    async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await updateVictim(req.ctx, victimId(req), req.body))))
 
   app.delete(VICTIM, { schema: S.v2NoBody({ summary: 'Delete a Victim' }) }, async (req, reply) => {
     await deleteVictim(req.ctx, victimId(req))
