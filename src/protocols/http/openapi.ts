@@ -1,135 +1,135 @@
 /**
  * OpenAPI 3.1 documents of REST v2 and v3, generated from what the app registered: every route
- * of the interface (app.routeTable) with its path parameters, and for v3 object routes the
- * endpoint declaration they carry (the same fields OPTIONS /v3/<type> lists) as request body and
- * record schema. Nothing is written beside the routes, so the document cannot drift from them.
- * Served without credentials at /api/v2/openApi, /api/v3/openApi and, readable, /api/docs.
+ * of the interface (app.routeTable) with the schema it carries (its path parameters, query
+ * string, body and responses, route-schema.ts). Nothing is written beside the routes, so the
+ * document cannot drift from them. Served without credentials at /api/v2/openApi and
+ * /api/v3/openApi, and readable at /api/docs (Swagger UI, served from the swagger-ui-dist
+ * package: no outside host is contacted).
  */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import type { FastifyContextConfig, FastifyInstance, FastifySchema } from 'fastify'
-import type { AnyEndpoint, FieldSpec } from '../v3/endpoint.js'
+import type { JsonSchema, RouteSchema } from './route-schema.js'
 
 /** A registered route as the documents see it. */
 export interface RouteSummary {
   method: string
   url: string
   schema?: FastifySchema
-  /** The route's `config`: v3 object routes carry their endpoint declaration here. */
   config?: FastifyContextConfig
 }
 
 type Json = Record<string, unknown>
 export type ApiVersion = 'v2' | 'v3'
 
-const TYPES: Record<string, Json> = {
-  String: { type: 'string' }, Integer: { type: 'integer' }, Double: { type: 'number' }, Boolean: { type: 'boolean' },
-  Date: { type: 'string', format: 'date-time' }, Object: { type: 'object' },
+const documented = (version: ApiVersion, route: RouteSummary) =>
+  route.method !== 'HEAD' && route.url.startsWith(`/api/${version}/`) && !route.url.endsWith('/openApi')
+
+/** The OpenAPI path of a Fastify URL: `/api/v3/cases/:id` → `/api/v3/cases/{id}`. */
+export const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+
+function parameters(where: 'path' | 'query', schema: JsonSchema | undefined): Json[] {
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>
+  const required = new Set((schema?.required ?? []) as string[])
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property
+    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest }
+  })
 }
 
-function fieldSchema(field: FieldSpec): Json {
-  const base: Json = field.values ? { type: 'string', enum: [...field.values] } : { ...(TYPES[field.type] ?? { type: 'object', title: field.type }) }
-  base.description = field.description
-  if (field.readOnly) base.readOnly = true
-  return field.list ? { type: 'object', description: field.description, properties: { data: { type: 'array', items: base } } } : base
-}
-
-/** The request body of POST (create: required fields required) or PUT (update: what may change). */
-export function bodySchema(endpoint: AnyEndpoint, action: 'create' | 'update'): Json {
-  const fields = endpoint.fields.filter((f) => !f.readOnly && (action === 'create' || f.updatable !== false))
-  const required = action === 'create' ? fields.filter((f) => f.required).map((f) => f.name) : []
-  return { type: 'object', properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])), ...(required.length ? { required } : {}) }
-}
-
-function recordSchema(endpoint: AnyEndpoint): Json {
-  return { type: 'object', properties: Object.fromEntries(endpoint.fields.map((f) => [f.name, fieldSchema(f)])) }
-}
-
-const LIST_QUERY = ['tql', 'fields', 'sorting', 'resultStart', 'resultLimit', 'count', 'owner']
-
-function operation(version: ApiVersion, route: RouteSummary): Json {
-  const params = [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }))
-  const endpoint = route.config?.endpoint
-  const base = endpoint ? `/api/v3/${endpoint.path}` : undefined
-  const isList = route.method === 'GET' && route.url === base
-  const query = isList ? LIST_QUERY : ['owner']
+function operation(route: RouteSummary): Json {
+  const schema = (route.schema ?? {}) as RouteSchema
+  const path = route.url.replace(/^\/api\/v[23]/, '')
   const op: Json = {
-    operationId: `${route.method.toLowerCase()}${route.url.replace(/^\/api\/v[23]/, '').replace(/[:/{}]+(.)/g, (_m, c: string) => c.toUpperCase())}`,
-    tags: [route.url.split('/')[3] ?? version],
-    parameters: [...params, ...query.map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } }))],
-    responses: {
-      [route.method === 'POST' ? '201' : '200']: { description: 'Success', content: { 'application/json': { schema: successSchema(version, endpoint, route) } } },
-      '4XX': { description: 'Refused', content: { 'application/json': { schema: { $ref: `#/components/schemas/${version}Error` } } } },
-    },
+    operationId: `${route.method.toLowerCase()}${path.replace(/[:/{}]+(.)/g, (_m, c: string) => c.toUpperCase())}`,
+    ...(schema.summary ? { summary: schema.summary } : {}),
+    tags: [path.split('/')[1]],
+    parameters: [...parameters('path', schema.params), ...parameters('query', schema.querystring)],
+    responses: schema.response ?? { default: { description: 'Not described' } },
   }
-  if (endpoint && route.method === 'POST' && route.url === base) op.requestBody = { required: true, content: { 'application/json': { schema: bodySchema(endpoint, 'create') } } }
-  if (endpoint && route.method === 'PUT') op.requestBody = { required: true, content: { 'application/json': { schema: bodySchema(endpoint, 'update') } } }
-  if (!endpoint && (route.method === 'POST' || route.method === 'PUT')) op.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object' } } } }
+  if (schema.body) {
+    const required = Array.isArray(schema.body.required) && schema.body.required.length > 0
+    op.requestBody = { required, content: Object.fromEntries((schema.consumes ?? ['application/json']).map((type) => [type, { schema: schema.body }])) }
+  }
   return op
-}
-
-function successSchema(version: ApiVersion, endpoint: AnyEndpoint | undefined, route: RouteSummary): Json {
-  const status = { type: 'string', enum: ['Success'] }
-  if (version === 'v2') return { type: 'object', properties: { status, data: { type: 'object' } } }
-  if (!endpoint || route.method === 'OPTIONS' || route.method === 'DELETE') return { type: 'object', properties: { status } }
-  const record = recordSchema(endpoint)
-  return route.method === 'GET' && route.url === `/api/v3/${endpoint.path}`
-    ? { type: 'object', properties: { status, data: { type: 'array', items: record }, next: { type: 'string' }, prev: { type: 'string' }, count: { type: 'integer' } } }
-    : { type: 'object', properties: { status, data: record } }
 }
 
 /** The OpenAPI document of one interface, from the routes the app has. */
 export function openApiDocument(routes: readonly RouteSummary[], version: ApiVersion, publicUrl: string): Json {
   const paths: Record<string, Json> = {}
   for (const route of routes) {
-    if (route.method === 'HEAD' || !route.url.startsWith(`/api/${version}/`) || route.url.endsWith('/openApi')) continue
-    const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(version, route) }
+    if (!documented(version, route)) continue
+    const path = openApiPath(route.url)
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) }
   }
-  const error = version === 'v3'
-    ? { type: 'object', required: ['errCode', 'message', 'status'], properties: { errCode: { type: 'string' }, message: { type: 'string' }, status: { type: 'string', enum: ['Error'] } } }
-    : { type: 'object', required: ['status', 'message'], properties: { status: { type: 'string', enum: ['Error'] }, message: { type: 'string' } } }
+  const tags = [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)))].sort()
   return {
     openapi: '3.1.0',
-    info: { title: `Bulwark REST API ${version}`, version: '0.1.0', description: `Generated from the routes this server registered (${Object.keys(paths).length} paths).` },
+    info: {
+      title: `Bulwark REST API ${version}`, version: '0.1.0',
+      description: `Generated from the schemas of the ${Object.keys(paths).length} paths this server registered. ${version === 'v2'
+        ? 'Errors: `{status: "Error", message}`; with `Accept: application/xml` every envelope comes as XML.'
+        : 'Errors: `{errCode, message, status: "Error"}`.'} Bad input is refused by the server's own rules (the schemas describe, they do not add checks).`,
+    },
     servers: [{ url: publicUrl }],
     security: [{ token: [] }, { hmac: [] }],
+    tags: tags.map((name) => ({ name })),
     paths,
     components: {
-      schemas: { [`${version}Error`]: error },
       securitySchemes: {
-        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`TC-Token <token>` (or `Svc-Token`)' },
+        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`TC-Token <token>` (or `Svc-Token`, or `Basic` for accounts with a password)' },
         hmac: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`TC <accessId>:<signature>` with a `Timestamp` header' },
       },
     },
   }
 }
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-
-function htmlPage(documents: Json[]): string {
-  const sections = documents.map((doc) => {
-    const rows = Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => {
-      const body = (op.requestBody as { content: { 'application/json': { schema: Json } } } | undefined)?.content['application/json'].schema
-      const fields = body?.properties ? Object.keys(body.properties as Json).join(', ') : ''
-      return `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escape(path)}</code></td><td>${escape(fields)}</td></tr>`
-    }))
-    const info = doc.info as { title: string; description: string }
-    return `<h2>${escape(info.title)}</h2><p>${escape(info.description)}</p><table><tr><th>Method</th><th>Path</th><th>Body fields</th></tr>${rows.join('')}</table>`
-  })
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bulwark REST API</title>
-<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left;vertical-align:top}tr:nth-child(even){background:#f4f4f4}</style></head>
-<body><h1>Bulwark REST API</h1><p>Machine-readable: <a href="/api/v2/openApi">/api/v2/openApi</a>, <a href="/api/v3/openApi">/api/v3/openApi</a> (OpenAPI 3.1).</p>${sections.join('')}</body></html>`
+const SWAGGER_UI_FILES: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
 }
 
-/** Registered last, so the documents see every route; built once, on first request. */
+// An initializer of our own (a file, not inline script, so a strict Content-Security-Policy may stay on).
+const INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    urls: [{ url: '/api/v3/openApi', name: 'REST v3' }, { url: '/api/v2/openApi', name: 'REST v2' }],
+    dom_id: '#swagger-ui', deepLinking: true, layout: 'StandaloneLayout',
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  })
+}
+`
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Bulwark REST API</title>
+<link rel="stylesheet" href="/api/docs/swagger-ui.css"></head>
+<body><noscript>The API explorer needs JavaScript; the documents themselves are at
+<a href="/api/v3/openApi">/api/v3/openApi</a> and <a href="/api/v2/openApi">/api/v2/openApi</a> (OpenAPI 3.1).</noscript>
+<div id="swagger-ui"></div>
+<script src="/api/docs/swagger-ui-bundle.js"></script>
+<script src="/api/docs/swagger-ui-standalone-preset.js"></script>
+<script src="/api/docs/init.js"></script>
+</body></html>
+`
+
+/** Registered last, so the documents see every route; each built (or read) once, on first request. */
 export function installOpenApiRoutes(app: FastifyInstance, publicUrl: string): void {
-  const cache = new Map<string, Json | string>()
+  const documents = new Map<ApiVersion, Json>()
   const documentFor = (version: ApiVersion) => {
-    if (!cache.has(version)) cache.set(version, openApiDocument(app.routeTable, version, publicUrl))
-    return cache.get(version) as Json
+    if (!documents.has(version)) documents.set(version, openApiDocument(app.routeTable, version, publicUrl))
+    return documents.get(version) as Json
   }
   for (const version of ['v2', 'v3'] as const) app.get(`/api/${version}/openApi`, (_req, reply) => { reply.send(documentFor(version)) })
-  app.get('/api/docs', (_req, reply) => {
-    if (!cache.has('html')) cache.set('html', htmlPage([documentFor('v2'), documentFor('v3')]))
-    reply.type('text/html; charset=utf-8').send(cache.get('html'))
-  })
+
+  app.get('/api/docs', (_req, reply) => { reply.type('text/html; charset=utf-8').send(PAGE) })
+  app.get('/api/docs/init.js', (_req, reply) => { reply.type('text/javascript; charset=utf-8').send(INITIALIZER) })
+  const assets = new Map<string, Buffer>()
+  const uiDir = () => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+  for (const [file, type] of Object.entries(SWAGGER_UI_FILES)) {
+    app.get(`/api/docs/${file}`, (_req, reply) => {
+      if (!assets.has(file)) assets.set(file, readFileSync(join(uiDir(), file)))
+      reply.type(type).header('cache-control', 'public, max-age=86400').send(assets.get(file))
+    })
+  }
 }

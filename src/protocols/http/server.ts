@@ -4,18 +4,18 @@
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
 import type { Caller, RequestContext } from '../../domain/context.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
-import type { AnyEndpoint } from '../v3/endpoint.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
 import { JSON_MEDIA_TYPE } from './media-types.js'
 import { readJsonBody } from './body.js'
 import { installHealthRoutes, type Readiness } from './health.js'
 import { type RouteSummary, installOpenApiRoutes } from './openapi.js'
+import { type RouteSchema, schemaCompilers, withPathParams } from './route-schema.js'
 import { installMetricsRoute, installRequestMetrics, type Metrics } from './metrics.js'
 import { createRateLimiter, type RateLimiter } from './rate-limit.js'
 import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
@@ -31,10 +31,6 @@ declare module 'fastify' {
     caller: Caller
     ctx: RequestContext
   }
-  interface FastifyContextConfig {
-    /** A v3 object route's endpoint declaration (its fields become the OpenAPI request body). */
-    endpoint?: AnyEndpoint
-  }
   interface FastifyInstance {
     /** Every route registered, in order: what the fuzz test walks and the API documents list. */
     routeTable: readonly RouteSummary[]
@@ -42,6 +38,8 @@ declare module 'fastify' {
     rateLimiter: RateLimiter | null
   }
 }
+
+const REST_ROUTE = /^\/api\/v[23]\//
 
 export interface AppOptions {
   store: Store
@@ -108,7 +106,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('rateLimiter', options.rateLimit?.max ? createRateLimiter({ max: options.rateLimit.max, windowMs: options.rateLimit.windowMs }) : null)
   const routeTable: RouteSummary[] = []
   app.decorate('routeTable', routeTable)
+  // Route schemas document the REST routes; the domain validates (route-schema.ts says why).
+  app.setValidatorCompiler(schemaCompilers.validator)
+  app.setSerializerCompiler(schemaCompilers.serializer)
   app.addHook('onRoute', (route) => {
+    if (REST_ROUTE.test(route.url)) route.schema = withPathParams(route.url, route.schema as RouteSchema | undefined)
     for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema, config: route.config })
   })
 

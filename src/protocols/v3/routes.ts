@@ -12,6 +12,7 @@ import type { AnyEndpoint, EndpointDirectory } from './endpoint.js'
 import { checkFields, presentRecords } from './fields.js'
 import { fieldDescriptor, fieldOptions, tqlOptions } from './options.js'
 import { pageLinks } from './paging.js'
+import { endpointSchemas } from './schemas.js'
 import { type FieldTree, ownerScope, parseFieldTree, parseListQuery, query, showReadOnly, single } from './params.js'
 import { sendV3Created, sendV3Data, sendV3Deleted, sendV3List, sendV3Options, sendV3Raw, sendV3Updated } from './present.js'
 
@@ -56,14 +57,14 @@ export async function registerEndpoints(app: FastifyInstance, endpoints: readonl
 
 function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointFor: EndpointDirectory): void {
   const base = `/${endpoint.path}`
-  // Each route carries its declaration, from which the OpenAPI document is generated.
-  const doc = { config: { endpoint } }
+  // Each route's schema comes from the declaration; the OpenAPI document is generated from them.
+  const schemas = endpointSchemas(endpoint)
 
-  app.options(base, doc, async (req, reply) => sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))))
-  app.options(`${base}/fields`, doc, async (_req, reply) => sendV3Options(reply, fieldOptions(endpoint)))
-  app.options(`${base}/tql`, doc, async (_req, reply) => sendV3Options(reply, tqlOptions(endpoint)))
+  app.options(base, { schema: schemas.descriptor }, async (req, reply) => sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))))
+  app.options(`${base}/fields`, { schema: schemas.fieldOptions }, async (_req, reply) => sendV3Options(reply, fieldOptions(endpoint)))
+  app.options(`${base}/tql`, { schema: schemas.tqlOptions }, async (_req, reply) => sendV3Options(reply, tqlOptions(endpoint)))
 
-  app.get(base, doc, async (req, reply) => {
+  app.get(base, { schema: schemas.list }, async (req, reply) => {
     const q = query(req)
     const list = parseListQuery(q)
     const fields = parseFieldTree(q)
@@ -74,14 +75,14 @@ function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointF
     return sendV3List(reply, data, links, list.count && list.resultStart === 0 ? page.total : undefined)
   })
 
-  app.get(`${base}/:id`, doc, async (req: IdRequest, reply) => {
+  app.get(`${base}/:id`, { schema: schemas.one }, async (req: IdRequest, reply) => {
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
     const record = await loadOne(endpoint, req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
     return sendV3Data(reply, await presentOne(endpoint, req.ctx, record, fields, endpointFor))
   })
 
-  app.post(base, doc, async (req, reply) => {
+  app.post(base, { schema: schemas.create }, async (req, reply) => {
     if (!endpoint.create) readOnly(endpoint, 'POST')
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
@@ -89,7 +90,7 @@ function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointF
     return sendV3Created(reply, await presentOne(endpoint, req.ctx, record, fields, endpointFor))
   })
 
-  app.put(`${base}/:id`, doc, async (req: IdRequest, reply) => {
+  app.put(`${base}/:id`, { schema: schemas.update }, async (req: IdRequest, reply) => {
     if (!endpoint.update) readOnly(endpoint, 'PUT')
     const fields = parseFieldTree(query(req))
     checkFields(endpoint, fields)
@@ -97,13 +98,13 @@ function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointF
     return sendV3Updated(reply, await presentOne(endpoint, req.ctx, record, fields, endpointFor))
   })
 
-  app.delete(`${base}/:id`, doc, async (req: IdRequest, reply) => {
+  app.delete(`${base}/:id`, { schema: schemas.remove }, async (req: IdRequest, reply) => {
     if (!endpoint.remove) readOnly(endpoint, 'DELETE')
     await endpoint.remove(req.ctx, await resolveId(endpoint, req.ctx, req.params.id))
     return sendV3Deleted(reply)
   })
 
-  app.delete(base, doc, async (req, reply) => {
+  app.delete(base, { schema: schemas.removeMatching }, async (req, reply) => {
     if (!endpoint.removeMatching) throw invalid(`Bulk delete is not available on /v3/${endpoint.path}`)
     const q = query(req)
     await requireBulkDelete(req.ctx)

@@ -10,6 +10,7 @@ import { toApiTime } from '../../../domain/time.js'
 import { flag, pageOf, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { JSON_MEDIA_TYPE } from '../../http/media-types.js'
+import * as S from '../schemas.js'
 
 type Params = { metric: string }
 
@@ -28,34 +29,36 @@ function presentAggregate(metric: CustomMetricConfig, a: MetricAggregate) {
 }
 
 export async function customMetricRoutes(app: FastifyInstance) {
-  app.get('/customMetrics', async (req, reply) => {
+  app.get('/customMetrics', { schema: S.v2List(S.CUSTOM_METRIC, { summary: 'Custom metric configurations' }) }, async (req, reply) => {
     const paging = parsePaging(query(req))
     const all = await listCustomMetrics(req.ctx)
     const page = pageOf(all, paging)
     return sendList(req, reply, 'customMetricConfig', page.map(presentCustomMetricV2), paging, all.length)
   })
 
-  app.get<{ Params: Params }>('/customMetrics/:metric', async (req, reply) =>
+  app.get<{ Params: Params }>('/customMetrics/:metric', { schema: S.v2Item(S.CUSTOM_METRIC, { summary: 'One custom metric' }) }, async (req, reply) =>
     sendItem(req, reply, 'customMetricConfig', presentCustomMetricV2(await getCustomMetric(req.ctx, req.params.metric))))
 
-  app.post('/customMetrics', async (req, reply) => {
+  app.post('/customMetrics',
+    { schema: S.v2Item(S.CUSTOM_METRIC, { summary: 'Define a custom metric', body: S.CUSTOM_METRIC_BODY, status: 201 }) }, async (req, reply) => {
     const metric = await createCustomMetric(req.ctx, (req.body ?? {}) as Record<string, unknown>)
     return sendItem(req, reply, 'customMetricConfig', presentCustomMetricV2(metric), 201)
   })
 
-  app.delete<{ Params: Params }>('/customMetrics/:metric', async (req, reply) => {
+  app.delete<{ Params: Params }>('/customMetrics/:metric', { schema: S.v2NoBody({ summary: 'Delete a custom metric' }) }, async (req, reply) => {
     await deleteCustomMetric(req.ctx, req.params.metric)
     return sendNoBody(req, reply)
   })
 
-  app.post<{ Params: Params }>('/customMetrics/:metric/data', async (req, reply) => {
+  app.post<{ Params: Params }>('/customMetrics/:metric/data', { schema: S.CUSTOM_METRIC_DATA }, async (req, reply) => {
     const aggregates = await addCustomMetricData(req.ctx, req.params.metric, req.body)
     if (!flag(query(req), 'returnValue')) return reply.code(204).send()
     const values = aggregates.map((a) => ({ value: a.value, date: toApiTime(a.periodStart) }))
     return reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(Array.isArray(req.body) ? values : values[0]))
   })
 
-  app.get<{ Params: Params }>('/customMetrics/:metric/data', async (req, reply) => {
+  app.get<{ Params: Params }>('/customMetrics/:metric/data',
+    { schema: S.v2List(S.CUSTOM_METRIC_VALUE, { summary: 'Aggregated values by period', query: S.CUSTOM_METRIC_QUERY }) }, async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
     const { metric, items, total } = await listCustomMetricData(req.ctx, req.params.metric,

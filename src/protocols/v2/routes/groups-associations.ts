@@ -19,6 +19,7 @@ import { indicatorEntity, presentIndicatorsV2 } from '../present-indicator.js'
 import { presentTasksV2 } from '../present-task.js'
 import { presentVictimAssetSummaryV2, presentVictimAssetV2, presentVictimsV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
+import * as S from '../schemas.js'
 import { listQuery, parseListParams } from './groups-params.js'
 
 export type AssociationTarget = 'groups' | 'indicators' | 'victims' | 'tasks' | 'victimAssets'
@@ -46,12 +47,12 @@ function sendOne(req: FastifyRequest, reply: FastifyReply, entity: string, items
 }
 
 function registerWrites(app: FastifyInstance, path: string, resolve: Resolve, target: (req: FastifyRequest) => Promise<ItemInfo>) {
-  app.post(path, async (req, reply) => {
+  app.post(path, { schema: S.v2NoBody({ summary: 'Associate' }) }, async (req, reply) => {
     const [source, partner] = [await resolve(req), await target(req)]
     await associate(req.ctx, source, partner)
     return sendNoBody(req, reply, 1)
   })
-  app.delete(path, async (req, reply) => {
+  app.delete(path, { schema: S.v2NoBody({ summary: 'Dissociate' }) }, async (req, reply) => {
     const [source, partner] = [await resolve(req), await target(req)]
     await dissociate(req.ctx, source, partner)
     return sendNoBody(req, reply)
@@ -64,16 +65,18 @@ function groupTargets(app: FastifyInstance, prefix: string, resolve: Resolve) {
     const { items, total } = await listGroups(req.ctx, { ...listQuery(p), type, ids, associatedWith: await scopeOf(req, resolve) })
     return { p, total, items: await presentGroupsV2(req.ctx, items, p.includes) }
   }
-  app.get(`${prefix}/groups`, async (req, reply) => {
+  app.get(`${prefix}/groups`, { schema: S.v2List(S.GROUP, { summary: 'Associated Groups' }) }, async (req, reply) => {
     const { p, total, items } = await list(req, undefined)
     return sendList(req, reply, 'group', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/groups/:assocType`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/groups/:assocType`,
+    { schema: S.v2List(S.GROUP, { summary: 'Associated Groups of one type' }) }, async (req, reply) => {
     const def = requireGroupType(req.params.assocType)
     const { p, total, items } = await list(req, def.name)
     return sendList(req, reply, def.apiEntity, items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/groups/:assocType/:assocId`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/groups/:assocType/:assocId`,
+    { schema: S.v2Item(S.GROUP, { summary: 'One associated Group', query: S.ONE_QUERY }) }, async (req, reply) => {
     const def = requireGroupType(req.params.assocType)
     const { items } = await list(req, def.name, [parseItemId('group', req.params.assocId)])
     return sendOne(req, reply, def.apiEntity, items, `${def.name} ${req.params.assocId}`)
@@ -92,17 +95,19 @@ function indicatorTargets(app: FastifyInstance, prefix: string, resolve: Resolve
     const { items, total } = await listIndicators(req.ctx, { ...listQuery(p), filters, type, associatedWith: await scopeOf(req, resolve, via) })
     return { p, total, items: await presentIndicatorsV2(req.ctx, items, p.includes, { typed: type !== undefined }) }
   }
-  app.get(`${prefix}/indicators`, async (req, reply) => {
+  app.get(`${prefix}/indicators`, { schema: S.v2List(S.INDICATOR, { summary: 'Associated Indicators' }) }, async (req, reply) => {
     const { p, total, items } = await list(req, undefined)
     return sendList(req, reply, 'indicator', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/indicators/:assocType`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/indicators/:assocType`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Associated Indicators of one type' }) }, async (req, reply) => {
     const def = requireIndicatorType(req.params.assocType)
     const { p, total, items } = await list(req, def.name)
     return sendList(req, reply, indicatorEntity(def.name), items, p.paging, total)
   })
   if (!writable) return
-  app.get<{ Params: P }>(`${prefix}/indicators/:assocType/:summary`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/indicators/:assocType/:summary`,
+    { schema: S.v2Item(S.INDICATOR, { summary: 'One associated Indicator', query: S.ONE_QUERY }) }, async (req, reply) => {
     const def = requireIndicatorType(req.params.assocType)
     const { items } = await list(req, def.name, req.params.summary)
     return sendOne(req, reply, indicatorEntity(def.name), items, `${def.name} ${req.params.summary}`)
@@ -119,11 +124,12 @@ function victimTargets(app: FastifyInstance, prefix: string, resolve: Resolve, v
     const { items, total } = await listVictims(req.ctx, { ...listQuery(p), ids, associatedWith: await scopeOf(req, resolve, via) })
     return { p, total, items: await presentVictimsV2(req.ctx, items, p.includes) }
   }
-  app.get(`${prefix}/victims`, async (req, reply) => {
+  app.get(`${prefix}/victims`, { schema: S.v2List(S.VICTIM, { summary: 'Associated Victims' }) }, async (req, reply) => {
     const { p, total, items } = await list(req)
     return sendList(req, reply, 'victim', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/victims/:assocId`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/victims/:assocId`,
+    { schema: S.v2Item(S.VICTIM, { summary: 'One associated Victim', query: S.ONE_QUERY }) }, async (req, reply) => {
     const { items } = await list(req, [parseItemId('victim', req.params.assocId)])
     return sendOne(req, reply, 'victim', items, `Victim ${req.params.assocId}`)
   })
@@ -138,11 +144,12 @@ function taskTargets(app: FastifyInstance, prefix: string, resolve: Resolve) {
     const { items, total } = await listTasks(req.ctx, { ...listQuery(p), ids, associatedWith: await scopeOf(req, resolve) })
     return { p, total, items: await presentTasksV2(req.ctx, items, p.includes) }
   }
-  app.get(`${prefix}/tasks`, async (req, reply) => {
+  app.get(`${prefix}/tasks`, { schema: S.v2List(S.TASK, { summary: 'Associated Tasks' }) }, async (req, reply) => {
     const { p, total, items } = await list(req)
     return sendList(req, reply, 'task', items, p.paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/tasks/:assocId`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/tasks/:assocId`,
+    { schema: S.v2Item(S.TASK, { summary: 'One associated Task', query: S.ONE_QUERY }) }, async (req, reply) => {
     const { items } = await list(req, [parseItemId('task', req.params.assocId)])
     return sendOne(req, reply, 'task', items, `Task ${req.params.assocId}`)
   })
@@ -155,16 +162,18 @@ function victimAssetTargets(app: FastifyInstance, prefix: string, resolve: Resol
     const { items, total } = await listVictimAssets(req.ctx, { type, ids, associatedWith: await scopeOf(req, resolve), ...paging })
     return { paging, total, items }
   }
-  app.get(`${prefix}/victimAssets`, async (req, reply) => {
+  app.get(`${prefix}/victimAssets`, { schema: S.v2List(S.ASSET, { summary: 'Associated Victim Assets' }) }, async (req, reply) => {
     const { paging, total, items } = await list(req, undefined)
     return sendList(req, reply, 'victimAsset', items.map((a) => presentVictimAssetSummaryV2(req.ctx.services.publicUrl, a)), paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType`,
+    { schema: S.v2List(S.ASSET, { summary: 'Associated Victim Assets of one type' }) }, async (req, reply) => {
     const def = requireVictimAssetType(req.params.assocType)
     const { paging, total, items } = await list(req, def.name)
     return sendList(req, reply, def.apiEntity, items.map((a) => presentVictimAssetV2(req.ctx.services.publicUrl, a).body), paging, total)
   })
-  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType/:assocId`, async (req, reply) => {
+  app.get<{ Params: P }>(`${prefix}/victimAssets/:assocType/:assocId`,
+    { schema: S.v2Item(S.ASSET, { summary: 'One associated Victim Asset' }) }, async (req, reply) => {
     const def = requireVictimAssetType(req.params.assocType)
     const { items } = await list(req, def.name, [parseItemId('victimAsset', req.params.assocId)])
     return sendOne(req, reply, def.apiEntity, items.map((a) => presentVictimAssetV2(req.ctx.services.publicUrl, a).body), `Victim Asset ${req.params.assocId}`)

@@ -11,6 +11,7 @@ import { flag, query } from '../params.js'
 import { sendNoBody } from '../present.js'
 import { groupPdfLines, renderTextPdf } from '../group-pdf.js'
 import { GROUP_PREFIX, groupPath } from './groups-params.js'
+import * as S from '../schemas.js'
 
 /**
  * Hard ceiling for a buffered upload. The documentMaxBytes setting (checked by the domain once
@@ -32,7 +33,7 @@ async function uploadRoutes(scope: FastifyInstance) {
   scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_CEILING_BYTES }, (_req, body, done) => done(null, body))
   for (const method of ['POST', 'PUT'] as const) {
     scope.route({
-      method, url: `${GROUP_PREFIX}/upload`, handler: async (req, reply) => {
+      method, url: `${GROUP_PREFIX}/upload`, schema: S.DOCUMENT_UPLOAD, handler: async (req, reply) => {
         const { type, id } = groupPath(req)
         const replace = method === 'PUT' || flag(query(req), 'updateIfExists')
         await uploadDocumentContent(req.ctx, id, requireGroupType(type).name, req.body ?? Buffer.alloc(0), { replace })
@@ -45,7 +46,8 @@ async function uploadRoutes(scope: FastifyInstance) {
 export async function groupFileRoutes(app: FastifyInstance) {
   await app.register(uploadRoutes)
 
-  app.get(`${GROUP_PREFIX}/download`, async (req, reply) => {
+  app.get(`${GROUP_PREFIX}/download`,
+    { schema: S.v2Other({ summary: 'The Document\'s or Signature\'s file' }, S.FILE_DOWNLOAD) }, async (req, reply) => {
     const { type, id } = groupPath(req)
     if (requireGroupType(type).name === 'Signature') {
       const { text, fileName } = await getSignatureText(req.ctx, id)
@@ -56,7 +58,7 @@ export async function groupFileRoutes(app: FastifyInstance) {
     return sendFile(reply, 'application/octet-stream', file.content, attachmentName(file.fileName, `document-${id}`))
   })
 
-  app.get(`${GROUP_PREFIX}/pdf`, async (req, reply) => {
+  app.get(`${GROUP_PREFIX}/pdf`, { schema: S.v2Other({ summary: 'The Group as a PDF' }, S.PDF) }, async (req, reply) => {
     const { type, id } = groupPath(req)
     const group = await getGroup(req.ctx, id, type)
     const [tags, attributes] = await Promise.all([loadTags(req.ctx.store.db, 'group', [id]), loadAttributes(req.ctx.store.db, 'group', [id])])
@@ -65,7 +67,8 @@ export async function groupFileRoutes(app: FastifyInstance) {
       .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`).send(pdf)
   })
 
-  app.post(`${GROUP_PREFIX}/publish`, async (req, reply) => {
+  app.post(`${GROUP_PREFIX}/publish`,
+    { schema: S.v2NoBody({ summary: 'Publish the Group unless its Security Labels exclude it', body: S.PUBLISH_BODY }) }, async (req, reply) => {
     const { type, id } = groupPath(req)
     const { published } = await publishGroup(req.ctx, id, type, req.body)
     return sendNoBody(req, reply, published ? 1 : 0)

@@ -20,6 +20,7 @@ import { presentTasksV2 } from '../present-task.js'
 import { presentVictimAssetSummaryV2, presentVictimAssetV2, presentVictimsV2 } from '../present-victim.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { type IndicatorParams, indicatorListQuery, indicatorTypeParam, resolveIndicator } from './indicators-params.js'
+import * as S from '../schemas.js'
 
 type Params = IndicatorParams & {
   associationType?: string; targetType?: string; target?: string; groupType?: string; groupId?: string; taskId?: string; victimId?: string
@@ -49,13 +50,17 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     const page = await listTypedAssociations(req.ctx, await resolveIndicator(req), req.params.associationType!, indicatorListQuery(req, def?.name))
     return sendIndicatorPage(req, reply, page, def?.name)
   }
-  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators`, typed)
-  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType`, typed)
-  app.post<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators linked by a custom association type' }) }, typed)
+  app.get<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators of one type linked by a custom association type' }) }, typed)
+  app.post<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`,
+    { schema: S.v2NoBody({ summary: 'Link two Indicators by a custom association type' }) }, async (req, reply) => {
     await addTypedAssociation(req.ctx, await resolveIndicator(req), req.params.associationType!, await resolveTarget(req))
     return sendNoBody(req, reply, 1)
   })
-  app.delete<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`, async (req, reply) => {
+  app.delete<{ Params: Params }>(`${BASE}/associations/:associationType/indicators/:targetType/:target`,
+    { schema: S.v2NoBody({ summary: 'Remove a custom association' }) }, async (req, reply) => {
     await removeTypedAssociation(req.ctx, await resolveIndicator(req), req.params.associationType!, await resolveTarget(req))
     return sendNoBody(req, reply)
   })
@@ -67,9 +72,10 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     return sendList(req, reply, req.params.groupType ? groupEntity(page.items[0]?.type ?? req.params.groupType) : 'group',
       await presentGroupsV2(req.ctx, page.items, parseIncludes(query(req))), options, page.total)
   }
-  app.get<{ Params: Params }>(`${BASE}/groups`, groups)
-  app.get<{ Params: Params }>(`${BASE}/groups/:groupType`, groups)
-  app.get<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/groups`, { schema: S.v2List(S.GROUP, { summary: 'Associated Groups' }) }, groups)
+  app.get<{ Params: Params }>(`${BASE}/groups/:groupType`, { schema: S.v2List(S.GROUP, { summary: 'Associated Groups of one type' }) }, groups)
+  app.get<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`,
+    { schema: S.v2Item(S.GROUP, { summary: 'One associated Group', query: S.ONE_QUERY }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const id = parseItemId('group', req.params.groupId!)
     const page = await listGroups(req.ctx, { type: req.params.groupType, ids: [id], associatedWith: { kind: 'indicator', id: item.id } })
@@ -77,24 +83,26 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     const group = await getGroup(req.ctx, id, req.params.groupType)
     return sendItem(req, reply, groupEntity(group.type), await presentOneGroupV2(req.ctx, group, parseIncludes(query(req))))
   })
-  app.post<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`, async (req, reply) => {
+  app.post<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`, { schema: S.v2NoBody({ summary: 'Associate a Group' }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     await associate(req.ctx, item, await findReadableGroup(req.ctx, parseItemId('group', req.params.groupId!), req.params.groupType))
     return sendNoBody(req, reply, 1)
   })
-  app.delete<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`, async (req, reply) => {
+  app.delete<{ Params: Params }>(`${BASE}/groups/:groupType/:groupId`,
+    { schema: S.v2NoBody({ summary: 'Dissociate a Group' }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     await dissociate(req.ctx, item, await findReadableGroup(req.ctx, parseItemId('group', req.params.groupId!), req.params.groupType))
     return sendNoBody(req, reply)
   })
 
-  app.get<{ Params: Params }>(`${BASE}/tasks`, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/tasks`, { schema: S.v2List(S.TASK, { summary: 'Associated Tasks' }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const options = listOptions(req)
     const page = await listTasks(req.ctx, { ...options, associatedWith: { kind: 'indicator', id: item.id } })
     return sendList(req, reply, 'task', await presentTasksV2(req.ctx, page.items, parseIncludes(query(req))), options, page.total)
   })
-  app.get<{ Params: Params }>(`${BASE}/tasks/:taskId`, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/tasks/:taskId`,
+    { schema: S.v2Item(S.TASK, { summary: 'One associated Task', query: S.ONE_QUERY }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const id = parseItemId('task', req.params.taskId!)
     const page = await listTasks(req.ctx, { ids: [id], associatedWith: { kind: 'indicator', id: item.id } })
@@ -107,16 +115,18 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     await link(req.ctx, item, await findReadableItem(req.ctx, 'task', parseItemId('task', req.params.taskId!)))
     return sendNoBody(req, reply, status)
   }
-  app.post<{ Params: Params }>(`${BASE}/tasks/:taskId`, taskLink(associate, 1))
-  app.delete<{ Params: Params }>(`${BASE}/tasks/:taskId`, taskLink(dissociate, 0))
+  app.post<{ Params: Params }>(`${BASE}/tasks/:taskId`, { schema: S.v2NoBody({ summary: 'Associate a Task' }) }, taskLink(associate, 1))
+  app.delete<{ Params: Params }>(`${BASE}/tasks/:taskId`, { schema: S.v2NoBody({ summary: 'Dissociate a Task' }) }, taskLink(dissociate, 0))
 
-  app.get<{ Params: Params }>(`${BASE}/victims`, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/victims`,
+    { schema: S.v2List(S.VICTIM, { summary: 'Victims sharing a Group with the Indicator' }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const options = listOptions(req)
     const page = await listVictims(req.ctx, { ...options, associatedWith: { kind: 'indicator', id: item.id, via: 'group' } })
     return sendList(req, reply, 'victim', await presentVictimsV2(req.ctx, page.items, parseIncludes(query(req))), options, page.total)
   })
-  app.get<{ Params: Params }>(`${BASE}/victims/:victimId`, async (req, reply) => {
+  app.get<{ Params: Params }>(`${BASE}/victims/:victimId`,
+    { schema: S.v2Item(S.VICTIM, { summary: 'One Victim sharing a Group', query: S.ONE_QUERY }) }, async (req, reply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
     const id = parseItemId('victim', req.params.victimId!)
     const page = await listVictims(req.ctx, { ids: [id], associatedWith: { kind: 'indicator', id: item.id, via: 'group' } })
@@ -142,9 +152,11 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     }
     return sendList(req, reply, 'victimAsset', page.items.map((a) => presentVictimAssetSummaryV2(req.ctx.services.publicUrl, a)), paging, page.total)
   }
-  app.get<{ Params: Params }>(`${BASE}/victimAssets`, assets)
-  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType`, assets)
-  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType/:assetId`, assets)
+  app.get<{ Params: Params }>(`${BASE}/victimAssets`, { schema: S.v2List(S.ASSET, { summary: 'Victim Assets sharing a Group' }) }, assets)
+  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType`,
+    { schema: S.v2List(S.ASSET, { summary: 'Victim Assets of one type sharing a Group' }) }, assets)
+  app.get<{ Params: Params }>(`${BASE}/victimAssets/:assetType/:assetId`,
+    { schema: S.v2Item(S.ASSET, { summary: 'One Victim Asset sharing a Group' }) }, assets)
 
   const sharing = async (req: Req, reply: FastifyReply) => {
     const item = indicatorItem(req.ctx, await resolveIndicator(req))
@@ -152,6 +164,8 @@ export async function indicatorAssociationRoutes(app: FastifyInstance) {
     const page = await listIndicators(req.ctx, { ...indicatorListQuery(req, def?.name), associatedWith: { kind: 'indicator', id: item.id, via: 'group' } })
     return sendIndicatorPage(req, reply, page, def?.name)
   }
-  app.get<{ Params: Params }>(`${BASE}/indicators`, sharing)
-  app.get<{ Params: Params }>(`${BASE}/indicators/:targetType`, sharing)
+  app.get<{ Params: Params }>(`${BASE}/indicators`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators sharing a Group with this one' }) }, sharing)
+  app.get<{ Params: Params }>(`${BASE}/indicators/:targetType`,
+    { schema: S.v2List(S.INDICATOR, { summary: 'Indicators of one type sharing a Group with this one' }) }, sharing)
 }

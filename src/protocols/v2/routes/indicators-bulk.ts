@@ -12,6 +12,8 @@ import { renderPlainXml } from '../../http/xml.js'
 import { presentIndicatorsV2 } from '../present-indicator.js'
 import { wantsXml } from '../present.js'
 import { JSON_MEDIA_TYPE, XML_MEDIA_TYPE } from '../../http/media-types.js'
+import { jsonResponse } from '../../http/route-schema.js'
+import * as S from '../schemas.js'
 
 const PAGE = 1000
 
@@ -45,7 +47,9 @@ async function sendCsvReport(req: FastifyRequest, reply: FastifyReply) {
 }
 
 export async function indicatorBulkRoutes(app: FastifyInstance) {
-  app.get('/indicators/bulk', async (req, reply) => {
+  app.get('/indicators/bulk',
+    { schema: S.v2Other({ summary: 'Status of the owner\'s bulk report' }, jsonResponse('`{bulkStatus}` (no `status`/`data` envelope)', S.BULK_STATUS)) },
+    async (req, reply) => {
     const now = Date.parse(req.ctx.now)
     const status = {
       name: req.ctx.owner.name, csvEnabled: true, jsonEnabled: true,
@@ -55,7 +59,8 @@ export async function indicatorBulkRoutes(app: FastifyInstance) {
     return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify({ bulkStatus: status }))
   })
 
-  app.get<{ Params: { format: string } }>('/indicators/bulk/:format', async (req, reply) => {
+  app.get<{ Params: { format: string } }>('/indicators/bulk/:format',
+    { schema: S.v2Other({ summary: 'The owner\'s Indicators as JSON or CSV' }, S.BULK_REPORT) }, async (req, reply) => {
     if (req.params.format === 'json') return sendJsonReport(req, reply)
     if (req.params.format === 'csv') return sendCsvReport(req, reply)
     throw notFound(`Unknown bulk report format '${req.params.format}'; use json or csv`)

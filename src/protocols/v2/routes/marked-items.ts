@@ -14,6 +14,7 @@ import type { Marker, MarkedKind } from '../../../store/tag.repository.js'
 import { legacyIndicatorLink, legacyLink } from '../../http/links.js'
 import { type FilterExpression, type Query, flag, parseFilterExpressions, parsePaging, query } from '../params.js'
 import { sendItem, sendList } from '../present.js'
+import * as S from '../schemas.js'
 
 /** The shared `filters=` syntax, each expression checked against the fields and operators this resource allows. */
 export function parseFilters(q: Query, allowed: Record<string, readonly string[]>): { expressions: FilterExpression[]; any: boolean } {
@@ -94,14 +95,18 @@ export function registerMarkedItemRoutes(app: FastifyInstance, prefix: string, r
     if (where.id !== undefined) return sendItem(req, reply, entity, presentMarkedItemV2(publicUrl, items[0]))
     return sendList(req, reply, entity, items.map((i) => presentMarkedItemV2(publicUrl, i)), paging, total)
   }
-  app.get(`${prefix}/groups`, serve('group', () => ({})))
-  app.get(`${prefix}/groups/:type`, serve('group', (p) => ({ type: p.type })))
-  app.get(`${prefix}/groups/:type/:id`, serve('group', (p) => ({ type: p.type, id: p.id })))
-  app.get(`${prefix}/indicators`, serve('indicator', () => ({})))
-  app.get(`${prefix}/indicators/:type`, serve('indicator', (p) => ({ type: p.type })))
-  app.get(`${prefix}/indicators/:type/:id`, serve('indicator', (p) => ({ type: p.type, id: p.id })))
-  app.get(`${prefix}/tasks`, serve('task', () => ({})))
-  app.get(`${prefix}/tasks/:id`, serve('task', (p) => ({ id: p.id })))
-  app.get(`${prefix}/victims`, serve('victim', () => ({})))
-  app.get(`${prefix}/victims/:id`, serve('victim', (p) => ({ id: p.id })))
+  app.get(`${prefix}/groups`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Groups carrying it' }) }, serve('group', () => ({})))
+  app.get(`${prefix}/groups/:type`,
+    { schema: S.v2List(S.ANY_ITEM, { summary: 'Groups of one type carrying it' }) }, serve('group', (p) => ({ type: p.type })))
+  app.get(`${prefix}/groups/:type/:id`,
+    { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Group carrying it' }) }, serve('group', (p) => ({ type: p.type, id: p.id })))
+  app.get(`${prefix}/indicators`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Indicators carrying it' }) }, serve('indicator', () => ({})))
+  app.get(`${prefix}/indicators/:type`,
+    { schema: S.v2List(S.ANY_ITEM, { summary: 'Indicators of one type carrying it' }) }, serve('indicator', (p) => ({ type: p.type })))
+  app.get(`${prefix}/indicators/:type/:id`,
+    { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Indicator carrying it' }) }, serve('indicator', (p) => ({ type: p.type, id: p.id })))
+  app.get(`${prefix}/tasks`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Tasks carrying it' }) }, serve('task', () => ({})))
+  app.get(`${prefix}/tasks/:id`, { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Task carrying it' }) }, serve('task', (p) => ({ id: p.id })))
+  app.get(`${prefix}/victims`, { schema: S.v2List(S.ANY_ITEM, { summary: 'Victims carrying it' }) }, serve('victim', () => ({})))
+  app.get(`${prefix}/victims/:id`, { schema: S.v2Item(S.ANY_ITEM, { summary: 'One Victim carrying it' }) }, serve('victim', (p) => ({ id: p.id })))
 }

@@ -9,6 +9,8 @@ import { toApiTime } from '../../../domain/time.js'
 import { type Query, flag, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { JSON_MEDIA_TYPE } from '../../http/media-types.js'
+import { jsonResponse } from '../../http/route-schema.js'
+import * as S from '../schemas.js'
 
 type Params = { id: string }
 
@@ -33,28 +35,33 @@ async function list(req: FastifyRequest, reply: any, q: Query, criteria: boolean
 }
 
 export async function playbookRoutes(app: FastifyInstance) {
-  app.get('/playbooks', async (req, reply) => list(req, reply, query(req), false))
-  app.get('/playbooks/search', async (req, reply) => list(req, reply, query(req), true))
+  app.get('/playbooks', { schema: S.v2List(S.PLAYBOOK, { summary: 'Playbooks' }) }, async (req, reply) => list(req, reply, query(req), false))
+  app.get('/playbooks/search',
+    { schema: S.v2List(S.PLAYBOOK, { summary: 'Playbooks matching criteria', query: S.PLAYBOOK_SEARCH_QUERY }) },
+    async (req, reply) => list(req, reply, query(req), true))
 
-  app.post('/playbooks', async (req, reply) =>
+  app.post('/playbooks',
+    { schema: S.v2Item(S.PLAYBOOK, { summary: 'Install a Playbook (the body is its file)', body: S.anyObject, status: 201 }) }, async (req, reply) =>
     sendItem(req, reply, 'playbook', presentPlaybookV2(await installPlaybook(req.ctx, req.body)), 201))
 
-  app.get<{ Params: Params }>('/playbooks/:id', async (req, reply) =>
+  app.get<{ Params: Params }>('/playbooks/:id', { schema: S.v2Item(S.PLAYBOOK, { summary: 'One Playbook by id or xid' }) }, async (req, reply) =>
     sendItem(req, reply, 'playbook', presentPlaybookV2(await getPlaybook(req.ctx, req.params.id))))
 
-  app.get<{ Params: Params }>('/playbooks/:id/export', async (req, reply) =>
+  app.get<{ Params: Params }>('/playbooks/:id/export',
+    { schema: S.v2Other({ summary: 'The Playbook file' }, jsonResponse('The Playbook as installed', S.anyObject)) }, async (req, reply) =>
     reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(await exportPlaybook(req.ctx, req.params.id))))
 
-  app.post<{ Params: Params }>('/playbooks/:id', async (req, reply) =>
+  app.post<{ Params: Params }>('/playbooks/:id',
+    { schema: S.v2Item(S.PLAYBOOK, { summary: 'Upload a new major version', body: S.anyObject }) }, async (req, reply) =>
     sendItem(req, reply, 'playbook', presentPlaybookV2(await uploadPlaybookVersion(req.ctx, req.params.id, req.body))))
 
-  app.post<{ Params: Params }>('/playbooks/:id/activate', async (req, reply) =>
+  app.post<{ Params: Params }>('/playbooks/:id/activate', { schema: S.v2Item(S.PLAYBOOK, { summary: 'Activate' }) }, async (req, reply) =>
     sendItem(req, reply, 'playbook', presentPlaybookV2(await setPlaybookStatus(req.ctx, req.params.id, 'Active'))))
 
-  app.post<{ Params: Params }>('/playbooks/:id/deactivate', async (req, reply) =>
+  app.post<{ Params: Params }>('/playbooks/:id/deactivate', { schema: S.v2Item(S.PLAYBOOK, { summary: 'Deactivate' }) }, async (req, reply) =>
     sendItem(req, reply, 'playbook', presentPlaybookV2(await setPlaybookStatus(req.ctx, req.params.id, 'Inactive'))))
 
-  app.delete<{ Params: Params }>('/playbooks/:id', async (req, reply) => {
+  app.delete<{ Params: Params }>('/playbooks/:id', { schema: S.v2NoBody({ summary: 'Delete a Playbook' }) }, async (req, reply) => {
     await deletePlaybook(req.ctx, req.params.id)
     return sendNoBody(req, reply)
   })

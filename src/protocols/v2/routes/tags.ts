@@ -6,6 +6,7 @@ import { type Query, flag, parsePaging, query } from '../params.js'
 import { presentWeighedTagV2 } from '../present-metadata.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { parseFilters, registerMarkedItemRoutes } from './marked-items.js'
+import * as S from '../schemas.js'
 
 function tagFilter(q: Query): TagFilter {
   const { expressions, any } = parseFilters(q, { name: ['=', '^'], weight: ['=', '<', '>'] })
@@ -21,7 +22,7 @@ function tagFilter(q: Query): TagFilter {
 const body = (req: FastifyRequest) => (req.body ?? {}) as { name?: unknown; description?: unknown }
 
 export async function tagRoutes(app: FastifyInstance) {
-  app.get('/tags', async (req, reply) => {
+  app.get('/tags', { schema: S.v2List(S.TAG, { summary: 'Tags of the owner, with their weight' }) }, async (req, reply) => {
     const q = query(req)
     const paging = parsePaging(q)
     const detailed = flag(q, 'detailed')
@@ -29,18 +30,21 @@ export async function tagRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'tag', items.map((t) => presentWeighedTagV2(req.ctx.services.publicUrl, t, detailed)), paging, total)
   })
 
-  app.get<{ Params: { name: string } }>('/tags/:name', async (req, reply) =>
+  app.get<{ Params: { name: string } }>('/tags/:name',
+    { schema: S.v2Item(S.TAG, { summary: 'One Tag' }) }, async (req, reply) =>
     sendItem(req, reply, 'tag', presentWeighedTagV2(req.ctx.services.publicUrl, await getTag(req.ctx, req.params.name), true)))
 
-  app.post('/tags', async (req, reply) => {
+  app.post('/tags',
+    { schema: S.v2Item(S.TAG, { summary: 'Create a Tag, or describe an existing one', body: S.TAG_BODY, status: [201, 200] }) }, async (req, reply) => {
     const { tag, created } = await createOrDescribeTag(req.ctx, body(req))
     return sendItem(req, reply, 'tag', presentWeighedTagV2(req.ctx.services.publicUrl, tag, true), created ? 201 : 200)
   })
 
-  app.put<{ Params: { name: string } }>('/tags/:name', async (req, reply) =>
+  app.put<{ Params: { name: string } }>('/tags/:name',
+    { schema: S.v2Item(S.TAG, { summary: 'Rename or describe a Tag', body: S.TAG_BODY }) }, async (req, reply) =>
     sendItem(req, reply, 'tag', presentWeighedTagV2(req.ctx.services.publicUrl, await updateTag(req.ctx, req.params.name, body(req)), true)))
 
-  app.delete<{ Params: { name: string } }>('/tags/:name', async (req, reply) => {
+  app.delete<{ Params: { name: string } }>('/tags/:name', { schema: S.v2NoBody({ summary: 'Delete a Tag' }) }, async (req, reply) => {
     await deleteTag(req.ctx, req.params.name)
     return sendNoBody(req, reply)
   })

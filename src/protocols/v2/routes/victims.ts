@@ -13,6 +13,7 @@ import { sendItem, sendList, sendNoBody } from '../present.js'
 import { registerAssociationRoutes } from './groups-associations.js'
 import { listQuery, parseListParams } from './groups-params.js'
 import { registerMetadataRoutes } from './metadata.js'
+import * as S from '../schemas.js'
 
 const VICTIM = '/victims/:victimId'
 const ASSETS = `${VICTIM}/victimAssets`
@@ -37,48 +38,55 @@ function sendAsset(req: FastifyRequest, reply: Parameters<typeof sendItem>[1], a
 }
 
 async function victimAssetRoutes(app: FastifyInstance) {
-  app.get(ASSETS, async (req, reply) => {
+  app.get(ASSETS, { schema: S.v2List(S.ASSET, { summary: 'Victim Assets' }) }, async (req, reply) => {
     const paging = parsePaging(query(req))
     const { items, total } = await listVictimAssets(req.ctx, { victimId: victimId(req), ...paging })
     return sendList(req, reply, 'victimAsset', items.map((a) => presentVictimAssetSummaryV2(req.ctx.services.publicUrl, a)), paging, total)
   })
-  app.get<{ Params: P }>(`${ASSETS}/:assetType`, async (req, reply) => {
+  app.get<{ Params: P }>(`${ASSETS}/:assetType`, { schema: S.v2List(S.ASSET, { summary: 'Victim Assets of one type' }) }, async (req, reply) => {
     const paging = parsePaging(query(req))
     const def = requireVictimAssetType(req.params.assetType)
     const { items, total } = await listVictimAssets(req.ctx, { victimId: victimId(req), type: def.name, ...paging })
     return sendList(req, reply, def.apiEntity, items.map((a) => presentVictimAssetV2(req.ctx.services.publicUrl, a).body), paging, total)
   })
-  app.get<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, async (req, reply) =>
+  app.get<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, { schema: S.v2Item(S.ASSET, { summary: 'One Victim Asset' }) }, async (req, reply) =>
     sendAsset(req, reply, await getVictimAsset(req.ctx, victimId(req), req.params.assetType, assetId(req))))
-  app.post<{ Params: P }>(`${ASSETS}/:assetType`, async (req, reply) =>
+  app.post<{ Params: P }>(`${ASSETS}/:assetType`,
+    { schema: S.v2Item(S.ASSET, { summary: 'Add a Victim Asset', body: S.ASSET_BODY, status: 201 }) }, async (req, reply) =>
     sendAsset(req, reply, await createVictimAsset(req.ctx, victimId(req), req.params.assetType, req.body), 201))
   // tcex updates assets with POST to the asset's own path; the platform documents PUT.
   for (const method of ['PUT', 'POST'] as const) {
     app.route<{ Params: P }>({
-      method, url: `${ASSETS}/:assetType/:assetId`,
+      method, url: `${ASSETS}/:assetType/:assetId`, schema: S.v2Item(S.ASSET, { summary: 'Update a Victim Asset (tcex sends POST)', body: S.ASSET_BODY }),
       handler: async (req, reply) => sendAsset(req, reply, await updateVictimAsset(req.ctx, victimId(req), req.params.assetType, assetId(req), req.body)),
     })
   }
-  app.delete<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, async (req, reply) => {
+  app.delete<{ Params: P }>(`${ASSETS}/:assetType/:assetId`, { schema: S.v2NoBody({ summary: 'Delete a Victim Asset' }) }, async (req, reply) => {
     await deleteVictimAsset(req.ctx, victimId(req), req.params.assetType, assetId(req))
     return sendNoBody(req, reply)
   })
 }
 
 export async function victimRoutes(app: FastifyInstance) {
-  app.get('/victims', async (req, reply) => {
+  app.get('/victims', { schema: S.v2List(S.VICTIM, { summary: 'Victims' }) }, async (req, reply) => {
     const params = parseListParams(query(req))
     const { items, total } = await listVictims(req.ctx, listQuery(params))
     return sendList(req, reply, 'victim', await presentVictimsV2(req.ctx, items, params.includes), params.paging, total)
   })
 
-  app.post('/victims', async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await createVictim(req.ctx, req.body)), 201))
+  app.post('/victims',
+    { schema: S.v2Item(S.VICTIM, { summary: 'Create a Victim', body: S.VICTIM_BODY, status: 201 }) },
+    async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await createVictim(req.ctx, req.body)), 201))
 
-  app.get(VICTIM, async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await getVictim(req.ctx, victimId(req)))))
+  app.get(VICTIM,
+    { schema: S.v2Item(S.VICTIM, { summary: 'One Victim', query: S.ONE_QUERY }) },
+    async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await getVictim(req.ctx, victimId(req)))))
 
-  app.put(VICTIM, async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await updateVictim(req.ctx, victimId(req), req.body))))
+  app.put(VICTIM,
+    { schema: S.v2Item(S.VICTIM, { summary: 'Update a Victim', body: S.VICTIM_BODY }) },
+    async (req, reply) => sendItem(req, reply, 'victim', await presentOne(req, await updateVictim(req.ctx, victimId(req), req.body))))
 
-  app.delete(VICTIM, async (req, reply) => {
+  app.delete(VICTIM, { schema: S.v2NoBody({ summary: 'Delete a Victim' }) }, async (req, reply) => {
     await deleteVictim(req.ctx, victimId(req))
     return sendNoBody(req, reply)
   })

@@ -11,6 +11,7 @@ import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata
 import { groupPdfLines, renderTextPdf } from '../../v2/group-pdf.js'
 import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../v2/routes/groups-files.js'
 import { sendV3Body } from '../present.js'
+import { GROUP_DOWNLOAD, GROUP_PDF, GROUP_UPLOAD } from '../schemas.js'
 
 function groupId(req: FastifyRequest): number {
   const raw = (req.params as { id: string }).id
@@ -24,7 +25,7 @@ async function uploadRoute(scope: FastifyInstance) {
   scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_CEILING_BYTES }, (_req, body, done) => done(null, body))
   for (const method of ['POST', 'PUT'] as const) {
     scope.route({
-      method, url: '/groups/:id/upload', handler: async (req, reply) => {
+      method, url: '/groups/:id/upload', schema: GROUP_UPLOAD, handler: async (req, reply) => {
         const id = groupId(req)
         const group = await getGroup(req.ctx, id)
         await uploadDocumentContent(req.ctx, id, group.type, req.body ?? Buffer.alloc(0), { replace: true })
@@ -37,7 +38,7 @@ async function uploadRoute(scope: FastifyInstance) {
 export async function groupFileRoutes(app: FastifyInstance) {
   await app.register(uploadRoute)
 
-  app.get('/groups/:id/download', async (req, reply) => {
+  app.get('/groups/:id/download', { schema: GROUP_DOWNLOAD }, async (req, reply) => {
     const id = groupId(req)
     const group = await getGroup(req.ctx, id)
     if (group.type === 'Signature') {
@@ -48,7 +49,7 @@ export async function groupFileRoutes(app: FastifyInstance) {
     return sendFile(reply, 'application/octet-stream', file.content, attachmentName(file.fileName, `document-${id}`))
   })
 
-  app.get('/groups/:id/pdf', async (req, reply) => {
+  app.get('/groups/:id/pdf', { schema: GROUP_PDF }, async (req, reply) => {
     const id = groupId(req)
     const group = await getGroup(req.ctx, id)
     const [tags, attributes] = await Promise.all([loadTags(req.ctx.store.db, 'group', [id]), loadAttributes(req.ctx.store.db, 'group', [id])])

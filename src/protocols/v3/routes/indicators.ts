@@ -16,6 +16,7 @@ import { parseListQuery, query, single } from '../params.js'
 import { presentIndicatorV3 } from '../present-indicator.js'
 import { sendV3Body } from '../present.js'
 import { INDICATOR_OPTIONS } from './v3-indicator-options.js'
+import { DELETED_INDICATORS } from '../schemas.js'
 
 const list = (name: string, type: string, what: string): FieldSpec => ({ name, type, description: what, list: true })
 const readOnly = (name: string, type: string, what: string): FieldSpec => ({ name, type, description: what, readOnly: true })
@@ -74,7 +75,7 @@ export const INDICATORS: V3Endpoint<IndicatorRecord> = {
 
 /** GET /v3/indicators/deleted, beside the endpoint's routes (a static path wins over `/:id`). */
 export async function deletedIndicatorRoutes(app: FastifyInstance) {
-  app.get('/indicators/deleted', async (req, reply) => {
+  app.get('/indicators/deleted', { schema: DELETED_INDICATORS }, async (req, reply) => {
     const q = query(req)
     const page = parseListQuery(q)
     const deleted = await listDeletedIndicators(req.ctx, {
