@@ -10,7 +10,8 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TEST_DB, createDatabase } from './harness.js'
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'bulwark.mjs')
+/** The executable an administrator runs. */
+export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'bulwark.mjs')
 
 export interface CliRun {
   status: number | null

@@ -56,7 +56,7 @@ describe('bulwark import', () => {
     const before = indicatorCount()
     expect(bulwark('import', join(dir, 'addresses.txt'), '--owner', OWNER)).toMatchObject({ status: 1, result: { code: 'invalid', error: expect.stringMatching(/needs --type/) } })
     expect(bulwark('import', file, '--owner', 'No Such Owner')).toMatchObject({ status: 1, result: { code: 'owner_inaccessible' } })
-    expect(bulwark('import', file, '--owner', OWNER, '--format', 'stix')).toMatchObject({ status: 1, result: { error: expect.stringMatching(/^STIX 2.1 bundles cannot be imported yet/) } })
+    expect(bulwark('import', file, '--owner', OWNER, '--format', 'stix')).toMatchObject({ status: 1, result: { code: 'invalid', error: expect.stringMatching(/is not a STIX bundle: it has no objects array$/) } })
     expect(indicatorCount()).toBe(before)
   })
 
