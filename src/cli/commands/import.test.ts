@@ -90,5 +90,5 @@ describe('bulwark import', () => {
     const mirror = JSON.parse(readFileSync(again, 'utf8')).indicator as { type: string; summary: string }[]
     expect(mirror.map(key).sort()).toEqual(written.map(key).sort())
     expect(mirror.find((i) => i.summary === 'bad.example')).toEqual(host)
-  })
+  }, 180_000)
 })

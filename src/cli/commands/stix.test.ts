@@ -17,6 +17,8 @@ import { MARKINGS } from '../../protocols/taxii21/stix.js'
 
 const OWNER = 'Default Organization'
 const VALIDATOR = fileURLToPath(new URL('./stix_bundle_validate.py', import.meta.url))
+/** Each run of the executable starts tsx and opens the database: seconds apiece on a busy machine. */
+const CLI_TIMEOUT = 180_000
 let cli: CliSandbox
 
 function bulwark(...args: string[]) {
@@ -80,7 +82,7 @@ describe('STIX 2.1 bundles', () => {
     })
     if (stixSchemasUnavailable()) return
     for (const object of exported.objects) expect(stixSchemaErrors(object), object.id).toEqual([])
-  })
+  }, CLI_TIMEOUT)
 
   it.skipIf(!!realClientsUnavailable())('passes stix2 and stix2-validator', async () => {
     const { result } = await runClientScript<{ type: string; objects: number; validated: number; invalid: string[] }>(VALIDATOR, { BULWARK_STIX_BUNDLE: bundleFile() })
@@ -98,7 +100,7 @@ describe('STIX 2.1 bundles', () => {
     expect(indicatorsOf(mirrored).map(comparable).sort()).toEqual(indicatorsOf(exported).map(comparable).sort())
     expect(new Set(indicatorsOf(mirrored).map((o) => o.id)).size).toBe(seed.length)
     expect(indicatorsOf(mirrored).every((o) => o.x_svc_owner === 'Mirror')).toBe(true)
-  })
+  }, CLI_TIMEOUT)
 
   it('exports only what a TQL filter matches', () => {
     const rated = join(cli.root, 'rated.json')
@@ -106,7 +108,7 @@ describe('STIX 2.1 bundles', () => {
     expect(run.result).toMatchObject({ format: 'stix', count: 3 })
     expect(indicatorsOf(readBundle(rated)).map((o) => o.name).sort())
       .toEqual(['198.51.100.7', 'D41D8CD98F00B204E9800998ECF8427E : E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855', 'bad.example'])
-  })
+  }, CLI_TIMEOUT)
 
   it('reports each object it cannot import by its place, writes the rest, and says where a truncated file stops', () => {
     const indicator = (n: number, pattern: string, extra: object = {}) => ({
@@ -141,7 +143,7 @@ describe('STIX 2.1 bundles', () => {
     expect(cut.result).toMatchObject({ successCount: 1, errorCount: 1, errors: [{ item: '(file)', message: 'The file ends before its JSON document does' }] })
     writeFileSync(file, '["not", "a", "bundle"]')
     expect(bulwark('import', file, '--owner', 'Mirror', '--as', 'importer', '--format', 'stix')).toMatchObject({ status: 1, result: { code: 'invalid', error: expect.stringMatching(/not a JSON object/) } })
-  })
+  }, CLI_TIMEOUT)
 
   it('draws a progress bar on a terminal only, and never with --json', () => {
     const file = join(cli.root, 'list.txt')
@@ -160,7 +162,7 @@ describe('STIX 2.1 bundles', () => {
     const scripted = onTerminal(['--json'])
     expect(scripted.stdout).not.toMatch(/\[#|\r\[/)
     expect(JSON.parse(scripted.stdout.trim())).toMatchObject({ format: 'list', items: 50, successCount: 50 })
-  })
+  }, CLI_TIMEOUT)
 })
 
 function shellQuote(arg: string): string {
