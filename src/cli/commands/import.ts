@@ -163,6 +163,8 @@ function stixItems(object: unknown, markings: Map<string, TlpLabel>, fail: (mess
     return read.indicators.map((indicator) => {
       const def = findIndicatorType(indicator.type)!
       const item: Record<string, unknown> = { type: indicator.type, summary: composeSummary(def, indicator.values) }
+      // By slot too: a summary cannot say which field a lone second value is (a Registry Key's value type without a value name).
+      if (def.fields.length > 1) indicator.values.forEach((value, i) => { if (value !== null) item[`value${i + 1}`] = value })
       if (read.rating !== undefined) item.rating = read.rating
       if (read.confidence !== undefined) item.confidence = read.confidence
       if (read.description !== undefined) item.description = read.description
