@@ -21,8 +21,9 @@ import {
 import { type CommandResult, errorResult, renderJson, renderText } from './output.js'
 import { openRuntime } from './runtime.js'
 import { backupCommand, restoreCommand } from './commands/backup.js'
-import { exportCommand } from './commands/export.js'
-import { importCommand } from './commands/import.js'
+import { EXPORT_FORMATS, exportCommand } from './commands/export.js'
+import { IMPORT_FORMATS, importCommand } from './commands/import.js'
+import { progressOn } from './progress.js'
 import { type Config, loadConfig } from '../config.js'
 
 type Run = (store: Store, services: Services) => Promise<CommandResult>
@@ -161,26 +162,34 @@ program.command('restore').description('Replace the whole database with a backup
     await execute(async () => result)
   })
 
-program.command('import').description('Import Indicators into an owner from a V2 batch file, a CSV or a plain list; bad items are reported, the rest written')
+program.command('import').description('Import Indicators into an owner from a STIX 2.1 bundle, a V2 batch file, a CSV or a plain list; bad items are reported, the rest written')
   .argument('<file>', 'the file to read').requiredOption('--owner <name>', 'the owner to import into')
-  .option('--format <format>', 'batch, csv or list (default by extension: .json batch, .csv csv, else list)')
+  .addOption(new Option('--format <format>', 'default by extension: .csv csv, .stix stix, .json a STIX bundle if it starts like one else batch, anything else list')
+    .choices(IMPORT_FORMATS))
   .option('--type <type>', 'the Indicator type of every line of a plain list (Host, Address, URL, …)')
   .option('--as <userName>', 'the account the import runs as (default: the first-start administrator)')
   .option('--json', JSON_HELP)
-  .action((file: string, o: Options) => executeWithConfig((store, config, services) => importCommand(store, services, {
-    file, owner: o.owner as string, format: str(o.format), type: str(o.type), userName: str(o.as) ?? config.admin.userName,
-    progress: !json && process.stderr.isTTY ? (t) => process.stderr.write(`\rimported ${t.items} items: ${t.successCount} written, ${t.errorCount} errors`) : undefined,
-  }).finally(() => { if (!json && process.stderr.isTTY) process.stderr.write('\n') })))
+  .action((file: string, o: Options) => {
+    const bar = progressOn(process.stderr, json)
+    return executeWithConfig((store, config, services) => importCommand(store, services, {
+      file, owner: o.owner as string, format: str(o.format), type: str(o.type), userName: str(o.as) ?? config.admin.userName,
+      progress: bar && ((t) => bar.update(`${t.items} items: ${t.successCount} written, ${t.errorCount} errors`, t.fraction)),
+    }).finally(() => bar?.done()))
+  })
 
-program.command('export').description("Export an owner's Indicators, optionally filtered by TQL, as a V2 batch file (bulwark import reads it back)")
+program.command('export').description("Export an owner's Indicators, optionally filtered by TQL, as a STIX 2.1 bundle or a V2 batch file (bulwark import reads both back)")
   .requiredOption('--owner <name>', 'the owner to export').requiredOption('--output <file>', 'the file to create (mode 0600)')
+  .addOption(new Option('--format <format>', 'default: stix for a .stix or .stix.json file, else batch').choices(EXPORT_FORMATS))
   .option('--tql <filter>', 'only the Indicators this TQL filter matches, e.g. "rating >= 3"')
   .option('--as <userName>', 'the account the export runs as (default: the first-start administrator)')
   .option('--json', JSON_HELP)
-  .action((o: Options) => executeWithConfig((store, config, services) => exportCommand(store, services, {
-    owner: o.owner as string, output: o.output as string, tql: str(o.tql), userName: str(o.as) ?? config.admin.userName,
-    progress: !json && process.stderr.isTTY ? (count) => process.stderr.write(`\rexported ${count} Indicators`) : undefined,
-  }).finally(() => { if (!json && process.stderr.isTTY) process.stderr.write('\n') })))
+  .action((o: Options) => {
+    const bar = progressOn(process.stderr, json)
+    return executeWithConfig((store, config, services) => exportCommand(store, services, {
+      owner: o.owner as string, output: o.output as string, tql: str(o.tql), format: str(o.format), userName: str(o.as) ?? config.admin.userName,
+      progress: bar && ((count, total) => bar.update(`exported ${count}${total === undefined ? '' : ` of ${total}`} Indicators`, total ? count / total : undefined)),
+    }).finally(() => bar?.done()))
+  })
 
 const settings = area('settings', 'System settings shared by every node')
 leaf(settings, 'list', 'List every setting with its value and default').action(() => execute((s, v) => listSettingsCommand(s, v)))

@@ -3,14 +3,15 @@
  * temporary folder, an environment without the test runner's BULWARK_* settings and, on
  * PostgreSQL, a database of its own.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TEST_DB, createDatabase } from './harness.js'
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'bulwark.mjs')
+/** The executable an administrator runs. */
+export const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'bulwark.mjs')
 
 export interface CliRun {
   status: number | null
@@ -23,6 +24,11 @@ export interface CliSandbox {
   root: string
   env: NodeJS.ProcessEnv
   run(args: string[], options?: { input?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): CliRun
+  /**
+   * The same run without blocking the test's event loop: for suites of long runs (imports, exports),
+   * where seconds of blocking in a row make vitest's worker miss its own RPC deadline.
+   */
+  runAsync(args: string[], options?: { timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<CliRun>
   close(): Promise<void>
 }
 
@@ -39,6 +45,18 @@ export async function createCliSandbox(prefix: string, options: { dataDir?: stri
     run(args, { input, timeoutMs = 60_000, env: extra } = {}) {
       const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, input, encoding: 'utf8', timeout: timeoutMs })
       return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+    },
+    runAsync(args, { timeoutMs = 60_000, env: extra } = {}) {
+      return new Promise((resolvePromise, reject) => {
+        const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+        let stdout = ''
+        let stderr = ''
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+        child.on('error', (error) => { clearTimeout(timer); reject(error) })
+        child.on('close', (status) => { clearTimeout(timer); resolvePromise({ status, stdout, stderr }) })
+      })
     },
     async close() {
       await database?.drop()

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { UuidV5Namespace, uuidV5 } from '../../domain/uuid.js'
 import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
-import { MARKINGS, StixIds, collectionMarkings, expandHive, markingOf, stixPattern, toStixIndicator } from './stix.js'
+import {
+  MARKINGS, StixIds, collectionMarkings, expandHive, fromStixIndicator, indicatorsOfPattern, labelOfMarkingDefinition, labelOfMarkingId, markingOf,
+  stixPattern, toStixIndicator,
+} from './stix.js'
 
 describe('patterns', () => {
   // value fields as stored → the pattern, as it reads before JSON encoding (STIX 2.1 §9).
@@ -38,6 +41,42 @@ describe('patterns', () => {
   ]
   it.each(table)('%s %j → %s', (type, values, pattern) => {
     expect(stixPattern(type, values)).toBe(pattern)
+  })
+
+  // Read back (import): the same type and values, as the writer normalizes them (hives in full, ASN digits).
+  const readable = table.filter((row): row is [string, (string | null)[], string] => row[2] !== undefined)
+  it.each(readable)('%s %j ← %s', (type, values, pattern) => {
+    const expected = [0, 1, 2].map((i) => values[i] ?? null)
+    if (type === 'Registry Key') { expected[0] = expandHive(expected[0]!); if (expected[2] === 'REG_QWORD_LITTLE_ENDIAN') expected[2] = 'REG_QWORD' }
+    if (type === 'ASN') expected[0] = `ASN${Number(/\d+/.exec(expected[0]!)![0])}`
+    expect(indicatorsOfPattern(pattern)).toEqual([{ type, values: expected }])
+  })
+
+  it('reads an OR of observations or comparisons as one Indicator each, hashes of one File as one File', () => {
+    expect(indicatorsOfPattern("[domain-name:value = 'a.example'] OR ([url:value = 'http://b.example/'] OR [ipv4-addr:value = '10.0.0.0/8'])".replace(/\(|\)/g, ''))).toEqual([
+      { type: 'Host', values: ['a.example', null, null] }, { type: 'URL', values: ['http://b.example/', null, null] }, { type: 'CIDR', values: ['10.0.0.0/8', null, null] }])
+    expect(indicatorsOfPattern("[(email-addr:value = 'a@b.example' OR mutex:name = 'm') OR file:hashes.SHA1 = 'X']")).toEqual([
+      { type: 'EmailAddress', values: ['a@b.example', null, null] }, { type: 'Mutex', values: ['m', null, null] }, { type: 'File', values: [null, 'X', null] }])
+    expect(indicatorsOfPattern("[file:hashes.MD5 = 'A' OR file:hashes.MD5 = 'B']")).toEqual([
+      { type: 'File', values: ['A', null, null] }, { type: 'File', values: ['B', null, null] }])
+    expect(indicatorsOfPattern("[ipv6-addr:value ISSUBSET '2001:db8::/32']")).toEqual([{ type: 'CIDR', values: ['2001:db8::/32', null, null] }])
+  })
+
+  it.each([
+    ["[domain-name:value = 'a'] AND [url:value = 'b']", /'AND' after an observation/],
+    ["[domain-name:value = 'a'] WITHIN 5 SECONDS", /'WITHIN' after an observation/],
+    ["[domain-name:value LIKE 'a%']", /operator LIKE/],
+    ["[domain-name:value = 'a' AND url:value = 'b']", /AND of domain-name:value = AND url:value =/],
+    ["[process:name = 'x']", /process:name is not an observable/],
+    ["[file:hashes.'SHA-512' = 'x']", /file:hashes.'SHA-512' is not an observable/],
+    ["[domain-name:value NOT = 'a']", /NOT comparisons/],
+    ["[domain-name:value = 'a'", /expected '\]'/],
+    ["[domain-name:value = 'a]", /unterminated string/],
+    ["[domain-name:value = 'a\\n']", /unknown escape/],
+    ["[url:value = b'aGk=']", /only a string or integer constant/],
+    ['', /expected '\['/],
+  ])('refuses %s, saying why', (pattern, why) => {
+    expect(() => indicatorsOfPattern(pattern)).toThrow(why)
   })
 
   it('expands every abbreviated hive and leaves other keys alone', () => {
@@ -77,6 +116,42 @@ describe('markings', () => {
     expect(markingOf(['Internal'])).toBeUndefined()
     expect(collectionMarkings([]).map((m) => m.name)).toEqual(['TLP:WHITE', 'TLP:GREEN', 'TLP:AMBER', 'TLP:RED'])
     expect(collectionMarkings(['TLP:AMBER+STRICT']).map((m) => m.name)).toEqual(['TLP:WHITE', 'TLP:GREEN', 'TLP:AMBER', 'TLP:RED', 'TLP:AMBER+STRICT'])
+  })
+})
+
+describe('reading indicator objects', () => {
+  const object = {
+    type: 'indicator', spec_version: '2.1', id: 'indicator--0f1f8f31-c3e5-4d8f-8a49-2c4c1b5a0f0e', created: '2026-01-02T03:04:05.006Z',
+    modified: '2026-01-03T00:00:00.000Z', pattern: "[domain-name:value = 'bad.example']", pattern_type: 'stix', valid_from: '2026-01-02T03:04:05.006Z',
+  }
+
+  it('maps labels to tags, the strictest TLP marking to its Security Label, and the rating, confidence, description and expiry', () => {
+    expect(fromStixIndicator({
+      ...object, labels: ['APT 1', 'APT 1', ''], confidence: 80, description: 'seen', x_threat_rating: 4, valid_until: '2027-01-01T00:00:00.000Z',
+      object_marking_refs: [MARKINGS[1].id, MARKINGS[3].id, 'marking-definition--00000000-0000-4000-8000-000000000000'],
+    })).toEqual({
+      indicators: [{ type: 'Host', values: ['bad.example', null, null] }], tags: ['APT 1'], securityLabels: [{ name: 'TLP:RED', color: 'FF2B2B', description: 'Traffic Light Protocol RED' }],
+      rating: 4, confidence: 80, description: 'seen', created: '2026-01-02T03:04:05.006Z', modified: '2026-01-03T00:00:00.000Z', expires: '2027-01-01T00:00:00.000Z',
+    })
+  })
+
+  it('reads every marking markingOf writes back to its label, and TLP marking definitions under other ids', () => {
+    for (const m of MARKINGS) expect(markingOf([labelOfMarkingId(m.id)!.name])).toBe(m)
+    expect(labelOfMarkingDefinition({ type: 'marking-definition', definition_type: 'tlp', definition: { tlp: 'amber' } })?.name).toBe('TLP:AMBER')
+    expect(labelOfMarkingDefinition({ type: 'marking-definition', extensions: MARKINGS[5].extensions })?.name).toBe('TLP:AMBER+STRICT')
+    expect(labelOfMarkingDefinition({ type: 'marking-definition', definition_type: 'statement', definition: { statement: 'x' } })).toBeUndefined()
+    const custom = new Map([['marking-definition--00000000-0000-4000-8000-000000000001', labelOfMarkingId(MARKINGS[2].id)!]])
+    expect(fromStixIndicator({ ...object, object_marking_refs: ['marking-definition--00000000-0000-4000-8000-000000000001'] }, custom).securityLabels.map((l) => l.name)).toEqual(['TLP:AMBER'])
+  })
+
+  it.each([
+    [{ ...object, type: 'malware' }, /a malware object is not imported/],
+    [{ ...object, pattern_type: 'sigma' }, /pattern_type sigma/],
+    [{ ...object, revoked: true }, /revoked/],
+    [{ ...object, spec_version: '2.0' }, /spec_version 2.0/],
+    [{ ...object, pattern: "[process:name = 'x']" }, /^pattern \[process:name = 'x'\]: process:name is not an observable/],
+  ])('refuses %j', (o, why) => {
+    expect(() => fromStixIndicator(o)).toThrow(why)
   })
 })
 

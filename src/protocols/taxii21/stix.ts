@@ -10,6 +10,9 @@ import { UuidV5Namespace } from '../../domain/uuid.js'
 
 export type AppVersion = '1.0' | '2.0'
 
+/** What an indicator object carries: a TAXII application version's fields, or (a bundle file) the fields of both. */
+export type StixProfile = AppVersion | 'bundle'
+
 export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1'
 
 // ---------------------------------------------------------------------------------------------
@@ -80,6 +83,184 @@ export function stixPattern(type: string, values: readonly (string | null)[]): s
   }
 }
 
+/** An Indicator a pattern describes: its type and value fields as stixPattern reads them. */
+export interface PatternIndicator {
+  type: string
+  values: [string | null, string | null, string | null]
+}
+
+type Token = { kind: 'punct' | 'word' | 'string' | 'op'; text: string }
+
+/** §9.2 tokens; an object path keeps its quoted steps and list indexes (`values[*].name`) as one word. */
+function tokenize(pattern: string): Token[] {
+  const tokens: Token[] = []
+  let i = 0
+  const quoted = (start: number): [string, number] => {
+    let value = ''
+    for (let j = start + 1; j < pattern.length; j++) {
+      const c = pattern[j]
+      if (c === '\\') {
+        const next = pattern[j + 1]
+        if (next !== '\\' && next !== "'") throw new Error(`the pattern has an unknown escape \\${next ?? ''}`)
+        value += next
+        j++
+      } else if (c === "'") return [value, j + 1]
+      else value += c
+    }
+    throw new Error('the pattern has an unterminated string')
+  }
+  while (i < pattern.length) {
+    const c = pattern[i]
+    if (/\s/.test(c)) { i++; continue }
+    if ('[]()'.includes(c)) { tokens.push({ kind: 'punct', text: c }); i++; continue }
+    if (c === "'") {
+      const [value, end] = quoted(i)
+      tokens.push({ kind: 'string', text: value })
+      i = end
+      continue
+    }
+    const op = /^(?:!=|<=|>=|=|<|>)/.exec(pattern.slice(i, i + 2))
+    if (op) { tokens.push({ kind: 'op', text: op[0] }); i += op[0].length; continue }
+    let word = ''
+    while (i < pattern.length && !/[\s()=!<>\]]/.test(pattern[i])) {
+      if (pattern[i] === "'") {
+        // A quoted path step (`hashes.'SHA-256'`); before anything else, a typed constant (b'…', t'…') ends here.
+        if (!word.endsWith('.')) break
+        const [step, end] = quoted(i)
+        word += `'${step}'`
+        i = end
+      } else if (pattern[i] === '[') {
+        const index = /^\[(?:\*|\d+)\]/.exec(pattern.slice(i))
+        if (!index || !word) break
+        word += index[0]
+        i += index[0].length
+      } else word += pattern[i++]
+    }
+    if (!word) throw new Error(`the pattern has an unexpected '${pattern[i]}'`)
+    tokens.push({ kind: 'word', text: word })
+  }
+  return tokens
+}
+
+interface Comparison { path: string; op: string; value: string }
+
+/**
+ * The comparisons of a pattern as a disjunction of conjunctions, for the forms an Indicator
+ * can hold: observations joined by OR, each a comparison expression of AND, OR and
+ * parentheses. Qualifiers, FOLLOWEDBY, AND between observations and NOT are refused.
+ */
+function readComparisons(pattern: string): Comparison[][] {
+  const tokens = tokenize(pattern)
+  let at = 0
+  const peek = () => tokens[at]
+  const is = (text: string) => peek()?.text.toUpperCase() === text && peek()?.kind !== 'string'
+  const expect = (text: string) => {
+    if (!is(text)) throw new Error(`expected '${text}' ${peek() ? `before '${peek()!.text}'` : 'at the end of the pattern'}`)
+    at++
+  }
+  const or = <T>(read: () => T[][]): T[][] => {
+    const terms = read()
+    while (is('OR')) { at++; terms.push(...read()) }
+    return terms
+  }
+  const comparison = (): Comparison[][] => {
+    if (is('(')) { at++; const inner = or(conjunction); expect(')'); return inner }
+    const path = peek()
+    if (path?.kind !== 'word' || !path.text.includes(':')) throw new Error(`expected an object path ${path ? `before '${path.text}'` : 'at the end'}`)
+    at++
+    if (is('NOT')) throw new Error('NOT comparisons are not supported')
+    const op = peek()
+    if (!op || (op.kind !== 'op' && op.kind !== 'word')) throw new Error(`expected an operator after ${path.text}`)
+    at++
+    const value = peek()
+    if (!value || (value.kind !== 'string' && !(value.kind === 'word' && /^-?\d+$/.test(value.text)))) {
+      throw new Error(`only a string or integer constant is supported after ${path.text} ${op.text}`)
+    }
+    at++
+    return [[{ path: path.text, op: op.text.toUpperCase(), value: value.text }]]
+  }
+  // AND distributes over OR: (a OR b) AND c → a AND c, b AND c.
+  const conjunction = (): Comparison[][] => {
+    let terms = comparison()
+    while (is('AND')) {
+      at++
+      const right = comparison()
+      terms = terms.flatMap((l) => right.map((r) => [...l, ...r]))
+    }
+    return terms
+  }
+  const observation = (): Comparison[][] => {
+    expect('[')
+    const terms = or(conjunction)
+    expect(']')
+    if (peek() && !is('OR')) throw new Error(`'${peek()!.text}' after an observation is not supported (only OR of observations)`)
+    return terms
+  }
+  const terms = or(observation)
+  if (at < tokens.length) throw new Error(`unexpected '${peek()!.text}'`)
+  return terms
+}
+
+const SIMPLE_PATHS: Record<string, string> = {
+  'ipv4-addr:value': 'Address', 'ipv6-addr:value': 'Address', 'email-addr:value': 'EmailAddress', 'domain-name:value': 'Host',
+  'url:value': 'URL', 'mutex:name': 'Mutex', "network-traffic:extensions.'http-request-ext'.request_header.'User-Agent'": 'User Agent',
+}
+
+/** file:hashes.<name> → the File value slot (MD5, SHA-1, SHA-256); the hash names of §10.7, quoted or not. */
+function fileHashSlot(path: string): number | undefined {
+  const name = /^file:hashes\.(?:'([^']+)'|(\w+))$/.exec(path)
+  if (!name) return undefined
+  return { MD5: 0, 'SHA-1': 1, SHA1: 1, 'SHA-256': 2, SHA256: 2 }[(name[1] ?? name[2]).toUpperCase()]
+}
+
+const REGISTRY_PATHS = ['windows-registry-key:key', 'windows-registry-key:values[*].name', 'windows-registry-key:values[*].data_type']
+
+function indicatorOfTerm(term: Comparison[]): PatternIndicator {
+  const describe = () => term.map((c) => `${c.path} ${c.op}`).join(' AND ')
+  if (term.every((c) => REGISTRY_PATHS.includes(c.path) && c.op === '=')) {
+    const values: PatternIndicator['values'] = [null, null, null]
+    for (const c of term) {
+      const slot = REGISTRY_PATHS.indexOf(c.path)
+      if (values[slot] !== null) throw new Error(`${c.path} appears twice in one comparison`)
+      values[slot] = c.value
+    }
+    if (values[0] === null) throw new Error('a Registry Key needs windows-registry-key:key')
+    return { type: 'Registry Key', values }
+  }
+  if (term.length > 1) throw new Error(`AND of ${describe()} is not an Indicator Bulwark can hold`)
+  const [{ path, op, value }] = term
+  const cidr = value.includes('/')
+  if ((path === 'ipv4-addr:value' || path === 'ipv6-addr:value') && (op === 'ISSUBSET' || (op === '=' && cidr))) {
+    return { type: 'CIDR', values: [value, null, null] }
+  }
+  if (op !== '=') throw new Error(`the operator ${op} is not supported on ${path} (only =)`)
+  if (path === 'autonomous-system:number' && /^\d+$/.test(value)) return { type: 'ASN', values: [`ASN${value}`, null, null] }
+  const simple = SIMPLE_PATHS[path]
+  if (simple) return { type: simple, values: [value, null, null] }
+  const slot = fileHashSlot(path)
+  if (slot !== undefined) {
+    const values: PatternIndicator['values'] = [null, null, null]
+    values[slot] = value
+    return { type: 'File', values }
+  }
+  throw new Error(`${path} is not an observable Bulwark holds as an Indicator`)
+}
+
+/**
+ * The Indicators a STIX pattern describes: each alternative of an OR one Indicator, except
+ * that hashes of one File (at most one of each kind, as stixPattern writes them) are one File.
+ * Throws, saying why, for any pattern stixPattern could not have written in spirit: qualifiers,
+ * other operators, objects Bulwark has no Indicator type for.
+ */
+export function indicatorsOfPattern(pattern: string): PatternIndicator[] {
+  const found = readComparisons(pattern).map(indicatorOfTerm)
+  const files = found.filter((i) => i.type === 'File')
+  const oneFile = files.length > 1 && [0, 1, 2].every((slot) => files.filter((f) => f.values[slot] !== null).length <= 1)
+  if (!oneFile) return found
+  const merged: PatternIndicator = { type: 'File', values: [0, 1, 2].map((slot) => files.find((f) => f.values[slot] !== null)?.values[slot] ?? null) as PatternIndicator['values'] }
+  return [merged, ...found.filter((i) => i.type !== 'File')]
+}
+
 // ---------------------------------------------------------------------------------------------
 // Markings
 
@@ -144,6 +325,34 @@ export function markingOf(labels: readonly string[]): StixMarking | undefined {
     if (m && (!best || m.rank > best.rank)) best = m
   }
   return best?.marking
+}
+
+/** A Security Label a TLP marking stands for, defined fully so an import may create it where it is missing. */
+export interface TlpLabel { name: string; color: string; description: string }
+
+/** The colors FIRST gives each TLP level (TLP 2.0 definitions; WHITE as CLEAR). */
+const TLP_COLORS: Record<string, string> = {
+  'TLP:WHITE': 'FFFFFF', 'TLP:CLEAR': 'FFFFFF', 'TLP:GREEN': '33FF00', 'TLP:AMBER': 'FFC000', 'TLP:AMBER+STRICT': 'FFC000', 'TLP:RED': 'FF2B2B',
+}
+
+function tlpLabel(name: string): TlpLabel | undefined {
+  const upper = name.toUpperCase()
+  if (!LABEL_MARKING[upper]) return undefined
+  return { name: upper, color: TLP_COLORS[upper], description: `Traffic Light Protocol ${upper.slice(4)}` }
+}
+
+/** The Security Label of a standard TLP marking id (the reverse of markingOf), or undefined. */
+export function labelOfMarkingId(id: string): TlpLabel | undefined {
+  const marking = MARKINGS.find((m) => m.id === id)
+  return marking && tlpLabel(marking.name)
+}
+
+/** The Security Label a marking-definition object defines as TLP (1.0 `definition`, or the TLP 2.0 extension), whatever its id. */
+export function labelOfMarkingDefinition(object: Record<string, unknown>): TlpLabel | undefined {
+  const definition = object.definition as { tlp?: unknown } | undefined
+  if (object.definition_type === 'tlp' && typeof definition?.tlp === 'string') return tlpLabel(`TLP:${definition.tlp}`)
+  const extension = (object.extensions as Record<string, { tlp_2_0?: unknown }> | undefined)?.[TLP2_EXTENSION]
+  return typeof extension?.tlp_2_0 === 'string' ? tlpLabel(`TLP:${extension.tlp_2_0}`) : undefined
 }
 
 /** The markings a collection returns, given the optional labels its Indicators use. */
@@ -217,7 +426,7 @@ export function stixModified(indicator: FeedIndicator): string {
  * One Indicator as the STIX indicator object of an application version, or undefined when its
  * value has no pattern. Timestamps are the stored ones (UTC, milliseconds, `Z`).
  */
-export function toStixIndicator(ids: StixIds, indicator: FeedIndicator, ownerName: string, version: AppVersion): StixIndicator | undefined {
+export function toStixIndicator(ids: StixIds, indicator: FeedIndicator, ownerName: string, version: StixProfile): StixIndicator | undefined {
   const pattern = stixPattern(indicator.type, indicator.values)
   if (pattern === undefined) return undefined
   const created = indicator.dateAdded
@@ -229,11 +438,11 @@ export function toStixIndicator(ids: StixIds, indicator: FeedIndicator, ownerNam
   }
   const marking = markingOf(indicator.securityLabels)
   if (marking) object.object_marking_refs = [marking.id]
-  if (version === '1.0') {
+  if (version !== '2.0') {
     if (indicator.tags.length) object.labels = indicator.tags
     if (indicator.confidence !== null) object.confidence = indicator.confidence
     if (indicator.description) object.description = indicator.description
-    return object
+    if (version === '1.0') return object
   }
   // Expiry, else the deactivation (an inactive Indicator stopped being valid by its last change).
   const until = indicator.expires ?? (indicator.active ? null : modified)
@@ -243,4 +452,57 @@ export function toStixIndicator(ids: StixIds, indicator: FeedIndicator, ownerNam
   object.x_svc_owner = ownerName
   object.x_svc_type = indicator.type
   return object
+}
+
+/** What an imported indicator object says about the Indicators of its pattern (toStixIndicator read backwards). */
+export interface ImportedIndicator {
+  indicators: PatternIndicator[]
+  tags: string[]
+  securityLabels: TlpLabel[]
+  rating?: number
+  confidence?: number
+  description?: string
+  /** `created` and `modified`: when the source first and last wrote it. */
+  created?: string
+  modified?: string
+  /** `valid_until`. */
+  expires?: string
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+
+/**
+ * A STIX 2.1 indicator object as Bulwark Indicators: its pattern (indicatorsOfPattern), `labels`
+ * as tags, its TLP markings as Security Labels (`markings`: marking-definition ids seen in the same
+ * bundle, beside the standard ones), `x_threat_rating`, `confidence`, `description`,
+ * `valid_until`. Throws, saying why, for an object that is not an indicator Bulwark can hold.
+ */
+export function fromStixIndicator(object: Record<string, unknown>, markings: ReadonlyMap<string, TlpLabel> = new Map()): ImportedIndicator {
+  if (object.type !== 'indicator') throw new Error(`a ${String(object.type ?? 'typeless')} object is not imported (only indicator objects are)`)
+  if (object.spec_version !== undefined && object.spec_version !== '2.1') throw new Error(`spec_version ${String(object.spec_version)} is not 2.1`)
+  if (object.pattern_type !== 'stix') throw new Error(`pattern_type ${String(object.pattern_type)} is not supported (only stix)`)
+  if (typeof object.pattern !== 'string') throw new Error('the indicator has no pattern')
+  if (object.revoked === true) throw new Error('the indicator is revoked')
+  let indicators: PatternIndicator[]
+  try {
+    indicators = indicatorsOfPattern(object.pattern)
+  } catch (error) {
+    throw new Error(`pattern ${object.pattern}: ${(error as Error).message}`)
+  }
+  const labels = Array.isArray(object.object_marking_refs) ? object.object_marking_refs : []
+  const tlp = labels.map((ref) => (typeof ref === 'string' ? markings.get(ref) ?? labelOfMarkingId(ref) : undefined)).filter((l) => l !== undefined)
+  // One TLP per object (as markingOf emits): the strictest, should a producer give more.
+  const strictest = tlp.sort((a, b) => LABEL_MARKING[b.name].rank - LABEL_MARKING[a.name].rank)[0]
+  const out: ImportedIndicator = {
+    indicators,
+    tags: Array.isArray(object.labels) ? [...new Set(object.labels.filter((l): l is string => typeof l === 'string' && l.trim() !== ''))] : [],
+    securityLabels: strictest ? [strictest] : [],
+  }
+  if (typeof object.x_threat_rating === 'number') out.rating = object.x_threat_rating
+  if (typeof object.confidence === 'number') out.confidence = object.confidence
+  out.description = text(object.description)
+  out.created = text(object.created)
+  out.modified = text(object.modified)
+  out.expires = text(object.valid_until)
+  return out
 }
