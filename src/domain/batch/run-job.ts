@@ -12,6 +12,7 @@ import {
 } from '../../store/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
+import { noteRowsWritten, refreshIfDue } from '../../store/planner-statistics.js'
 import { type RequestContext, toAccount } from '../context.js'
 import { canAccessOwner, isAllowed } from '../permissions.js'
 import type { Services } from '../context.js'
@@ -160,9 +161,12 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
         plan.tally(r, outcome.written, issues)
         r.progress.offset = next
         await commit(r, trx, issues)
-        return { labels: outcome.createdLabels ?? [], halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error') }
+        return { labels: outcome.createdLabels ?? [], written: outcome.written, halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error') }
       })
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
+      // Between commits, so the next chunk's look-ups plan with statistics of the table as it now is.
+      noteRowsWritten(r.store, created.written)
+      await refreshIfDue(r.store)
       if (created.halted) return true
     } catch (error) {
       r.progress = readProgress((await findBatchJob(r.store.db, r.job.id))?.progress ?? null)
