@@ -12,7 +12,8 @@
  * loads afresh and reports the ingest figures (bench/batch.ts).
  *
  * Environment: BENCH_INDICATORS (default 1,000,000), BENCH_DATASET_CACHE=off to reload,
- * BENCH_JOBS_IN_FLIGHT (default 4), BENCH_POSTGRES_URL.
+ * BENCH_JOBS_IN_FLIGHT (default 4), BENCH_CPU_PROFILE_DIR (profile the loading server),
+ * BENCH_POSTGRES_URL.
  */
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -310,7 +311,8 @@ async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUr
   try { await prepareDatabase(prepared) } finally { await prepared.close() }
   const port = await freePort()
   const loadStartedAt = new Date().toISOString()
-  const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile)
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROFILE_DIR] : []
+  const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile, profile)
   let peakRssMb = rssMb(server.child.pid)
   const sampler = setInterval(() => { peakRssMb = Math.max(peakRssMb, rssMb(server.child.pid)) }, 100)
   try {
