@@ -22,6 +22,7 @@ import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { BatchOptions } from './definition.js'
 import { type BatchEnvironment, loadBatchEnvironment, rememberLabel } from './environment.js'
 import { type BatchInput, isIssue, parseBatchInput, readGroupDraft, readIndicatorDraft } from './input.js'
+import type { ItemList } from './input-scan.js'
 import { type BatchProgress, PHASES, type Phase, errorTotal, readProgress, successTotal } from './progress.js'
 import { writeAssociationChunk } from './write-associations.js'
 import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
@@ -99,7 +100,7 @@ type Outcome = { consumed: number; written: number; issues: BatchIssue[]; create
 
 interface PhasePlan {
   phase: Exclude<Phase, 'done'>
-  items: unknown[]
+  items: ItemList
   read(item: unknown, index: number): Item | BatchIssue
   write(db: Kysely<Database>, drafts: Item[]): Promise<Outcome>
   tally(r: Runner, written: number, issues: BatchIssue[]): void
