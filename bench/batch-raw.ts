@@ -6,6 +6,7 @@
  */
 import { prepareDatabase } from '../src/bootstrap.js'
 import { openStore } from '../src/store/connect.js'
+import { readCpuMicros } from './lib/processes.js'
 
 const ROWS_PER_STATEMENT = 500
 const INDICATOR_COLUMNS = ['owner_id', 'type', 'summary', 'value1', 'value2', 'value3', 'rating', 'confidence', 'description', 'source', 'private_flag',
@@ -40,7 +41,7 @@ function insertSql(table: string, columns: string[], rows: number, postgres: boo
  * driver into a migrated, empty database, owner after owner, and times the inserts alone.
  * Rows are made one statement's worth at a time, as a streaming writer would.
  */
-export async function measureRawInserts(url: string, owners: readonly RawOwner[], make: (o: number, i: number) => BenchIndicator): Promise<{ seconds: number }> {
+export async function measureRawInserts(url: string, owners: readonly RawOwner[], make: (o: number, i: number) => BenchIndicator): Promise<{ seconds: number; cpuSeconds: number }> {
   const store = openStore(url)
   try {
     await prepareDatabase(store)
@@ -73,6 +74,9 @@ export async function measureRawInserts(url: string, owners: readonly RawOwner[]
       }
     }
     let seconds = 0
+    /** This process's CPU over the timed parts, plus (PostgreSQL) the backend's. */
+    let cpuMicros = 0
+    const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system }
     if (store.sqlite) {
       const db = store.sqlite
       const statements = new Map<number, { ind: any; tag: any; attr: any }>()
@@ -96,11 +100,15 @@ export async function measureRawInserts(url: string, owners: readonly RawOwner[]
       try {
         for (const [o, chunk] of chunks()) {
           const started = performance.now()
+          const cpu = cpuNow()
           write(o, chunk)
+          cpuMicros += cpuNow() - cpu
           seconds += (performance.now() - started) / 1000
         }
         const started = performance.now()
+        const cpu = cpuNow()
         db.exec('COMMIT')
+        cpuMicros += cpuNow() - cpu
         seconds += (performance.now() - started) / 1000
       } catch (error) {
         db.exec('ROLLBACK')
@@ -109,23 +117,28 @@ export async function measureRawInserts(url: string, owners: readonly RawOwner[]
     } else {
       const client = await store.pool!.connect()
       try {
+        const backend = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
+        const backendBefore = readCpuMicros(backend) ?? 0
         await client.query('BEGIN')
         for (const [o, chunk] of chunks()) {
           const started = performance.now()
+          const cpu = cpuNow()
           const n = chunk.length
           const ids = (await client.query({ name: `raw_ind_${n}`, text: insertSql('indicator', INDICATOR_COLUMNS, n, true, ' RETURNING id'), values: chunk.flatMap(indicatorValues(o)) })).rows.map((r) => r.id)
           await client.query({ name: `raw_tag_${n}`, text: insertSql('item_tag', TAG_LINK_COLUMNS, n, true), values: tagValues(o, chunk, ids) })
           await client.query({ name: `raw_attr_${n}`, text: insertSql('attribute', ATTRIBUTE_COLUMNS, n, true), values: attributeValues(o, chunk, ids) })
+          cpuMicros += cpuNow() - cpu
           seconds += (performance.now() - started) / 1000
         }
         const started = performance.now()
         await client.query('COMMIT')
         seconds += (performance.now() - started) / 1000
+        cpuMicros += (readCpuMicros(backend) ?? backendBefore) - backendBefore
       } finally {
         client.release()
       }
     }
-    return { seconds }
+    return { seconds, cpuSeconds: cpuMicros / 1e6 }
   } finally {
     await store.close()
   }

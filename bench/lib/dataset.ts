@@ -26,7 +26,7 @@ import { generateAccessId, generateSecretKey, generateToken } from '../../src/do
 import { loadTlsMaterial } from '../../src/protocols/http/tls.js'
 import { openStore } from '../../src/store/connect.js'
 import { POSTGRES_ADMIN_URL } from './postgres.js'
-import { type ChildServer, ROOT, freePort, startServer } from './processes.js'
+import { type ChildServer, ROOT, freePort, readCpuMicros, startServer } from './processes.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -82,6 +82,8 @@ export interface LoadFigures {
   peakRssMb: number
   /** The server's CPU time over the load (user + system), in seconds. */
   serverCpuSeconds?: number
+  /** PostgreSQL: CPU time of the backends serving the server over the load. */
+  databaseCpuSeconds?: number
   /** Each job's seconds from claim to Completed, as the server recorded them. */
   jobSeconds: number[]
 }
@@ -315,6 +317,7 @@ async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUr
   const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile, profile)
   let peakRssMb = rssMb(server.child.pid)
   const sampler = setInterval(() => { peakRssMb = Math.max(peakRssMb, rssMb(server.child.pid)) }, 100)
+  const backends = spec.dialect === 'postgres' ? new BackendCpu(databaseUrl) : undefined
   try {
     // The other owners are set up the way an operator does it (bulwark owners create / memberships set).
     const setup = openStore(databaseUrl)
@@ -333,6 +336,7 @@ async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUr
     const submitted = await submitAll(port, credentials.token, owners, spec.associationsPerGroup)
     const seconds = (performance.now() - started) / 1000
     const cpuAfter = server.cpuMicros()
+    const databaseCpuSeconds = await backends?.stop()
     peakRssMb = Math.max(peakRssMb, rssMb(server.child.pid))
     const loadFinishedAt = new Date().toISOString()
     clearInterval(sampler)
@@ -342,13 +346,59 @@ async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUr
       indicators: spec.indicators, groups: spec.groups, associations, jobs: submitted.jobs, seconds: Math.round(seconds * 100) / 100,
       indicatorsPerSecond: Math.round(spec.indicators / seconds), errors: submitted.errors, peakRssMb,
       serverCpuSeconds: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round((cpuAfter - cpuBefore) / 10_000) / 100 : undefined,
+      databaseCpuSeconds,
       jobSeconds: await jobSeconds(databaseUrl),
     }
     if (submitted.errors) throw new Error(`${submitted.errors} batch errors while loading the dataset; see ${logFile}`)
     return { spec, owners, credentials, loadStartedAt, loadFinishedAt, load }
   } finally {
     clearInterval(sampler)
+    await backends?.stop()
     await server.stop()
+  }
+}
+
+/**
+ * CPU time the PostgreSQL backends serving one database used while this watches (Linux,
+ * same machine): their pids are listed every half second and each one's utime + stime kept
+ * at its latest reading, so a backend that exits keeps what it had used until then.
+ */
+export class BackendCpu {
+  private readonly first = new Map<number, number>()
+  private readonly last = new Map<number, number>()
+  private readonly timer: NodeJS.Timeout
+  private readonly client: pg.Client
+  private ready: Promise<void>
+  private stopped?: Promise<number>
+
+  constructor(databaseUrl: string, private readonly excludePid?: number) {
+    this.client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
+    this.ready = this.client.connect().then(() => this.sample(new URL(databaseUrl).pathname.slice(1)))
+    this.timer = setInterval(() => { this.ready = this.ready.then(() => this.sample(new URL(databaseUrl).pathname.slice(1))).catch(() => {}) }, 500)
+  }
+
+  private async sample(database: string): Promise<void> {
+    const rows = (await this.client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows as { pid: number }[]
+    for (const { pid } of rows) {
+      if (pid === this.excludePid) continue
+      const micros = readCpuMicros(pid)
+      if (micros === undefined) continue
+      if (!this.first.has(pid)) this.first.set(pid, micros)
+      this.last.set(pid, micros)
+    }
+  }
+
+  /** Seconds of backend CPU since the watch began (backends already running count from their first sighting). */
+  stop(): Promise<number> {
+    this.stopped ??= (async () => {
+      clearInterval(this.timer)
+      await this.ready.catch(() => {})
+      await this.client.end().catch(() => {})
+      let micros = 0
+      for (const [pid, last] of this.last) micros += last - (this.first.get(pid) ?? last)
+      return Math.round(micros / 10_000) / 100
+    })()
+    return this.stopped
   }
 }
 
