@@ -1,10 +1,12 @@
 /**
  * The baseline of the batch benchmark: how fast the database takes the same rows (Indicator,
- * tag link, attribute) straight from the driver, with prepared multi-row INSERTs in one
- * transaction and nothing else (no parsing, validation, look-ups or HTTP).
+ * tag link, attribute of every owner) straight from the driver, with prepared multi-row INSERTs
+ * in one transaction and nothing else (no parsing, validation, look-ups or HTTP); making the
+ * rows in JavaScript is not timed.
  */
 import { prepareDatabase } from '../src/bootstrap.js'
 import { openStore } from '../src/store/connect.js'
+import { readCpuMicros } from './lib/processes.js'
 
 const ROWS_PER_STATEMENT = 500
 const INDICATOR_COLUMNS = ['owner_id', 'type', 'summary', 'value1', 'value2', 'value3', 'rating', 'confidence', 'description', 'source', 'private_flag',
@@ -22,30 +24,59 @@ interface BenchIndicator {
   attribute: { type: string; value: string }[]
 }
 
+/** The owners of a dataset, each with its Indicator count; Indicator i of owner o is make(o, i). */
+export interface RawOwner {
+  name: string
+  indicators: number
+}
+
 function insertSql(table: string, columns: string[], rows: number, postgres: boolean, returning = '') {
   let n = 0
   const tuple = () => `(${columns.map(() => (postgres ? `$${++n}` : '?')).join(', ')})`
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, tuple).join(', ')}${returning}`
 }
 
-export async function measureRawInserts(url: string, total: number, make: (i: number) => BenchIndicator): Promise<{ seconds: number }> {
+/**
+ * Inserts the owners' Indicators (each with its tag link and attribute) straight through the
+ * driver into a migrated, empty database, owner after owner, and times the inserts alone.
+ * Rows are made one statement's worth at a time, as a streaming writer would.
+ */
+export async function measureRawInserts(url: string, owners: readonly RawOwner[], make: (o: number, i: number) => BenchIndicator): Promise<{ seconds: number; cpuSeconds: number }> {
   const store = openStore(url)
   try {
     await prepareDatabase(store)
     const now = new Date().toISOString()
-    const owner = await store.db.insertInto('owner').values({ name: 'Raw', type: 'Organization', description: null, date_added: now }).returning('id').executeTakeFirstOrThrow()
-    const source = await store.db.selectFrom('attribute_type').select('id').where('name', '=', 'Source').executeTakeFirstOrThrow()
-    const tagIds = new Map<string, number>()
-    for (let t = 0; t < 100; t++) {
-      const row = await store.db.insertInto('tag').values({ owner_id: owner.id, name: `bench-tag-${t}`, description: null, technique_id: null, date_added: now, last_used: now }).returning('id').executeTakeFirstOrThrow()
-      tagIds.set(`bench-tag-${t}`, row.id)
+    const attributeTypes = new Map((await store.db.selectFrom('attribute_type').select(['id', 'name']).execute()).map((r) => [r.name, r.id]))
+    const ownerIds: number[] = []
+    const tagIds: Map<string, number>[] = []
+    for (const [o, owner] of owners.entries()) {
+      const row = await store.db.insertInto('owner').values({ name: `Raw ${owner.name}`, type: 'Organization', description: null, date_added: now }).returning('id').executeTakeFirstOrThrow()
+      ownerIds.push(row.id)
+      const names = new Set<string>()
+      for (let i = 0; i < Math.min(owner.indicators, 1000); i++) names.add(make(o, i).tag[0].name)
+      const tags = new Map<string, number>()
+      for (const name of names) {
+        const tag = await store.db.insertInto('tag').values({ owner_id: row.id, name, description: null, technique_id: null, date_added: now, last_used: now }).returning('id').executeTakeFirstOrThrow()
+        tags.set(name, tag.id)
+      }
+      tagIds.push(tags)
     }
-    const items = Array.from({ length: total }, (_, i) => make(i))
-    const indicatorValues = (it: BenchIndicator) => [owner.id, it.type, it.summary, it.summary, null, null, it.rating, it.confidence, null, null, 0, 1, 0, 0, 0,
+    const indicatorValues = (o: number) => (it: BenchIndicator) => [ownerIds[o], it.type, it.summary, it.summary, null, null, it.rating, it.confidence, null, null, 0, 1, 0, 0, 0,
       null, null, null, null, null, null, 1, now, now]
-    const chunks: BenchIndicator[][] = []
-    for (let i = 0; i < items.length; i += ROWS_PER_STATEMENT) chunks.push(items.slice(i, i + ROWS_PER_STATEMENT))
-    const started = performance.now()
+    const tagValues = (o: number, chunk: BenchIndicator[], ids: number[]) => chunk.flatMap((it, k) => [tagIds[o].get(it.tag[0].name), 'indicator', ids[k], now])
+    const attributeValues = (o: number, chunk: BenchIndicator[], ids: number[]) => chunk.flatMap((it, k) => [ownerIds[o], 'indicator', ids[k], attributeTypes.get(it.attribute[0].type),
+      it.attribute[0].value, 0, 0, null, 1, now, now])
+    function* chunks(): Generator<[number, BenchIndicator[]]> {
+      for (const [o, owner] of owners.entries()) {
+        for (let i = 0; i < owner.indicators; i += ROWS_PER_STATEMENT) {
+          yield [o, Array.from({ length: Math.min(ROWS_PER_STATEMENT, owner.indicators - i) }, (_, k) => make(o, i + k))]
+        }
+      }
+    }
+    let seconds = 0
+    /** This process's CPU over the timed parts, plus (PostgreSQL) the backend's. */
+    let cpuMicros = 0
+    const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system }
     if (store.sqlite) {
       const db = store.sqlite
       const statements = new Map<number, { ind: any; tag: any; attr: any }>()
@@ -59,30 +90,55 @@ export async function measureRawInserts(url: string, total: number, make: (i: nu
         }
         return statements.get(n)!
       }
-      db.transaction(() => {
-        for (const chunk of chunks) {
-          const s = prepared(chunk.length)
-          const ids = (s.ind.all(chunk.flatMap(indicatorValues)) as { id: number }[]).map((r) => r.id)
-          s.tag.run(chunk.flatMap((it, k) => [tagIds.get(it.tag[0].name), 'indicator', ids[k], now]))
-          s.attr.run(chunk.flatMap((it, k) => [owner.id, 'indicator', ids[k], source.id, it.attribute[0].value, 0, 0, null, 1, now, now]))
+      const write = (o: number, chunk: BenchIndicator[]) => {
+        const s = prepared(chunk.length)
+        const ids = (s.ind.all(chunk.flatMap(indicatorValues(o))) as { id: number }[]).map((r) => r.id)
+        s.tag.run(tagValues(o, chunk, ids))
+        s.attr.run(attributeValues(o, chunk, ids))
+      }
+      db.exec('BEGIN')
+      try {
+        for (const [o, chunk] of chunks()) {
+          const started = performance.now()
+          const cpu = cpuNow()
+          write(o, chunk)
+          cpuMicros += cpuNow() - cpu
+          seconds += (performance.now() - started) / 1000
         }
-      })()
+        const started = performance.now()
+        const cpu = cpuNow()
+        db.exec('COMMIT')
+        cpuMicros += cpuNow() - cpu
+        seconds += (performance.now() - started) / 1000
+      } catch (error) {
+        db.exec('ROLLBACK')
+        throw error
+      }
     } else {
       const client = await store.pool!.connect()
       try {
+        const backend = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
+        const backendBefore = readCpuMicros(backend) ?? 0
         await client.query('BEGIN')
-        for (const chunk of chunks) {
+        for (const [o, chunk] of chunks()) {
+          const started = performance.now()
+          const cpu = cpuNow()
           const n = chunk.length
-          const ids = (await client.query({ name: `raw_ind_${n}`, text: insertSql('indicator', INDICATOR_COLUMNS, n, true, ' RETURNING id'), values: chunk.flatMap(indicatorValues) })).rows.map((r) => r.id)
-          await client.query({ name: `raw_tag_${n}`, text: insertSql('item_tag', TAG_LINK_COLUMNS, n, true), values: chunk.flatMap((it, k) => [tagIds.get(it.tag[0].name), 'indicator', ids[k], now]) })
-          await client.query({ name: `raw_attr_${n}`, text: insertSql('attribute', ATTRIBUTE_COLUMNS, n, true), values: chunk.flatMap((it, k) => [owner.id, 'indicator', ids[k], source.id, it.attribute[0].value, 0, 0, null, 1, now, now]) })
+          const ids = (await client.query({ name: `raw_ind_${n}`, text: insertSql('indicator', INDICATOR_COLUMNS, n, true, ' RETURNING id'), values: chunk.flatMap(indicatorValues(o)) })).rows.map((r) => r.id)
+          await client.query({ name: `raw_tag_${n}`, text: insertSql('item_tag', TAG_LINK_COLUMNS, n, true), values: tagValues(o, chunk, ids) })
+          await client.query({ name: `raw_attr_${n}`, text: insertSql('attribute', ATTRIBUTE_COLUMNS, n, true), values: attributeValues(o, chunk, ids) })
+          cpuMicros += cpuNow() - cpu
+          seconds += (performance.now() - started) / 1000
         }
+        const started = performance.now()
         await client.query('COMMIT')
+        seconds += (performance.now() - started) / 1000
+        cpuMicros += (readCpuMicros(backend) ?? backendBefore) - backendBefore
       } finally {
         client.release()
       }
     }
-    return { seconds: (performance.now() - started) / 1000 }
+    return { seconds, cpuSeconds: cpuMicros / 1e6 }
   } finally {
     await store.close()
   }

@@ -1,9 +1,9 @@
 /**
  * TAXII 1.1 poll throughput: 100,000 Indicators loaded through the v2 Batch API at default
- * settings into one Organization, then polled by a TAXII account over the 24-hour window
+ * settings into one Organization (bench/lib/dataset.ts, cached between runs), then polled by a TAXII account over the 24-hour window
  * that holds them, Poll_Request then Poll_Fulfillment to the last result part. Measured per
  * round: Indicators per second, time to first byte of the Poll_Response, bytes; the server's
- * peak RSS (VmHWM of a server started fresh after the load, so the import does not count).
+ * peak RSS (VmHWM of a server started fresh on the loaded database, so the import does not count).
  * Baseline in the same run: bench/bare-stream-server.ts streaming the same byte count over
  * the same HTTPS stack, in turns with the Bulwark runs. Writes bench/results/taxii11.json.
  *
@@ -16,19 +16,17 @@ import { Agent, request } from 'node:https'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccount } from '../src/domain/access/accounts.js'
-import { generateAccessId, generateSecretKey, generateToken } from '../src/domain/access/credentials.js'
-import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { openStore } from '../src/store/connect.js'
-import { ORGANIZATION, importThroughApi, prepare } from './batch.js'
-import { createDatabase } from './lib/postgres.js'
+import { startDatasetServer } from './lib/dataset.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
 
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
 const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 /** BENCH_CPU_PROF=<dir>: profile the polled server (bench/profile-summary.ts reads the file). */
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF
+/** The dataset's one owner (bench/lib/dataset.ts). */
+const ORGANIZATION = 'Bench Organization'
 const TAXII_USER = 'bench-taxii'
 const TAXII_PASSWORD = 'bench-taxii-password-1'
 const NS = 'http://taxii.mitre.org/messages/taxii_xml_binding-1.1'
@@ -142,37 +140,24 @@ async function discover(port: number): Promise<void> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const round = (n: number) => Math.round(n * 100) / 100
 
-async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls: { cert: string; key: string }) {
-  const database = dialect === 'postgres' ? await createDatabase('bulwark_taxii11_bench') : undefined
-  const url = database?.url ?? `sqlite:${join(work, dialect, 'bulwark.db')}`
-  const token = generateToken()
+async function measureDialect(dialect: 'sqlite' | 'postgres', work: string) {
+  // One owner holding every Indicator, as the poll reads one collection.
+  const ds = await startDatasetServer({ dialect, indicators: TOTAL, ownerShares: [1], groups: 0 }, work,
+    { nodeArgs: CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR] : [] })
+  const { port, tls } = ds
+  const server = ds.server
   try {
-    await prepare(url)
-    const port = await freePort()
-    const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))),
-      BULWARK_DATA_DIR: join(work, dialect), BULWARK_PORT: String(port), BULWARK_HOST: '127.0.0.1', BULWARK_TLS_CERT: tls.cert, BULWARK_TLS_KEY: tls.key,
-      BULWARK_LOG_LEVEL: LOG_LEVEL, BULWARK_ADMIN_ACCESS_ID: generateAccessId(), BULWARK_ADMIN_SECRET_KEY: generateSecretKey(), BULWARK_ADMIN_TOKEN: token,
-      BULWARK_ORGANIZATION: ORGANIZATION, BULWARK_DATABASE_URL: url, BULWARK_PUBLIC_URL: `https://127.0.0.1:${port}`,
-    }
-    const begin = new Date(Date.now() - 1000).toISOString()
-    const loader = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`))
-    try {
-      const load = await importThroughApi(port, token, TOTAL)
-      if (load.errors) throw new Error(`${load.errors} batch errors`)
-    } finally {
-      await loader.stop()
-    }
-    const store = openStore(url)
+    const store = openStore(ds.databaseUrl)
     try {
       await createAccount(store.db, { userName: TAXII_USER, kind: 'taxii', organization: ORGANIZATION, role: 'Standard User', password: TAXII_PASSWORD, firstName: 'Bench', lastName: 'Poller' }, new Date().toISOString())
     } finally {
       await store.close()
     }
-    const end = new Date().toISOString()
+    // The window that holds every Indicator of the dataset: its load, with a second's margin before.
+    const begin = new Date(Date.parse(ds.manifest.loadStartedAt) - 1000).toISOString()
+    const end = ds.manifest.loadFinishedAt
     const basePort = await freePort()
     const bare = await startServer('bench/bare-stream-server.ts', { ...process.env, BENCH_PORT: String(basePort), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key }, join(work, 'bare.log'))
-    const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`), CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR] : [])
     const runs: PollRun[] = []
     const baselines: { seconds: number; ttfbMs: number }[] = []
     try {
@@ -199,11 +184,10 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
         ratio: round(baseSeconds / seconds), rounds: runs.map((r) => round(r.seconds)),
       }
     } finally {
-      await server.stop()
       await bare.stop()
     }
   } finally {
-    await database?.drop()
+    await ds.close()
   }
 }
 
@@ -211,9 +195,7 @@ export async function run(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bulwark-taxii11-bench-'))
   const rows = []
   try {
-    await loadTlsMaterial({ dataDir: work })
-    const tls = { cert: join(work, 'tls', 'self-signed.crt'), key: join(work, 'tls', 'self-signed.key') }
-    for (const dialect of DIALECTS) rows.push(await measureDialect(dialect, work, tls))
+    for (const dialect of DIALECTS) rows.push(await measureDialect(dialect, work))
   } finally {
     rmSync(work, { recursive: true, force: true })
   }

@@ -1,6 +1,7 @@
 /**
  * Whole-collection reads over TAXII 2.1: an owner holding BENCH_TAXII_INDICATORS Indicators
- * (default 1,000,000), loaded through the v2 batch API at default settings, read by following
+ * (default 1,000,000), loaded through the v2 batch API at default settings (bench/lib/dataset.ts,
+ * cached between runs), read by following
  * `next` with limit=1000 and limit=10000 from a Bulwark child process over HTTPS. Reports
  * objects per second, the last page's time against the first page's, and the server's
  * largest resident set size while serving. Baseline in the same run: a bare Fastify HTTPS
@@ -14,23 +15,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { Agent, request } from 'node:https'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { prepareDatabase } from '../src/bootstrap.js'
 import { createAccount } from '../src/domain/access/accounts.js'
-import { generateAccessId, generateSecretKey, generateToken } from '../src/domain/access/credentials.js'
 import { isoNow } from '../src/domain/time.js'
-import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { openStore } from '../src/store/connect.js'
-import { createDatabase } from './lib/postgres.js'
+import { startDatasetServer } from './lib/dataset.js'
 import { ROOT, freePort, startServer } from './lib/processes.js'
 
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
 const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 1_000_000)
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 const ORGANIZATION = 'Bench Organization'
 const LIMITS = [1000, 10_000]
-/** The default batch limits: 25,000 Indicators and 2,000,000 bytes a file. */
-const PER_JOB = 25_000
-const MAX_FILE_BYTES = 1_900_000
 /** Pages the baseline keeps in memory and serves in turn. */
 const BASELINE_PAGES = 8
 const OBJECTS_PATH = `/api/services/taxii/v2/taxii/svc_taxii/collections/${encodeURIComponent(ORGANIZATION)}/objects/`
@@ -50,56 +44,6 @@ function call(port: number, headers: Record<string, string>, method: string, pat
     if (body !== undefined) req.write(body)
     req.end()
   })
-}
-
-/** Indicator i: Host, Address, EmailAddress or URL, with a rating and a confidence. */
-function indicator(i: number) {
-  const base = { rating: (i % 5) + 1, confidence: i % 101 }
-  switch (i % 4) {
-    case 0: return { ...base, type: 'Host', summary: `h${i}.bench.example` }
-    case 1: return { ...base, type: 'Address', summary: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }
-    case 2: return { ...base, type: 'EmailAddress', summary: `user${i}@bench.example` }
-    default: return { ...base, type: 'URL', summary: `https://bench.example/path/${i}` }
-  }
-}
-
-/** Batch files within the default limits (25,000 Indicators, 2 MB). */
-function* batchFiles(): Generator<string> {
-  let items: string[] = []
-  let bytes = 20
-  for (let i = 0; i < TOTAL; i++) {
-    const item = JSON.stringify(indicator(i))
-    if (items.length === PER_JOB || bytes + item.length + 1 > MAX_FILE_BYTES) {
-      yield `{"indicator":[${items.join(',')}]}`
-      items = []
-      bytes = 20
-    }
-    items.push(item)
-    bytes += item.length + 1
-  }
-  if (items.length) yield `{"indicator":[${items.join(',')}]}`
-}
-
-async function load(port: number, token: string): Promise<{ seconds: number; jobs: number; errors: number }> {
-  const auth = { authorization: `TC-Token ${token}` }
-  const started = performance.now()
-  let jobs = 0
-  let errors = 0
-  for (const file of batchFiles()) {
-    const created = await call(port, auth, 'POST', '/api/v2/batch', JSON.stringify({ version: 'V2', owner: ORGANIZATION, haltOnError: false, action: 'Create', attributeWriteType: 'Append' }))
-    if (created.status !== 201) throw new Error(`POST /v2/batch: ${created.status} ${created.text}`)
-    const id = JSON.parse(created.text).data.batchId
-    const uploaded = await call(port, auth, 'POST', `/api/v2/batch/${id}`, file, 'application/octet-stream')
-    if (uploaded.status !== 202) throw new Error(`POST /v2/batch/${id}: ${uploaded.status} ${uploaded.text}`)
-    jobs++
-    // One job at a time keeps the files of a million Indicators out of memory.
-    for (;;) {
-      const status = JSON.parse((await call(port, auth, 'GET', `/api/v2/batch/${id}`)).text).data?.batchStatus
-      if (status?.status === 'Completed') { errors += status.errorCount; break }
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  return { seconds: (performance.now() - started) / 1000, jobs, errors }
 }
 
 function rssBytes(pid: number | undefined): number {
@@ -170,66 +114,46 @@ interface Row {
   maxRssMB: number
 }
 
-async function measure(dialect: 'sqlite' | 'postgres', work: string, tls: { cert: string; key: string }): Promise<Row> {
-  const database = dialect === 'postgres' ? await createDatabase('bulwark_taxii_bench') : undefined
-  const url = database?.url ?? `sqlite:${join(work, dialect, 'bulwark.db')}`
-  const token = generateToken()
+async function measure(dialect: 'sqlite' | 'postgres', work: string): Promise<Row> {
+  // One owner's collection holds every Indicator (bench/lib/dataset.ts, cached between runs).
+  const ds = await startDatasetServer({ dialect, indicators: TOTAL, ownerShares: [1], groups: 0 }, work, { env: { BULWARK_BATCH_WORKER: 'off' } })
+  const { port, tls } = ds
+  const loaded = { seconds: ds.manifest.load.seconds, jobs: ds.manifest.load.jobs, errors: ds.manifest.load.errors }
   try {
-    const prepared = openStore(url)
-    await prepareDatabase(prepared)
-    await prepared.close()
-    const port = await freePort()
-    const env: NodeJS.ProcessEnv = {
-      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))),
-      BULWARK_DATA_DIR: join(work, dialect), BULWARK_PORT: String(port), BULWARK_HOST: '127.0.0.1', BULWARK_TLS_CERT: tls.cert, BULWARK_TLS_KEY: tls.key,
-      BULWARK_LOG_LEVEL: LOG_LEVEL, BULWARK_ADMIN_ACCESS_ID: generateAccessId(), BULWARK_ADMIN_SECRET_KEY: generateSecretKey(), BULWARK_ADMIN_TOKEN: token,
-      BULWARK_ORGANIZATION: ORGANIZATION, BULWARK_DATABASE_URL: url, BULWARK_PUBLIC_URL: `https://127.0.0.1:${port}`,
-    }
-    const loader = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`))
-    let loaded
-    try {
-      loaded = await load(port, token)
-    } finally {
-      await loader.stop()
-    }
-    const store = openStore(url)
+    const store = openStore(ds.databaseUrl)
     await createAccount(store.db, { userName: 'bench-taxii', kind: 'taxii', organization: ORGANIZATION, role: 'Standard User', password: 'bench-taxii-password' }, isoNow())
     await store.close()
-    // A fresh process serves, so its memory is what serving needs, not what the batch import left behind.
-    const server = await startServer('src/main.ts', { ...env, BULWARK_BATCH_WORKER: 'off' }, join(work, `bulwark-${dialect}.log`))
+    // The dataset's server is a fresh process: its memory is what serving needs, not what the batch import left behind.
+    const server = ds.server
+    const headers = { authorization: `Basic ${Buffer.from('bench-taxii:bench-taxii-password').toString('base64')}`, accept: 'application/taxii+json;version=2.1' }
+    // The first request pays for the TLS handshake and the password hash; neither is paging.
+    const warm = await call(port, headers, 'GET', '/api/services/taxii/v2/taxii/svc_taxii/collections/')
+    if (warm.status !== 200) throw new Error(`collections: ${warm.status} ${warm.text}`)
+    const idleRss = rssBytes(server.child.pid)
+    let maxRss = idleRss
+    let walkRss = idleRss
+    const sampler = setInterval(() => {
+      const now = rssBytes(server.child.pid)
+      maxRss = Math.max(maxRss, now)
+      walkRss = Math.max(walkRss, now)
+    }, 50)
+    const walks: Row['walks'] = []
     try {
-      const headers = { authorization: `Basic ${Buffer.from('bench-taxii:bench-taxii-password').toString('base64')}`, accept: 'application/taxii+json;version=2.1' }
-      // The first request pays for the TLS handshake and the password hash; neither is paging.
-      const warm = await call(port, headers, 'GET', '/api/services/taxii/v2/taxii/svc_taxii/collections/')
-      if (warm.status !== 200) throw new Error(`collections: ${warm.status} ${warm.text}`)
-      const idleRss = rssBytes(server.child.pid)
-      let maxRss = idleRss
-      let walkRss = idleRss
-      const sampler = setInterval(() => {
-        const now = rssBytes(server.child.pid)
-        maxRss = Math.max(maxRss, now)
-        walkRss = Math.max(walkRss, now)
-      }, 50)
-      const walks: Row['walks'] = []
-      try {
-        for (const limit of LIMITS) {
-          const kept: string[] = []
-          walkRss = rssBytes(server.child.pid)
-          const measured = await walk(port, headers, limit, (_n, next) => `${OBJECTS_PATH}?limit=${limit}${next ? `&next=${next}` : ''}`, kept)
-          measured.maxRssMB = round(Math.max(walkRss, rssBytes(server.child.pid)) / 1024 / 1024)
-          const baseline = await walkBaseline(work, tls, limit, kept, measured.pages)
-          walks.push({ ...measured, baselineObjectsPerSecond: baseline.objectsPerSecond, ratioToBaseline: round(measured.objectsPerSecond / baseline.objectsPerSecond) })
-        }
-      } finally {
-        clearInterval(sampler)
+      for (const limit of LIMITS) {
+        const kept: string[] = []
+        walkRss = rssBytes(server.child.pid)
+        const measured = await walk(port, headers, limit, (_n, next) => `${OBJECTS_PATH}?limit=${limit}${next ? `&next=${next}` : ''}`, kept)
+        measured.maxRssMB = round(Math.max(walkRss, rssBytes(server.child.pid)) / 1024 / 1024)
+        const baseline = await walkBaseline(work, tls, limit, kept, measured.pages)
+        walks.push({ ...measured, baselineObjectsPerSecond: baseline.objectsPerSecond, ratioToBaseline: round(measured.objectsPerSecond / baseline.objectsPerSecond) })
       }
-      return { dialect, indicators: TOTAL, loadSeconds: round(loaded.seconds), loadJobs: loaded.jobs, loadErrors: loaded.errors, walks,
-        idleRssMB: round(idleRss / 1024 / 1024), maxRssMB: round(maxRss / 1024 / 1024) }
     } finally {
-      await server.stop()
+      clearInterval(sampler)
     }
+    return { dialect, indicators: TOTAL, loadSeconds: round(loaded.seconds), loadJobs: loaded.jobs, loadErrors: loaded.errors, walks,
+      idleRssMB: round(idleRss / 1024 / 1024), maxRssMB: round(maxRss / 1024 / 1024) }
   } finally {
-    await database?.drop()
+    await ds.close()
   }
 }
 
@@ -253,9 +177,7 @@ export async function run(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'bulwark-taxii-bench-'))
   const rows: Row[] = []
   try {
-    await loadTlsMaterial({ dataDir: work })
-    const tls = { cert: join(work, 'tls', 'self-signed.crt'), key: join(work, 'tls', 'self-signed.key') }
-    for (const dialect of DIALECTS) rows.push(await measure(dialect, work, tls))
+    for (const dialect of DIALECTS) rows.push(await measure(dialect, work))
   } finally {
     agent.destroy()
     rmSync(work, { recursive: true, force: true })

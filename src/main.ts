@@ -11,6 +11,7 @@ import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './protocols/http/server.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
+import { refreshAtStart } from './store/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 
 async function main() {
@@ -32,6 +33,8 @@ async function main() {
   for (const { path, from } of tightened) app.log.warn({ path, mode: from }, 'was readable by other users; made private')
   await app.listen({ host: config.host, port: config.port })
   app.log.info({ database: store.dialect, publicUrl: config.publicUrl, tls: config.tls.enabled }, 'Bulwark is serving')
+  // After listening, so a large database does not delay the first answer.
+  void refreshAtStart(store).catch((err) => app.log.warn({ err }, 'could not refresh planner statistics at start'))
   if (tls?.generatedAt) app.log.info({ certificate: tls.generatedAt }, 'made a self-signed TLS certificate (set BULWARK_TLS_CERT and BULWARK_TLS_KEY to use your own)')
   if (firstStart) {
     app.log.info({ organization: firstStart.organization, user: firstStart.userName }, 'first start: created the default Organization and its administrator API account')

@@ -16,7 +16,7 @@ export interface ChildServer {
 }
 
 /** Linux only: utime + stime from /proc/<pid>/stat, in clock ticks of 10 ms. */
-function readCpuMicros(pid: number | undefined): number | undefined {
+export function readCpuMicros(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')

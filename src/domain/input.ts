@@ -14,7 +14,7 @@ type Body = Record<string, unknown>
  * impossible to turn into text, `__proto__` reaches for the prototype. No field of the platform's
  * formats has such a name, so the reader refuses them.
  */
-const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+export const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
 
 /** Deeper than any body of the platform's formats (v3 nested associations reach about eight levels). */
 export const MAX_INPUT_DEPTH = 64

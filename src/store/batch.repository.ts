@@ -4,6 +4,7 @@
  * node that lost its lease cannot write progress over the new holder's.
  */
 import { type Kysely, sql } from 'kysely'
+import { BATCH_CHANNEL } from './batch-wakeups.js'
 import type { Database, Row } from './database.js'
 
 export type BatchJobRow = Row<'batch_job'>
@@ -39,12 +40,16 @@ export async function findBatchInput(db: Kysely<Database>, id: number): Promise<
   return row?.content ?? null
 }
 
-/** Stores the input and queues the job, only while it is still Created. */
-export function queueBatchJob(db: Kysely<Database>, id: number, input: string): Promise<boolean> {
+/**
+ * Stores the input and queues the job, only while it is still Created. `notify` (PostgreSQL)
+ * sends NOTIFY on BATCH_CHANNEL with the commit, waking the workers of every node.
+ */
+export function queueBatchJob(db: Kysely<Database>, id: number, input: string, notify = false): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const r = await trx.updateTable('batch_job').set({ status: 'Queued' }).where('id', '=', id).where('status', '=', 'Created').executeTakeFirst()
     if (Number(r.numUpdatedRows) !== 1) return false
     await trx.insertInto('batch_input').values({ job_id: id, content: input }).execute()
+    if (notify) await sql`select pg_notify(${BATCH_CHANNEL}, ${String(id)})`.execute(trx)
     return true
   })
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHUNK_SIZE } from '../domain/batch/run-job.js'
 import { createServices } from '../domain/services.js'
 import { commitBatchProgress, findBatchJob } from '../store/batch.repository.js'
-import { ORG, PUBLIC_URL, type TestApp, createTestApp } from '../test/harness.js'
+import { openStore } from '../store/connect.js'
+import { ORG, PUBLIC_URL, TEST_DB, type TestApp, createTestApp } from '../test/harness.js'
 import { claimJob, runPendingJobs, startBatchWorker } from './batch-worker.js'
 
 let t: TestApp
@@ -79,4 +80,44 @@ describe('batch worker leases', () => {
     }
     expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 5 })
   })
+
+  it('starts a queued job at once and runs jobs queued meanwhile back to back, never waiting for the poll interval', async () => {
+    const worker = startBatchWorker(t.store, t.services, { pollMs: 60_000 })
+    try {
+      // The first pass (at start) finds nothing; from here only a wake-up can start a job.
+      await new Promise((r) => setTimeout(r, 200))
+      const queuedAt = Date.now()
+      const ids = [await queuedJob(hosts('woken-a', 3)), await queuedJob(hosts('woken-b', 4)), await queuedJob(hosts('woken-c', 5))]
+      await waitForCompleted(ids, 10_000)
+      expect(Date.now() - queuedAt).toBeLessThan(10_000)
+      for (const [k, id] of ids.entries()) expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 3 + k })
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  it.runIf(TEST_DB === 'postgres')('wakes a worker of another node through NOTIFY', async () => {
+    const otherNode = openStore((t.store.pool!.options as { connectionString: string }).connectionString)
+    const worker = startBatchWorker(otherNode, createServices(otherNode, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }), { pollMs: 60_000, workerId: 'node-b' })
+    try {
+      await new Promise((r) => setTimeout(r, 300))
+      const id = await queuedJob(hosts('notified', 2))
+      await waitForCompleted([id], 10_000)
+      expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 2 })
+    } finally {
+      await worker.stop()
+      await otherNode.close()
+    }
+  })
 })
+
+/** Waits until every job completed, well inside the 60 s poll interval the tests set. */
+async function waitForCompleted(ids: number[], withinMs: number) {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const jobs = await Promise.all(ids.map((id) => findBatchJob(t.store.db, id)))
+    if (jobs.every((j) => j?.status === 'Completed')) return
+    if (Date.now() > deadline) throw new Error(`jobs not completed within ${withinMs} ms: ${jobs.map((j) => j?.status).join(', ')}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}

@@ -1,14 +1,15 @@
 /**
- * The batch job runner each node starts (config.batchWorker). It polls the database for
- * Queued jobs, and Running ones whose lease expired (their node died), claims one with a
- * compare-and-set lease, and runs it; the job resumes at its last committed chunk. Any number
- * of nodes may run a worker against one PostgreSQL database.
+ * The batch job runner each node starts (config.batchWorker). Woken when a job is queued, and
+ * polling as the fallback, it looks for Queued jobs and Running ones whose lease expired (their
+ * node died), claims one with a compare-and-set lease, and runs it; the job resumes at its last
+ * committed chunk. Any number of nodes may run a worker against one PostgreSQL database.
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { DEFAULT_LEASE_MS, JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
 import type { Services } from '../domain/services.js'
 import { claimBatchJob, listClaimableJobs, releaseBatchLease } from '../store/batch.repository.js'
+import { type BatchWakeups, watchBatchQueue } from '../store/batch-wakeups.js'
 import type { Store } from '../store/connect.js'
 
 export interface WorkerOptions {
@@ -67,25 +68,63 @@ export interface BatchWorkerHandle {
   stop(): Promise<void>
 }
 
-/** Starts polling every `pollMs`. */
+/**
+ * Starts the worker: it runs jobs as soon as they are queued (this process, or any node on
+ * PostgreSQL through LISTEN/NOTIFY), back to back while any are claimable, and polls every
+ * `pollMs` as the fallback (expired leases, a lost listening connection).
+ */
 export function startBatchWorker(store: Store, services: Services, options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {}): BatchWorkerHandle {
   const workerId = options.workerId ?? newWorkerId()
+  const pollMs = options.pollMs ?? 1000
   let stopped = false
   let timer: NodeJS.Timeout | undefined
+  let busy = false
+  /** A wake-up came while a pass was running: the pass may have listed jobs before this one was queued. */
+  let wokenWhileBusy = false
   let current: Promise<unknown> = Promise.resolve()
-  const tick = () => {
+  let wakeups: BatchWakeups | undefined
+  let listening: Promise<unknown> | undefined
+  const listen = () => {
+    listening = watchBatchQueue(store, wake, (error) => {
+      options.log?.('batch worker lost its wake-up connection; polling until it is back', error)
+      wakeups = undefined
+    }).then((w) => {
+      if (stopped) return w.close()
+      wakeups = w
+    }).catch((error) => options.log?.('batch worker could not listen for queued jobs; polling instead', error))
+      .finally(() => { listening = undefined })
+  }
+  const pass = () => {
+    if (timer) clearTimeout(timer)
+    timer = undefined
+    busy = true
+    wokenWhileBusy = false
     current = runPendingJobs(store, services, {
       workerId, leaseMs: options.leaseMs, stopping: () => stopped,
       onError: (jobId, error) => options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
     }).catch((error) => options.log?.('batch worker poll failed', error))
-      .finally(() => { if (!stopped) timer = setTimeout(tick, options.pollMs ?? 1000) })
+      .finally(() => {
+        busy = false
+        if (stopped) return
+        if (!wakeups && !listening && store.pool) listen()
+        if (wokenWhileBusy) setImmediate(pass)
+        else timer = setTimeout(pass, pollMs)
+      })
   }
-  timer = setTimeout(tick, 0)
+  function wake() {
+    if (stopped) return
+    if (busy) wokenWhileBusy = true
+    else pass()
+  }
+  listen()
+  timer = setTimeout(pass, 0)
   return {
     running: () => !stopped,
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
+      await listening
+      await wakeups?.close()
       await current
     },
   }

@@ -59,9 +59,8 @@ function tryEntry(out: (AssociationEntry | BatchIssue)[], source: string, inline
   }
 }
 
-/** The file's associations in processing order; unusable entries become 0x1009 issues in place. */
-export function collectAssociations(input: BatchInput): (AssociationEntry | BatchIssue)[] {
-  const out: (AssociationEntry | BatchIssue)[] = []
+/** The inline associations of the file's Groups, then of its Indicators, in file order. */
+function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[]) {
   input.group.forEach((item, g) => {
     const group = item as Record<string, unknown> | null
     if (!group || typeof group.xid !== 'string' || !group.xid.trim()) return
@@ -91,6 +90,15 @@ export function collectAssociations(input: BatchInput): (AssociationEntry | Batc
     objects(indicator.associatedIndicators).forEach((ind, j) => tryEntry(out, `indicator[${i}].associatedIndicators[${j}]`, true,
       () => ({ a: self, b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary), associationType: typeof ind.associationType === 'string' ? ind.associationType : undefined })))
   })
+}
+
+/**
+ * The file's associations in processing order; unusable entries become 0x1009 issues in place.
+ * The inline ones need a walk over every item, skipped when the text cannot hold any.
+ */
+export function collectAssociations(input: BatchInput): (AssociationEntry | BatchIssue)[] {
+  const out: (AssociationEntry | BatchIssue)[] = []
+  if (input.inlineAssociations !== false) collectInline(input, out)
   input.association.forEach((item, k) => tryEntry(out, `association[${k}]`, false, () => {
     if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error('each association must be a JSON object')
     const entry = item as Record<string, unknown>

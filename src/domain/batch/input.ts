@@ -1,5 +1,5 @@
 /**
- * The batch input file: `{indicator: [...], group: [...], association: [...]}`. Parsing is
+ * The batch input file: `{indicator: [...], group: [...], association: [...]}`. Reading is
  * pure: each item becomes a draft (normalized values, column changes, metadata) or an issue
  * naming the item, before anything is written.
  */
@@ -12,17 +12,25 @@ import { type GroupColumns, groupColumnsFromBody, readXid } from '../groups/inpu
 import { readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from '../indicators/input.js'
 import { parseApiTime } from '../time.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
+import { type ItemList, scanBatchInput } from './input-scan.js'
 import type { BatchEnvironment } from './environment.js'
 import { type MetadataDraft, readMetadata } from './metadata-input.js'
 
 export interface BatchInput {
-  indicator: unknown[]
-  group: unknown[]
-  association: unknown[]
+  indicator: ItemList
+  group: ItemList
+  association: ItemList
+  /** False when the text cannot hold inline associations, so nobody walks the items for them. */
+  inlineAssociations?: boolean
 }
 
-/** Parses the uploaded text; a JSON or shape problem is the job's one 0x1003 issue. */
+/**
+ * Reads the uploaded text; a JSON or shape problem is the job's one 0x1003 issue. A well-formed
+ * file is only scanned here: its items are parsed chunk by chunk as the phases reach them.
+ */
 export function parseBatchInput(text: string): BatchInput | BatchIssue {
+  const scanned = scanBatchInput(text)
+  if (scanned) return scanned
   let data: unknown
   try {
     data = readJson(text, 'Not valid JSON')

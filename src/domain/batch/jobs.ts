@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib'
 import {
   type BatchErrorRow, deleteBatchJob, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
 } from '../../store/batch.repository.js'
+import { announceBatchQueued } from '../../store/batch-wakeups.js'
 import type { RequestContext } from '../context.js'
 import { membershipFor, selectOwner } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../errors.js'
@@ -67,9 +68,11 @@ export async function uploadBatchInput(ctx: RequestContext, id: number, content:
   const size = typeof content === 'string' ? Buffer.byteLength(content) : content.length
   if (size > limit) throw new BatchInvalidError(`File size greater than allowable limit of ${limit}`)
   if (size === 0) throw invalid('The batch input file is empty')
-  if (job.status !== 'Created' || !(await queueBatchJob(ctx.store.db, id, typeof content === 'string' ? content : content.toString('utf8')))) {
+  const text = typeof content === 'string' ? content : content.toString('utf8')
+  if (job.status !== 'Created' || !(await queueBatchJob(ctx.store.db, id, text, ctx.store.dialect === 'postgres'))) {
     throw invalid(`Batch job ${id} already has its input file (status ${job.status})`)
   }
+  announceBatchQueued(ctx.store)
 }
 
 /**

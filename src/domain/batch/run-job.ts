@@ -11,6 +11,7 @@ import {
 } from '../../store/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
+import { noteRowsWritten, refreshIfDue } from '../../store/planner-statistics.js'
 import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'
 import { membershipFor } from '../access/owner-scope.js'
@@ -22,6 +23,7 @@ import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { BatchOptions } from './definition.js'
 import { type BatchEnvironment, loadBatchEnvironment, rememberLabel } from './environment.js'
 import { type BatchInput, isIssue, parseBatchInput, readGroupDraft, readIndicatorDraft } from './input.js'
+import type { ItemList } from './input-scan.js'
 import { type BatchProgress, PHASES, type Phase, errorTotal, readProgress, successTotal } from './progress.js'
 import { writeAssociationChunk } from './write-associations.js'
 import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
@@ -94,7 +96,7 @@ type Outcome = { consumed: number; written: number; issues: BatchIssue[]; create
 
 interface PhasePlan {
   phase: Exclude<Phase, 'done'>
-  items: unknown[]
+  items: ItemList
   read(item: unknown, index: number): Item | BatchIssue
   write(db: Kysely<Database>, drafts: Item[]): Promise<Outcome>
   tally(r: Runner, written: number, issues: BatchIssue[]): void
@@ -156,9 +158,12 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
         plan.tally(r, outcome.written, issues)
         r.progress.offset = next
         await commit(r, trx, issues)
-        return { labels: outcome.createdLabels ?? [], halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error') }
+        return { labels: outcome.createdLabels ?? [], written: outcome.written, halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error') }
       })
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
+      // Between commits, so the next chunk's look-ups plan with statistics of the table as it now is.
+      noteRowsWritten(r.store, created.written)
+      await refreshIfDue(r.store)
       if (created.halted) return true
     } catch (error) {
       r.progress = readProgress((await findBatchJob(r.store.db, r.job.id))?.progress ?? null)
