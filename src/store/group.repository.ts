@@ -57,7 +57,8 @@ export async function deleteGroupRows(db: Kysely<Database>, ids: readonly number
 }
 
 function filteredGroups(db: Kysely<Database>, q: GroupListQuery) {
-  let query = groupColumns(db).where('intel_group.owner_id', 'in', q.ownerIds)
+  // One owner as an equality, so (owner_id, id) serves the filter and the id order together.
+  let query = q.ownerIds.length === 1 ? groupColumns(db).where('intel_group.owner_id', '=', q.ownerIds[0]!) : groupColumns(db).where('intel_group.owner_id', 'in', q.ownerIds)
   if (q.types?.length) query = query.where('intel_group.type', 'in', q.types)
   if (q.ids) query = query.where('intel_group.id', 'in', q.ids.length ? q.ids : [-1])
   if (q.associatedWith) query = query.where('intel_group.id', 'in', associatedIds(db, q.associatedWith, 'group'))

@@ -85,7 +85,8 @@ function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
 }
 
 function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: IndicatorListSpec): IndicatorQuery {
-  let q = query.where('indicator.owner_id', 'in', spec.ownerIds)
+  // One owner (the usual v2 list) as an equality, so (owner_id, id) serves the filter and the id order together.
+  let q = spec.ownerIds.length === 1 ? query.where('indicator.owner_id', '=', spec.ownerIds[0]!) : query.where('indicator.owner_id', 'in', spec.ownerIds)
   if (spec.type) q = q.where('indicator.type', '=', spec.type)
   if (spec.ids) q = spec.ids.length ? q.where('indicator.id', 'in', spec.ids) : q.where(sql<boolean>`1 = 0`)
   if (spec.activeOnly) q = q.where('indicator.active', '=', 1)
