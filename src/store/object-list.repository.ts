@@ -3,9 +3,10 @@
  * the compiled TQL filter and the owner scope, in the requested order, one page at a time.
  * Table and column names come from the object-type definitions, never from request text.
  */
-import { type Expression, type ExpressionBuilder, type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely'
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely'
 import type { Dialect } from './connect.js'
 import type { Database } from './database.js'
+import { dialectOf, unindexedInteger } from './list-conditions.js'
 
 export interface SortTerm {
   expression: Expression<unknown>
@@ -36,7 +37,7 @@ function ownerCondition(eb: ExpressionBuilder<any, any>, dialect: Dialect, table
     case 'in':
     case 'residual': {
       // residual: an expression no index matches, so the owners filter what the seek found and never choose the rows.
-      const tested = owners.kind === 'in' ? sql.ref(column) : dialect === 'sqlite' ? sql`+${sql.ref(column)}` : sql`(${sql.ref(column)} + 0)`
+      const tested = owners.kind === 'in' ? sql.ref(column) : unindexedInteger(dialect, column)
       const owned = owners.ids.length ? eb(tested, 'in', owners.ids) : sql<SqlBool>`1 = 0`
       return owners.includeUnowned ? eb.or([owned, eb(column, 'is', null)]) : owned
     }
@@ -63,10 +64,6 @@ function ownerParts(q: IdQuery, byIdOnly: boolean): Owners[] {
   const ids: (number | null)[] = [...new Set(q.ownerIds)]
   if (q.includeUnowned) ids.push(null)
   return ids.map((id) => ({ kind: 'owner', id }))
-}
-
-function dialectOf(db: Kysely<Database>): Dialect {
-  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
 /** One page of ids; `limit` null means every match (bulk delete). */
