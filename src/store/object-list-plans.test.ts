@@ -5,12 +5,13 @@
  * and stop after a page; filters that name few rows (a summary prefix, a tag, a Group) start from their
  * own index and sort only what they found. SQLite: EXPLAIN QUERY PLAN; PostgreSQL: EXPLAIN (FORMAT JSON).
  */
-import { type Kysely, sql } from 'kysely'
+import { type CompiledQuery, type Kysely, type KyselyPlugin, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestStore } from '../test/harness.js'
 import { compileTql } from '../tql/index.js'
 import type { Store } from './connect.js'
 import type { Database } from './database.js'
+import { listIndicatorRows } from './indicator.repository.js'
 import { type IdQuery, readIdPage, selectIds } from './object-list.repository.js'
 
 const NOW = new Date('2026-03-15T10:20:30Z')
@@ -155,5 +156,37 @@ describe('pages in id order', () => {
       .select('indicator.id').where('indicator.owner_id', '=', owners[2]!).orderBy('indicator.id').execute()).map((r) => r.id)
     expect(tagged.length).toBeGreaterThan(0)
     expect(await selectIds(store.db, idQuery('tag = "rare-tag"', [owners[2]!]), FIRST_PAGE)).toEqual(tagged)
+  })
+})
+
+describe('records of a page, loaded by id', () => {
+  /** The statements a repository function runs, compiled as the database receives them. */
+  async function statementsOf(run: (db: Kysely<Database>) => Promise<unknown>): Promise<CompiledQuery[]> {
+    const seen: CompiledQuery[] = []
+    const capture: KyselyPlugin = {
+      transformQuery: (args) => { seen.push(store.db.getExecutor().compileQuery(args.node, args.queryId)); return args.node },
+      transformResult: async (args) => args.result,
+    }
+    await run(store.db.withPlugin(capture))
+    return seen
+  }
+
+  it('reads the ids by key and checks the owners on what it found', async () => {
+    const ids = (await store.db.selectFrom('indicator').select('id').orderBy('id').limit(20).offset(700).execute()).map((r) => r.id)
+    const statements = await statementsOf(async (db) => {
+      const { rows } = await listIndicatorRows(db, { ownerIds: owners, ids, conditions: [], any: false, activeOnly: false, offset: 0, limit: ids.length })
+      expect(rows.map((r) => r.id)).toEqual(ids)
+    })
+    expect(statements).toHaveLength(2)
+    for (const statement of statements) {
+      if (store.dialect === 'sqlite') {
+        const plan = store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(statement.parameters as unknown[])).map((r) => (r as { detail: string }).detail)
+        expect(plan).toContain('SEARCH indicator USING INTEGER PRIMARY KEY (rowid=?)')
+        expect(plan).not.toContainEqual(expect.stringMatching(/indicator_owner|SCAN indicator/))
+      } else {
+        const result = await store.db.executeQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>({ ...statement, sql: `EXPLAIN (FORMAT JSON) ${statement.sql}` })
+        expect(nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) => /^indicator_owner/.test(n['Index Name'] ?? ''))).toEqual([])
+      }
+    }
   })
 })
