@@ -110,7 +110,7 @@ export interface DatasetServer {
 const PER_JOB = 25_000
 const MAX_FILE_BYTES = 1_950_000
 /** Bumped when what the loader writes changes, so cached datasets of the old shape are not reused. */
-const SHAPE_VERSION = 1
+const SHAPE_VERSION = 2
 const CACHE_DIR = join(ROOT, '.bench', 'datasets')
 const TYPES = ['Host', 'Address', 'EmailAddress', 'URL', 'File'] as const
 const GROUP_TYPES = ['Adversary', 'Threat', 'Intrusion Set'] as const
@@ -152,7 +152,7 @@ function datasetKey(spec: Required<DatasetSpec>): string {
 export function datasetIndicator(o: number, i: number) {
   const n = o * 10_000_000 + i
   const common = {
-    rating: (i % 5) + 1, confidence: i % 101,
+    rating: (Math.floor(i / TYPES.length) % 5) + 1, confidence: i % 101,
     tag: [{ name: `feed-${o}-tag-${i % 50}` }],
     attribute: [{ type: 'Description', value: `Seen in feed ${o}, record ${i}` }],
   }

@@ -4,7 +4,7 @@
  */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, GroupTable } from './database.js'
-import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine } from './list-conditions.js'
+import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 
 /** Columns a list may filter on (the domain maps API names to these). */
 export type GroupFilterColumn = 'name' | 'date_added' | 'first_seen' | 'file_type' | 'event_date'
@@ -57,7 +57,7 @@ export async function deleteGroupRows(db: Kysely<Database>, ids: readonly number
 }
 
 function filteredGroups(db: Kysely<Database>, q: GroupListQuery) {
-  let query = groupColumns(db).where('intel_group.owner_id', 'in', q.ownerIds)
+  let query = groupColumns(db).where((eb) => ownerFilter(db, eb, 'intel_group.owner_id', q.ownerIds, q.ids !== undefined))
   if (q.types?.length) query = query.where('intel_group.type', 'in', q.types)
   if (q.ids) query = query.where('intel_group.id', 'in', q.ids.length ? q.ids : [-1])
   if (q.associatedWith) query = query.where('intel_group.id', 'in', associatedIds(db, q.associatedWith, 'group'))

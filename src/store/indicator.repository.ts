@@ -6,7 +6,7 @@
 import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
 import type { Database, IndicatorTable, Row } from './database.js'
-import { type ColumnCondition, columnCondition } from './list-conditions.js'
+import { type ColumnCondition, columnCondition, ownerFilter } from './list-conditions.js'
 
 export type IndicatorRow = Row<'indicator'> & { owner_name: string; owner_type: string }
 export type IndicatorValues = Insertable<IndicatorTable>
@@ -85,7 +85,7 @@ function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
 }
 
 function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: IndicatorListSpec): IndicatorQuery {
-  let q = query.where('indicator.owner_id', 'in', spec.ownerIds)
+  let q = query.where((eb) => ownerFilter(db, eb, 'indicator.owner_id', spec.ownerIds, spec.ids !== undefined))
   if (spec.type) q = q.where('indicator.type', '=', spec.type)
   if (spec.ids) q = spec.ids.length ? q.where('indicator.id', 'in', spec.ids) : q.where(sql<boolean>`1 = 0`)
   if (spec.activeOnly) q = q.where('indicator.active', '=', 1)

@@ -3,7 +3,8 @@
  * a value) into Kysely expressions. Column names come from constants in the calling
  * repository, never from request text; values are always bound parameters.
  */
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely'
+import { type Expression, type ExpressionBuilder, type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely'
+import type { Dialect } from './connect.js'
 import type { Database } from './database.js'
 
 /** `^` is "starts with"; `<>` is "not equal"; `>=` serves "on or after" (modifiedSince). */
@@ -55,4 +56,25 @@ export function associatedIds(db: Kysely<Database>, scope: AssociationScope, toK
     .where('first.to_kind', '=', 'group').where('first.association_type_id', '=', 0)
     .where('second.to_kind', '=', toKind).where('second.association_type_id', '=', typeId)
     .where((eb) => eb.not(eb.and([eb('second.to_kind', '=', scope.kind), eb('second.to_id', '=', scope.id)])))
+}
+
+export function dialectOf(db: Kysely<any>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
+}
+
+/** The column as an expression no index matches (`+col` on SQLite, `col + 0` on PostgreSQL, for integer columns). */
+export function unindexedInteger(dialect: Dialect, ref: string): Expression<unknown> {
+  return dialect === 'sqlite' ? sql`+${sql.ref(ref)}` : sql`(${sql.ref(ref)} + 0)`
+}
+
+/**
+ * The owner filter of a list (`ref` is the qualified owner_id column). One owner is an equality, so an
+ * (owner_id, id) index serves the filter and the id order together. When the rows are named by id
+ * (`byIds`: loading a page whose ids a listing chose), the owners only check what the ids found: the column
+ * is then an expression no index matches, else a planner without statistics may read every row of the
+ * owners through an owner index and test each against the ids (0.5 s at 1M Indicators).
+ */
+export function ownerFilter(db: Kysely<any>, eb: ExpressionBuilder<any, any>, ref: string, ownerIds: readonly number[], byIds: boolean): Expression<SqlBool> {
+  if (byIds) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
+  return ownerIds.length === 1 ? eb(ref, '=', ownerIds[0]!) : eb(ref, 'in', ownerIds)
 }

@@ -13,6 +13,7 @@ import * as m0085 from './migrations/0085-threat-assess-backfill.js'
 import * as m0090 from './migrations/0090-prefix-pattern-indexes.js'
 import * as m0100 from './migrations/0100-indicator-feed-index.js'
 import * as m0110 from './migrations/0110-feed-results.js'
+import * as m0120 from './migrations/0120-listing-order-indexes.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0090-prefix-pattern-indexes': m0090,
   '0100-indicator-feed-index': m0100,
   '0110-feed-results': m0110,
+  '0120-listing-order-indexes': m0120,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -1,7 +1,7 @@
 /** Tasks and their assignees and escalatees. Rules live in domain/tasks.ts. */
 import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Updateable } from 'kysely'
 import type { Database, TaskTable } from './database.js'
-import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine } from './list-conditions.js'
+import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 
 export type TaskFilterColumn = 'name' | 'date_added' | 'due_date' | 'status' | 'escalated' | 'reminded'
 export type TaskUserRole = 'assignee' | 'escalatee'
@@ -62,7 +62,7 @@ function taskCondition(db: Kysely<Database>, eb: ExpressionBuilder<any, any>, c:
 
 export async function listTaskRows(db: Kysely<Database>, q: TaskListQuery): Promise<{ rows: TaskRow[]; total: number }> {
   if (q.ownerIds.length === 0) return { rows: [], total: 0 }
-  let base = taskColumns(db).where('task.owner_id', 'in', q.ownerIds)
+  let base = taskColumns(db).where((eb) => ownerFilter(db, eb, 'task.owner_id', q.ownerIds, q.ids !== undefined))
   if (q.ids) base = base.where('task.id', 'in', q.ids.length ? q.ids : [-1])
   if (q.associatedWith) base = base.where('task.id', 'in', associatedIds(db, q.associatedWith, 'task'))
   if (q.conditions.length) base = base.where((eb) => combine(eb, q.conditions.map((c) => taskCondition(db, eb, c)), q.combine))

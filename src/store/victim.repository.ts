@@ -1,7 +1,7 @@
 /** Victims and their Victim Assets. Rules live in domain/victims.ts and domain/victim-assets.ts. */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, Row, VictimTable } from './database.js'
-import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine } from './list-conditions.js'
+import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 
 export type VictimFilterColumn = 'name'
 
@@ -45,7 +45,7 @@ export async function deleteVictimRow(db: Kysely<Database>, id: number): Promise
 
 export async function listVictimRows(db: Kysely<Database>, q: VictimListQuery): Promise<{ rows: VictimRow[]; total: number }> {
   if (q.ownerIds.length === 0) return { rows: [], total: 0 }
-  let base = victimColumns(db).where('victim.owner_id', 'in', q.ownerIds)
+  let base = victimColumns(db).where((eb) => ownerFilter(db, eb, 'victim.owner_id', q.ownerIds, q.ids !== undefined))
   if (q.ids) base = base.where('victim.id', 'in', q.ids.length ? q.ids : [-1])
   if (q.associatedWith) base = base.where('victim.id', 'in', associatedIds(db, q.associatedWith, 'victim'))
   if (q.conditions.length) base = base.where((eb) => combine(eb, q.conditions.map((c) => columnCondition(eb, `victim.${c.column}`, c)), q.combine))
@@ -88,7 +88,7 @@ export async function deleteVictimAssetRow(db: Kysely<Database>, id: number) {
 
 export async function listVictimAssetRows(db: Kysely<Database>, q: VictimAssetListQuery) {
   if (q.ownerIds.length === 0) return { rows: [], total: 0 }
-  let base = db.selectFrom('victim_asset').where('victim_asset.owner_id', 'in', q.ownerIds)
+  let base = db.selectFrom('victim_asset').where((eb) => ownerFilter(db, eb, 'victim_asset.owner_id', q.ownerIds, q.ids !== undefined))
   if (q.victimId !== undefined) base = base.where('victim_asset.victim_id', '=', q.victimId)
   if (q.type) base = base.where('victim_asset.type', '=', q.type)
   if (q.ids) base = base.where('victim_asset.id', 'in', q.ids.length ? q.ids : [-1])

@@ -4,6 +4,12 @@
  * table and column names come only from the keyword tables. Dialect differences stay in
  * Kysely, except one: PostgreSQL infers a parameter's type from the column, so integers
  * are cast to bigint there to keep large numbers from failing an int4 column.
+ *
+ * Plans: lists read in id order and stop after a page. Only a condition that names few rows
+ * (SEEK_COLUMNS matched by value or prefix, a tag, a related item) may lead the plan; every
+ * other column is compared as an expression no index matches (`+col` on SQLite, `col || ''` or
+ * `col + 0` on PostgreSQL), so no planner, with or without statistics, reads a type, rating or
+ * date range through an index and then sorts all it found (docs/benchmarks.md, "Listing plans").
  */
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, expressionBuilder, sql } from 'kysely'
 import type { Dialect } from '../store/connect.js'
@@ -26,6 +32,9 @@ const FALSE = sql<SqlBool>`1 = 0`
 /** Tables reached by links that have no owner of their own. */
 const OWNERLESS = new Set(['task_assignee'])
 const LIKE_ESCAPE = /[!%_]/g
+/** Columns with an index of their own that a match by value or prefix reads (migrations 0050 and 0090); `id` is the key. */
+const SEEK_COLUMNS = new Set(['indicator.summary', 'intel_group.name', 'tag.name'])
+const SEEK_OPERATORS = new Set<Operator>(['eq', 'in', 'startsWith'])
 
 export class TqlCompiler {
   private aliasCount = 0
@@ -45,20 +54,24 @@ export class TqlCompiler {
       case 'and': return eb.and([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
       case 'or': return eb.or([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
       case 'nested': return this.nested(node.def, node.type, node.query, alias)
-      case 'compare': return this.compare(node.def, node.operator, node.values, alias)
+      case 'compare': return this.compare(node.def, node.operator, node.values, alias, type)
     }
   }
 
-  private compare(def: KeywordDef, operator: Operator, values: ResolvedValue[], alias: string): Expression<SqlBool> {
+  private compare(def: KeywordDef, operator: Operator, values: ResolvedValue[], alias: string, type: ObjectTypeDef): Expression<SqlBool> {
     const target = def.target
     switch (target.kind) {
       case 'absent':
         return operator === 'isNull' ? TRUE : FALSE
-      case 'value':
-        return this.predicate(def, valueOf(target.source, alias), operator, values)
+      case 'value': {
+        const value = valueOf(target.source, alias)
+        return this.predicate(def, seeks(type, def, operator) || !('column' in target.source) ? value : this.unindexed(def, value), operator, values)
+      }
       case 'related': {
         const related = (test?: (value: Expression<unknown>) => Expression<SqlBool>) => {
-          const link = this.openLink(target.link, target.table, alias)
+          const fromTarget = test !== undefined && !target.onLink && 'column' in target.source && SEEK_OPERATORS.has(POSITIVE_OF[operator] ?? operator)
+            && SEEK_COLUMNS.has(`${target.table}.${target.source.column}`)
+          const link = this.openLink(target.link, target.table, alias, fromTarget)
           let q = target.where ? link.query.where(target.where(link.targetAlias) as Expression<SqlBool>) : link.query
           if (test) q = q.where(test(valueOf(target.source, target.onLink ? link.linkAlias! : link.targetAlias)))
           return eb(eb.ref(link.outer), 'in', q)
@@ -79,7 +92,7 @@ export class TqlCompiler {
     const { link, all } = def.target
     /** `outer in (select … where <condition on the target row>)` */
     const member = (condition: (targetAlias: string) => Expression<SqlBool>) => {
-      const opened = this.openLink(link, type.table, alias)
+      const opened = this.openLink(link, type.table, alias, isSeekable(query, type))
       const q = type.restrict ? opened.query.where(`${opened.targetAlias}.${type.restrict.column}`, '=', sql.lit(type.restrict.value)) : opened.query
       return eb(eb.ref(opened.outer), 'in', q.where(condition(opened.targetAlias)))
     }
@@ -106,17 +119,22 @@ export class TqlCompiler {
   /**
    * The rows related to the outer row, as `<outer column> in (select <link column> from …)`.
    * Uncorrelated IN lets both databases start from the related rows (a tag, a group) instead
-   * of probing them once per outer row.
+   * of probing them once per outer row. `fromTarget`: the target rows are named by an index
+   * (a tag or Group name), so the join starts there and reaches the link rows by their index on
+   * the target (a CROSS JOIN keeps that order on SQLite, which otherwise may scan every link row of the kind).
    */
-  private openLink(link: Link, table: string, outer: string): { query: Query; outer: string; targetAlias: string; linkAlias?: string } {
+  private openLink(link: Link, table: string, outer: string, fromTarget = false): { query: Query; outer: string; targetAlias: string; linkAlias?: string } {
     const t = this.fresh('t')
     const owned = (query: Query) => this.ownedBy(query, t, table)
+    const joined = (linkTable: string, linkAlias: string, key: string) => (fromTarget
+      ? eb.selectFrom(`${table} as ${t}`).crossJoin(`${linkTable} as ${linkAlias}`).whereRef(`${t}.id`, '=', `${linkAlias}.${key}`)
+      : eb.selectFrom(`${linkTable} as ${linkAlias}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${linkAlias}.${key}`))
     switch (link.via) {
       case 'association': {
         const a = this.fresh('a')
         // Rows are stored in both directions: reading the target → outer row lets the primary key
         // (from_kind, from_id, to_kind, …) lead from the matching targets to the outer ids.
-        const q = eb.selectFrom(`association as ${a}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${a}.from_id`).select(`${a}.to_id`)
+        const q = joined('association', a, 'from_id').select(`${a}.to_id`)
           .where(`${a}.from_kind`, '=', sql.lit(link.to)).where(`${a}.to_kind`, '=', sql.lit(link.from))
         return { query: owned(link.customOnly ? q.where(`${a}.association_type_id`, '<>', sql.lit(0)) : q), outer: `${outer}.id`, targetAlias: t, linkAlias: a }
       }
@@ -131,7 +149,7 @@ export class TqlCompiler {
       case 'itemLabel': {
         const [linkTable, key] = link.via === 'itemTag' ? ['item_tag', 'tag_id'] : ['item_security_label', 'label_id']
         const x = this.fresh('x')
-        const q = eb.selectFrom(`${linkTable} as ${x}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${x}.${key}`).select(`${x}.item_id`)
+        const q = joined(linkTable, x, key).select(`${x}.item_id`)
           .where(`${x}.item_kind`, '=', sql.lit(link.kind))
         return { query: owned(q), outer: `${outer}.id`, targetAlias: t, linkAlias: x }
       }
@@ -184,10 +202,7 @@ export class TqlCompiler {
 
   /** Day values are intervals [from, until): `=` means within the day, `>` after it, `<=` up to its end. */
   private datePredicate(lhs: Expression<unknown>, operator: Operator, values: DateValue[]): Expression<SqlBool> {
-    const test = this.datePredicateOf(lhs, operator, values)
-    // Date filters are mostly recent windows (TODAY() - 7 DAYS) over rows whose ids grow with time; told they
-    // are unlikely, SQLite reads them through a date index instead of scanning in id order from the oldest row.
-    return this.settings.dialect === 'sqlite' && operator !== 'ne' && operator !== 'notIn' ? sql<SqlBool>`unlikely(${test})` : test
+    return this.datePredicateOf(lhs, operator, values)
   }
 
   private datePredicateOf(lhs: Expression<unknown>, operator: Operator, values: DateValue[]): Expression<SqlBool> {
@@ -219,6 +234,12 @@ export class TqlCompiler {
     return eb.and([sql<SqlBool>`unlikely(${left} >= ${low})`, eb(left, '<', sql`${low} || char(1114111)`), test])
   }
 
+  /** The column as an expression no index matches: it filters the rows read, it never picks which rows are read. */
+  private unindexed(def: KeywordDef, column: Expression<unknown>): Expression<unknown> {
+    if (this.settings.dialect === 'sqlite') return sql`+${column}`
+    return def.type === 'Integer' || def.type === 'Boolean' ? sql`(${column} + 0)` : sql`(${column} || '')`
+  }
+
   private integer(value: number): Expression<unknown> {
     return this.settings.dialect === 'postgres' ? sql`cast(${value} as bigint)` : eb.val(value)
   }
@@ -247,4 +268,28 @@ function like(left: Expression<unknown>, operator: Operator, value: string): Exp
   const escaped = value.replace(LIKE_ESCAPE, (c) => `!${c}`)
   const pattern = operator === 'contains' ? `%${escaped}%` : operator === 'startsWith' ? `${escaped}%` : `%${escaped}`
   return sql<SqlBool>`${left} like ${lower(eb.val(pattern))} escape '!'`
+}
+
+/** Whether a value comparison may lead the plan: a match by value or prefix on a column with its own index. */
+function seeks(type: ObjectTypeDef, def: KeywordDef, operator: Operator): boolean {
+  if (def.target.kind !== 'value' || !('column' in def.target.source)) return false
+  const column = def.target.source.column
+  return SEEK_OPERATORS.has(operator) && (column === 'id' || SEEK_COLUMNS.has(`${type.table}.${column}`))
+}
+
+/**
+ * Whether some condition every match must pass names few rows through an index (see seeks), so a
+ * plan may start from it and sort what it finds; otherwise the plan reads in id order and filters.
+ * Related keywords (a tag, an associated Group) count when they ask for a related row to exist.
+ */
+export function isSeekable(node: Resolved | null, type: ObjectTypeDef): boolean {
+  if (!node) return false
+  switch (node.kind) {
+    case 'and': return isSeekable(node.left, type) || isSeekable(node.right, type)
+    case 'or': return isSeekable(node.left, type) && isSeekable(node.right, type)
+    case 'nested': return true
+    case 'compare':
+      if (node.def.target.kind === 'related') return node.operator !== 'isNull' && node.operator !== 'isNotNull' && !POSITIVE_OF[node.operator]
+      return seeks(type, node.def, node.operator)
+  }
 }

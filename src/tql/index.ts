@@ -5,7 +5,7 @@
  */
 import { type Expression, type SqlBool, expressionBuilder } from 'kysely'
 import type { Dialect } from '../store/connect.js'
-import { TqlCompiler } from './compile.js'
+import { TqlCompiler, isSeekable } from './compile.js'
 import { TqlError } from './errors.js'
 import { type ObjectTypeDef, type TqlType, findKeyword, findObjectType } from './keywords/index.js'
 import { parseTql } from './parser.js'
@@ -31,6 +31,12 @@ export interface CompiledTql {
   where: Expression<SqlBool>
   table: string
   objectType: string
+  /**
+   * Some condition every match passes names few rows through an index (a summary or name by value or
+   * prefix, a tag, a related item): a list may start from it and sort the matches. Otherwise every
+   * condition only filters, and a list reads the rows in id order (store/object-list.repository.ts).
+   */
+  seekable: boolean
 }
 
 export interface TqlKeywordInfo {
@@ -60,7 +66,7 @@ export function compileTql(objectType: string, tql: string, options: CompileTqlO
   const type = requireObjectType(objectType)
   const query = tql.trim() === '' ? null : resolveTql(type, parseTql(tql), options.now)
   const where = new TqlCompiler({ dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds }).compileRoot(type, query)
-  return { where, table: type.table, objectType: type.name }
+  return { where, table: type.table, objectType: type.name, seekable: isSeekable(query, type) }
 }
 
 /** Whether TQL knows this v3 object type (e.g. `indicators`, `groupAttributes`). */

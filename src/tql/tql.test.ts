@@ -17,28 +17,29 @@ function compileWhere(dialect: Dialect, type: string, tql: string, visibleOwnerI
 
 interface Case { type?: string; tql: string; sqlite: string; postgres: string; params: unknown[]; sqliteParams?: unknown[] }
 
-const HAS_TAG = (p: string) => `"indicator"."id" in (select "x2"."item_id" from "item_tag" as "x2" inner join "tag" as "t1" on "t1"."id" = "x2"."tag_id" `
-  + `where "x2"."item_kind" = 'indicator' and lower("t1"."name") = lower(${p}))`
+// A tag named by value is read first, then the items carrying it (item_tag_tag); CROSS JOIN keeps that order on SQLite.
+const HAS_TAG = (p: string) => `"indicator"."id" in (select "x2"."item_id" from "tag" as "t1" cross join "item_tag" as "x2" where "t1"."id" = "x2"."tag_id" `
+  + `and "x2"."item_kind" = 'indicator' and lower("t1"."name") = lower(${p}))`
 const HAS_GROUP = (condition: string) => `"indicator"."id" in (select "a2"."to_id" from "association" as "a2" inner join "intel_group" as "t1" on "t1"."id" = "a2"."from_id" `
   + `where "a2"."from_kind" = 'group' and "a2"."to_kind" = 'indicator' and ${condition})`
 
 const CASES: Case[] = [
   {
     tql: 'typeName in ("address", "Host") and rating >= 3',
-    sqlite: '("indicator"."type" in (?, ?) and "indicator"."rating" >= ?)',
-    postgres: '("indicator"."type" in ($1, $2) and "indicator"."rating" >= cast($3 as bigint))',
+    sqlite: '(+"indicator"."type" in (?, ?) and +"indicator"."rating" >= ?)',
+    postgres: `(("indicator"."type" || '') in ($1, $2) and ("indicator"."rating" + 0) >= cast($3 as bigint))`,
     params: ['Address', 'Host', 3],
   },
   {
     tql: 'rating > 2 OR confidence LEQ 50 AND indicatorActive EQ True',
-    sqlite: '("indicator"."rating" > ? or ("indicator"."confidence" <= ? and "indicator"."active" = 1))',
-    postgres: '("indicator"."rating" > cast($1 as bigint) or ("indicator"."confidence" <= cast($2 as bigint) and "indicator"."active" = 1))',
+    sqlite: '(+"indicator"."rating" > ? or (+"indicator"."confidence" <= ? and +"indicator"."active" = 1))',
+    postgres: '(("indicator"."rating" + 0) > cast($1 as bigint) or (("indicator"."confidence" + 0) <= cast($2 as bigint) and ("indicator"."active" + 0) = 1))',
     params: [2, 50],
   },
   {
     tql: '(rating > 2 or confidence <= 50) and activeLocked != false',
-    sqlite: '(("indicator"."rating" > ? or "indicator"."confidence" <= ?) and "indicator"."active_locked" <> 0)',
-    postgres: '(("indicator"."rating" > cast($1 as bigint) or "indicator"."confidence" <= cast($2 as bigint)) and "indicator"."active_locked" <> 0)',
+    sqlite: '((+"indicator"."rating" > ? or +"indicator"."confidence" <= ?) and +"indicator"."active_locked" <> 0)',
+    postgres: '((("indicator"."rating" + 0) > cast($1 as bigint) or ("indicator"."confidence" + 0) <= cast($2 as bigint)) and ("indicator"."active_locked" + 0) <> 0)',
     params: [2, 50],
   },
   {
@@ -49,47 +50,48 @@ const CASES: Case[] = [
   },
   {
     tql: 'description contains "100%_off!"',
-    sqlite: `lower("indicator"."description") like lower(?) escape '!'`,
-    postgres: `lower("indicator"."description") like lower($1) escape '!'`,
+    sqlite: `lower(+"indicator"."description") like lower(?) escape '!'`,
+    postgres: `lower(("indicator"."description" || '')) like lower($1) escape '!'`,
     params: ['%100!%!_off!!%'],
   },
   {
     tql: 'value1 NOT STARTSWITH "10." and value2 endswith ".com"',
-    sqlite: `(not lower("indicator"."value1") like lower(?) escape '!' and lower("indicator"."value2") like lower(?) escape '!')`,
-    postgres: `(not lower("indicator"."value1") like lower($1) escape '!' and lower("indicator"."value2") like lower($2) escape '!')`,
+    sqlite: `(not lower(+"indicator"."value1") like lower(?) escape '!' and lower(+"indicator"."value2") like lower(?) escape '!')`,
+    postgres: `(not lower(("indicator"."value1" || '')) like lower($1) escape '!' and lower(("indicator"."value2" || '')) like lower($2) escape '!')`,
     params: ['10.%', '%.com'],
   },
   {
     tql: 'summary like "%.example.%"',
-    sqlite: 'lower("indicator"."summary") like lower(?)',
-    postgres: 'lower("indicator"."summary") like lower($1)',
+    sqlite: 'lower(+"indicator"."summary") like lower(?)',
+    postgres: `lower(("indicator"."summary" || '')) like lower($1)`,
     params: ['%.example.%'],
   },
   {
     tql: 'dateAdded >= "TODAY() - 7 DAYS" and lastSeen is not null',
-    // SQLite gets date tests wrapped in unlikely() (a planner hint; same meaning).
-    sqlite: '(unlikely("indicator"."date_added" >= ?) and "indicator"."last_seen" is not null)',
-    postgres: '("indicator"."date_added" >= $1 and "indicator"."last_seen" is not null)',
+    // Dates only filter: compared as expressions no index matches (+col; col || ''), the list reads in id order.
+    sqlite: '(+"indicator"."date_added" >= ? and +"indicator"."last_seen" is not null)',
+    postgres: `(("indicator"."date_added" || '') >= $1 and ("indicator"."last_seen" || '') is not null)`,
     params: ['2026-03-08T00:00:00.000Z'],
   },
   {
     tql: 'lastModified = "2026-01-02"',
-    sqlite: 'unlikely(("indicator"."last_modified" >= ? and "indicator"."last_modified" < ?))',
-    postgres: '("indicator"."last_modified" >= $1 and "indicator"."last_modified" < $2)',
+    sqlite: '(+"indicator"."last_modified" >= ? and +"indicator"."last_modified" < ?)',
+    postgres: `(("indicator"."last_modified" || '') >= $1 and ("indicator"."last_modified" || '') < $2)`,
     params: ['2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z'],
   },
   {
     tql: 'firstSeen < "2026-01-02 03:04:05" and lastSeen > TODAY() - 2 HOURS',
-    sqlite: '(unlikely("indicator"."first_seen" < ?) and unlikely("indicator"."last_seen" > ?))',
-    postgres: '("indicator"."first_seen" < $1 and "indicator"."last_seen" > $2)',
+    sqlite: '(+"indicator"."first_seen" < ? and +"indicator"."last_seen" > ?)',
+    postgres: `(("indicator"."first_seen" || '') < $1 and ("indicator"."last_seen" || '') > $2)`,
     params: ['2026-01-02T03:04:05.000Z', '2026-03-14T22:00:00.000Z'],
   },
   { tql: 'tag = "APT28"', sqlite: HAS_TAG('?'), postgres: HAS_TAG('$1'), params: ['APT28'] },
   { tql: 'tag != "APT28"', sqlite: `not ${HAS_TAG('?')}`, postgres: `not ${HAS_TAG('$1')}`, params: ['APT28'] },
   {
     tql: 'hasGroup(typeName = "intrusionSet")',
-    sqlite: HAS_GROUP('"t1"."type" = ?'),
-    postgres: HAS_GROUP('"t1"."type" = $1'),
+    // A Group type only filters: no index on it may lead the plan.
+    sqlite: HAS_GROUP('+"t1"."type" = ?'),
+    postgres: HAS_GROUP('("t1"."type" || \'\') = $1'),
     params: ['Intrusion Set'],
   },
   {
@@ -109,21 +111,21 @@ const CASES: Case[] = [
     type: 'groups',
     tql: 'summary startswith "bad" and eventDate > TODAY() + 2 HOURS',
     // SQLite adds a range an index on lower(name) can serve (its LIKE optimisation skips expressions).
-    sqlite: `((unlikely(lower("intel_group"."name") >= lower(?)) and lower("intel_group"."name") < lower(?) || char(1114111) and lower("intel_group"."name") like lower(?) escape '!') and unlikely("intel_group"."event_date" > ?))`,
-    postgres: `(lower("intel_group"."name") like lower($1) escape '!' and "intel_group"."event_date" > $2)`,
+    sqlite: `((unlikely(lower("intel_group"."name") >= lower(?)) and lower("intel_group"."name") < lower(?) || char(1114111) and lower("intel_group"."name") like lower(?) escape '!') and +"intel_group"."event_date" > ?)`,
+    postgres: `(lower("intel_group"."name") like lower($1) escape '!' and ("intel_group"."event_date" || '') > $2)`,
     params: ['bad%', '2026-03-15T02:00:00.000Z'],
     sqliteParams: ['bad', 'bad', 'bad%', '2026-03-15T02:00:00.000Z'],
   },
   {
     type: 'groupAttributes',
     tql: 'value = "x"',
-    sqlite: `("attribute"."item_kind" = 'group' and "attribute"."value" = ?)`,
-    postgres: `("attribute"."item_kind" = 'group' and "attribute"."value" = $1)`,
+    sqlite: `("attribute"."item_kind" = 'group' and +"attribute"."value" = ?)`,
+    postgres: `("attribute"."item_kind" = 'group' and ("attribute"."value" || '') = $1)`,
     params: ['x'],
   },
   { type: 'tags', tql: 'financialRisk = "High"', sqlite: '1 = 0', postgres: '1 = 0', params: [] },
   { type: 'tags', tql: 'financialRisk is null', sqlite: '1 = 1', postgres: '1 = 1', params: [] },
-  { type: 'cases', tql: 'severity in (high, "CRITICAL")', sqlite: '"intel_case"."severity" in (?, ?)', postgres: '"intel_case"."severity" in ($1, $2)', params: ['High', 'Critical'] },
+  { type: 'cases', tql: 'severity in (high, "CRITICAL")', sqlite: '+"intel_case"."severity" in (?, ?)', postgres: `("intel_case"."severity" || '') in ($1, $2)`, params: ['High', 'Critical'] },
 ]
 
 for (const dialect of ['sqlite', 'postgres'] as const) {

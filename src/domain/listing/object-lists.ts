@@ -51,9 +51,12 @@ export interface IdPage {
 function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectListQuery, 'tql' | 'sorting' | 'ownerScope'>): IdQuery {
   const hasTql = query.tql !== undefined && query.tql.trim() !== ''
   const where: Expression<SqlBool>[] = []
+  let seekable = false
   if (source.objectType) {
     // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
-    where.push(compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) }).where)
+    const compiled = compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) })
+    where.push(compiled.where)
+    seekable = compiled.seekable
   } else if (hasTql) {
     throw invalid(`TQL is not available on this endpoint`)
   }
@@ -64,6 +67,7 @@ function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectList
     ownerIds: source.owner === 'none' ? null : ownerIdsToRead(ctx, query.ownerScope),
     includeUnowned: source.owner === 'ownedOrSystem',
     where,
+    seekable,
     orderBy: sorting ? compileTqlSorting(source.objectType!, sorting) : [],
   }
 }
