@@ -18,6 +18,8 @@ export interface TaskListQuery {
   combine: 'and' | 'or'
   associatedWith?: AssociationScope
   ids?: readonly number[]
+  /** false when the caller needs no total (a load by ids): saves the count query. */
+  countTotal?: false
   offset: number
   limit: number
 }
@@ -68,9 +70,9 @@ export async function listTaskRows(db: Kysely<Database>, q: TaskListQuery): Prom
   if (q.conditions.length) base = base.where((eb) => combine(eb, q.conditions.map((c) => taskCondition(db, eb, c)), q.combine))
   const [rows, count] = await Promise.all([
     base.orderBy('task.id').limit(q.limit).offset(q.offset).execute(),
-    base.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    q.countTotal === false ? undefined : base.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ])
-  return { rows, total: Number(count?.n ?? 0) }
+  return { rows, total: count ? Number(count.n) : rows.length }
 }
 
 export interface TaskUserRow {

@@ -16,7 +16,7 @@ export const TASK_MEMBERS: readonly MemberName[] = ['tags']
 
 export async function loadTaskRecords(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
   if (ids.length === 0) return []
-  const { items } = await listTasks(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })
+  const { items } = await listTasks(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length, countTotal: false })
   return inIdOrder(ids, items)
 }
 

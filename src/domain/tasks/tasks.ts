@@ -58,6 +58,8 @@ export interface TaskQuery {
   orParams?: boolean
   associatedWith?: { kind: ItemKind; id: number; via?: 'group' }
   ids?: readonly number[]
+  /** false when no total is needed (a load by ids), which spares a count query. */
+  countTotal?: false
   /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
   ownerScope?: OwnerScope
   resultStart?: number
@@ -239,7 +241,7 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listTaskRows(ctx.store.db, {
-    ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
+    ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids, countTotal: query.countTotal,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
   })
   const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
