@@ -203,8 +203,8 @@ function summarise(target: string, runs: LoadFigures[], bareRuns?: LoadFigures[]
   const row: Row = {
     target,
     requestsPerSecond: Math.round(m((f) => f.requestsPerSecond)!),
-    serverCpuMicrosPerRequest: m((f) => f.serverCpuMicrosPerRequest),
-    latencyMs: { average: m((f) => f.latencyMs.average)!, p50: m((f) => f.latencyMs.p50)!, p99: m((f) => f.latencyMs.p99)! },
+    serverCpuMicrosPerRequest: roundOrUndefined(m((f) => f.serverCpuMicrosPerRequest)),
+    latencyMs: { average: roundOrUndefined(m((f) => f.latencyMs.average))!, p50: m((f) => f.latencyMs.p50)!, p99: m((f) => f.latencyMs.p99)! },
     requests: runs.reduce((n, f) => n + f.requests, 0),
     non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
     errors: runs.reduce((n, f) => n + f.errors, 0),
@@ -225,6 +225,7 @@ function summarise(target: string, runs: LoadFigures[], bareRuns?: LoadFigures[]
 }
 
 const ratio = (value: number, base: number) => Math.round((value / base) * 100) / 100
+const roundOrUndefined = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10)
 
 function printTable(rows: Row[]) {
   const header = ['target', 'req/s', 'ratio', 'ratio range', 'server CPU µs/req', 'CPU ratio', '× Indicator CPU', 'avg ms', 'p99 ms', 'non-2xx']

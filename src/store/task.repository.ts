@@ -1,6 +1,6 @@
 /** Tasks and their assignees and escalatees. Rules live in domain/tasks.ts. */
 import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Updateable } from 'kysely'
-import type { Database, TaskTable } from './database.js'
+import type { Database, Row, TaskTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine } from './list-conditions.js'
 
 export type TaskFilterColumn = 'name' | 'date_added' | 'due_date' | 'status' | 'escalated' | 'reminded'
@@ -18,8 +18,6 @@ export interface TaskListQuery {
   combine: 'and' | 'or'
   associatedWith?: AssociationScope
   ids?: readonly number[]
-  /** false when the caller needs no total (a load by ids): saves the count query. */
-  countTotal?: false
   offset: number
   limit: number
 }
@@ -30,6 +28,11 @@ function taskColumns(db: Kysely<Database>) {
 }
 
 export type TaskRow = Awaited<ReturnType<ReturnType<typeof taskColumns>['execute']>>[number]
+
+/** Tasks by id in any owner, without their owners' names (see keepReadableRows). */
+export function findTaskRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'task'>[]> {
+  return db.selectFrom('task').selectAll().where('id', 'in', ids).execute()
+}
 
 export function findTaskRow(db: Kysely<Database>, id: number): Promise<TaskRow | undefined> {
   return taskColumns(db).where('task.id', '=', id).executeTakeFirst()
@@ -70,9 +73,9 @@ export async function listTaskRows(db: Kysely<Database>, q: TaskListQuery): Prom
   if (q.conditions.length) base = base.where((eb) => combine(eb, q.conditions.map((c) => taskCondition(db, eb, c)), q.combine))
   const [rows, count] = await Promise.all([
     base.orderBy('task.id').limit(q.limit).offset(q.offset).execute(),
-    q.countTotal === false ? undefined : base.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    base.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ])
-  return { rows, total: count ? Number(count.n) : rows.length }
+  return { rows, total: Number(count?.n ?? 0) }
 }
 
 export interface TaskUserRow {

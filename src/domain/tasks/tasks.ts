@@ -9,10 +9,10 @@ import type { ItemKind } from '../../model/kinds.js'
 import type { Database, TaskTable } from '../../store/database.js'
 import {
   type TaskCondition, type TaskRow, type TaskUserRole, type TaskUserRow, addTaskUser, clearTaskUsers, deleteTaskRow, findOwnerMember,
-  findTaskRow, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
+  findTaskRow, findTaskRowsByIds, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
 } from '../../store/task.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
+import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
@@ -58,8 +58,6 @@ export interface TaskQuery {
   orParams?: boolean
   associatedWith?: { kind: ItemKind; id: number; via?: 'group' }
   ids?: readonly number[]
-  /** false when no total is needed (a load by ids), which spares a count query. */
-  countTotal?: false
   /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
   ownerScope?: OwnerScope
   resultStart?: number
@@ -241,11 +239,19 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listTaskRows(ctx.store.db, {
-    ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids, countTotal: query.countTotal,
+    ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
   })
   const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
   return { items: rows.map((r) => toRecord(r, users, ctx.now)), total }
+}
+
+/** Tasks by id, in no particular order, leaving out any the caller cannot read. */
+export async function findReadableTasks(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
+  const rows = keepReadableRows(ctx.caller, await findTaskRowsByIds(ctx.store.db, ids))
+  if (rows.length === 0) return []
+  const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
+  return rows.map((r) => toRecord(r, users, ctx.now))
 }
 
 /** The assignees (or escalatees) of a Task. */
