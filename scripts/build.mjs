@@ -1,7 +1,7 @@
 // The compiled server in dist/ (ignored by git): src/main.ts and src/cli/main.ts bundled by esbuild.
 // `npm install` builds it (prepare); `npm start` and the CLI rebuild it first when src/ changed since.
 // Run directly (`node scripts/build.mjs`) it builds when the output is missing or stale.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -54,17 +54,23 @@ export function ensureBuilt({ quiet = false } = {}) {
     } catch {
       throw new Error('dist/ is missing or older than src/, and esbuild is not installed to build it: run `npm install`')
     }
-    rmSync(DIST, { recursive: true, force: true })
+    // Built beside dist/ and swapped in whole, so a process that found the old build current never reads a half-written file.
+    const next = `${DIST}.next-${process.pid}`
+    rmSync(next, { recursive: true, force: true })
     esbuild.buildSync({
       entryPoints: Object.entries(ENTRIES).map(([out, entry]) => ({ in: join(ROOT, entry), out })),
-      outdir: DIST, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20',
+      outdir: next, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20',
       external: ['better-sqlite3', 'pg-native'], sourcemap: 'linked', logLevel: quiet ? 'error' : 'warning',
       // CommonJS packages inside an ES module still call require (for Node's built-ins, mostly).
       banner: { js: "import { createRequire as __bulwarkRequire } from 'node:module'; const require = __bulwarkRequire(import.meta.url);" },
     })
     // The stamp takes the time the build started: a source saved during the build makes the next start build again.
-    writeFileSync(STAMP, '')
-    utimesSync(STAMP, startedAt / 1000, startedAt / 1000)
+    writeFileSync(join(next, '.built'), '')
+    utimesSync(join(next, '.built'), startedAt / 1000, startedAt / 1000)
+    const old = `${DIST}.old-${process.pid}`
+    if (existsSync(DIST)) renameSync(DIST, old)
+    renameSync(next, DIST)
+    rmSync(old, { recursive: true, force: true })
     if (!quiet) console.error(`Built dist/ (esbuild) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`)
   })
 }
