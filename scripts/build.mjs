@@ -11,7 +11,8 @@ export const DIST = join(ROOT, 'dist')
 /** Written after a build succeeds: its time is the time of the sources the output reflects. */
 const STAMP = join(DIST, '.built')
 const LOCK = join(ROOT, '.dist-build-lock')
-const INPUTS = ['package.json', 'package-lock.json', 'scripts/build.mjs']
+// Not the lockfile: npm may write it after prepare has built, and an install that changes dependencies builds anyway.
+const INPUTS = ['package.json', 'scripts/build.mjs']
 
 function newestSource(dir, newest = 0) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
