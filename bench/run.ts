@@ -5,6 +5,8 @@
 const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   batch: () => import('./batch.js'),
+  start: () => import('./start.js'),
+  'v3-object': () => import('./v3-object.js'),
   tql: () => import('./tql.js'),
   taxii11: () => import('./taxii11.js'),
   taxii21: () => import('./taxii21.js'),

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// The admin command line: runs src/cli/main.ts through tsx, so no build step is needed.
+// The admin command line: the compiled dist/cli/main.js when dist/ is current (npm install builds it),
+// otherwise src/cli/main.ts through tsx, so a checkout being edited needs no build step.
 import { spawnSync } from 'node:child_process'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { ROOT, isBuildCurrent } from '../scripts/build.mjs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const tsx = createRequire(import.meta.url).resolve('tsx/cli')
-const result = spawnSync(process.execPath, [tsx, join(root, 'src/cli/main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' })
-process.exit(result.status ?? 1)
+if (isBuildCurrent()) {
+  await import('../dist/cli.mjs')
+} else {
+  const tsx = createRequire(import.meta.url).resolve('tsx/cli')
+  const result = spawnSync(process.execPath, [tsx, join(ROOT, 'src/cli/main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' })
+  process.exit(result.status ?? 1)
+}

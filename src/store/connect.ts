@@ -6,7 +6,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
 import pg from 'pg'
 import { CredentialWritePlugin } from './credential-cache.js'
 import type { Database } from './database.js'
@@ -43,8 +43,37 @@ export function openStore(url: string): Store {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new CredentialWritePlugin()] })
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }), plugins: [new CredentialWritePlugin()] })
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
+}
+
+/** Distinct query texts kept compiled; IN lists of every length make the texts many, their use few. */
+const STATEMENT_CACHE_SIZE = 500
+
+/**
+ * Kysely prepares every query it runs, and compiling a statement costs SQLite more than running
+ * it does for a look-up by id; the same text is compiled once and reused instead (SQLite
+ * recompiles a statement itself after a schema change). A statement that a streamed query is
+ * still iterating is busy and never handed out twice; the least recently used ones are dropped.
+ */
+function reusingStatements(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const statements = new Map<string, SqliteDatabase.Statement>()
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      const cached = statements.get(text)
+      if (cached && !cached.busy) {
+        statements.delete(text)
+        statements.set(text, cached)
+        return cached
+      }
+      const statement = sqlite.prepare(text)
+      if (cached) return statement
+      statements.set(text, statement)
+      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!)
+      return statement
+    },
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * writes SQL for them; rules (required fields, enums, permissions) live in domain/groups.ts.
  */
 import type { Insertable, Kysely, Updateable } from 'kysely'
-import type { Database, GroupTable } from './database.js'
+import type { Database, GroupTable, Row } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 
 /** Columns a list may filter on (the domain maps API names to these). */
@@ -31,6 +31,11 @@ export type GroupRow = Awaited<ReturnType<ReturnType<typeof groupColumns>['execu
 
 export function findGroupRow(db: Kysely<Database>, id: number): Promise<GroupRow | undefined> {
   return groupColumns(db).where('intel_group.id', '=', id).executeTakeFirst()
+}
+
+/** Groups by id in any owner, without their owners' names (see keepReadableRows). */
+export function findGroupRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'intel_group'>[]> {
+  return db.selectFrom('intel_group').selectAll().where('id', 'in', ids).execute()
 }
 
 export async function findGroupIdByXid(db: Kysely<Database>, ownerId: number, xid: string): Promise<number | undefined> {

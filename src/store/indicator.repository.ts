@@ -54,6 +54,14 @@ export function findIndicatorRow(db: Kysely<Database>, id: number): Promise<Indi
   return selectIndicators(db).where('indicator.id', '=', id).executeTakeFirst()
 }
 
+/**
+ * Indicators by id in any owner, without their owners' names: the caller of a load by ids already
+ * holds the owners it may read (its memberships) and drops the rest.
+ */
+export function findIndicatorRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'indicator'>[]> {
+  return db.selectFrom('indicator').selectAll().where('id', 'in', ids).execute()
+}
+
 export function findIndicatorRowBySummary(db: Kysely<Database>, ownerIds: readonly number[], type: string, summary: string): Promise<IndicatorRow[]> {
   if (ownerIds.length === 0) return Promise.resolve([])
   return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', type)

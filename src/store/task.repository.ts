@@ -1,6 +1,6 @@
 /** Tasks and their assignees and escalatees. Rules live in domain/tasks.ts. */
 import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Updateable } from 'kysely'
-import type { Database, TaskTable } from './database.js'
+import type { Database, Row, TaskTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 
 export type TaskFilterColumn = 'name' | 'date_added' | 'due_date' | 'status' | 'escalated' | 'reminded'
@@ -28,6 +28,11 @@ function taskColumns(db: Kysely<Database>) {
 }
 
 export type TaskRow = Awaited<ReturnType<ReturnType<typeof taskColumns>['execute']>>[number]
+
+/** Tasks by id in any owner, without their owners' names (see keepReadableRows). */
+export function findTaskRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'task'>[]> {
+  return db.selectFrom('task').selectAll().where('id', 'in', ids).execute()
+}
 
 export function findTaskRow(db: Kysely<Database>, id: number): Promise<TaskRow | undefined> {
   return taskColumns(db).where('task.id', '=', id).executeTakeFirst()

@@ -22,6 +22,11 @@ function victimColumns(db: Kysely<Database>) {
 
 export type VictimRow = Awaited<ReturnType<ReturnType<typeof victimColumns>['execute']>>[number]
 
+/** Victims by id in any owner, without their owners' names (see keepReadableRows). */
+export function findVictimRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'victim'>[]> {
+  return db.selectFrom('victim').selectAll().where('id', 'in', ids).execute()
+}
+
 export function findVictimRow(db: Kysely<Database>, id: number): Promise<VictimRow | undefined> {
   return victimColumns(db).where('victim.id', '=', id).executeTakeFirst()
 }
@@ -63,6 +68,8 @@ export interface VictimAssetListQuery {
   type?: string
   associatedWith?: AssociationScope
   ids?: readonly number[]
+  /** false when the caller needs no total (a load by ids): saves the count query. */
+  countTotal?: false
   offset: number
   limit: number
 }
@@ -95,7 +102,7 @@ export async function listVictimAssetRows(db: Kysely<Database>, q: VictimAssetLi
   if (q.associatedWith) base = base.where('victim_asset.id', 'in', associatedIds(db, q.associatedWith, 'victimAsset'))
   const [rows, count] = await Promise.all([
     base.selectAll('victim_asset').orderBy('victim_asset.id').limit(q.limit).offset(q.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    q.countTotal === false ? undefined : base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ])
-  return { rows, total: Number(count?.n ?? 0) }
+  return { rows, total: count ? Number(count.n) : rows.length }
 }

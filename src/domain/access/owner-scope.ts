@@ -9,6 +9,7 @@
 import type { Caller, RequestContext } from '../context.js'
 import { DomainError } from '../errors.js'
 import { bodyId } from '../input.js'
+import type { OwnerType } from '../../model/kinds.js'
 import { type Membership, canAccessOwner, isAllowed } from '../permissions.js'
 
 /** 'context': only the call's owner (owner= was given); 'readable': every owner the caller may read. */
@@ -21,6 +22,19 @@ export function readableOwners(caller: Caller): Membership[] {
 
 export function readableOwnerIds(ctx: RequestContext): number[] {
   return readableOwners(ctx.caller).map((m) => m.ownerId)
+}
+
+/**
+ * Rows of an owned table loaded by id in any owner, kept when the caller may read their owner and
+ * given that owner's name and type from the caller's memberships, so a load by ids needs neither
+ * an owner filter nor a join to the owner table.
+ */
+export function keepReadableRows<R extends { owner_id: number }>(caller: Caller, rows: readonly R[]): (R & { owner_name: string; owner_type: OwnerType })[] {
+  const owners = readableOwners(caller)
+  return rows.flatMap((row) => {
+    const owner = owners.find((m) => m.ownerId === row.owner_id)
+    return owner ? [{ ...row, owner_name: owner.ownerName, owner_type: owner.ownerType }] : []
+  })
 }
 
 /**

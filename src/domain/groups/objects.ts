@@ -4,9 +4,10 @@
  * groups/groups.ts and groups/input.ts.
  */
 import type { RequestContext } from '../context.js'
-import { contextForNewObject } from '../access/owner-scope.js'
+import { contextForNewObject, keepReadableRows } from '../access/owner-scope.js'
+import { findGroupRowsByIds } from '../../store/group.repository.js'
 import { invalid } from '../errors.js'
-import { type GroupRecord, createGroup, deleteGroup, getGroup, listGroups, updateGroup } from './groups.js'
+import { type GroupRecord, createGroup, deleteGroup, getGroup, toGroupRecord, updateGroup } from './groups.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
@@ -23,7 +24,7 @@ export type GroupObject = GroupRecord & { creator: UserRef | null }
 /** Groups by id, in that order, with their creators, leaving out any the caller cannot read. */
 export async function loadGroupObjects(ctx: RequestContext, ids: readonly number[]): Promise<GroupObject[]> {
   if (ids.length === 0) return []
-  const { items } = await listGroups(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })
+  const items = keepReadableRows(ctx.caller, await findGroupRowsByIds(ctx.store.db, ids)).map(toGroupRecord)
   const users = await loadUsers(ctx.store.db, items.map((g) => g.createdBy))
   return inIdOrder(ids, items.map((g) => ({ ...g, creator: (g.createdBy && users.get(g.createdBy)) || null })))
 }

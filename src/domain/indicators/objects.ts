@@ -6,10 +6,12 @@
  */
 import { composeSummary, INDICATOR_TYPES, parseSummary } from '../../model/indicator-types.js'
 import type { RequestContext } from '../context.js'
-import { contextForNestedItem, contextForNewObject } from '../access/owner-scope.js'
+import { contextForNestedItem, contextForNewObject, keepReadableRows } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { addObservations, reportFalsePositive } from './activity.js'
 import { readIndicatorValues } from './input.js'
+import { toIndicatorRecord } from './record.js'
+import { findIndicatorRowsByIds } from '../../store/indicator.repository.js'
 import {
   type IndicatorInput, type IndicatorRecord, createOrUpdateIndicator, deleteIndicator, findIndicatorsBySummary, getIndicatorById,
   indicatorItem, listIndicators, requireIndicatorType, updateIndicator,
@@ -31,10 +33,7 @@ const ACTION_FIELDS = ['falsePositiveFlag', 'observations'] as const
 /** Indicators by id, in that order, leaving out any the caller cannot read. */
 export async function loadIndicatorRecords(ctx: RequestContext, ids: readonly number[]): Promise<IndicatorRecord[]> {
   if (ids.length === 0) return []
-  const { items } = await listIndicators(ctx, {
-    ids, ownerScope: 'readable', activeOnly: false, resultLimit: ids.length,
-  })
-  return inIdOrder(ids, items)
+  return inIdOrder(ids, keepReadableRows(ctx.caller, await findIndicatorRowsByIds(ctx.store.db, ids)).map(toIndicatorRecord))
 }
 
 export async function listIndicatorObjects(ctx: RequestContext, query: ObjectListQuery) {

@@ -8,7 +8,7 @@ import { invalid } from '../errors.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
-import { type TaskRecord, createTask, deleteTask, getTask, listTasks, setTaskCase, updateTask } from './tasks.js'
+import { type TaskRecord, createTask, deleteTask, findReadableTasks, getTask, setTaskCase, updateTask } from './tasks.js'
 import { withTransaction } from '../transaction.js'
 
 export const TASK_SOURCE: ListSource = { objectType: 'tasks', table: 'task', owner: 'owned' }
@@ -16,8 +16,7 @@ export const TASK_MEMBERS: readonly MemberName[] = ['tags']
 
 export async function loadTaskRecords(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
   if (ids.length === 0) return []
-  const { items } = await listTasks(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })
-  return inIdOrder(ids, items)
+  return inIdOrder(ids, await findReadableTasks(ctx, ids))
 }
 
 export async function listTaskObjects(ctx: RequestContext, query: ObjectListQuery) {

@@ -9,10 +9,10 @@ import type { ItemKind } from '../../model/kinds.js'
 import type { Database, TaskTable } from '../../store/database.js'
 import {
   type TaskCondition, type TaskRow, type TaskUserRole, type TaskUserRow, addTaskUser, clearTaskUsers, deleteTaskRow, findOwnerMember,
-  findTaskRow, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
+  findTaskRow, findTaskRowsByIds, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
 } from '../../store/task.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
+import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
@@ -244,6 +244,14 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
   })
   const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
   return { items: rows.map((r) => toRecord(r, users, ctx.now)), total }
+}
+
+/** Tasks by id, in no particular order, leaving out any the caller cannot read. */
+export async function findReadableTasks(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
+  const rows = keepReadableRows(ctx.caller, await findTaskRowsByIds(ctx.store.db, ids))
+  if (rows.length === 0) return []
+  const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
+  return rows.map((r) => toRecord(r, users, ctx.now))
 }
 
 /** The assignees (or escalatees) of a Task. */

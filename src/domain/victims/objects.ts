@@ -6,7 +6,8 @@
  */
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import type { RequestContext } from '../context.js'
-import { contextForNewObject } from '../access/owner-scope.js'
+import { contextForNewObject, keepReadableRows } from '../access/owner-scope.js'
+import { findVictimRowsByIds } from '../../store/victim.repository.js'
 import { invalid, notFound } from '../errors.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
@@ -15,7 +16,7 @@ import { withTransaction } from '../transaction.js'
 import {
   type VictimAssetRecord, createVictimAsset, deleteVictimAsset, getVictimAssetById, listVictimAssets, updateVictimAsset,
 } from './victim-assets.js'
-import { type VictimRecord, createVictim, deleteVictim, getVictim, listVictims, updateVictim } from './victims.js'
+import { type VictimRecord, createVictim, deleteVictim, getVictim, toVictimRecord, updateVictim } from './victims.js'
 import { bodyId } from '../input.js'
 
 export const VICTIM_SOURCE: ListSource = { objectType: 'victims', table: 'victim', owner: 'owned' }
@@ -27,12 +28,12 @@ export const VICTIM_ASSET_MEMBERS: readonly MemberName[] = ['associatedGroups']
 
 export async function loadVictimRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, (await listVictims(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })).items)
+  return inIdOrder(ids, keepReadableRows(ctx.caller, await findVictimRowsByIds(ctx.store.db, ids)).map(toVictimRecord))
 }
 
 export async function loadVictimAssetRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, (await listVictimAssets(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length })).items)
+  return inIdOrder(ids, (await listVictimAssets(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length, countTotal: false })).items)
 }
 
 export async function listVictimObjects(ctx: RequestContext, query: ObjectListQuery) {

@@ -31,6 +31,8 @@ export interface VictimAssetQuery {
   type?: string
   associatedWith?: { kind: ItemKind; id: number; via?: 'group' }
   ids?: readonly number[]
+  /** false when no total is needed (a load by ids), which spares a count query. */
+  countTotal?: false
   /** Whose rows: the call's owner, or every readable owner (the default depends on the list; see ownerIdsToRead). */
   ownerScope?: OwnerScope
   resultStart?: number
@@ -118,7 +120,7 @@ export async function listVictimAssets(ctx: RequestContext, query: VictimAssetQu
   const scoped = query.victimId !== undefined || query.associatedWith !== undefined
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: scoped })
   const { rows, total } = await listVictimAssetRows(ctx.store.db, {
-    ownerIds, victimId: query.victimId, type: def?.name, associatedWith: query.associatedWith, ids: query.ids,
+    ownerIds, victimId: query.victimId, type: def?.name, associatedWith: query.associatedWith, ids: query.ids, countTotal: query.countTotal,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
   })
   return { items: rows.map(toRecord), total }

@@ -4,7 +4,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import selfsigned from 'selfsigned'
 
 export interface TlsMaterial {
   key: string
@@ -22,6 +21,8 @@ export async function loadTlsMaterial(options: { certFile?: string; keyFile?: st
   const certFile = join(dir, 'self-signed.crt')
   const keyFile = join(dir, 'self-signed.key')
   if (existsSync(certFile) && existsSync(keyFile)) return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') }
+  // Loaded only here: the certificate libraries cost every start time, and most starts find a certificate.
+  const { default: selfsigned } = await import('selfsigned')
   const now = new Date()
   const pems = await selfsigned.generate([{ name: 'commonName', value: options.hostName ?? 'localhost' }], {
     keySize: 2048,
