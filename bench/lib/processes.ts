@@ -36,14 +36,20 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** The Bulwark server's entry point; startServer runs it through `npm start`'s script. */
+export const SERVER = 'src/main.ts'
+
 /**
- * Starts `node --import tsx <script>` (one process, so --cpu-prof sees the server itself),
+ * Starts `node --import tsx <script>`, or for the Bulwark server `node scripts/start.mjs` (one process
+ * either way, so --cpu-prof sees the server itself),
  * with output going to logFile, and resolves once the port answers any HTTPS request.
  */
 export async function startServer(script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Promise<ChildServer> {
   const port = Number(env.BULWARK_PORT ?? env.BENCH_PORT)
   const log = openSync(logFile, 'a')
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], { cwd: ROOT, env, stdio: ['ignore', log, log] })
+  // The server runs as `npm start` runs it (compiled, no transpiler), so start, RSS and CPU are what users get.
+  const command = script === SERVER ? [join(ROOT, 'scripts/start.mjs')] : ['--import', 'tsx', join(ROOT, script)]
+  const child = spawn(process.execPath, [...nodeArgs, ...command], { cwd: ROOT, env, stdio: ['ignore', log, log] })
   closeSync(log)
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}; see ${logFile}`))))
   await Promise.race([waitForHttps(port), exited])
