@@ -10,6 +10,9 @@ import { createReadStream } from 'node:fs'
 /** An element longer than this is reported instead of read (the batch refuses 2 MB uploads anyway). */
 export const MAX_ELEMENT_CHARS = 1_000_000
 
+/** The file is not the JSON document it should be (as opposed to a failure of whoever reads its elements). */
+export class MalformedJsonFile extends Error {}
+
 export type ArrayElement = { index: number; text: string } | { index: number; error: string }
 
 export class JsonArrayReader {
@@ -55,7 +58,7 @@ export class JsonArrayReader {
         const c = text[i]
         if (!started) {
           if (/\s/.test(c) || c === '\uFEFF') continue
-          if (c !== '{') throw new Error('The file is not a JSON object')
+          if (c !== '{') throw new MalformedJsonFile('The file is not a JSON object')
           started = true
           depth = 1
           continue
@@ -107,8 +110,8 @@ export class JsonArrayReader {
       }
       if (inArray) keep(text.length)
     }
-    if (!started) throw new Error('The file is empty')
-    if (!this.completed) throw new Error('The file ends before its JSON document does')
+    if (!started) throw new MalformedJsonFile('The file is empty')
+    if (!this.completed) throw new MalformedJsonFile('The file ends before its JSON document does')
   }
 
   /** The closing brace of the document was read. */

@@ -54,7 +54,7 @@ describe('backup and restore', () => {
     expect(restore.result).toMatchObject({ database: TEST_DB, file })
     expect(ownerNames()).toEqual(before.filter((name) => name !== 'After Backup'))
     expect(ownerNames()).toEqual(['Default Organization', 'Kept Org', ...(TEST_DB === 'sqlite' ? ['Written While Serving'] : [])])
-  })
+  }, 180_000)
 
   it('refuses to overwrite a file, and refuses to restore what is not a backup, leaving the database as it was', () => {
     const existing = join(dir, 'bulwark.backup')
@@ -65,5 +65,5 @@ describe('backup and restore', () => {
     expect(restore.status).toBe(1)
     expect(restore.result.error).toMatch(TEST_DB === 'sqlite' ? /is not a Bulwark SQLite backup/ : /^pg_restore failed/)
     expect(ownerNames()).toContain('Kept Org')
-  })
+  }, 180_000)
 })

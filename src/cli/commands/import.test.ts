@@ -10,6 +10,8 @@ import { type CliSandbox, createCliSandbox } from '../../test/cli-sandbox.js'
 import { IMPORT_CHUNK } from './import.js'
 
 const OWNER = 'Default Organization'
+/** Each run of the executable starts tsx and opens the database: seconds apiece on a busy machine. */
+const CLI_TIMEOUT = 180_000
 let cli: CliSandbox
 let dir: string
 
@@ -35,7 +37,7 @@ describe('bulwark import', () => {
     expect(run.result).toMatchObject({ format: 'csv', owner: OWNER, items: 4, jobs: 1, successCount: 3, errorCount: 1 })
     expect(run.result.errors).toEqual([{ item: 'indicator[2]', message: expect.any(String) }])
     expect(await indicatorCount()).toBe(3)
-  })
+  }, CLI_TIMEOUT)
 
   it('imports a plain list of one type in jobs of IMPORT_CHUNK items, numbering items across jobs', async () => {
     const file = join(dir, 'addresses.txt')
@@ -47,7 +49,7 @@ describe('bulwark import', () => {
     expect(run.result).toMatchObject({ format: 'list', items: IMPORT_CHUNK + 2, jobs: 2, successCount: IMPORT_CHUNK + 1, errorCount: 1 })
     expect(run.result.errors.map((e: { item: string }) => e.item)).toEqual([`indicator[${IMPORT_CHUNK + 1}]`])
     expect(await indicatorCount()).toBe(3 + IMPORT_CHUNK + 1)
-  })
+  }, CLI_TIMEOUT)
 
   it('imports a V2 batch file, and refuses what it cannot read without writing anything', async () => {
     const file = join(dir, 'batch.json')
@@ -58,7 +60,7 @@ describe('bulwark import', () => {
     expect(await bulwark('import', file, '--owner', 'No Such Owner')).toMatchObject({ status: 1, result: { code: 'owner_inaccessible' } })
     expect(await bulwark('import', file, '--owner', OWNER, '--format', 'stix')).toMatchObject({ status: 1, result: { code: 'invalid', error: expect.stringMatching(/is not a STIX bundle: it has no objects array$/) } })
     expect(await indicatorCount()).toBe(before)
-  })
+  }, CLI_TIMEOUT)
 
   it('exports an owner, whole or filtered by TQL, as a batch file that imports into another owner as the same set', async () => {
     const total = await indicatorCount()
@@ -90,5 +92,5 @@ describe('bulwark import', () => {
     const mirror = JSON.parse(readFileSync(again, 'utf8')).indicator as { type: string; summary: string }[]
     expect(mirror.map(key).sort()).toEqual(written.map(key).sort())
     expect(mirror.find((i) => i.summary === 'bad.example')).toEqual(host)
-  }, 180_000)
+  }, CLI_TIMEOUT)
 })

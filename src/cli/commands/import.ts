@@ -27,7 +27,7 @@ import { findIndicatorType, composeSummary } from '../../model/indicator-types.j
 import { type TlpLabel, fromStixIndicator, labelOfMarkingDefinition } from '../../protocols/taxii21/stix.js'
 import { claimJob, newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
-import { JsonArrayReader } from '../json-array-stream.js'
+import { JsonArrayReader, MalformedJsonFile } from '../json-array-stream.js'
 
 /** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
 export const IMPORT_CHUNK = 5_000
@@ -106,6 +106,7 @@ export async function importCommand(store: Store, services: Services, args: Impo
         }
       }
     } catch (error) {
+      if (!(error instanceof MalformedJsonFile)) throw error
       // Nothing read: the file is refused whole. Later: what was read is written, the rest reported.
       if (tally.items === 0) throw invalid(`${args.file}: ${messageOf(error)}`)
       fail('(file)', messageOf(error))
