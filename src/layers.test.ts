@@ -30,6 +30,14 @@ describe('layers', () => {
     expect(offending).toEqual([])
   })
 
+  it('the CLI and the worker reach data through the domain too; they open the store and copy its files, nothing more', () => {
+    const infrastructure = /from '[./]*\/store\/(connect|backup|batch-wakeups)\.js'/
+    const offending = [...sources(join(SRC, 'cli')), ...sources(join(SRC, 'worker'))].flatMap((file) => imports(readFileSync(file, 'utf8'))
+      .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type ') && !infrastructure.test(line))
+      .map((line) => `${relative(SRC, file)}: ${line}`))
+    expect(offending).toEqual([])
+  })
+
   it('only the store builds SQL', () => {
     const outside = sources(SRC).filter((file) => !/^(store|tql|test)\//.test(relative(SRC, file)))
     const offending = outside.filter((file) => /\.(selectFrom|insertInto|updateTable|deleteFrom|transaction)\(|\bsql`/.test(readFileSync(file, 'utf8')))

@@ -4,7 +4,8 @@ import { createServices } from '../domain/services.js'
 import { commitBatchProgress, findBatchJob } from '../store/batch.repository.js'
 import { openStore } from '../store/connect.js'
 import { ORG, PUBLIC_URL, TEST_DB, type TestApp, createTestApp } from '../test/harness.js'
-import { claimJob, runPendingJobs, startBatchWorker } from './batch-worker.js'
+import { claimJob } from '../domain/batch/leases.js'
+import { runPendingJobs, startBatchWorker } from './batch-worker.js'
 
 let t: TestApp
 beforeAll(async () => { t = await createTestApp() })

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { DEFAULT_LEASE_MS, JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
+import { claimJob, claimableJobs, handBackJob } from '../domain/batch/leases.js'
+import { JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
 import type { Services } from '../domain/services.js'
-import { claimBatchJob, listClaimableJobs, releaseBatchLease } from '../store/batch.repository.js'
 import { type BatchWakeups, watchBatchQueue } from '../store/batch-wakeups.js'
 import type { Store } from '../store/connect.js'
 
@@ -24,12 +24,6 @@ export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
 }
 
-/** Claims one job with a lease; true when this worker won it. */
-export function claimJob(store: Store, jobId: number, workerId: string, leaseMs = DEFAULT_LEASE_MS): Promise<boolean> {
-  const now = new Date()
-  return claimBatchJob(store.db, jobId, workerId, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString())
-}
-
 /**
  * Runs every job that can be claimed now, one after another, and returns how many it ran.
  * Tests call it to drive jobs synchronously.
@@ -40,7 +34,7 @@ export async function runPendingJobs(store: Store, services: Services, options: 
   let ran = 0
   for (;;) {
     if (options.stopping?.()) return ran
-    const candidates = await listClaimableJobs(store.db, new Date().toISOString(), 10)
+    const candidates = await claimableJobs(store, 10)
     let claimed: number | undefined
     for (const id of candidates) {
       if (await claimJob(store, id, workerId, options.leaseMs)) { claimed = id; break }
@@ -51,7 +45,7 @@ export async function runPendingJobs(store: Store, services: Services, options: 
     } catch (error) {
       if (error instanceof JobPausedError) {
         // Handed back rather than left to expire, so another node resumes it at once.
-        await releaseBatchLease(store.db, claimed, workerId, new Date(Date.now() - 1).toISOString())
+        await handBackJob(store, claimed, workerId)
         return ran
       }
       // A lost lease means another node took over; anything else leaves the job to be retried when its lease expires.

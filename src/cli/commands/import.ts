@@ -14,9 +14,8 @@
  */
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { findBatchJob, listBatchErrors } from '../../store/batch.repository.js'
 import type { Store } from '../../store/connect.js'
-import { createBatchJob, uploadBatchInput } from '../../domain/batch/jobs.js'
+import { createBatchJob, readBatchOutcome, uploadBatchInput } from '../../domain/batch/jobs.js'
 import { runBatchJob } from '../../domain/batch/run-job.js'
 import type { RequestContext } from '../../domain/context.js'
 import { invalid, isDomainError } from '../../domain/errors.js'
@@ -25,7 +24,8 @@ import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
 import { findIndicatorType, composeSummary } from '../../model/indicator-types.js'
 import { type TlpLabel, fromStixIndicator, labelOfMarkingDefinition } from '../../protocols/taxii21/stix.js'
-import { claimJob, newWorkerId } from '../../worker/batch-worker.js'
+import { claimJob } from '../../domain/batch/leases.js'
+import { newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
 import { JsonArrayReader, MalformedJsonFile } from '../json-array-stream.js'
 
@@ -197,15 +197,15 @@ async function runChunk(ctx: RequestContext, owner: string, pending: Pending, ta
   const workerId = newWorkerId()
   if (!(await claimJob(ctx.store, id, workerId))) throw new Error(`Batch job ${id} was taken by a running server; it completes there`)
   await runBatchJob(ctx.store, ctx.services, id, { workerId })
-  const job = (await findBatchJob(ctx.store.db, id))!
+  const outcome = await readBatchOutcome(ctx, id)
   tally.jobs++
-  tally.successCount += job.success_count
-  tally.errorCount += job.error_count
-  for (const error of await listBatchErrors(ctx.store.db, id)) {
+  tally.successCount += outcome.successCount
+  tally.errorCount += outcome.errorCount
+  for (const error of outcome.results) {
     if (tally.errors.length >= MAX_REPORTED_ERRORS) break
     // The job numbers items from 0 within its chunk; the report names their place in the file.
-    const item = (error.source ?? '').replace(/^indicator\[(\d+)\]/, (_m, i: string) => pending.sources[Number(i)] ?? `indicator[${i}]`)
-    tally.errors.push({ item, message: error.message.replace(/^indicator\[\d+\]\s*/, '') })
+    const item = (error.errorSource ?? '').replace(/^indicator\[(\d+)\]/, (_m, i: string) => pending.sources[Number(i)] ?? `indicator[${i}]`)
+    tally.errors.push({ item, message: error.errorMessage.replace(/^indicator\[\d+\]\s*/, '') })
   }
 }
 

@@ -1,11 +1,11 @@
 /** `bulwark status`: what this database is, how far it is migrated, what it holds, how it is set. */
 import { countRecords } from '../../domain/access/accounts.js'
+import { migrationStatus } from '../../domain/platform/operations.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
-import { listMigrations } from '../../store/migrate.js'
 
 export async function statusCommand(store: Store, services: Services, _args: object = {}) {
-  const migrations = await listMigrations(store.db)
+  const migrations = await migrationStatus(store)
   return {
     database: store.dialect,
     migrationsApplied: migrations.filter((m) => m.executedAt).length,

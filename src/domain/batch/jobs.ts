@@ -129,6 +129,12 @@ export async function getBatchErrorFile(ctx: RequestContext, id: number): Promis
   return gzipSync(JSON.stringify(rows.map(toResult)))
 }
 
+/** A job's counts and all its errors and warnings in one read, for a caller that ran the job itself (the CLI import). */
+export async function readBatchOutcome(ctx: RequestContext, id: number): Promise<{ successCount: number; errorCount: number; results: BatchResult[] }> {
+  const job = await requireVisibleJob(ctx, id)
+  return { successCount: job.success_count, errorCount: job.error_count, results: (await listBatchErrors(ctx.store.db, id)).map(toResult) }
+}
+
 const SEVERITIES: Record<string, string> = { err: 'Error', error: 'Error', warn: 'Warning', warning: 'Warning', info: 'Info' }
 
 export interface ResultFilter {

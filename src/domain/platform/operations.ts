@@ -12,9 +12,14 @@ export function checkDatabase(store: Store): Promise<void> {
   return pingDatabase(store)
 }
 
+/** Every migration this node knows, with when it was applied (null: not yet). */
+export function migrationStatus(store: Store): Promise<{ name: string; executedAt: string | null }[]> {
+  return listMigrations(store.db)
+}
+
 /** The names of the migrations this node knows that the database has not applied. */
 export async function pendingMigrations(store: Store): Promise<string[]> {
-  return (await listMigrations(store.db)).filter((m) => m.executedAt === null).map((m) => m.name)
+  return (await migrationStatus(store)).filter((m) => m.executedAt === null).map((m) => m.name)
 }
 
 /** Batch jobs by status (Created, Queued, Running, Completed). */
