@@ -80,7 +80,7 @@ async function sqlitePlan(q: IdQuery): Promise<string[]> {
   })
 }
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] }
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Plans?: PlanNode[] }
 
 async function postgresPlan(q: IdQuery): Promise<PlanNode> {
   return readIdPage(store.db, q, FIRST_PAGE, async (query, handle) => {
@@ -188,5 +188,16 @@ describe('records of a page, loaded by id', () => {
         expect(nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) => /^indicator_owner/.test(n['Index Name'] ?? ''))).toEqual([])
       }
     }
+  })
+})
+
+// Last: it gathers statistics, which every test above must not see.
+describe('a seek on PostgreSQL once statistics exist', () => {
+  it.each(FILTERS.filter((f) => f.seeks && !f.tql.startsWith('summary')))('$tql: fetches the Indicators it found by key, never walks them in id order', async ({ tql }) => {
+    if (store.dialect !== 'postgres') return
+    await sql`ANALYZE`.execute(store.db)
+    const reads = nodes(await postgresPlan(idQuery(tql, [owners[0]!, owners[2]!]))).filter((n) => n['Relation Name'] === 'indicator')
+    expect(reads.length).toBeGreaterThan(0)
+    for (const read of reads) expect(read['Index Cond'] ?? read['Node Type']).toMatch(/\bid = ANY/)
   })
 })

@@ -74,7 +74,7 @@ export class TqlCompiler {
           const link = this.openLink(target.link, target.table, alias, fromTarget)
           let q = target.where ? link.query.where(target.where(link.targetAlias) as Expression<SqlBool>) : link.query
           if (test) q = q.where(test(valueOf(target.source, target.onLink ? link.linkAlias! : link.targetAlias)))
-          return eb(eb.ref(link.outer), 'in', q)
+          return this.memberOf(link.outer, q, fromTarget)
         }
         if (operator === 'isNull') return eb.not(related())
         if (operator === 'isNotNull') return related()
@@ -92,9 +92,10 @@ export class TqlCompiler {
     const { link, all } = def.target
     /** `outer in (select … where <condition on the target row>)` */
     const member = (condition: (targetAlias: string) => Expression<SqlBool>) => {
-      const opened = this.openLink(link, type.table, alias, isSeekable(query, type))
+      const fromTarget = isSeekable(query, type)
+      const opened = this.openLink(link, type.table, alias, fromTarget)
       const q = type.restrict ? opened.query.where(`${opened.targetAlias}.${type.restrict.column}`, '=', sql.lit(type.restrict.value)) : opened.query
-      return eb(eb.ref(opened.outer), 'in', q.where(condition(opened.targetAlias)))
+      return this.memberOf(opened.outer, q.where(condition(opened.targetAlias)), fromTarget)
     }
     if (!all) return member((t) => this.compile(query, type, t))
     // hasAllTags(name in (…)): the item carries every tag named, whether or not such a tag exists anywhere.
@@ -114,6 +115,18 @@ export class TqlCompiler {
   private selectTags(): { query: Query; alias: string } {
     const alias = this.fresh('t')
     return { query: this.ownedBy(eb.selectFrom(`tag as ${alias}`).select(sql.lit(1).as('one')), alias, 'tag'), alias }
+  }
+
+  /**
+   * `outer in (the related ids)`. When the related rows are named through an index, PostgreSQL
+   * gets `= any(array(…))`: the ids are then read first, once, and the outer rows fetched by key.
+   * With statistics it otherwise prefers walking the outer table in id order as a semi-join,
+   * which reads nearly every row when the matches sit at the far end (1.4 s for a tag of the
+   * smallest owner at 1M Indicators).
+   */
+  private memberOf(outer: string, related: Query, fromTarget: boolean): Expression<SqlBool> {
+    if (fromTarget && this.settings.dialect === 'postgres') return sql<SqlBool>`${eb.ref(outer)} = any(array(${related}))`
+    return eb(eb.ref(outer), 'in', related)
   }
 
   /**
