@@ -14,7 +14,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateAccessId, generateSecretKey, generateToken, signRequest } from '../src/domain/access/credentials.js'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
-import { LOAD, type LoadFigures, measureFor, median } from './lib/load.js'
+import { LOAD, type LoadFigures, type RoundsSummary, cleanEnv, measureFor, ratio, summariseRounds } from './lib/load.js'
 import { createDatabase } from './lib/postgres.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
 
@@ -24,21 +24,8 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 const CPU_PROFILE = process.env.BENCH_CPU_PROF === '1'
 
 /** One target's figures: medians over the rounds. */
-interface Row extends LoadFigures {
-  target: string
-  /** Median over the rounds of (requests/s of this row ÷ the bare server's in the same round). */
-  ratioToBare?: number
-  /** Lowest and highest per-round ratio. */
-  ratioRange?: [number, number]
-  /** Median over the rounds of (bare CPU per request ÷ this row's): the same ratio, less sensitive to machine load. */
-  cpuRatioToBare?: number
-  rounds: LoadFigures[]
-}
+type Row = RoundsSummary
 
-/** The environment children get: ours without any BULWARK_* a developer may have set. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))), ...extra }
-}
 
 /**
  * Signed just before each load run: the signature holds for 5 minutes, longer than a run,
@@ -112,43 +99,14 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
     for (let round = 0; round < LOAD.rounds; round++) {
       for (const [i, t] of targets.entries()) runs[i].push(await measureFor(LOAD.durationSeconds, t, t.cpu))
     }
-    return targets.map((t, i) => summarise(t.name, runs[i], i === 0 ? undefined : runs[0]))
+    return targets.map((t, i) => summariseRounds(t.name, runs[i], i === 0 ? undefined : runs[0]))
   } finally {
     await server.stop()
     await database?.drop()
   }
 }
 
-function summarise(target: string, runs: LoadFigures[], bareRuns?: LoadFigures[]): Row {
-  const m = (pick: (f: LoadFigures) => number | undefined) => {
-    const values = runs.map(pick).filter((v): v is number => v !== undefined)
-    return values.length ? median(values) : undefined
-  }
-  const row: Row = {
-    target,
-    requestsPerSecond: Math.round(m((f) => f.requestsPerSecond)!),
-    serverCpuMicrosPerRequest: m((f) => f.serverCpuMicrosPerRequest),
-    latencyMs: { average: m((f) => f.latencyMs.average)!, p50: m((f) => f.latencyMs.p50)!, p99: m((f) => f.latencyMs.p99)! },
-    requests: runs.reduce((n, f) => n + f.requests, 0),
-    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
-    errors: runs.reduce((n, f) => n + f.errors, 0),
-    rounds: runs,
-  }
-  if (!bareRuns) return row
-  const perRound = runs.map((f, i) => ratio(f.requestsPerSecond, bareRuns[i].requestsPerSecond))
-  const cpuPerRound = runs.flatMap((f, i) => {
-    const own = f.serverCpuMicrosPerRequest, base = bareRuns[i].serverCpuMicrosPerRequest
-    return own && base ? [ratio(base, own)] : []
-  })
-  return {
-    ...row,
-    ratioToBare: median(perRound),
-    ratioRange: [Math.min(...perRound), Math.max(...perRound)],
-    ...(cpuPerRound.length ? { cpuRatioToBare: median(cpuPerRound) } : {}),
-  }
-}
 
-const ratio = (value: number, base: number) => Math.round((value / base) * 100) / 100
 
 function printTable(rows: Row[]) {
   const header = ['target', 'req/s', 'ratio', 'ratio range', 'server CPU µs/req', 'CPU ratio', 'avg ms', 'p99 ms', 'non-2xx']

@@ -19,7 +19,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateAccessId, generateSecretKey, generateToken } from '../src/domain/access/credentials.js'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
-import { LOAD, type LoadFigures, measureFor, median } from './lib/load.js'
+import { LOAD, type LoadFigures, type RoundsSummary, cleanEnv, measureFor, ratio, summariseRounds } from './lib/load.js'
 import { createDatabase } from './lib/postgres.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
 
@@ -28,16 +28,9 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 const CPU_PROFILE = process.env.BENCH_CPU_PROF === '1'
 const ONLY = process.env.BENCH_V3_ONLY?.split(',').map((s) => s.trim())
 
-interface Row extends LoadFigures {
-  target: string
-  /** Median over the rounds of (requests/s ÷ the bare route's in the same round). */
-  ratioToBare?: number
-  ratioRange?: [number, number]
-  /** Median over the rounds of (bare CPU per request ÷ this row's). */
-  cpuRatioToBare?: number
+interface Row extends RoundsSummary {
   /** This row's CPU per request ÷ GET /v3/indicators/{id}'s (target ≤ 2). */
   cpuVsIndicator?: number
-  rounds: LoadFigures[]
 }
 
 type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
@@ -93,9 +86,6 @@ const SUBJECTS: Subject[] = [
   firstListed('security/users'),
 ]
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))), ...extra }
-}
 
 function apiFor(port: number, token: string): Api {
   return (method, path, body) => new Promise((resolve, reject) => {
@@ -183,7 +173,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
     for (let round = 0; round < LOAD.rounds; round++) {
       for (const [i, t] of targets.entries()) runs[i].push(await measureFor(LOAD.durationSeconds, t, t.cpu))
     }
-    const rows = targets.map((t, i) => summarise(t.name, runs[i], i === 0 ? undefined : runs[0]))
+    const rows: Row[] = targets.map((t, i) => summariseRounds(t.name, runs[i], i === 0 ? undefined : runs[0]))
     const indicatorCpu = rows[1].serverCpuMicrosPerRequest
     for (const row of rows.slice(1)) {
       if (indicatorCpu && row.serverCpuMicrosPerRequest) row.cpuVsIndicator = ratio(row.serverCpuMicrosPerRequest, indicatorCpu)
@@ -195,37 +185,7 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
   }
 }
 
-function summarise(target: string, runs: LoadFigures[], bareRuns?: LoadFigures[]): Row {
-  const m = (pick: (f: LoadFigures) => number | undefined) => {
-    const values = runs.map(pick).filter((v): v is number => v !== undefined)
-    return values.length ? median(values) : undefined
-  }
-  const row: Row = {
-    target,
-    requestsPerSecond: Math.round(m((f) => f.requestsPerSecond)!),
-    serverCpuMicrosPerRequest: roundOrUndefined(m((f) => f.serverCpuMicrosPerRequest)),
-    latencyMs: { average: roundOrUndefined(m((f) => f.latencyMs.average))!, p50: m((f) => f.latencyMs.p50)!, p99: m((f) => f.latencyMs.p99)! },
-    requests: runs.reduce((n, f) => n + f.requests, 0),
-    non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
-    errors: runs.reduce((n, f) => n + f.errors, 0),
-    rounds: runs,
-  }
-  if (!bareRuns) return row
-  const perRound = runs.map((f, i) => ratio(f.requestsPerSecond, bareRuns[i].requestsPerSecond))
-  const cpuPerRound = runs.flatMap((f, i) => {
-    const own = f.serverCpuMicrosPerRequest, base = bareRuns[i].serverCpuMicrosPerRequest
-    return own && base ? [ratio(base, own)] : []
-  })
-  return {
-    ...row,
-    ratioToBare: median(perRound),
-    ratioRange: [Math.min(...perRound), Math.max(...perRound)],
-    ...(cpuPerRound.length ? { cpuRatioToBare: median(cpuPerRound) } : {}),
-  }
-}
 
-const ratio = (value: number, base: number) => Math.round((value / base) * 100) / 100
-const roundOrUndefined = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10)
 
 function printTable(rows: Row[]) {
   const header = ['target', 'req/s', 'ratio', 'ratio range', 'server CPU µs/req', 'CPU ratio', '× Indicator CPU', 'avg ms', 'p99 ms', 'non-2xx']

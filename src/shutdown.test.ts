@@ -5,25 +5,16 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_DB, createDatabase } from './test/harness.js'
+import { TEST_DB, createDatabase, freeLoopbackPort as freePort } from './test/harness.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const TOKEN = 'rolling-restart-admin-token-0123456789abcdef'
 let dataDir: string
 let env: NodeJS.ProcessEnv
 let cleanup = async () => {}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 interface Node { port: number; process: ChildProcess; exited: Promise<number | null> }
 

@@ -6,14 +6,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'node:https'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuilt } from '../scripts/build.mjs'
 import { generateAccessId, generateSecretKey } from './domain/access/credentials.js'
-import { TEST_DB, createDatabase } from './test/harness.js'
+import { TEST_DB, createDatabase, freeLoopbackPort as freePort } from './test/harness.js'
 
 const ROOT = join(import.meta.dirname, '..')
 const TOKEN = 'compiled-start-admin-token-0123456789abcdef'
@@ -22,14 +21,6 @@ let child: ChildProcess
 let port: number
 let stderr = ''
 let dropDatabase = async () => {}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 /** One HTTPS call to the child (its certificate is self-signed); resolves to the status and the parsed body. */
 function call(path: string, init: { method?: string; body?: unknown; token?: boolean } = {}): Promise<{ status: number; body: any }> {

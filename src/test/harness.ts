@@ -101,7 +101,7 @@ export async function createTestDomain(publicUrl = PUBLIC_URL): Promise<{ store:
 let counter = 0
 
 /** A port on 127.0.0.1 that nothing listens on right now. */
-async function freeLoopbackPort(): Promise<number> {
+export async function freeLoopbackPort(): Promise<number> {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
