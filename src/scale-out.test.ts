@@ -2,52 +2,24 @@
  * Several nodes over one database behave as one service: what one node writes, another
  * serves; credentials, settings and account state are shared through the database.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { prepareDatabase } from './bootstrap.js'
 import { createAccessKey, createAccount, createOwner, issueApiToken, setAccountDisabled } from './domain/access/accounts.js'
 import { signRequest } from './domain/access/credentials.js'
-import { createServices, type Services } from './domain/services.js'
 import { isoNow } from './domain/time.js'
-import { buildApp } from './protocols/http/server.js'
-import { type Store, openStore } from './store/connect.js'
 import { CREDENTIAL_CACHE_MS } from './store/credential-cache.js'
-import { TEST_DB, createDatabase } from './test/harness.js'
-
-interface Node { store: Store; services: Services; app: FastifyInstance }
+import { type SharedNode as Node, startSharedNodes } from './test/harness.js'
 
 let nodes: Node[] = []
-let cleanup: () => Promise<void>
+let close: () => Promise<void>
 let token: string
 let key: { accessId: string; secretKey: string }
-
-async function startNode(url: string): Promise<Node> {
-  const store = openStore(url)
-  await prepareDatabase(store)
-  const services = createServices(store, { serverKey: 'shared-key', publicUrl: 'https://bulwark.test' })
-  const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
-  return { store, services, app }
-}
 
 function call(node: Node, method: 'GET' | 'POST', url: string, payload?: object, auth = `TC-Token ${token}`) {
   return node.app.inject({ method, url, payload, headers: { 'x-forwarded-proto': 'https', authorization: auth } })
 }
 
 beforeAll(async () => {
-  let url: string
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    url = database.url
-    cleanup = database.drop
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'bulwark-nodes-'))
-    url = `sqlite:${join(dir, 'shared.db')}`
-    cleanup = async () => rmSync(dir, { recursive: true, force: true })
-  }
-  nodes = [await startNode(url), await startNode(url)]
+  ({ nodes, close } = await startSharedNodes(2))
   const db = nodes[0].store.db
   await createOwner(db, { name: 'Shared Org', type: 'Organization' }, isoNow())
   await createAccount(db, { userName: 'analyst', kind: 'api', organization: 'Shared Org', role: 'Standard User' }, isoNow())
@@ -55,13 +27,7 @@ beforeAll(async () => {
   key = await createAccessKey(db, nodes[0].services.secretBox, 'analyst', isoNow())
 })
 
-afterAll(async () => {
-  for (const node of nodes) {
-    await node.app.close()
-    await node.store.close()
-  }
-  await cleanup()
-})
+afterAll(async () => { await close?.() })
 
 describe('two nodes over one database', () => {
   it('serve from one node what the other wrote', async () => {

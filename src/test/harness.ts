@@ -5,7 +5,7 @@
  * Requests go through app.inject with X-Forwarded-Proto: https from a trusted proxy.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -96,6 +96,44 @@ export async function createTestStore(): Promise<{ store: Store; drop(): Promise
 export async function createTestDomain(publicUrl = PUBLIC_URL): Promise<{ store: Store; services: Services; drop(): Promise<void> }> {
   const { store, drop } = await createTestStore()
   return { store, services: createServices(store, { serverKey: 'test-server-key', publicUrl }), drop }
+}
+
+/** One node of a deployment: its own store connection, services and app, over a database other nodes share. */
+export interface SharedNode { store: Store; services: Services; app: FastifyInstance }
+
+/**
+ * Several nodes over one database (a PostgreSQL database of their own, or one SQLite file), each
+ * with its own connection and app, as in a scale-out deployment sharing one server key.
+ */
+export async function startSharedNodes(count: number): Promise<{ nodes: SharedNode[]; close(): Promise<void> }> {
+  let url: string
+  let dropDatabase: () => Promise<void>
+  if (TEST_DB === 'postgres') {
+    const database = await createDatabase()
+    url = database.url
+    dropDatabase = database.drop
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'bulwark-nodes-'))
+    url = `sqlite:${join(dir, 'shared.db')}`
+    dropDatabase = async () => rmSync(dir, { recursive: true, force: true })
+  }
+  const nodes: SharedNode[] = []
+  for (let i = 0; i < count; i++) {
+    const store = openStore(url)
+    await prepareDatabase(store)
+    const services = createServices(store, { serverKey: 'shared-key', publicUrl: 'https://bulwark.test' })
+    nodes.push({ store, services, app: await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false }) })
+  }
+  return {
+    nodes,
+    async close() {
+      for (const node of nodes) {
+        await node.app.close()
+        await node.store.close()
+      }
+      await dropDatabase()
+    },
+  }
 }
 
 let counter = 0

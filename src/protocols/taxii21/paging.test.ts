@@ -3,34 +3,18 @@
  * (as src/scale-out.test.ts runs them) serve alternate pages of one walk, thousands of
  * Indicators share one timestamp, and Indicators are added and changed between pages.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { prepareDatabase } from '../../bootstrap.js'
 import { createAccount, createOwner } from '../../domain/access/accounts.js'
-import { createServices } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
-import { type Store, openStore } from '../../store/connect.js'
-import { TEST_DB, createDatabase } from '../../test/harness.js'
-import { buildApp } from '../http/server.js'
+import { type SharedNode as Node, startSharedNodes } from '../../test/harness.js'
 
-interface Node { store: Store; app: FastifyInstance }
 const OBJECTS = '/api/services/taxii/v2/taxii/svc_taxii/collections/Paging%20Org/objects/'
 const auth = `Basic ${Buffer.from('pager:pager-password').toString('base64')}`
 const SHARED = '2026-05-05T05:05:05.555Z'
 
 let nodes: Node[] = []
-let cleanup: () => Promise<void>
+let close: () => Promise<void>
 let ownerId: number
-
-async function startNode(url: string): Promise<Node> {
-  const store = openStore(url)
-  await prepareDatabase(store)
-  const services = createServices(store, { serverKey: 'shared-key', publicUrl: 'https://bulwark.test' })
-  return { store, app: await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false }) }
-}
 
 async function page(node: Node, query: string) {
   const res = await node.app.inject({ method: 'GET', url: `${OBJECTS}?${query}`,
@@ -45,17 +29,7 @@ async function insert(summaries: string[], at: string) {
 }
 
 beforeAll(async () => {
-  let url: string
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    url = database.url
-    cleanup = database.drop
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'bulwark-taxii-nodes-'))
-    url = `sqlite:${join(dir, 'shared.db')}`
-    cleanup = async () => rmSync(dir, { recursive: true, force: true })
-  }
-  nodes = [await startNode(url), await startNode(url)]
+  ({ nodes, close } = await startSharedNodes(2))
   const db = nodes[0].store.db
   ownerId = (await createOwner(db, { name: 'Paging Org', type: 'Organization' }, isoNow())).id
   await createAccount(db, { userName: 'pager', kind: 'taxii', organization: 'Paging Org', role: 'Standard User', password: 'pager-password' }, isoNow())
@@ -63,13 +37,7 @@ beforeAll(async () => {
   await insert(Array.from({ length: 200 }, (_, i) => `later-${i}.example`), '2026-05-06T00:00:00.000Z')
 }, 120_000)
 
-afterAll(async () => {
-  for (const node of nodes) {
-    await node.app.close()
-    await node.store.close()
-  }
-  await cleanup()
-})
+afterAll(async () => { await close?.() })
 
 describe('next across two server processes while the collection changes', () => {
   it('serves every Indicator, each version once, the last version of each at the end', async () => {
