@@ -3,26 +3,10 @@
  * order from a keyset position, served by the indicator_owner_modified index, and the tags
  * and security labels of a page with one query each.
  */
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely'
-import type { Database } from './database.js'
+import { type Expression, type Kysely, type Selectable, type SqlBool, sql } from 'kysely'
+import type { Database, IndicatorTable } from './database.js'
 import type { Dialect } from './connect.js'
 
-export interface FeedRow {
-  id: number
-  owner_id: number
-  type: string
-  summary: string
-  value1: string | null
-  value2: string | null
-  value3: string | null
-  rating: number | null
-  confidence: number | null
-  description: string | null
-  active: number
-  date_added: string
-  last_modified: string
-  external_date_expires: string | null
-}
 
 export interface FeedRowQuery {
   ownerId: number
@@ -38,6 +22,9 @@ export interface FeedRowQuery {
 
 const FEED_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'value3', 'rating', 'confidence', 'description',
   'active', 'date_added', 'last_modified', 'external_date_expires'] as const
+
+/** An Indicator row as the feed reads it: the columns above. */
+export type FeedRow = Pick<Selectable<IndicatorTable>, (typeof FEED_COLUMNS)[number]>
 
 function base(db: Kysely<Database>, q: FeedRowQuery) {
   let query = db.selectFrom('indicator').select(FEED_COLUMNS).where('owner_id', '=', q.ownerId)
