@@ -118,14 +118,18 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
     get(`${root}/collections/:collection`, async (req, reply) =>
       send(reply, collectionResource(findCollection(env(req), req.params.collection!), o.version)))
 
-    get(`${root}/collections/:collection/objects`, async (req, reply) => {
-      const e = env(req)
-      const filters = parseFilters(req.query, { id: true, type: true, version: true })
-      const page = await readItems(e, findCollection(e, req.params.collection!), filters)
-      const head: Record<string, unknown> = { more: page.more }
-      if (page.next) head.next = encodePosition(page.next)
-      return sendList(reply, head, page.items, stixObject)
-    })
+    /** A page of the collection (objects, or the 1.0 manifest), each item written by `entry`. */
+    const collectionPage = (entry: (item: Item) => unknown) =>
+      async (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => {
+        const e = env(req)
+        const filters = parseFilters(req.query, { id: true, type: true, version: true })
+        const page = await readItems(e, findCollection(e, req.params.collection!), filters)
+        const head: Record<string, unknown> = { more: page.more }
+        if (page.next) head.next = encodePosition(page.next)
+        return sendList(reply, head, page.items, entry)
+      }
+
+    get(`${root}/collections/:collection/objects`, collectionPage(stixObject))
 
     get(`${root}/collections/:collection/objects/:object`, async (req, reply) => {
       const e = env(req)
@@ -142,14 +146,7 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
     })
 
     if (o.version === '1.0') {
-      get(`${root}/collections/:collection/manifest`, async (req, reply) => {
-        const e = env(req)
-        const filters = parseFilters(req.query, { id: true, type: true, version: true })
-        const page = await readItems(e, findCollection(e, req.params.collection!), filters)
-        const head: Record<string, unknown> = { more: page.more }
-        if (page.next) head.next = encodePosition(page.next)
-        return sendList(reply, head, page.items, manifestRecord)
-      })
+      get(`${root}/collections/:collection/manifest`, collectionPage(manifestRecord))
     }
   }
 }
