@@ -156,6 +156,14 @@ export interface DnsResolutionTable {
   resolution_date: Timestamp
 }
 
+/** Indicators per owner, type and active flag (migration 0125): one row per key on SQLite, deltas to sum on PostgreSQL. */
+export interface IndicatorTallyTable {
+  owner_id: number
+  type: string
+  active: number
+  n: number
+}
+
 export interface DeletedIndicatorTable {
   id: Id
   owner_id: number
@@ -538,6 +546,7 @@ export interface Database {
   access_key: AccessKeyTable
   setting: SettingTable
   indicator: IndicatorTable
+  indicator_tally: IndicatorTallyTable
   indicator_observation: IndicatorObservationTable
   indicator_false_positive: IndicatorFalsePositiveTable
   file_occurrence: FileOccurrenceTable

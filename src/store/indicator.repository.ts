@@ -5,6 +5,7 @@
  */
 import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
+import { countIndicatorsByTally } from './indicator-tally.repository.js'
 import type { Database, IndicatorTable, Row } from './database.js'
 import { type ColumnCondition, columnCondition, ownerFilter } from './list-conditions.js'
 
@@ -124,9 +125,15 @@ export async function listIndicatorRows(db: Kysely<Database>, spec: IndicatorLis
   const [rows, count] = await Promise.all([
     applyListSpec(db, base(), spec).selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
       .orderBy('indicator.id').limit(spec.limit).offset(spec.offset).execute(),
-    applyListSpec(db, base(), spec).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    countsByTally(spec) ? countIndicatorsByTally(db, spec).then((n) => ({ n }))
+      : applyListSpec(db, base(), spec).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ])
   return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** A list narrowed only by owner, type and the active flag is counted by the tally the database keeps (migration 0125). */
+function countsByTally(spec: IndicatorListSpec): boolean {
+  return !spec.conditions.length && !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
 }
 
 /**

@@ -14,6 +14,7 @@ import * as m0090 from './migrations/0090-prefix-pattern-indexes.js'
 import * as m0100 from './migrations/0100-indicator-feed-index.js'
 import * as m0110 from './migrations/0110-feed-results.js'
 import * as m0120 from './migrations/0120-listing-order-indexes.js'
+import * as m0125 from './migrations/0125-indicator-tally.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0100-indicator-feed-index': m0100,
   '0110-feed-results': m0110,
   '0120-listing-order-indexes': m0120,
+  '0125-indicator-tally': m0125,
 }
 
 class StaticMigrationProvider implements MigrationProvider {
