@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ORG, type TestApp, createTestApp } from '../test/harness.js'
+import { ORG, TEST_DB, type TestApp, createTestApp } from '../test/harness.js'
 import { runPendingJobs } from '../worker/batch-worker.js'
 import { FOLD_AFTER_ROWS, countIndicatorsByTally } from './indicator-tally.repository.js'
 
@@ -83,8 +83,7 @@ describe('the Indicator tally (migration 0125)', () => {
     expect((await v2('GET', '/indicators/addresses?filters=active%3Dtrue')).data.resultCount).toBe(1)
   })
 
-  it('on PostgreSQL, folds an owner\'s deltas into one row per key once they pile up, keeping the sum', async () => {
-    if (!t.store.pg) return
+  it.runIf(TEST_DB === 'postgres')('on PostgreSQL, folds an owner\'s deltas into one row per key once they pile up, keeping the sum', async () => {
     const owner = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
     for (let i = 0; i < FOLD_AFTER_ROWS + 1; i++) await v2('POST', '/indicators/hosts', { hostName: `fold${i}.example` })
     const deltas = async () => Number((await sql<{ n: number }>`select count(*) as n from indicator_tally where owner_id = ${owner}`.execute(t.store.db)).rows[0].n)
