@@ -3,9 +3,11 @@
  * multi-row INSERTs, and one UPDATE per chunk with a CASE per column. Statements are split
  * so no statement binds more than PARAM_BUDGET values (SQLite allows 32,766, PostgreSQL 65,535).
  */
-import { type Kysely, type RawBuilder, sql } from 'kysely'
+import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
+import type { CredentialTable } from './credential-cache.js'
 import type { Database } from './database.js'
+import { dialectOf } from './list-conditions.js'
 
 const PARAM_BUDGET = 30_000
 const IN_CHUNK = 5_000
@@ -18,19 +20,97 @@ function slices<T>(items: readonly T[], size: number): T[][] {
   return out
 }
 
-/** Multi-row INSERT of rows that all have the same columns; returns the requested columns of every inserted row. */
-export async function insertRows<R extends Record<string, unknown>>(db: Kysely<Database>, table: keyof Database, rows: readonly Record<string, unknown>[],
-  returning: readonly string[] = [], options: { ignoreConflicts?: boolean } = {}): Promise<R[]> {
+/**
+ * Columns an INSERT computes in SQL from the inserted values (for example scores derived from them), so a
+ * rule kept in SQL needs no second UPDATE of the rows just written. `expressions` gets a reference to an
+ * inserted column and returns SQL text per computed column; it names no request value.
+ */
+export interface DerivedColumns {
+  columns: readonly string[]
+  expressions(ref: (column: string) => string): readonly string[]
+  /** The type of every inserted column, so PostgreSQL can type the VALUES list the expressions read. */
+  types: Record<string, ColumnType>
+}
+
+/**
+ * Multi-row INSERT of rows that all have the same columns; returns the requested columns of every inserted row.
+ * The statement text is written here, not built through Kysely's query builder: a chunk binds tens of
+ * thousands of values, and building one AST node per value and compiling them cost the batch writer as much
+ * CPU as the database spent inserting. Table and column names come from code, never from input. The credential
+ * tables are excluded: their writes must reach the credential cache's query-builder plugin.
+ */
+export async function insertRows<R extends Record<string, unknown>>(db: Kysely<Database>, table: Exclude<keyof Database, CredentialTable>, rows: readonly Record<string, unknown>[],
+  returning: readonly string[] = [], options: { ignoreConflicts?: boolean; derived?: DerivedColumns } = {}): Promise<R[]> {
   if (rows.length === 0) return []
-  const perStatement = Math.max(1, Math.floor(PARAM_BUDGET / Object.keys(rows[0]).length))
+  const columns = Object.keys(rows[0])
+  const perStatement = Math.max(1, Math.floor(PARAM_BUDGET / columns.length))
   const out: R[] = []
   for (const part of slices(rows, perStatement)) {
-    let q = (db as Kysely<any>).insertInto(table).values(part)
-    if (options.ignoreConflicts) q = q.onConflict((oc: any) => oc.doNothing())
-    if (returning.length) out.push(...((await q.returning(returning as string[]).execute()) as R[]))
-    else await q.execute()
+    const params: unknown[] = []
+    for (const row of part) {
+      for (const column of columns) {
+        const value = row[column]
+        // A missing column means its default, which only the query builder expresses; no caller relies on it today.
+        if (value === undefined) throw new Error(`insertRows: ${table}.${column} has no value in every row`)
+        params.push(value)
+      }
+    }
+    const text = insertText(dialectOf(db), { table, columns, rows: part.length, returning, ignoreConflicts: !!options.ignoreConflicts, derived: options.derived })
+    const result = await db.executeQuery<R>(CompiledQuery.raw(text, params))
+    if (returning.length) out.push(...result.rows)
   }
   return out
+}
+
+interface InsertShape {
+  table: string
+  columns: readonly string[]
+  rows: number
+  returning: readonly string[]
+  ignoreConflicts: boolean
+  derived?: DerivedColumns
+}
+
+const insertTexts = new Map<string, string>()
+const PG_TYPES: Record<ColumnType, string> = { text: 'text', integer: 'integer', double: 'double precision' }
+const quote = (name: string) => `"${name}"`
+
+/**
+ * The INSERT statement of a shape, written once per shape (a chunk repeats few). With derived columns the
+ * rows go through `SELECT … FROM (VALUES …)`, whose columns both databases name column1, column2, ….
+ */
+function insertText(dialect: 'sqlite' | 'postgres', shape: InsertShape): string {
+  const { table, columns, rows, returning, ignoreConflicts, derived } = shape
+  const key = `${dialect}|${table}|${columns.join(',')}|${rows}|${returning.join(',')}|${ignoreConflicts}|${derived ? derived.columns.join(',') : ''}`
+  let text = insertTexts.get(key)
+  if (text !== undefined) return text
+  let n = 0
+  const placeholder = (column: string) => {
+    if (dialect !== 'postgres') return '?'
+    const type = derived?.types[column]
+    return type ? `$${++n}::${PG_TYPES[type]}` : `$${++n}`
+  }
+  const tuple = () => `(${columns.map(placeholder).join(', ')})`
+  const tuples: string[] = []
+  for (let i = 0; i < rows; i++) tuples.push(tuple())
+  const target = [...columns, ...(derived?.columns ?? [])].map(quote).join(', ')
+  let source = `values ${tuples.join(', ')}`
+  if (derived) {
+    const ref = (column: string) => {
+      const k = columns.indexOf(column)
+      if (k < 0) throw new Error(`insertRows: a derived column reads ${table}.${column}, which is not inserted`)
+      return `v.column${k + 1}`
+    }
+    const selected = [...columns.map((_, k) => `v.column${k + 1}`), ...derived.expressions(ref)]
+    // SQLite reads `ON CONFLICT` after `SELECT … FROM …` as a join constraint unless a WHERE comes first.
+    source = `select ${selected.join(', ')} from (${source}) as v where true`
+  }
+  text = `insert into ${quote(table)} (${target}) ${source}`
+    + (ignoreConflicts ? ' on conflict do nothing' : '')
+    + (returning.length ? ` returning ${returning.map(quote).join(', ')}` : '')
+  if (insertTexts.size > 200) insertTexts.clear()
+  insertTexts.set(key, text)
+  return text
 }
 
 export interface RowUpdate {

@@ -5,6 +5,7 @@
  */
 import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
+import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
 import { countIndicatorsByTally } from './indicator-tally.repository.js'
 import type { Database, IndicatorTable, Row } from './database.js'
 import { type ColumnCondition, columnCondition, ownerFilter } from './list-conditions.js'
@@ -148,16 +149,38 @@ function countsByTally(spec: IndicatorListSpec): boolean {
  *                     kept within 0..1000
  */
 export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
-  const observed = sql<number>`CASE WHEN observation_count >= 100 THEN 200 ELSE observation_count * 2 END`
-  const falsePositive = sql<number>`CASE WHEN false_positive_count >= 10 THEN 500 ELSE false_positive_count * 50 END`
-  const raw = sql<number>`(COALESCE(rating, 0) * COALESCE(confidence, 50) * 1.6 + ${observed} - ${falsePositive})`
+  const figures = threatAssessment((column) => column)
+  const set = Object.fromEntries(THREAT_ASSESS_COLUMNS.map((column, k) => [column, sql.raw(figures[k]!)]))
   for (let start = 0; start < ids.length; start += 5000) {
-    await db.updateTable('indicator').where('id', 'in', ids.slice(start, start + 5000)).set({
-      threat_assess_rating: sql<number>`COALESCE(rating, 0)`,
-      threat_assess_confidence: sql<number>`COALESCE(confidence, 0)`,
-      threat_assess_score_observed: observed,
-      threat_assess_score_false_positive: falsePositive,
-      threat_assess_score: sql<number>`CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
-    }).execute()
+    await db.updateTable('indicator').where('id', 'in', ids.slice(start, start + 5000)).set(set).execute()
+  }
+}
+
+const THREAT_ASSESS_COLUMNS = ['threat_assess_rating', 'threat_assess_confidence', 'threat_assess_score_observed', 'threat_assess_score_false_positive', 'threat_assess_score'] as const
+
+/** The formula above as SQL text, one expression per THREAT_ASSESS_COLUMNS entry, over the given column references. */
+function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_count' | 'false_positive_count') => string): string[] {
+  const observed = `CASE WHEN ${ref('observation_count')} >= 100 THEN 200 ELSE ${ref('observation_count')} * 2 END`
+  const falsePositive = `CASE WHEN ${ref('false_positive_count')} >= 10 THEN 500 ELSE ${ref('false_positive_count')} * 50 END`
+  const raw = `(COALESCE(${ref('rating')}, 0) * COALESCE(${ref('confidence')}, 50) * 1.6 + ${observed} - ${falsePositive})`
+  return [
+    `COALESCE(${ref('rating')}, 0)`,
+    `COALESCE(${ref('confidence')}, 0)`,
+    observed,
+    falsePositive,
+    `CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
+  ]
+}
+
+/**
+ * New Indicators get their ThreatAssess figures in the INSERT itself (no observations or false positives yet),
+ * from the same formula: an UPDATE of every row just inserted cost the batch writer a tenth of its time, and on
+ * PostgreSQL a second version of each row and its index entries.
+ */
+export function threatAssessedOnInsert(types: Record<string, ColumnType>): DerivedColumns {
+  return {
+    columns: THREAT_ASSESS_COLUMNS,
+    expressions: (ref) => threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0')),
+    types,
   }
 }

@@ -8,7 +8,7 @@
 import type { IndicatorTypeDef } from '../../model/indicator-types.js'
 import { composeSummary } from '../../model/indicator-types.js'
 import { type ColumnType, insertRows, updateRowsById } from '../../store/batch-write.repository.js'
-import { refreshThreatAssessment } from '../../store/indicator.repository.js'
+import { refreshThreatAssessment, threatAssessedOnInsert } from '../../store/indicator.repository.js'
 import type { IndicatorChanges } from '../../store/indicator.repository.js'
 import type { RequestContext } from '../context.js'
 
@@ -18,6 +18,9 @@ export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
   private_flag: 'integer', active: 'integer', active_locked: 'integer', dns_active: 'integer', whois_active: 'integer', first_seen: 'text',
   last_seen: 'text', external_date_added: 'text', external_last_modified: 'text', external_date_expires: 'text', size: 'integer', last_modified: 'text',
 }
+
+/** What a new row inserts beyond the columns an update may set. */
+const NEW_ROW_COLUMN_TYPES: Record<string, ColumnType> = { ...INDICATOR_COLUMN_TYPES, owner_id: 'integer', type: 'text', created_by: 'integer', date_added: 'text' }
 
 export interface NewIndicator {
   def: IndicatorTypeDef
@@ -45,8 +48,7 @@ function newIndicatorRow(ctx: RequestContext, n: NewIndicator) {
  */
 export async function insertIndicators(ctx: RequestContext, indicators: readonly NewIndicator[], options: { skipExisting?: boolean } = {}): Promise<Map<string, number>> {
   const rows = await insertRows<{ id: number; type: string; summary: string }>(ctx.store.db, 'indicator', indicators.map((n) => newIndicatorRow(ctx, n)),
-    ['id', 'type', 'summary'], { ignoreConflicts: options.skipExisting })
-  await refreshThreatAssessment(ctx.store.db, rows.map((r) => r.id))
+    ['id', 'type', 'summary'], { ignoreConflicts: options.skipExisting, derived: threatAssessedOnInsert(NEW_ROW_COLUMN_TYPES) })
   return new Map(rows.map((r) => [`${r.type}|${r.summary}`, r.id]))
 }
 
