@@ -68,8 +68,16 @@ function ownerParts(q: IdQuery, byIdOnly: boolean): Owners[] {
 
 /** One page of ids; `limit` null means every match (bulk delete). */
 /** `afterId` (keyset paging, only with no other order than id): rows after that id instead of skipping `offset` rows. */
-export async function selectIds(db: Kysely<Database>, q: IdQuery, page: IdPageRequest): Promise<number[]> {
-  return readIdPage(db, q, page, async (query) => (await query.execute() as { id: number }[]).map((r) => Number(r.id)))
+export async function selectIds(db: Kysely<Database>, q: IdQuery, page: IdPageRequest, inForce?: ReadonlySet<string>): Promise<number[]> {
+  return readIdPage(db, q, page, async (query) => (await query.execute() as { id: number }[]).map((r) => Number(r.id)), inForce)
+}
+
+/**
+ * The settings a page's statement wants in force on PostgreSQL (see readIdPage), for a caller that opens the
+ * transaction itself and can set them together with its own in one statement.
+ */
+export function idPageSettings(db: Kysely<Database>, q: IdQuery, page: IdPageRequest): Record<string, string> {
+  return readsInIdOrder(db, q, page) ? { enable_sort: 'off' } : {}
 }
 
 /**
@@ -77,10 +85,11 @@ export async function selectIds(db: Kysely<Database>, q: IdQuery, page: IdPageRe
  * order under a filter that only filters is read, on PostgreSQL, with sorting priced out for that one
  * statement: without statistics its planner guesses that a filter leaves a few rows and sorts them for
  * cheap, and with sorts priced out the ordered index paths are the ones it takes, whatever it guesses.
+ * `inForce`: settings the caller's transaction already carries (idPageSettings), so none is set here.
  */
 export async function readIdPage<T>(db: Kysely<Database>, q: IdQuery, page: IdPageRequest,
-  use: (query: ReturnType<typeof idPageQuery>, handle: Kysely<Database>) => Promise<T>): Promise<T> {
-  if (!readsInIdOrder(db, q, page)) return use(idPageQuery(db, q, page), db)
+  use: (query: ReturnType<typeof idPageQuery>, handle: Kysely<Database>) => Promise<T>, inForce?: ReadonlySet<string>): Promise<T> {
+  if (!readsInIdOrder(db, q, page) || inForce?.has('enable_sort')) return use(idPageQuery(db, q, page), db)
   const inOrder = async (trx: Kysely<Database>) => {
     await sql`set local enable_sort = off`.execute(trx)
     try {

@@ -20,6 +20,8 @@ export interface TqlScope {
   db: Kysely<Database>
   /** Wraps a compiled filter so SQLite can stop at the deadline; `table` is the filtered table (CompiledTql.table). */
   guard(where: Expression<SqlBool>, table: string): Expression<SqlBool>
+  /** PostgreSQL settings already in force for the rest of `db`'s transaction (asked for with withTqlTimeout's `settings`). */
+  settings?: ReadonlySet<string>
 }
 
 const DEADLINE_FUNCTION = 'bulwark_tql_deadline'
@@ -32,20 +34,25 @@ const registered = new WeakSet<object>()
 /**
  * Runs `run` under a time limit of `ms` milliseconds (no limit when ms is null, undefined or
  * not positive). Throws DomainError('timeout', 'TQL query exceeded the time limit of N ms').
+ * On PostgreSQL `settings` are set for the transaction with the limit (the scope's `settings` says which).
  *
  * @example
  * const rows = await withTqlTimeout(store, 5000, ({ db, guard }) =>
  *   db.selectFrom('indicator').selectAll('indicator').where(guard(compiled.where, compiled.table)).execute())
  */
-export async function withTqlTimeout<T>(store: Store, ms: number | null | undefined, run: (scope: TqlScope) => Promise<T>): Promise<T> {
+export async function withTqlTimeout<T>(store: Store, ms: number | null | undefined, run: (scope: TqlScope) => Promise<T>,
+  options: { settings?: Record<string, string> } = {}): Promise<T> {
   if (!ms || !Number.isFinite(ms) || ms <= 0) return run({ db: store.db, guard: (where) => where })
   const limit = Math.max(1, Math.floor(ms))
   const timedOut = () => new DomainError('timeout', `TQL query exceeded the time limit of ${limit} ms`)
   if (store.dialect === 'postgres') {
     try {
       return await store.db.transaction().execute(async (trx) => {
-        await sql`set local statement_timeout = ${sql.lit(limit)}`.execute(trx)
-        return run({ db: trx, guard: (where) => where })
+        // Each statement is a round trip, which costs a page read as much as the read itself: one statement sets everything.
+        const settings = { ...options.settings, statement_timeout: String(limit) }
+        const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`)
+        await sql`select ${sql.join(calls)}`.execute(trx)
+        return run({ db: trx, guard: (where) => where, settings: new Set(Object.keys(settings)) })
       })
     } catch (error) {
       if ((error as { code?: unknown }).code === QUERY_CANCELED) throw timedOut()

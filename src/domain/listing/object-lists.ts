@@ -8,9 +8,10 @@
  *   const page = await listObjectIds(ctx, { objectType: 'cases', table: 'intel_case', owner: 'owned' },
  *     { tql: 'severity = "High"', sorting: 'dateAdded desc', resultStart: 0, resultLimit: 50, ownerScope: 'readable' })
  */
-import type { Expression, SqlBool } from 'kysely'
+import type { Expression, Kysely, SqlBool } from 'kysely'
 import { type TqlScope, compileTql, compileTqlSorting, withTqlTimeout } from '../../tql/index.js'
-import { type IdQuery, countMatches, countOwners, selectIds } from '../../store/object-list.repository.js'
+import { type IdQuery, countMatches, countOwners, idPageSettings, selectIds } from '../../store/object-list.repository.js'
+import type { Database } from '../../store/database.js'
 import type { RequestContext } from '../context.js'
 import { type OwnerScope, ownerIdsToRead, readableOwnerIds } from '../access/owner-scope.js'
 import { invalid } from '../errors.js'
@@ -76,10 +77,13 @@ async function timeoutMs(ctx: RequestContext): Promise<number> {
   return ctx.caller.account.tqlTimeoutMs ?? await ctx.services.settings.get('tqlTimeoutMs')
 }
 
-/** Runs TQL queries under the caller's time limit; inside a write transaction they join it instead, without a limit. */
-async function withLimit<T>(ctx: RequestContext, run: (scope: TqlScope) => Promise<T>): Promise<T> {
+/**
+ * Runs TQL queries under the caller's time limit; inside a write transaction they join it instead, without a limit.
+ * `settings`: what the store wants in force for the queries (idPageSettings), set with the limit.
+ */
+async function withLimit<T>(ctx: RequestContext, run: (scope: TqlScope) => Promise<T>, settings?: Record<string, string>): Promise<T> {
   if (ctx.store.db.isTransaction) return run({ db: ctx.store.db, guard: (where) => where })
-  return withTqlTimeout(ctx.store, await timeoutMs(ctx), run)
+  return withTqlTimeout(ctx.store, await timeoutMs(ctx), run, { settings })
 }
 
 /**
@@ -87,8 +91,8 @@ async function withLimit<T>(ctx: RequestContext, run: (scope: TqlScope) => Promi
  * above all) take it as a reason to read through an owner index and sort the whole match
  * instead of reading in id order and stopping after one page.
  */
-async function withoutIdleOwnerFilter(ctx: RequestContext, q: IdQuery): Promise<IdQuery> {
-  if (q.ownerIds === null || new Set(q.ownerIds).size < await countOwners(ctx.store.db)) return q
+async function withoutIdleOwnerFilter(db: Kysely<Database>, q: IdQuery): Promise<IdQuery> {
+  if (q.ownerIds === null || new Set(q.ownerIds).size < await countOwners(db)) return q
   return { ...q, ownerIds: null }
 }
 
@@ -98,12 +102,14 @@ function guarded(q: IdQuery, scope: TqlScope): IdQuery {
 
 /** One page of matching ids, in order, and whether more follow. */
 export async function listObjectIds(ctx: RequestContext, source: ListSource, query: ObjectListQuery): Promise<IdPage> {
-  const q = await withoutIdleOwnerFilter(ctx, idQuery(ctx, source, query))
+  const page = { offset: query.resultStart, limit: query.resultLimit + 1, afterId: query.afterId }
+  const asked = idQuery(ctx, source, query)
   return withLimit(ctx, async (scope) => {
-    const ids = await selectIds(scope.db, guarded(q, scope), { offset: query.resultStart, limit: query.resultLimit + 1, afterId: query.afterId })
-    const total = query.count && query.resultStart === 0 ? await countMatches(scope.db, guarded(q, scope)) : undefined
+    const q = guarded(await withoutIdleOwnerFilter(scope.db, asked), scope)
+    const ids = await selectIds(scope.db, q, page, scope.settings)
+    const total = query.count && query.resultStart === 0 ? await countMatches(scope.db, q) : undefined
     return { ids: ids.slice(0, query.resultLimit), hasMore: ids.length > query.resultLimit, total }
-  })
+  }, idPageSettings(ctx.store.db, asked, page))
 }
 
 /** Every id matching the TQL in the scope (bulk delete). */
