@@ -9,6 +9,7 @@ describe('batch input read in pieces', () => {
       '{"indicator":[{"type":"Host","summary":"a.example","tag":[{"name":"x"}]},{"type":"URL","summary":"https://b.example/?q=[1,{2}]"}]}',
       ' \n{ "group" : [ {"type":"Adversary","name":"A \\"quoted\\" \\u00e9 name","xid":"g1"} , 1, -2.5e3, true, null, "s", [] ] ,\t"association":null }\r\n',
       '{"indicator":[],"group":[{"nested":{"deep":[[[{"a":[]}]]]}}],"unrelated":{"indicator":"not a list here"}}',
+      '{"indicator":[{"attribute":[{"type":"Description","valu\\u0065":"escaped nested key","toStrinG":1,"__proto":2}]}]}',
       '{"indic\\u0061tor":[{"summary":"escaped key"}]}',
       '{"indicator":[{"summary":"first"}],"indicator":[{"summary":"last wins"}]}',
       '{}',
@@ -33,6 +34,7 @@ describe('batch input read in pieces', () => {
     const refused = [
       '', 'null', '[]', '"text"', '{"indicator":[1,]}', '{"indicator":[1] ', '{"indicator":[tru]}', '{"indicator":[01]}', '{"indicator":["a\u0001b"]}',
       '{"indicator":["\\x"]}', '{"indicator":[1]}}', '{"indicator":{}}', '{"indicator":"x"}', '{"group":[{"__proto__":{}}]}', '{"group":[{"constructor":1}]}',
+      '{"indicator":[{"attribute":[{"valueOf":1}]}]}', '{"indicator":[{"attribute":[{"\\u0063onstructor":1}]}]}', '{"__proto__":[]}',
       `{"indicator":[${'['.repeat(70)}${']'.repeat(70)}]}`, '{"indicator":[1] "group":[]}', '{"a" 1}', '\ufeff{"indicator":[]}',
     ]
     for (const text of refused) expect(scanBatchInput(text), text).toBeUndefined()

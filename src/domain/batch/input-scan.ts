@@ -58,6 +58,15 @@ const STRING_BODY = /(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 const LITERAL = /true|false|null/y
 
+const UNESCAPED_BODY = /[^"\\]*"/y
+const INHERITED_BY_LENGTH = new Map<number, string[]>()
+for (const name of INHERITED_NAMES) INHERITED_BY_LENGTH.set(name.length, [...(INHERITED_BY_LENGTH.get(name.length) ?? []), name])
+
+/** Whether text[start, end) is one of INHERITED_NAMES, read in place. */
+function isInheritedName(text: string, start: number, end: number): boolean {
+  return INHERITED_BY_LENGTH.get(end - start)?.some((name) => text.startsWith(name, start)) ?? false
+}
+
 function match(pattern: RegExp, text: string, at: number): number {
   pattern.lastIndex = at
   return pattern.test(text) ? pattern.lastIndex : -1
@@ -105,11 +114,17 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
         if (c !== '"') return undefined
         const end = match(STRING_BODY, text, i + 1)
         if (end < 0) return undefined
-        const raw = text.slice(i + 1, end - 1)
-        // Keys may be written with escapes; only then is decoding needed to know them.
-        const key = raw.includes('\\') ? JSON.parse(text.slice(i, end)) as string : raw
-        if (INHERITED_NAMES.has(key)) return undefined
-        top.key = stack.length === 1 ? key : undefined
+        // Keys may be written with escapes; only then is decoding needed to know them. Below the top level a key is
+        // only checked, which needs no copy of it: there are several in every item of a file of thousands.
+        const plain = match(UNESCAPED_BODY, text, i + 1) === end
+        if (stack.length === 1 || !plain) {
+          const key = plain ? text.slice(i + 1, end - 1) : JSON.parse(text.slice(i, end)) as string
+          if (INHERITED_NAMES.has(key)) return undefined
+          top.key = stack.length === 1 ? key : undefined
+        } else {
+          if (isInheritedName(text, i + 1, end - 1)) return undefined
+          top.key = undefined
+        }
         top.expect = 'colon'
         i = end
         break

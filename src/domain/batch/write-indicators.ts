@@ -56,6 +56,8 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
 
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */
 function claims(p: Plan): string[] {
+  // Only Files are found by their values (hashes); any other Indicator's row is its type and summary.
+  if (p.kind === 'insert' && p.draft.def.name !== 'File') return [`s:${p.draft.def.name}|${p.draft.summary}`]
   const keys = [`s:${p.draft.def.name}|${p.draft.summary}`, ...p.draft.values.filter(Boolean).map((h) => `h:${h}`)]
   if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge') keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
   const ids = p.kind === 'update' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []

@@ -27,10 +27,12 @@ export type CreatedLabels = { name: string; id: number }[]
 
 async function createDefinedLabels(db: Kysely<Database>, env: BatchEnvironment, targets: MetadataTarget[]): Promise<{ ids: Map<string, number>; rows: CreatedLabels }> {
   const defined = new Map<string, Extract<LabelRef, { name: string }>>()
+  const define = (refs: readonly LabelRef[]) => {
+    for (const ref of refs) if ('name' in ref && !defined.has(ref.name.toLowerCase())) defined.set(ref.name.toLowerCase(), ref)
+  }
   for (const t of targets) {
-    for (const ref of [...(t.draft.labels ?? []), ...(t.draft.attributes ?? []).flatMap((a) => a.labels)]) {
-      if ('name' in ref && !defined.has(ref.name.toLowerCase())) defined.set(ref.name.toLowerCase(), ref)
-    }
+    if (t.draft.labels) define(t.draft.labels)
+    for (const a of t.draft.attributes ?? []) define(a.labels)
   }
   const ids = new Map<string, number>()
   if (defined.size === 0) return { ids, rows: [] }
