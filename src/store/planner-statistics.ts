@@ -21,8 +21,14 @@ export const WRITTEN_TABLES = ['indicator', 'item_tag', 'attribute', 'tag', 'ass
 const SQLITE_ANALYSIS_LIMIT = 1000
 /** Fewer rows written than this never trigger a refresh. */
 export const MIN_ROWS = 5000
-/** The written rows, as a share of the rows at the last analysis, that make statistics stale. */
-const STALE_SHARE = 0.2
+/**
+ * The written rows, as a share of the rows at the last analysis, that make statistics stale: once the tables
+ * have doubled. Plans change with the order of magnitude of a table, not with a fifth more rows, and each
+ * PostgreSQL ANALYZE of the written tables costs seconds at a million rows (every column of a 30,000-row sample,
+ * expression indexes included): refreshing at every fifth spent a third of a million-row import's database time
+ * on them, doubling spends a few percent.
+ */
+const STALE_SHARE = 1
 
 interface State {
   /** Rows the tables held at the last analysis (Indicators, the largest of them). */
