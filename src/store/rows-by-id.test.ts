@@ -21,6 +21,8 @@ describe('rows by id', () => {
     const built = await t.store.db.selectFrom('indicator').selectAll().where('id', 'in', [ids[0]!, ids[2]!]).orderBy('id').execute()
     expect(prepared.sort((a, b) => a.id - b.id)).toEqual(built)
     expect(prepared.map((r) => r.summary)).toEqual(['192.0.2.1', '192.0.2.3'])
+    expect(await findRowsByIds(t.store, 'indicator', [ids[0]!])).toEqual([built[0]])
+    expect(await findRowsByIds(t.store, 'indicator', [999_999])).toEqual([])
     expect(await findRowsByIds(t.store, 'indicator', [])).toEqual([])
   })
 
@@ -32,13 +34,13 @@ describe('rows by id', () => {
       insideDuring = (await findRowsByIds({ ...t.store, db: trx }, 'indicator', [ids[1]!])).map((r) => r.summary)
       // Beside the open transaction, another request's read: on SQLite it waits for the commit
       // (one connection), on PostgreSQL it reads the committed row.
-      const outside = findRowsByIds(t.store, 'indicator', [ids[1]!]).then((rows) => { outsideDuring = rows.map((r) => r.summary) })
+      const outside = findRowsByIds(t.store, 'indicator', [ids[1]!, ids[0]!]).then((rows) => { outsideDuring = rows.map((r) => r.summary) })
       if (t.store.dialect === 'postgres') await outside
       await trx.updateTable('indicator').set({ summary: '192.0.2.2' }).where('id', '=', ids[1]!).execute()
     })
     await new Promise((resolve) => setTimeout(resolve, 10))
     expect(insideDuring).toEqual(['uncommitted'])
-    expect(outsideDuring).toEqual(['192.0.2.2'])
+    expect(outsideDuring?.sort()).toEqual(['192.0.2.1', '192.0.2.2'])
   })
 
   it('finds the rows through the primary key on SQLite', async () => {
