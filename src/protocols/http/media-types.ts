@@ -19,9 +19,9 @@ export const XML_MEDIA_TYPE = 'application/xml; charset=utf-8'
 
 /**
  * Sends `body` as JSON with exactly JSON_MEDIA_TYPE. Fastify appends a charset to a JSON string it
- * is given, but not to what a reply's own serializer returns, so the object goes through one; the
- * answer then leaves as a single string write (head and body together), where a Buffer body cost
- * a copy and a second chunk through TLS on every reply.
+ * is given, but not to what a reply's own serializer returns, so the object goes through one. Node
+ * then joins the head and a string body into one chunk for the socket; a Buffer body (what kept the
+ * header exact before) cost a copy and went to TLS as a chunk of its own.
  */
 export function sendJsonExactly(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return reply.code(status).header('content-type', JSON_MEDIA_TYPE).serializer(JSON.stringify).send(body)
