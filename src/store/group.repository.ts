@@ -5,6 +5,8 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, GroupTable, Row } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
+import type { Store } from './connect.js'
+import { findRowsByIds } from './rows-by-id.js'
 
 /** Columns a list may filter on (the domain maps API names to these). */
 export type GroupFilterColumn = 'name' | 'date_added' | 'first_seen' | 'file_type' | 'event_date'
@@ -34,8 +36,8 @@ export function findGroupRow(db: Kysely<Database>, id: number): Promise<GroupRow
 }
 
 /** Groups by id in any owner, without their owners' names (see keepReadableRows). */
-export function findGroupRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'intel_group'>[]> {
-  return db.selectFrom('intel_group').selectAll().where('id', 'in', ids).execute()
+export function findGroupRowsByIds(store: Store, ids: readonly number[]): Promise<Row<'intel_group'>[]> {
+  return findRowsByIds(store, 'intel_group', ids)
 }
 
 export async function findGroupIdByXid(db: Kysely<Database>, ownerId: number, xid: string): Promise<number | undefined> {

@@ -9,6 +9,8 @@ import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
 import { countIndicatorsByTally } from './indicator-tally.repository.js'
 import type { Database, IndicatorTable, Row } from './database.js'
 import { type ColumnCondition, columnCondition, ownerFilter } from './list-conditions.js'
+import type { Store } from './connect.js'
+import { findRowsByIds } from './rows-by-id.js'
 
 export type IndicatorRow = Row<'indicator'> & { owner_name: string; owner_type: string }
 export type IndicatorValues = Insertable<IndicatorTable>
@@ -60,8 +62,8 @@ export function findIndicatorRow(db: Kysely<Database>, id: number): Promise<Indi
  * Indicators by id in any owner, without their owners' names: the caller of a load by ids already
  * holds the owners it may read (its memberships) and drops the rest.
  */
-export function findIndicatorRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'indicator'>[]> {
-  return db.selectFrom('indicator').selectAll().where('id', 'in', ids).execute()
+export function findIndicatorRowsByIds(store: Store, ids: readonly number[]): Promise<Row<'indicator'>[]> {
+  return findRowsByIds(store, 'indicator', ids)
 }
 
 export function findIndicatorRowBySummary(db: Kysely<Database>, ownerIds: readonly number[], type: string, summary: string): Promise<IndicatorRow[]> {

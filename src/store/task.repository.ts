@@ -2,6 +2,8 @@
 import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Updateable } from 'kysely'
 import type { Database, Row, TaskTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
+import type { Store } from './connect.js'
+import { findRowsByIds } from './rows-by-id.js'
 
 export type TaskFilterColumn = 'name' | 'date_added' | 'due_date' | 'status' | 'escalated' | 'reminded'
 export type TaskUserRole = 'assignee' | 'escalatee'
@@ -30,8 +32,8 @@ function taskColumns(db: Kysely<Database>) {
 export type TaskRow = Awaited<ReturnType<ReturnType<typeof taskColumns>['execute']>>[number]
 
 /** Tasks by id in any owner, without their owners' names (see keepReadableRows). */
-export function findTaskRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'task'>[]> {
-  return db.selectFrom('task').selectAll().where('id', 'in', ids).execute()
+export function findTaskRowsByIds(store: Store, ids: readonly number[]): Promise<Row<'task'>[]> {
+  return findRowsByIds(store, 'task', ids)
 }
 
 export function findTaskRow(db: Kysely<Database>, id: number): Promise<TaskRow | undefined> {

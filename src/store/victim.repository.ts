@@ -2,6 +2,8 @@
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, Row, VictimTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
+import type { Store } from './connect.js'
+import { findRowsByIds } from './rows-by-id.js'
 
 export type VictimFilterColumn = 'name'
 
@@ -23,8 +25,8 @@ function victimColumns(db: Kysely<Database>) {
 export type VictimRow = Awaited<ReturnType<ReturnType<typeof victimColumns>['execute']>>[number]
 
 /** Victims by id in any owner, without their owners' names (see keepReadableRows). */
-export function findVictimRowsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<Row<'victim'>[]> {
-  return db.selectFrom('victim').selectAll().where('id', 'in', ids).execute()
+export function findVictimRowsByIds(store: Store, ids: readonly number[]): Promise<Row<'victim'>[]> {
+  return findRowsByIds(store, 'victim', ids)
 }
 
 export function findVictimRow(db: Kysely<Database>, id: number): Promise<VictimRow | undefined> {

@@ -52,7 +52,23 @@ export async function authenticate(services: Services, credentials: Credentials,
   if ((row.kind === 'taxii') !== (scheme === 'basic')) {
     throw fail(row.kind === 'taxii' ? 'Access Denied: TAXII accounts may only use the TAXII services' : 'Access Denied: only TAXII accounts use Basic authentication')
   }
-  return { account: toAccount(row), memberships: toMemberships(row.memberships) }
+  return callerFrom(row)
+}
+
+/**
+ * The credential cache hands out the same row for as long as it keeps it, so the Caller made from
+ * a row is kept beside it (and forgotten with it): a request with a cached credential builds no
+ * account or membership objects. Callers are never changed after they are made.
+ */
+const callers = new WeakMap<AuthRow<object>, Caller>()
+
+function callerFrom(row: AuthRow<object>): Caller {
+  let caller = callers.get(row)
+  if (caller === undefined) {
+    caller = { account: toAccount(row), memberships: toMemberships(row.memberships) }
+    callers.set(row, caller)
+  }
+  return caller
 }
 
 function schemeOf(word: string): Scheme | undefined {

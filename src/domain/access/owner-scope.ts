@@ -29,12 +29,20 @@ export function readableOwnerIds(ctx: RequestContext): number[] {
  * given that owner's name and type from the caller's memberships, so a load by ids needs neither
  * an owner filter nor a join to the owner table.
  */
-export function keepReadableRows<R extends { owner_id: number }>(caller: Caller, rows: readonly R[]): (R & { owner_name: string; owner_type: OwnerType })[] {
+export function keepReadableRows<R extends { owner_id: number }>(caller: Caller, rows: R[]): (R & { owner_name: string; owner_type: OwnerType })[] {
   const owners = readableOwners(caller)
-  return rows.flatMap((row) => {
+  const kept: (R & { owner_name: string; owner_type: OwnerType })[] = []
+  for (const row of rows) {
     const owner = owners.find((m) => m.ownerId === row.owner_id)
-    return owner ? [{ ...row, owner_name: owner.ownerName, owner_type: owner.ownerType }] : []
-  })
+    if (!owner) continue
+    // The rows were just read for this call: they are completed in place, because copying a row of
+    // forty columns cost more than reading it from the database.
+    const completed = row as R & { owner_name: string; owner_type: OwnerType }
+    completed.owner_name = owner.ownerName
+    completed.owner_type = owner.ownerType
+    kept.push(completed)
+  }
+  return kept
 }
 
 /**

@@ -24,7 +24,7 @@ export type GroupObject = GroupRecord & { creator: UserRef | null }
 /** Groups by id, in that order, with their creators, leaving out any the caller cannot read. */
 export async function loadGroupObjects(ctx: RequestContext, ids: readonly number[]): Promise<GroupObject[]> {
   if (ids.length === 0) return []
-  const items = keepReadableRows(ctx.caller, await findGroupRowsByIds(ctx.store.db, ids)).map(toGroupRecord)
+  const items = keepReadableRows(ctx.caller, await findGroupRowsByIds(ctx.store, ids)).map(toGroupRecord)
   const users = await loadUsers(ctx.store.db, items.map((g) => g.createdBy))
   return inIdOrder(ids, items.map((g) => ({ ...g, creator: (g.createdBy && users.get(g.createdBy)) || null })))
 }

@@ -33,7 +33,7 @@ const ACTION_FIELDS = ['falsePositiveFlag', 'observations'] as const
 /** Indicators by id, in that order, leaving out any the caller cannot read. */
 export async function loadIndicatorRecords(ctx: RequestContext, ids: readonly number[]): Promise<IndicatorRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, keepReadableRows(ctx.caller, await findIndicatorRowsByIds(ctx.store.db, ids)).map(toIndicatorRecord))
+  return inIdOrder(ids, keepReadableRows(ctx.caller, await findIndicatorRowsByIds(ctx.store, ids)).map(toIndicatorRecord))
 }
 
 export async function listIndicatorObjects(ctx: RequestContext, query: ObjectListQuery) {

@@ -248,7 +248,7 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
 
 /** Tasks by id, in no particular order, leaving out any the caller cannot read. */
 export async function findReadableTasks(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
-  const rows = keepReadableRows(ctx.caller, await findTaskRowsByIds(ctx.store.db, ids))
+  const rows = keepReadableRows(ctx.caller, await findTaskRowsByIds(ctx.store, ids))
   if (rows.length === 0) return []
   const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
   return rows.map((r) => toRecord(r, users, ctx.now))

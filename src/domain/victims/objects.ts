@@ -28,7 +28,7 @@ export const VICTIM_ASSET_MEMBERS: readonly MemberName[] = ['associatedGroups']
 
 export async function loadVictimRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, keepReadableRows(ctx.caller, await findVictimRowsByIds(ctx.store.db, ids)).map(toVictimRecord))
+  return inIdOrder(ids, keepReadableRows(ctx.caller, await findVictimRowsByIds(ctx.store, ids)).map(toVictimRecord))
 }
 
 export async function loadVictimAssetRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {

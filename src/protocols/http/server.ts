@@ -11,7 +11,7 @@ import type { Store } from '../../store/connect.js'
 import { registerV2 } from '../v2/plugin.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { classifyError } from './errors.js'
-import { JSON_MEDIA_TYPE } from './media-types.js'
+import { sendJsonExactly } from './media-types.js'
 import { readJsonBody } from './body.js'
 import { installHealthRoutes, type Readiness } from './health.js'
 import { type RouteSummary, installOpenApiRoutes } from './openapi.js'
@@ -88,8 +88,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         const e = taxiiError(error, String(req.id))
         return reply.code(e.status).header('content-type', TAXII_MEDIA_TYPE).send(e.body)
       }
-      if ((req.url ?? '').startsWith('/api/v3/')) return sendJson(reply, status, v3ErrorBody('invalid', message))
-      return sendJson(reply, status, { status: 'Error', message })
+      if ((req.url ?? '').startsWith('/api/v3/')) return sendJsonExactly(reply, status, v3ErrorBody('invalid', message))
+      return sendJsonExactly(reply, status, { status: 'Error', message })
     },
     clientErrorHandler: answerClientError,
     http: { maxHeaderSize: MAX_HEAD_BYTES },
@@ -141,18 +141,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installOpenApiRoutes(app, options.services.publicUrl)
 
   app.setNotFoundHandler((req, reply) => {
-    sendJson(reply, 404, { status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
+    sendJsonExactly(reply, 404, { status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
   })
   app.setErrorHandler((error, req, reply) => {
     const status = (error as { statusCode?: number }).statusCode
-    if (status && status < 500) return sendJson(reply, status, { status: 'Error', message: (error as Error).message })
+    if (status && status < 500) return sendJsonExactly(reply, status, { status: 'Error', message: (error as Error).message })
     req.log.error({ err: error }, 'unhandled error')
-    return sendJson(reply, 500, { status: 'Error', message: `Internal error (request ${req.id})` })
+    return sendJsonExactly(reply, 500, { status: 'Error', message: `Internal error (request ${req.id})` })
   })
   return app
-}
-
-/** As bytes, so Fastify leaves the media type as given (for text it would append a charset). */
-function sendJson(reply: FastifyReply, status: number, body: unknown) {
-  return reply.code(status).header('content-type', JSON_MEDIA_TYPE).send(Buffer.from(JSON.stringify(body)))
 }

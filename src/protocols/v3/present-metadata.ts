@@ -7,7 +7,13 @@ import type { UserRef } from '../../domain/access/user-refs.js'
 
 /** Drops undefined and null so absent values are left out, as the platform does. */
 export function compact(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null))
+  // Every presented object passes here; a loop over the keys costs a fraction of entries → filter → fromEntries.
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const v = value[key]
+    if (v !== undefined && v !== null) out[key] = v
+  }
+  return out
 }
 
 export function presentUser(user: UserRef | null | undefined): Record<string, unknown> | undefined {

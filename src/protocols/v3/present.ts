@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify'
 import type { ErrorCode } from '../../domain/errors.js'
-import { JSON_MEDIA_TYPE } from '../http/media-types.js'
+import { JSON_MEDIA_TYPE, sendJsonExactly } from '../http/media-types.js'
 import type { PageLinks } from './paging.js'
 
 export const V3_MEDIA_TYPE = JSON_MEDIA_TYPE
@@ -20,9 +20,8 @@ export function v3ErrorBody(code: ErrorCode | 'internal', message: string) {
   return { errCode: ERR_CODES[code], message, status: 'Error' }
 }
 
-/** Sent as bytes so Fastify leaves the header alone (for text it appends a charset). */
 export function sendV3Body(reply: FastifyReply, status: number, body: Record<string, unknown>) {
-  return reply.code(status).header('content-type', V3_MEDIA_TYPE).send(Buffer.from(JSON.stringify(body)))
+  return sendJsonExactly(reply, status, body)
 }
 
 const send = sendV3Body

@@ -1,0 +1,51 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type TestApp, createTestApp } from '../test/harness.js'
+import { findRowsByIds } from './rows-by-id.js'
+
+let t: TestApp
+let ids: number[]
+beforeAll(async () => {
+  t = await createTestApp()
+  ids = []
+  for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) {
+    const res = await t.request({ method: 'POST', url: '/api/v3/indicators', payload: { type: 'Address', ip, rating: 2 } })
+    ids.push(res.json().data.id)
+  }
+})
+afterAll(async () => { await t.close() })
+
+describe('rows by id', () => {
+  it('reads the same rows, with the same column values, as the query builder', async () => {
+    const prepared = await findRowsByIds(t.store, 'indicator', [ids[2]!, ids[0]!, 999_999])
+    const built = await t.store.db.selectFrom('indicator').selectAll().where('id', 'in', [ids[0]!, ids[2]!]).orderBy('id').execute()
+    expect(prepared.sort((a, b) => a.id - b.id)).toEqual(built)
+    expect(prepared.map((r) => r.summary)).toEqual(['192.0.2.1', '192.0.2.3'])
+    expect(await findRowsByIds(t.store, 'indicator', [ids[0]!])).toEqual([built[0]])
+    expect(await findRowsByIds(t.store, 'indicator', [999_999])).toEqual([])
+    expect(await findRowsByIds(t.store, 'indicator', [])).toEqual([])
+  })
+
+  it('inside a transaction sees its writes, and outside it not until it commits', async () => {
+    let outsideDuring: string[] | undefined
+    let insideDuring: string[] | undefined
+    await t.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('indicator').set({ summary: 'uncommitted' }).where('id', '=', ids[1]!).execute()
+      insideDuring = (await findRowsByIds({ ...t.store, db: trx }, 'indicator', [ids[1]!])).map((r) => r.summary)
+      // Beside the open transaction, another request's read: on SQLite it waits for the commit
+      // (one connection), on PostgreSQL it reads the committed row.
+      const outside = findRowsByIds(t.store, 'indicator', [ids[1]!, ids[0]!]).then((rows) => { outsideDuring = rows.map((r) => r.summary) })
+      if (t.store.dialect === 'postgres') await outside
+      await trx.updateTable('indicator').set({ summary: '192.0.2.2' }).where('id', '=', ids[1]!).execute()
+    })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(insideDuring).toEqual(['uncommitted'])
+    expect(outsideDuring?.sort()).toEqual(['192.0.2.1', '192.0.2.2'])
+  })
+
+  it('finds the rows through the primary key on SQLite', async () => {
+    if (t.store.dialect !== 'sqlite') return
+    const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT * FROM "indicator" WHERE "id" IN (SELECT value FROM json_each(${'[1,2]'}))`.execute(t.store.db)
+    expect(plan.rows.map((r) => r.detail)).toContain('SEARCH indicator USING INTEGER PRIMARY KEY (rowid=?)')
+  })
+})
