@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type TestApp, createTestApp } from '../test/harness.js'
+import { TEST_DB, type TestApp, createTestApp } from '../test/harness.js'
 import { findRowsByIds } from './rows-by-id.js'
 
 let t: TestApp
@@ -24,6 +24,17 @@ describe('rows by id', () => {
     expect(await findRowsByIds(t.store, 'indicator', [ids[0]!])).toEqual([built[0]])
     expect(await findRowsByIds(t.store, 'indicator', [999_999])).toEqual([])
     expect(await findRowsByIds(t.store, 'indicator', [])).toEqual([])
+  })
+
+  it.runIf(TEST_DB === 'postgres')('keeps reading after another node adds a column the prepared statement did not have', async () => {
+    expect((await findRowsByIds(t.store, 'indicator', [ids[0]!]))[0]!.summary).toBe('192.0.2.1')
+    await sql`alter table indicator add column upgraded_by_another_node text`.execute(t.store.db)
+    try {
+      const [row] = await findRowsByIds(t.store, 'indicator', [ids[0]!])
+      expect(row).toMatchObject({ summary: '192.0.2.1', upgraded_by_another_node: null })
+    } finally {
+      await sql`alter table indicator drop column upgraded_by_another_node`.execute(t.store.db)
+    }
   })
 
   it('inside a transaction sees its writes, and outside it not until it commits', async () => {

@@ -26,6 +26,9 @@ const SQL = {
   postgres: (table: ByIdTable) => `SELECT * FROM "${table}" WHERE "id" = ANY($1)`,
 } as const
 
+/** PostgreSQL's feature_not_supported, raised as 'cached plan must not change result type'. */
+const CACHED_PLAN_CHANGED = '0A000'
+
 type Prepared = { many: SqliteStatement; one: SqliteStatement }
 type SqliteStatement = ReturnType<NonNullable<Store['sqlite']>['prepare']>
 const preparedByHandle = new WeakMap<object, Map<ByIdTable, Prepared>>()
@@ -39,7 +42,15 @@ export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T,
       const row = statements.one.get(ids[0]) as Row<T> | undefined
       return row ? [row] : []
     }
-    if (store.pool) return (await store.pool.query({ name: `rows_by_id_${table}`, text: SQL.postgres(table), values: [ids] })).rows as Row<T>[]
+    if (store.pool) {
+      try {
+        return (await store.pool.query({ name: `rows_by_id_${table}`, text: SQL.postgres(table), values: [ids] })).rows as Row<T>[]
+      } catch (error) {
+        // A node upgraded beside this one added a column: a statement prepared before cannot change its result
+        // type, so this connection reads through an unnamed statement from then on.
+        if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
+      }
+    }
   }
   return store.db.selectFrom(table as ByIdTable).selectAll().where('id', 'in', ids).execute() as Promise<Row<T>[]>
 }
