@@ -27,7 +27,8 @@ export interface CompileSettings {
 type Query = SelectQueryBuilder<any, any, any>
 
 const eb: ExpressionBuilder<any, any> = expressionBuilder<any, any>()
-const TRUE = sql<SqlBool>`1 = 1`
+/** What compileRoot gives when nothing narrows the rows (no TQL, no restriction of the object type). */
+export const TRUE = sql<SqlBool>`1 = 1`
 const FALSE = sql<SqlBool>`1 = 0`
 /** Tables reached by links that have no owner of their own. */
 const OWNERLESS = new Set(['task_assignee'])

@@ -5,7 +5,7 @@
  */
 import { type Expression, type SqlBool, expressionBuilder } from 'kysely'
 import type { Dialect } from '../store/connect.js'
-import { TqlCompiler, isSeekable } from './compile.js'
+import { TRUE, TqlCompiler, isSeekable } from './compile.js'
 import { TqlError } from './errors.js'
 import { type ObjectTypeDef, type TqlType, findKeyword, findObjectType } from './keywords/index.js'
 import { parseTql } from './parser.js'
@@ -37,6 +37,8 @@ export interface CompiledTql {
    * condition only filters, and a list reads the rows in id order (store/object-list.repository.ts).
    */
   seekable: boolean
+  /** Something narrows the rows: TQL, or the object type's own restriction. Without it `where` is always true. */
+  filters: boolean
 }
 
 export interface TqlKeywordInfo {
@@ -66,7 +68,7 @@ export function compileTql(objectType: string, tql: string, options: CompileTqlO
   const type = requireObjectType(objectType)
   const query = tql.trim() === '' ? null : resolveTql(type, parseTql(tql), options.now)
   const where = new TqlCompiler({ dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds }).compileRoot(type, query)
-  return { where, table: type.table, objectType: type.name, seekable: isSeekable(query, type) }
+  return { where, table: type.table, objectType: type.name, seekable: isSeekable(query, type), filters: where !== TRUE }
 }
 
 /** Whether TQL knows this v3 object type (e.g. `indicators`, `groupAttributes`). */

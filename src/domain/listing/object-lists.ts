@@ -56,7 +56,7 @@ function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectList
   if (source.objectType) {
     // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
     const compiled = compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) })
-    where.push(compiled.where)
+    if (compiled.filters) where.push(compiled.where)
     seekable = compiled.seekable
   } else if (hasTql) {
     throw invalid(`TQL is not available on this endpoint`)
@@ -79,10 +79,13 @@ async function timeoutMs(ctx: RequestContext): Promise<number> {
 
 /**
  * Runs TQL queries under the caller's time limit; inside a write transaction they join it instead, without a limit.
- * `settings`: what the store wants in force for the queries (idPageSettings), set with the limit.
+ * `settings`: what the store wants in force for the queries (idPageSettings), set with the limit. A query with no
+ * filter and no sort has nothing to limit (its page is read in index order and stops), and on PostgreSQL the limit
+ * would take a transaction: two round trips more than the page itself.
  */
-async function withLimit<T>(ctx: RequestContext, run: (scope: TqlScope) => Promise<T>, settings?: Record<string, string>): Promise<T> {
-  if (ctx.store.db.isTransaction) return run({ db: ctx.store.db, guard: (where) => where })
+async function withLimit<T>(ctx: RequestContext, q: IdQuery, run: (scope: TqlScope) => Promise<T>, settings?: Record<string, string>): Promise<T> {
+  const unfiltered = q.where.length === 0 && q.orderBy.length === 0
+  if (ctx.store.db.isTransaction || unfiltered) return run({ db: ctx.store.db, guard: (where) => where })
   return withTqlTimeout(ctx.store, await timeoutMs(ctx), run, { settings })
 }
 
@@ -104,7 +107,7 @@ function guarded(q: IdQuery, scope: TqlScope): IdQuery {
 export async function listObjectIds(ctx: RequestContext, source: ListSource, query: ObjectListQuery): Promise<IdPage> {
   const page = { offset: query.resultStart, limit: query.resultLimit + 1, afterId: query.afterId }
   const asked = idQuery(ctx, source, query)
-  return withLimit(ctx, async (scope) => {
+  return withLimit(ctx, asked, async (scope) => {
     const q = guarded(await withoutIdleOwnerFilter(scope.db, asked), scope)
     const ids = await selectIds(scope.db, q, page, scope.settings)
     const total = query.count && query.resultStart === 0 ? await countMatches(scope.db, q) : undefined
@@ -116,7 +119,7 @@ export async function listObjectIds(ctx: RequestContext, source: ListSource, que
 export async function findMatchingIds(ctx: RequestContext, source: ListSource, tql: string | undefined,
   scope: ObjectListQuery['ownerScope']): Promise<number[]> {
   const q = idQuery(ctx, source, { tql, ownerScope: scope })
-  return withLimit(ctx, (s) => selectIds(s.db, guarded(q, s), { offset: 0, limit: null }))
+  return withLimit(ctx, q, (s) => selectIds(s.db, guarded(q, s), { offset: 0, limit: null }))
 }
 
 /** Keeps `ids`' order when records come back from an `in (...)` look-up. */
