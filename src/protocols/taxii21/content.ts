@@ -13,10 +13,8 @@ import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
-import {
-  type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixIndicator, type StixMarking, collectionMarkings, stixModified, stixPattern,
-  toStixIndicator,
-} from './stix.js'
+import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from './stix.js'
+import { IndicatorJsonWriter } from './stix-json.js'
 
 export interface TaxiiEnv {
   store: Store
@@ -31,8 +29,8 @@ export interface Collection {
 }
 
 /**
- * One object of a page. The STIX object is built when it is written (`build`), so a page of
- * 10,000 never holds all its STIX objects and their JSON at once.
+ * One object of a page. Its JSON is written when the response is (`json`), so a page of
+ * 10,000 never holds all its objects' JSON at once.
  */
 export interface Item {
   /** Stored-time form. */
@@ -40,7 +38,8 @@ export interface Item {
   /** The object's STIX version: `modified`, or `created` for markings. */
   readonly version: string
   stixId(): string
-  build(): StixMarking | StixIndicator
+  /** The STIX object as JSON text. */
+  json(): string
 }
 
 class MarkingItem implements Item {
@@ -52,19 +51,20 @@ class MarkingItem implements Item {
   }
 
   stixId() { return this.marking.id }
-  build() { return this.marking }
+  json() { return JSON.stringify(this.marking) }
 }
 
 class IndicatorItem implements Item {
   readonly dateAdded: string
   readonly version: string
-  constructor(private readonly env: TaxiiEnv, private readonly c: Collection, private readonly indicator: FeedIndicator) {
+  constructor(private readonly writer: IndicatorJsonWriter, private readonly ids: StixIds, private readonly indicator: FeedIndicator,
+    private readonly pattern: string) {
     this.dateAdded = indicator.lastModified
     this.version = stixModified(indicator)
   }
 
-  stixId() { return this.env.ids.indicator(this.indicator.ownerId, this.indicator.id) }
-  build() { return toStixIndicator(this.env.ids, this.indicator, this.c.owner.ownerName, this.env.version)! }
+  stixId() { return this.ids.indicator(this.indicator.ownerId, this.indicator.id) }
+  json() { return this.writer.write(this.indicator, this.pattern) }
 }
 
 export interface ItemPage {
@@ -103,10 +103,12 @@ function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
 /** An Indicator whose value has no pattern (nothing valid stores one) is left out. */
 function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[], f: ObjectFilters): Item[] {
   const items: Item[] = []
+  const writer = new IndicatorJsonWriter(env.ids, c.owner.ownerName, env.version)
   for (const indicator of indicators) {
     if (f.versions && !f.versions.has(stixModified(indicator))) continue
-    if (stixPattern(indicator.type, indicator.values) === undefined) continue
-    items.push(new IndicatorItem(env, c, indicator))
+    const pattern = stixPattern(indicator.type, indicator.values)
+    if (pattern === undefined) continue
+    items.push(new IndicatorItem(writer, env.ids, indicator, pattern))
   }
   return items
 }
@@ -149,7 +151,7 @@ export async function readItems(env: TaxiiEnv, c: Collection, f: ObjectFilters):
   if (!indicatorsApply) return { items, more: false }
   const after = f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined
   const page = await readFeed(env.store, env.caller, { ...feedQuery, after, limit: f.limit - items.length })
-  items.push(...indicatorItems(env, c, page.indicators, f))
+  for (const item of indicatorItems(env, c, page.indicators, f)) items.push(item)
   return { items, more: page.more, next: page.more && page.last ? { phase: 'indicator', ...page.last } : undefined }
 }
 

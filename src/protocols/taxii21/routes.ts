@@ -10,6 +10,7 @@ import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, readItems, readObject } from './content.js'
 import { TaxiiHttpError } from './errors.js'
+import { jsonListChunks } from './json-chunks.js'
 import { TAXII_MEDIA_TYPE } from './negotiate.js'
 import { encodePosition, parseFilters, taxiiTimestamp } from './params.js'
 import { type AppVersion, STIX_MEDIA_TYPE, type StixIds } from './stix.js'
@@ -42,31 +43,22 @@ function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
   return Buffer.from(JSON.stringify(body))
 }
 
-const CHUNK = 500
-
 /**
- * A page of up to 10,000 objects as a stream of chunks of JSON: the whole envelope never sits
- * in memory as one string and one copy in bytes, and the socket's pace bounds what is queued.
+ * A page of up to 10,000 objects as a stream of chunks of JSON (json-chunks.ts): the whole
+ * envelope never sits in memory at once, and the socket's pace bounds what is queued.
  * An empty list is left out (TAXII and STIX lists are never empty).
  */
-function sendList(reply: FastifyReply, head: Record<string, unknown>, items: Item[], entry: (item: Item) => unknown): Readable | Buffer {
+function sendList(reply: FastifyReply, head: Record<string, unknown>, items: Item[], entry: (item: Item) => string): Readable | Buffer {
   dateHeaders(reply, items)
-  if (items.length === 0) return Buffer.from(JSON.stringify(head))
   const opening = JSON.stringify(head)
-  return Readable.from((function* () {
-    yield Buffer.from(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`)
-    for (let i = 0; i < items.length; i += CHUNK) {
-      const parts: string[] = []
-      for (let j = i; j < Math.min(i + CHUNK, items.length); j++) parts.push(JSON.stringify(entry(items[j])))
-      yield Buffer.from(i === 0 ? parts.join(',') : `,${parts.join(',')}`)
-    }
-    yield Buffer.from(']}')
-  })(), { objectMode: false })
+  if (items.length === 0) return Buffer.from(opening)
+  const start = `${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`
+  return Readable.from(jsonListChunks(start, items.length, (i) => entry(items[i]), ']}'), { objectMode: false })
 }
 
-const stixObject = (item: Item) => item.build()
+const stixObject = (item: Item) => item.json()
 
-const manifestRecord = (item: Item) => ({
+const manifestRecord = (item: Item) => JSON.stringify({
   id: item.stixId(), date_added: taxiiTimestamp(item.dateAdded), version: item.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
 })
 
@@ -118,8 +110,8 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
     get(`${root}/collections/:collection`, async (req, reply) =>
       send(reply, collectionResource(findCollection(env(req), req.params.collection!), o.version)))
 
-    /** A page of the collection (objects, or the 1.0 manifest), each item written by `entry`. */
-    const collectionPage = (entry: (item: Item) => unknown) =>
+    /** A page of the collection (objects, or the 1.0 manifest), each item's JSON written by `entry`. */
+    const collectionPage = (entry: (item: Item) => string) =>
       async (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => {
         const e = env(req)
         const filters = parseFilters(req.query, { id: true, type: true, version: true })
