@@ -127,15 +127,10 @@ function startAfter(q: FeedQuery): { lastModified: string; id: number | null } |
   return q.after.lastModified === q.since ? { lastModified: q.since, id: null } : q.after
 }
 
-/** A JSON array of names as the store aggregates it; most rows have none or one. */
-function names(json: string): string[] {
-  return json === '[]' ? [] : JSON.parse(json) as string[]
-}
-
 function toFeedIndicator(r: FeedRow): FeedIndicator {
   return {
     id: r[C.id], ownerId: r[C.ownerId], type: r[C.type], summary: r[C.summary], values: [r[C.value1], r[C.value2], r[C.value3]],
     rating: r[C.rating] === null ? null : Number(r[C.rating]), confidence: r[C.confidence], description: r[C.description], active: !!r[C.active],
-    dateAdded: r[C.dateAdded], lastModified: r[C.lastModified], expires: r[C.expires], tags: names(r[C.tags]), securityLabels: names(r[C.labels]),
+    dateAdded: r[C.dateAdded], lastModified: r[C.lastModified], expires: r[C.expires], tags: r[C.tags], securityLabels: r[C.labels],
   }
 }
