@@ -9,7 +9,8 @@
  *
  * Environment: BENCH_DB=sqlite|postgres, BENCH_TAXII_INDICATORS (default 100,000), BENCH_PROFILE_LIMIT
  * (default 10,000), BENCH_PROFILE_ROUNDS (default 3), BENCH_PROFILE_CPUPROF=<dir> (the server
- * writes a V8 CPU profile there when it stops).
+ * writes a V8 CPU profile there when it stops), BENCH_PROFILE_NODE_ARGS (more node flags for the
+ * server, e.g. --trace-gc), BENCH_PROFILE_LOG (the server's output file).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
@@ -48,7 +49,10 @@ function rssMB(pid: number): number {
 
 const work = mkdtempSync(join(tmpdir(), 'bulwark-taxii-profile-'))
 const ds = await startDatasetServer({ dialect: DIALECT, indicators: TOTAL, ownerShares: [1], groups: 0 }, work,
-  { env: { BULWARK_BATCH_WORKER: 'off' }, nodeArgs: CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [] })
+  {
+    env: { BULWARK_BATCH_WORKER: 'off' }, logFile: process.env.BENCH_PROFILE_LOG,
+    nodeArgs: [...CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [], ...(process.env.BENCH_PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean)],
+  })
 const store = openStore(ds.databaseUrl)
 try {
   await createAccount(store.db, { userName: 'profile', kind: 'taxii', organization: 'Bench Organization', role: 'Standard User', password: 'profile-password' }, isoNow())
