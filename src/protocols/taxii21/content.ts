@@ -8,7 +8,7 @@
  */
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Caller } from '../../domain/context.js'
-import { type FeedIndicator, feedLabelsInUse, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
+import { type FeedIndicator, type FeedPage, feedLabelsInUse, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
 import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
@@ -173,13 +173,21 @@ export async function readItems(env: TaxiiEnv, c: Collection, f: ObjectFilters, 
   }
   if (!indicatorsApply) return page
   let after = f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined
-  while (room > 0) {
-    const batch = await readFeed(env.store, env.caller, { ...feedQuery, after, limit: Math.min(READ_BATCH, room) })
-    emit(indicatorItems(env, c, batch.indicators, f))
+  const read = (from: typeof after, limit: number) => {
+    const batch = readFeed(env.store, env.caller, { ...feedQuery, after: from, limit })
+    // Should writing the batch before it throw, this one is never awaited; its failure must not go unhandled.
+    batch.catch(() => {})
+    return batch
+  }
+  let pending: ReturnType<typeof read> | undefined = read(after, Math.min(READ_BATCH, room))
+  while (pending) {
+    const batch: FeedPage = await pending
     room -= batch.indicators.length
     page.more = batch.more
     if (batch.last) after = batch.last
-    if (!batch.more) break
+    // The next read starts before this batch is written, so on PostgreSQL the database works while this process writes.
+    pending = batch.more && room > 0 ? read(after, Math.min(READ_BATCH, room)) : undefined
+    emit(indicatorItems(env, c, batch.indicators, f))
   }
   if (page.more && after) page.next = { phase: 'indicator', ...after }
   return page
