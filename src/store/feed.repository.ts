@@ -68,9 +68,10 @@ function withNames(db: Kysely<Database>, page: ReturnType<typeof base>): Compile
 
 /**
  * PostgreSQL: the names of a page's rows as one JSON object, item id → sorted names, in one
- * query per link table (one value to parse, where a row per item costs the driver more). Not a subquery per row as on SQLite: PostgreSQL starts a subplan per row at about ten
- * times the cost of this query's index probe, and the subplans' estimated cost switches JIT
- * compilation on (30 ms a page). The ids are one array parameter, so a page of any size is one
+ * query per link table (one value to parse, where a row per item costs the driver more). Not a
+ * subquery per row as on SQLite: PostgreSQL starts a subplan per row at about ten times the
+ * cost of this query's index probe, and the subplans' estimated cost switches JIT compilation
+ * on (30 ms a page). The ids are one array parameter, so a page of any size is one
  * statement, and their range is stated too: right after a bulk import PostgreSQL's statistics
  * still see an almost empty link table and plan "every link of the kind, then filter" (0.5 s a
  * page at 100,000 links); with the range the primary key scan reads only the page's ids.
@@ -103,6 +104,8 @@ const statements = new WeakMap<SqliteDatabase.Database, Map<string, SqliteDataba
  * Rows as arrays, straight from the driver (Kysely hands out keyed objects only). Inside a
  * transaction the query runs on the transaction's handle, keyed, and is turned into arrays:
  * the driver's handle would be another connection on PostgreSQL and would wait on SQLite.
+ * On SQLite the one connection is taken from Kysely first, so the read never runs inside
+ * another request's open transaction (it would see that transaction's uncommitted rows).
  */
 async function runAsArrays<Row extends unknown[]>(store: Store, db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
   if (db.isTransaction || (!store.sqlite && !store.pool)) {
@@ -118,7 +121,8 @@ async function runAsArrays<Row extends unknown[]>(store: Store, db: Kysely<Datab
       if (cache.size >= 64) cache.clear()
       cache.set(query.sql, statement)
     }
-    return statement.all(...query.parameters) as Row[]
+    const prepared = statement
+    return db.connection().execute(async () => prepared.all(...query.parameters) as Row[])
   }
   return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
 }
