@@ -16,7 +16,7 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { type FeedRow, countFeedRows, selectFeedIds, selectFeedLabels, selectFeedRows, selectFeedTags, selectLabelNamesInUse } from '../../store/feed.repository.js'
+import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedRows, selectLabelNamesInUse } from '../../store/feed.repository.js'
 import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
 import { invalid, notFound } from '../errors.js'
@@ -84,14 +84,15 @@ export async function readFeed(store: Store, caller: Caller, query: FeedQuery): 
   feedOwner(caller, query.ownerId)
   if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
   const limit = Math.min(query.limit, MAX_FEED_PAGE)
-  const rows = await selectFeedRows(store.db, {
+  const rows = await selectFeedRows(store, store.db, {
     ownerId: query.ownerId, until: query.until, types: query.types, ids: query.ids, limit: limit + 1, after: startAfter(query),
   })
   const more = rows.length > limit
-  const page = more ? rows.slice(0, limit) : rows
-  const indicators = await withMetadata(store, page)
-  const tail = page.at(-1)
-  return { indicators, more, last: tail ? { lastModified: tail.last_modified, id: tail.id } : undefined }
+  const count = more ? limit : rows.length
+  const indicators = new Array<FeedIndicator>(count)
+  for (let i = 0; i < count; i++) indicators[i] = toFeedIndicator(rows[i])
+  const tail = indicators.at(-1)
+  return { indicators, more, last: tail ? { lastModified: tail.lastModified, id: tail.id } : undefined }
 }
 
 /**
@@ -126,26 +127,10 @@ function startAfter(q: FeedQuery): { lastModified: string; id: number | null } |
   return q.after.lastModified === q.since ? { lastModified: q.since, id: null } : q.after
 }
 
-async function withMetadata(store: Store, rows: FeedRow[]): Promise<FeedIndicator[]> {
-  const ids = rows.map((r) => r.id)
-  const [tags, labels] = await Promise.all([selectFeedTags(store.db, store.dialect, ids), selectFeedLabels(store.db, store.dialect, ids)])
-  const tagsOf = group(tags)
-  const labelsOf = group(labels)
-  return rows.map((r) => ({
-    id: r.id, ownerId: r.owner_id, type: r.type, summary: r.summary, values: [r.value1, r.value2, r.value3],
-    rating: r.rating === null ? null : Number(r.rating), confidence: r.confidence, description: r.description, active: !!r.active,
-    dateAdded: r.date_added, lastModified: r.last_modified, expires: r.external_date_expires,
-    tags: tagsOf.get(r.id) ?? [], securityLabels: labelsOf.get(r.id) ?? [],
-  }))
-}
-
-function group(rows: { item_id: number; name: string }[]): Map<number, string[]> {
-  const out = new Map<number, string[]>()
-  for (const r of rows) {
-    const id = Number(r.item_id)
-    const list = out.get(id)
-    if (list) list.push(r.name)
-    else out.set(id, [r.name])
+function toFeedIndicator(r: FeedRow): FeedIndicator {
+  return {
+    id: r[C.id], ownerId: r[C.ownerId], type: r[C.type], summary: r[C.summary], values: [r[C.value1], r[C.value2], r[C.value3]],
+    rating: r[C.rating] === null ? null : Number(r[C.rating]), confidence: r[C.confidence], description: r[C.description], active: !!r[C.active],
+    dateAdded: r[C.dateAdded], lastModified: r[C.lastModified], expires: r[C.expires], tags: r[C.tags], securityLabels: r[C.labels],
   }
-  return out
 }

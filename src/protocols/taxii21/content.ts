@@ -8,15 +8,13 @@
  */
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Caller } from '../../domain/context.js'
-import { type FeedIndicator, feedLabelsInUse, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
+import { type FeedIndicator, type FeedPage, feedLabelsInUse, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
 import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
-import {
-  type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixIndicator, type StixMarking, collectionMarkings, stixModified, stixPattern,
-  toStixIndicator,
-} from './stix.js'
+import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from './stix.js'
+import { IndicatorJsonWriter } from './stix-json.js'
 
 export interface TaxiiEnv {
   store: Store
@@ -30,17 +28,15 @@ export interface Collection {
   owner: Membership
 }
 
-/**
- * One object of a page. The STIX object is built when it is written (`build`), so a page of
- * 10,000 never holds all its STIX objects and their JSON at once.
- */
+/** One object of a page; its JSON text is made when the page writes it (`json`). */
 export interface Item {
   /** Stored-time form. */
   readonly dateAdded: string
   /** The object's STIX version: `modified`, or `created` for markings. */
   readonly version: string
   stixId(): string
-  build(): StixMarking | StixIndicator
+  /** The STIX object as JSON text. */
+  json(): string
 }
 
 class MarkingItem implements Item {
@@ -52,26 +48,40 @@ class MarkingItem implements Item {
   }
 
   stixId() { return this.marking.id }
-  build() { return this.marking }
+  json() { return JSON.stringify(this.marking) }
 }
 
 class IndicatorItem implements Item {
   readonly dateAdded: string
   readonly version: string
-  constructor(private readonly env: TaxiiEnv, private readonly c: Collection, private readonly indicator: FeedIndicator) {
+  constructor(private readonly writer: IndicatorJsonWriter, private readonly ids: StixIds, private readonly indicator: FeedIndicator,
+    private readonly pattern: string) {
     this.dateAdded = indicator.lastModified
     this.version = stixModified(indicator)
   }
 
-  stixId() { return this.env.ids.indicator(this.indicator.ownerId, this.indicator.id) }
-  build() { return toStixIndicator(this.env.ids, this.indicator, this.c.owner.ownerName, this.env.version)! }
+  stixId() { return this.ids.indicator(this.indicator.ownerId, this.indicator.id) }
+  json() { return this.writer.write(this.indicator, this.pattern) }
 }
 
+/** A page once its objects have gone to the writer, one at a time as they were read. */
 export interface ItemPage {
-  items: Item[]
+  count: number
+  /** date_added (stored form) of the page's first and last object, when it has any. */
+  firstAdded?: string
+  lastAdded?: string
   more: boolean
   next?: Position
 }
+
+/**
+ * Indicators read at a time within a page. A page of 10,000 read at once kept all its records
+ * alive until it was written, long enough for the garbage collector to move them to the old
+ * generation, and the old generation's limit grows with what lives there: about 50 MB more
+ * resident memory at limit=10000 than at limit=1000. Read and written 2,000 at a time, the
+ * records die young; the page waits as bytes instead.
+ */
+const READ_BATCH = 2000
 
 /** The caller's collections, one per owner it may read as a feed, sorted by id. */
 export function listCollections(env: TaxiiEnv): Collection[] {
@@ -103,10 +113,12 @@ function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
 /** An Indicator whose value has no pattern (nothing valid stores one) is left out. */
 function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[], f: ObjectFilters): Item[] {
   const items: Item[] = []
+  const writer = new IndicatorJsonWriter(env.ids, c.owner.ownerName, env.version)
   for (const indicator of indicators) {
     if (f.versions && !f.versions.has(stixModified(indicator))) continue
-    if (stixPattern(indicator.type, indicator.values) === undefined) continue
-    items.push(new IndicatorItem(env, c, indicator))
+    const pattern = stixPattern(indicator.type, indicator.values)
+    if (pattern === undefined) continue
+    items.push(new IndicatorItem(writer, env.ids, indicator, pattern))
   }
   return items
 }
@@ -128,29 +140,57 @@ async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readon
   return found
 }
 
-/** One page of the collection's objects (or manifest records) in date_added order. */
-export async function readItems(env: TaxiiEnv, c: Collection, f: ObjectFilters): Promise<ItemPage> {
-  const items: Item[] = []
+/**
+ * One page of the collection's objects (or manifest records) in date_added order, each handed
+ * to `write` as soon as it is read.
+ */
+export async function readItems(env: TaxiiEnv, c: Collection, f: ObjectFilters, write: (item: Item) => void): Promise<ItemPage> {
+  const page: ItemPage = { count: 0, more: false }
+  const emit = (items: Item[]) => {
+    for (const item of items) write(item)
+    if (items.length === 0) return
+    page.firstAdded ??= items[0].dateAdded
+    page.lastAdded = items[items.length - 1].dateAdded
+    page.count += items.length
+  }
   const indicatorIds = f.ids ? await resolveIndicatorIds(env, c, f.ids) : undefined
   const indicatorsApply = f.specVersionMatches && (!f.types || f.types.has('indicator')) && (!indicatorIds || indicatorIds.length > 0)
   const feedQuery = { ownerId: c.owner.ownerId, since: f.addedAfter, ids: indicatorIds }
+  let room = f.limit
 
   if (f.position?.phase !== 'indicator') {
     const start = f.position ? f.position.index + 1 : 0
     const candidates = (await markingsOf(env, c)).filter((m) => MARKINGS.indexOf(m) >= start && markingMatches(m, f))
     const taken = candidates.slice(0, f.limit)
-    items.push(...taken.map(markingItem))
-    if (taken.length === f.limit) {
-      const more = candidates.length > f.limit
+    emit(taken.map(markingItem))
+    room -= taken.length
+    if (room === 0) {
+      page.more = candidates.length > f.limit
         || (indicatorsApply && (await readFeed(env.store, env.caller, { ...feedQuery, limit: 1 })).indicators.length > 0)
-      return { items, more, next: more ? { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) } : undefined }
+      if (page.more) page.next = { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) }
+      return page
     }
   }
-  if (!indicatorsApply) return { items, more: false }
-  const after = f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined
-  const page = await readFeed(env.store, env.caller, { ...feedQuery, after, limit: f.limit - items.length })
-  items.push(...indicatorItems(env, c, page.indicators, f))
-  return { items, more: page.more, next: page.more && page.last ? { phase: 'indicator', ...page.last } : undefined }
+  if (!indicatorsApply) return page
+  let after = f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined
+  const read = (from: typeof after, limit: number) => {
+    const batch = readFeed(env.store, env.caller, { ...feedQuery, after: from, limit })
+    // Should writing the batch before it throw, this one is never awaited; its failure must not go unhandled.
+    batch.catch(() => {})
+    return batch
+  }
+  let pending: ReturnType<typeof read> | undefined = read(after, Math.min(READ_BATCH, room))
+  while (pending) {
+    const batch: FeedPage = await pending
+    room -= batch.indicators.length
+    page.more = batch.more
+    if (batch.last) after = batch.last
+    // The next read starts before this batch is written, so on PostgreSQL the database works while this process writes.
+    pending = batch.more && room > 0 ? read(after, Math.min(READ_BATCH, room)) : undefined
+    emit(indicatorItems(env, c, batch.indicators, f))
+  }
+  if (page.more && after) page.next = { phase: 'indicator', ...after }
+  return page
 }
 
 /** Every version of one object that passes the filters; not found when the collection has no such object. */

@@ -74,6 +74,27 @@ describe('next across two server processes while the collection changes', () => 
     expect(pages).toBeGreaterThan(12)
   }, 120_000)
 
+  it('serves pages larger than one read (2,000 Indicators) whole: every Indicator once, in order, the headers naming the first and last', async () => {
+    const db = nodes[0].store.db
+    const rows = await db.selectFrom('indicator').select(['id', 'last_modified']).where('owner_id', '=', ownerId)
+      .orderBy('last_modified').orderBy('id').execute()
+    const served: number[] = []
+    let next: string | undefined
+    for (let n = 0; ; n++) {
+      const res = await nodes[n % 2].app.inject({ method: 'GET', url: `${OBJECTS}?limit=2500${next ? `&next=${next}` : ''}`,
+        headers: { 'x-forwarded-proto': 'https', authorization: auth, accept: 'application/taxii+json;version=2.1' } })
+      const body = res.json() as { more: boolean; next?: string; objects: { type: string; x_svc_id?: number; modified?: string; created: string }[] }
+      expect(body.objects.length).toBe(body.more ? 2500 : rows.length + 4 - 2500 * n)
+      const indicators = body.objects.filter((o) => o.type === 'indicator')
+      served.push(...indicators.map((o) => o.x_svc_id!))
+      const lastAdded = body.objects.at(-1)!.modified ?? body.objects.at(-1)!.created
+      expect(res.headers['x-taxii-date-added-last']).toBe(`${lastAdded.slice(0, 23)}000Z`)
+      if (!body.more) break
+      next = body.next
+    }
+    expect(served).toEqual(rows.map((r) => r.id))
+  }, 60_000)
+
   it('gives the same collection and object ids on both processes', async () => {
     const [a, b] = await Promise.all(nodes.map((n) => page(n, 'limit=10')))
     expect(a.objects!.map((o) => o.id)).toEqual(b.objects!.map((o) => o.id))

@@ -10,6 +10,7 @@ import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, readItems, readObject } from './content.js'
 import { TaxiiHttpError } from './errors.js'
+import { JsonListWriter } from './json-chunks.js'
 import { TAXII_MEDIA_TYPE } from './negotiate.js'
 import { encodePosition, parseFilters, taxiiTimestamp } from './params.js'
 import { type AppVersion, STIX_MEDIA_TYPE, type StixIds } from './stix.js'
@@ -30,43 +31,37 @@ export const ROOT_WORDS = ['svc_taxii', 'tc_taxii'] as const
 type Params = { collection?: string; object?: string }
 type Query = Record<string, string | string[] | undefined>
 
-function dateHeaders(reply: FastifyReply, items: Item[]): void {
-  if (items.length === 0) return
-  reply.header('X-TAXII-Date-Added-First', taxiiTimestamp(items[0].dateAdded))
-  reply.header('X-TAXII-Date-Added-Last', taxiiTimestamp(items[items.length - 1].dateAdded))
+function dateHeaders(reply: FastifyReply, first: string | undefined, last: string | undefined): void {
+  if (first === undefined || last === undefined) return
+  reply.header('X-TAXII-Date-Added-First', taxiiTimestamp(first))
+  reply.header('X-TAXII-Date-Added-Last', taxiiTimestamp(last))
 }
 
 /** Bytes, so Fastify leaves the Content-Type exactly as the plugin set it (errors.ts says why). */
 function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
-  if (items) dateHeaders(reply, items)
+  if (items?.length) dateHeaders(reply, items[0].dateAdded, items[items.length - 1].dateAdded)
   return Buffer.from(JSON.stringify(body))
 }
 
-const CHUNK = 500
-
 /**
- * A page of up to 10,000 objects as a stream of chunks of JSON: the whole envelope never sits
- * in memory as one string and one copy in bytes, and the socket's pace bounds what is queued.
- * An empty list is left out (TAXII and STIX lists are never empty).
+ * An envelope with the objects of `list` (json-chunks.ts), sent as its chunks; an empty list
+ * is left out (TAXII and STIX lists are never empty).
  */
-function sendList(reply: FastifyReply, head: Record<string, unknown>, items: Item[], entry: (item: Item) => unknown): Readable | Buffer {
-  dateHeaders(reply, items)
-  if (items.length === 0) return Buffer.from(JSON.stringify(head))
+function sendList(head: Record<string, unknown>, list: JsonListWriter): Readable | Buffer {
   const opening = JSON.stringify(head)
-  return Readable.from((function* () {
-    yield Buffer.from(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`)
-    for (let i = 0; i < items.length; i += CHUNK) {
-      const parts: string[] = []
-      for (let j = i; j < Math.min(i + CHUNK, items.length); j++) parts.push(JSON.stringify(entry(items[j])))
-      yield Buffer.from(i === 0 ? parts.join(',') : `,${parts.join(',')}`)
-    }
-    yield Buffer.from(']}')
-  })(), { objectMode: false })
+  if (list.count === 0) return Buffer.from(opening)
+  return Readable.from(list.finish(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`, ']}'), { objectMode: false })
 }
 
-const stixObject = (item: Item) => item.build()
+function listOf(items: Item[], entry: (item: Item) => string): JsonListWriter {
+  const list = new JsonListWriter()
+  for (const item of items) list.add(entry(item))
+  return list
+}
 
-const manifestRecord = (item: Item) => ({
+const stixObject = (item: Item) => item.json()
+
+const manifestRecord = (item: Item) => JSON.stringify({
   id: item.stixId(), date_added: taxiiTimestamp(item.dateAdded), version: item.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
 })
 
@@ -118,15 +113,17 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
     get(`${root}/collections/:collection`, async (req, reply) =>
       send(reply, collectionResource(findCollection(env(req), req.params.collection!), o.version)))
 
-    /** A page of the collection (objects, or the 1.0 manifest), each item written by `entry`. */
-    const collectionPage = (entry: (item: Item) => unknown) =>
+    /** A page of the collection (objects, or the 1.0 manifest), each item's JSON written by `entry`. */
+    const collectionPage = (entry: (item: Item) => string) =>
       async (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => {
         const e = env(req)
         const filters = parseFilters(req.query, { id: true, type: true, version: true })
-        const page = await readItems(e, findCollection(e, req.params.collection!), filters)
+        const list = new JsonListWriter()
+        const page = await readItems(e, findCollection(e, req.params.collection!), filters, (item) => list.add(entry(item)))
         const head: Record<string, unknown> = { more: page.more }
         if (page.next) head.next = encodePosition(page.next)
-        return sendList(reply, head, page.items, entry)
+        dateHeaders(reply, page.firstAdded, page.lastAdded)
+        return sendList(head, list)
       }
 
     get(`${root}/collections/:collection/objects`, collectionPage(stixObject))
@@ -135,7 +132,8 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       const e = env(req)
       const filters = parseFilters(req.query, { version: true })
       const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
-      return sendList(reply, { more: false }, items, stixObject)
+      if (items.length) dateHeaders(reply, items[0].dateAdded, items[items.length - 1].dateAdded)
+      return sendList({ more: false }, listOf(items, stixObject))
     })
 
     get(`${root}/collections/:collection/objects/:object/versions`, async (req, reply) => {

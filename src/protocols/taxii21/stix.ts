@@ -20,6 +20,7 @@ export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1'
 
 /** A pattern string constant: only `\'` and `\\` are escapes (§9.2), the backslash doubled first. */
 export function stixString(value: string): string {
+  if (!/[\\']/.test(value)) return `'${value}'`
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 }
 
