@@ -43,21 +43,41 @@ export async function insertRows<R extends Record<string, unknown>>(db: Kysely<D
   returning: readonly string[] = [], options: { ignoreConflicts?: boolean; derived?: DerivedColumns } = {}): Promise<R[]> {
   if (rows.length === 0) return []
   const columns = Object.keys(rows[0])
+  if (!rows.every((row) => hasExactly(row, columns))) {
+    // Rows of different columns, or an undefined value (the column's default): the query builder says that, per row.
+    if (options.derived) throw new Error(`insertRows: rows of ${table} with derived columns must all have the same columns`)
+    return insertBuiltRows<R>(db, table, rows, returning, !!options.ignoreConflicts)
+  }
   const perStatement = Math.max(1, Math.floor(PARAM_BUDGET / columns.length))
   const out: R[] = []
   for (const part of slices(rows, perStatement)) {
     const params: unknown[] = []
-    for (const row of part) {
-      for (const column of columns) {
-        const value = row[column]
-        // A missing column means its default, which only the query builder expresses; no caller relies on it today.
-        if (value === undefined) throw new Error(`insertRows: ${table}.${column} has no value in every row`)
-        params.push(value)
-      }
-    }
+    for (const row of part) for (const column of columns) params.push(row[column])
     const text = insertText(dialectOf(db), { table, columns, rows: part.length, returning, ignoreConflicts: !!options.ignoreConflicts, derived: options.derived })
     const result = await db.executeQuery<R>(CompiledQuery.raw(text, params))
     if (returning.length) out.push(...result.rows)
+  }
+  return out
+}
+
+/** The row holds these columns, each with a value (null included), and no other. */
+function hasExactly(row: Record<string, unknown>, columns: readonly string[]): boolean {
+  let keys = 0
+  for (const key in row) {
+    if (row[key] === undefined) return false
+    keys++
+  }
+  return keys === columns.length && columns.every((column) => column in row)
+}
+
+async function insertBuiltRows<R>(db: Kysely<Database>, table: string, rows: readonly Record<string, unknown>[], returning: readonly string[], ignoreConflicts: boolean): Promise<R[]> {
+  const width = new Set(rows.flatMap((row) => Object.keys(row))).size
+  const out: R[] = []
+  for (const part of slices(rows, Math.max(1, Math.floor(PARAM_BUDGET / width)))) {
+    let q = (db as Kysely<any>).insertInto(table).values(part)
+    if (ignoreConflicts) q = q.onConflict((oc: any) => oc.doNothing())
+    if (returning.length) out.push(...((await q.returning(returning as string[]).execute()) as R[]))
+    else await q.execute()
   }
   return out
 }
