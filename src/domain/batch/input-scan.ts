@@ -90,6 +90,12 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
     top.spans?.ends.push(i)
     top.expect = 'commaOrEnd'
   }
+  /** The object or array on top ends at text[i]. */
+  const closeContainer = () => {
+    stack.pop()
+    i++
+    completeValue()
+  }
   for (;;) {
     i = match(WHITESPACE, text, i)
     if (i >= text.length) break
@@ -106,25 +112,17 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
       case 'keyOrEnd':
       case 'key': {
         if (c === '}' && top.expect === 'keyOrEnd') {
-          stack.pop()
-          i++
-          completeValue()
+          closeContainer()
           break
         }
         if (c !== '"') return undefined
         const end = match(STRING_BODY, text, i + 1)
         if (end < 0) return undefined
-        // Keys may be written with escapes; only then is decoding needed to know them. Below the top level a key is
-        // only checked, which needs no copy of it: there are several in every item of a file of thousands.
-        const plain = match(UNESCAPED_BODY, text, i + 1) === end
-        if (stack.length === 1 || !plain) {
-          const key = plain ? text.slice(i + 1, end - 1) : JSON.parse(text.slice(i, end)) as string
-          if (INHERITED_NAMES.has(key)) return undefined
-          top.key = stack.length === 1 ? key : undefined
-        } else {
-          if (isInheritedName(text, i + 1, end - 1)) return undefined
-          top.key = undefined
-        }
+        // Keys may be written with escapes; only then is decoding needed to know them. A plain key is checked in
+        // place and copied only at the top level, where it names a list: there are several in every item of a file.
+        const decoded = match(UNESCAPED_BODY, text, i + 1) === end ? undefined : JSON.parse(text.slice(i, end)) as string
+        if (decoded === undefined ? isInheritedName(text, i + 1, end - 1) : INHERITED_NAMES.has(decoded)) return undefined
+        top.key = stack.length === 1 ? decoded ?? text.slice(i + 1, end - 1) : undefined
         top.expect = 'colon'
         i = end
         break
@@ -139,9 +137,7 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
           top.expect = top.kind === 'object' ? 'key' : 'value'
           i++
         } else if (c === (top.kind === 'object' ? '}' : ']')) {
-          stack.pop()
-          i++
-          completeValue()
+          closeContainer()
         } else {
           return undefined
         }
@@ -149,9 +145,7 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
       case 'valueOrEnd':
       case 'value': {
         if (c === ']' && top.expect === 'valueOrEnd') {
-          stack.pop()
-          i++
-          completeValue()
+          closeContainer()
           break
         }
         const list = stack.length === 1 && (LISTS as readonly string[]).includes(top.key!) ? top.key as ListName : undefined
