@@ -152,26 +152,27 @@ function countsByTally(spec: IndicatorListSpec): boolean {
  */
 export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
   const figures = threatAssessment((column) => column)
-  const set = Object.fromEntries(THREAT_ASSESS_COLUMNS.map((column, k) => [column, sql.raw(figures[k]!)]))
+  const set = Object.fromEntries(Object.entries(figures).map(([column, expression]) => [column, sql.raw(expression)]))
   for (let start = 0; start < ids.length; start += 5000) {
     await db.updateTable('indicator').where('id', 'in', ids.slice(start, start + 5000)).set(set).execute()
   }
 }
 
-const THREAT_ASSESS_COLUMNS = ['threat_assess_rating', 'threat_assess_confidence', 'threat_assess_score_observed', 'threat_assess_score_false_positive', 'threat_assess_score'] as const
+type ThreatAssessColumn = 'threat_assess_rating' | 'threat_assess_confidence' | 'threat_assess_score_observed'
+  | 'threat_assess_score_false_positive' | 'threat_assess_score'
 
-/** The formula above as SQL text, one expression per THREAT_ASSESS_COLUMNS entry, over the given column references. */
-function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_count' | 'false_positive_count') => string): string[] {
+/** The formula above as SQL text per ThreatAssess column, over the given column references. */
+function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_count' | 'false_positive_count') => string): Record<ThreatAssessColumn, string> {
   const observed = `CASE WHEN ${ref('observation_count')} >= 100 THEN 200 ELSE ${ref('observation_count')} * 2 END`
   const falsePositive = `CASE WHEN ${ref('false_positive_count')} >= 10 THEN 500 ELSE ${ref('false_positive_count')} * 50 END`
   const raw = `(COALESCE(${ref('rating')}, 0) * COALESCE(${ref('confidence')}, 50) * 1.6 + ${observed} - ${falsePositive})`
-  return [
-    `COALESCE(${ref('rating')}, 0)`,
-    `COALESCE(${ref('confidence')}, 0)`,
-    observed,
-    falsePositive,
-    `CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
-  ]
+  return {
+    threat_assess_rating: `COALESCE(${ref('rating')}, 0)`,
+    threat_assess_confidence: `COALESCE(${ref('confidence')}, 0)`,
+    threat_assess_score_observed: observed,
+    threat_assess_score_false_positive: falsePositive,
+    threat_assess_score: `CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
+  }
 }
 
 /**
@@ -180,9 +181,11 @@ function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_c
  * PostgreSQL a second version of each row and its index entries.
  */
 export function threatAssessedOnInsert(types: Record<string, ColumnType>): DerivedColumns {
+  // No observations or false positives yet: those columns start at 0.
+  const figures = (ref: (column: string) => string) => threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0'))
   return {
-    columns: THREAT_ASSESS_COLUMNS,
-    expressions: (ref) => threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0')),
+    columns: Object.keys(figures((column) => column)),
+    expressions: (ref) => Object.values(figures(ref)),
     types,
   }
 }
