@@ -25,20 +25,17 @@ export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery
   if (q.type !== undefined) query = query.where('type', '=', q.type)
   if (q.activeOnly) query = query.where('active', '=', 1)
   const row = await query.executeTakeFirstOrThrow()
-  if (dialectOf(db) === 'postgres' && Number(row.deltas) > FOLD_AFTER_ROWS) {
-    for (const ownerId of q.ownerIds) await foldTally(db, ownerId)
-  }
+  if (dialectOf(db) === 'postgres' && Number(row.deltas) > FOLD_AFTER_ROWS) await foldTally(db, q.ownerIds)
   return Number(row.n)
 }
 
 /**
- * Replaces an owner's deltas with their sums, in one statement. A delta committed meanwhile is not in
+ * Replaces the owners' deltas with their sums, in one statement. A delta committed meanwhile is not in
  * the statement's snapshot, so it is neither deleted nor summed; a second fold running at once skips
- * the rows the first deleted. Either way the sum over the owner's rows stays what it was.
+ * the rows the first deleted. Either way the sum over each owner's rows stays what it was.
  */
-export async function foldTally(db: Kysely<Database>, ownerId: number): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
-  await sql`with folded as (delete from indicator_tally where owner_id = ${ownerId} returning type, active, n)
+async function foldTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
+  await sql`with folded as (delete from indicator_tally where owner_id in (${sql.join(ownerIds)}) returning owner_id, type, active, n)
     insert into indicator_tally (owner_id, type, active, n)
-    select ${ownerId}, type, active, sum(n) from folded group by type, active having sum(n) <> 0`.execute(db)
+    select owner_id, type, active, sum(n) from folded group by owner_id, type, active having sum(n) <> 0`.execute(db)
 }
