@@ -13,6 +13,7 @@
  *
  * Environment: BENCH_INDICATORS (default 1,000,000), BENCH_DATASET_CACHE=off to reload,
  * BENCH_JOBS_IN_FLIGHT (default 4), BENCH_CPU_PROFILE_DIR (profile the loading server),
+ * BENCH_LOAD_NODE_ARGS (more node flags for the loading server, e.g. --trace-gc),
  * BENCH_POSTGRES_URL.
  */
 import { createHash } from 'node:crypto'
@@ -314,7 +315,8 @@ async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUr
   const port = await freePort()
   const loadStartedAt = new Date().toISOString()
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROFILE_DIR] : []
-  const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile, profile)
+  const extra = process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile, [...profile, ...extra])
   let peakRssMb = rssMb(server.child.pid)
   const sampler = setInterval(() => { peakRssMb = Math.max(peakRssMb, rssMb(server.child.pid)) }, 100)
   const backends = spec.dialect === 'postgres' ? new BackendCpu(databaseUrl) : undefined

@@ -3,7 +3,7 @@ import { feedOwners } from '../access/owner-scope.js'
 import { authenticate } from '../access/authentication.js'
 import type { Caller } from '../../domain/context.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, readFeed } from './feed.js'
+import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, planFeedPage, readFeed } from './feed.js'
 
 let t: TestApp
 const ids: Record<string, number> = {}
@@ -80,8 +80,9 @@ describe('feed pages', () => {
     ])
     const first = await t.store.db.selectFrom('indicator').select('id').where('summary', '=', 'early-0.example').executeTakeFirstOrThrow()
     const now = '2026-01-01T00:00:00.000Z'
-    const tag = await t.store.db.insertInto('tag').values({ owner_id: ids.community, name: 'APT "x"', date_added: now }).returning('id').executeTakeFirstOrThrow()
-    const tag2 = await t.store.db.insertInto('tag').values({ owner_id: ids.community, name: 'botnet', date_added: now }).returning('id').executeTakeFirstOrThrow()
+    // Named against their creation order: the names come back sorted, not in link order.
+    const tag = await t.store.db.insertInto('tag').values({ owner_id: ids.community, name: 'botnet', date_added: now }).returning('id').executeTakeFirstOrThrow()
+    const tag2 = await t.store.db.insertInto('tag').values({ owner_id: ids.community, name: 'APT "x"', date_added: now }).returning('id').executeTakeFirstOrThrow()
     const label = await t.store.db.insertInto('security_label').values({ owner_id: ids.community, name: 'TLP:AMBER', date_added: now }).returning('id').executeTakeFirstOrThrow()
     await t.store.db.insertInto('item_tag').values([
       { tag_id: tag.id, item_kind: 'indicator', item_id: first.id, date_added: now },
@@ -168,6 +169,54 @@ describe('feed pages', () => {
       .map((r) => [r.id, r.last_modified]))
     const lastSeen = new Map(seen.map((s) => [s.id, s.lastModified]))
     expect(lastSeen).toEqual(current)
+  })
+
+  it('plans a page from positions alone: the bounds and `more` of the page readFeed returns, wherever it falls in the order', async () => {
+    let after: FeedPosition | undefined
+    // Into the shared millisecond, splitting it, then past the end (25 + 1,000 + 600 > 1,550).
+    for (const limit of [25, 1000, 600]) {
+      const plan = await planFeedPage(t.store, caller, { ownerId: ids.community, after, limit })
+      const page = await readFeed(t.store, caller, { ownerId: ids.community, after, limit })
+      const first = page.indicators[0]
+      expect(plan).toEqual({ count: page.indicators.length, first: { lastModified: first.lastModified, id: first.id }, last: page.last, more: page.more })
+      after = page.last
+    }
+    expect((await planFeedPage(t.store, caller, { ownerId: ids.community, after, limit: 5 }))).toEqual({ count: 0, more: false })
+  })
+
+  it('reads a planned page in parts up to its last Indicator; one changed meanwhile moves past the bound to a later page', async () => {
+    const plan = await planFeedPage(t.store, caller, { ownerId: ids.source, limit: 60 })
+    const whole = await readFeed(t.store, caller, { ownerId: ids.source, limit: 60 })
+    expect(plan.count).toBe(60)
+    const changed = whole.indicators[10]
+    const later = '2027-01-01T00:00:00.000Z'
+    await t.store.db.updateTable('indicator').set({ last_modified: later }).where('id', '=', changed.id).execute()
+    const parts: FeedIndicator[] = []
+    let after: FeedPosition | undefined
+    for (;;) {
+      const part = await readFeed(t.store, caller, { ownerId: ids.source, after, through: plan.last, limit: 7 })
+      parts.push(...part.indicators)
+      if (!part.more) break
+      after = part.last
+    }
+    expect(parts.map((i) => i.id)).toEqual(whole.indicators.filter((i) => i.id !== changed.id).map((i) => i.id))
+    const rest = await readFeed(t.store, caller, { ownerId: ids.source, after: plan.last, limit: MAX_FEED_PAGE })
+    expect(rest.indicators.at(-1)).toMatchObject({ id: changed.id, lastModified: later })
+  })
+
+  it('filters by version: the later of the last change and the creation', async () => {
+    const created = '2026-01-05T00:00:00.000Z'
+    const byVersion = (versions: string[]) => readFeed(t.store, caller, { ownerId: ids.community, versions, limit: 3 })
+    await t.store.db.updateTable('indicator').set({ date_added: created }).where('summary', '=', 'early-5.example').execute()
+    try {
+      expect((await byVersion(['2026-01-01T00:00:03.000Z', shared])).indicators.map((i) => i.summary))
+        .toEqual(['early-3.example', 'same-0.example', 'same-1.example'])
+      expect((await byVersion([created])).indicators.map((i) => i.summary)).toEqual(['early-5.example'])
+      expect((await byVersion(['2026-01-01T00:00:05.000Z'])).indicators).toEqual([])
+      expect(await planFeedPage(t.store, caller, { ownerId: ids.community, versions: [], limit: 3 })).toEqual({ count: 0, more: false })
+    } finally {
+      await t.store.db.updateTable('indicator').set({ date_added: '2026-01-01T00:00:05.000Z' }).where('summary', '=', 'early-5.example').execute()
+    }
   })
 
   it('clamps the page size to the maximum and refuses a non-positive one', async () => {

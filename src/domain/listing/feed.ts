@@ -16,7 +16,7 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedRows, selectLabelNamesInUse } from '../../store/feed.repository.js'
+import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedKeys, selectFeedRows, selectLabelNamesInUse } from '../../store/feed.repository.js'
 import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
 import { invalid, notFound } from '../errors.js'
@@ -38,6 +38,10 @@ export interface FeedQuery {
   since?: string
   /** Inclusive upper bound on the last change. */
   until?: string
+  /** Inclusive upper bound on the position: nothing after this Indicator (a planned page's `last`). */
+  through?: FeedPosition
+  /** Only Indicators whose version, the later of their last change and their creation, is one of these (stored form). */
+  versions?: readonly string[]
   /** Indicator type names (Address, File …); absent means every type. */
   types?: readonly string[]
   /** Only these Indicators (ids as in `FeedIndicator.id`). */
@@ -84,15 +88,40 @@ export async function readFeed(store: Store, caller: Caller, query: FeedQuery): 
   feedOwner(caller, query.ownerId)
   if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
   const limit = Math.min(query.limit, MAX_FEED_PAGE)
-  const rows = await selectFeedRows(store, store.db, {
-    ownerId: query.ownerId, until: query.until, types: query.types, ids: query.ids, limit: limit + 1, after: startAfter(query),
-  })
+  const rows = await selectFeedRows(store, store.db, { ...rowQuery(query), limit: limit + 1 })
   const more = rows.length > limit
   const count = more ? limit : rows.length
   const indicators = new Array<FeedIndicator>(count)
   for (let i = 0; i < count; i++) indicators[i] = toFeedIndicator(rows[i])
   const tail = indicators.at(-1)
   return { indicators, more, last: tail ? { lastModified: tail.lastModified, id: tail.id } : undefined }
+}
+
+/** Where a page would begin and end, without its Indicators. */
+export interface FeedPlan {
+  /** Indicators on the page (fewer when some are deleted or changed before it is read). */
+  count: number
+  first?: FeedPosition
+  /** Pass it as `through` to read exactly this page, and as `after` for the next one. */
+  last?: FeedPosition
+  more: boolean
+}
+
+/**
+ * The bounds of the page readFeed would return for this query, from the positions alone (an
+ * index-only read on an owner's unfiltered feed). A protocol that must name a page's first and
+ * last Indicator before sending any of it plans the page, then reads it in parts with `through`
+ * set to the plan's `last`: an Indicator changed meanwhile moves past the bound and is served
+ * on a later page, so nothing is lost or repeated.
+ */
+export async function planFeedPage(store: Store, caller: Caller, query: FeedQuery): Promise<FeedPlan> {
+  feedOwner(caller, query.ownerId)
+  if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
+  const limit = Math.min(query.limit, MAX_FEED_PAGE)
+  const keys = await selectFeedKeys(store, store.db, { ...rowQuery(query), limit: limit + 1 })
+  const count = Math.min(keys.length, limit)
+  const position = (key: [string, number] | undefined) => key && { lastModified: key[0], id: Number(key[1]) }
+  return { count, first: position(keys[0]), last: position(keys[count - 1]), more: keys.length > limit }
 }
 
 /**
@@ -105,7 +134,7 @@ export async function readFeed(store: Store, caller: Caller, query: FeedQuery): 
  */
 export async function countFeed(store: Store, caller: Caller, query: Omit<FeedQuery, 'limit'> & { cap?: number }): Promise<number> {
   feedOwner(caller, query.ownerId)
-  return countFeedRows(store.db, { ownerId: query.ownerId, until: query.until, types: query.types, ids: query.ids, after: startAfter({ ...query, limit: 1 }), cap: query.cap })
+  return countFeedRows(store.db, { ...rowQuery(query), cap: query.cap })
 }
 
 /** Every Indicator id in a feed, ascending: for protocols whose object ids are derived from them and must be resolved back. */
@@ -120,8 +149,12 @@ export async function feedLabelsInUse(store: Store, caller: Caller, ownerId: num
   return selectLabelNamesInUse(store.db, ownerId, names)
 }
 
+function rowQuery(q: Omit<FeedQuery, 'limit'>) {
+  return { ownerId: q.ownerId, until: q.until, through: q.through, versions: q.versions, types: q.types, ids: q.ids, after: startAfter(q) }
+}
+
 /** The later of `after` and `since` (a time alone starts after every Indicator of that time). */
-function startAfter(q: FeedQuery): { lastModified: string; id: number | null } | undefined {
+function startAfter(q: Omit<FeedQuery, 'limit'>): { lastModified: string; id: number | null } | undefined {
   if (q.since === undefined) return q.after
   if (q.after === undefined || q.after.lastModified < q.since) return { lastModified: q.since, id: null }
   return q.after.lastModified === q.since ? { lastModified: q.since, id: null } : q.after

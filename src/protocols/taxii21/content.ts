@@ -8,7 +8,9 @@
  */
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Caller } from '../../domain/context.js'
-import { type FeedIndicator, type FeedPage, feedLabelsInUse, listFeedIndicatorIds, readFeed } from '../../domain/listing/feed.js'
+import {
+  type FeedIndicator, type FeedPage, type FeedPlan, type FeedPosition, type FeedQuery, feedLabelsInUse, listFeedIndicatorIds, planFeedPage, readFeed,
+} from '../../domain/listing/feed.js'
 import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
@@ -64,22 +66,25 @@ class IndicatorItem implements Item {
   json() { return this.writer.write(this.indicator, this.pattern) }
 }
 
-/** A page once its objects have gone to the writer, one at a time as they were read. */
+/**
+ * A page of a collection: what its envelope and headers say, known before any of its objects
+ * is read, and then the objects, a read batch at a time, so the page can be sent as it is read.
+ */
 export interface ItemPage {
-  count: number
   /** date_added (stored form) of the page's first and last object, when it has any. */
   firstAdded?: string
   lastAdded?: string
   more: boolean
   next?: Position
+  batches: AsyncIterable<Item[]> | Iterable<Item[]>
 }
 
 /**
  * Indicators read at a time within a page. A page of 10,000 read at once kept all its records
  * alive until it was written, long enough for the garbage collector to move them to the old
  * generation, and the old generation's limit grows with what lives there: about 50 MB more
- * resident memory at limit=10000 than at limit=1000. Read and written 2,000 at a time, the
- * records die young; the page waits as bytes instead.
+ * resident memory at limit=10000 than at limit=1000. Read and sent 2,000 at a time, the
+ * records die young, and the client parses the first part while the server reads the next.
  */
 const READ_BATCH = 2000
 
@@ -111,11 +116,10 @@ function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
 }
 
 /** An Indicator whose value has no pattern (nothing valid stores one) is left out. */
-function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[], f: ObjectFilters): Item[] {
+function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[]): Item[] {
   const items: Item[] = []
   const writer = new IndicatorJsonWriter(env.ids, c.owner.ownerName, env.version)
   for (const indicator of indicators) {
-    if (f.versions && !f.versions.has(stixModified(indicator))) continue
     const pattern = stixPattern(indicator.type, indicator.values)
     if (pattern === undefined) continue
     items.push(new IndicatorItem(writer, env.ids, indicator, pattern))
@@ -141,56 +145,61 @@ async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readon
 }
 
 /**
- * One page of the collection's objects (or manifest records) in date_added order, each handed
- * to `write` as soon as it is read.
+ * One page of the collection's objects (or manifest records) in date_added order. The page's
+ * Indicators are planned first (domain/listing/feed.ts planFeedPage), so its bounds, `more`
+ * and `next` are known before it is read; it is then read up to the plan's last Indicator.
  */
-export async function readItems(env: TaxiiEnv, c: Collection, f: ObjectFilters, write: (item: Item) => void): Promise<ItemPage> {
-  const page: ItemPage = { count: 0, more: false }
-  const emit = (items: Item[]) => {
-    for (const item of items) write(item)
-    if (items.length === 0) return
-    page.firstAdded ??= items[0].dateAdded
-    page.lastAdded = items[items.length - 1].dateAdded
-    page.count += items.length
-  }
+export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilters): Promise<ItemPage> {
   const indicatorIds = f.ids ? await resolveIndicatorIds(env, c, f.ids) : undefined
   const indicatorsApply = f.specVersionMatches && (!f.types || f.types.has('indicator')) && (!indicatorIds || indicatorIds.length > 0)
-  const feedQuery = { ownerId: c.owner.ownerId, since: f.addedAfter, ids: indicatorIds }
+  const feedQuery: Omit<FeedQuery, 'limit'> = {
+    ownerId: c.owner.ownerId, since: f.addedAfter, ids: indicatorIds, versions: f.versions && [...f.versions],
+    after: f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined,
+  }
+  let markings: Item[] = []
   let room = f.limit
 
   if (f.position?.phase !== 'indicator') {
     const start = f.position ? f.position.index + 1 : 0
     const candidates = (await markingsOf(env, c)).filter((m) => MARKINGS.indexOf(m) >= start && markingMatches(m, f))
     const taken = candidates.slice(0, f.limit)
-    emit(taken.map(markingItem))
+    markings = taken.map(markingItem)
     room -= taken.length
     if (room === 0) {
-      page.more = candidates.length > f.limit
-        || (indicatorsApply && (await readFeed(env.store, env.caller, { ...feedQuery, limit: 1 })).indicators.length > 0)
-      if (page.more) page.next = { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) }
-      return page
+      const more = candidates.length > f.limit
+        || (indicatorsApply && (await planFeedPage(env.store, env.caller, { ...feedQuery, limit: 1 })).count > 0)
+      return {
+        firstAdded: markings[0].dateAdded, lastAdded: markings.at(-1)!.dateAdded, more,
+        next: more ? { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) } : undefined, batches: [markings],
+      }
     }
   }
-  if (!indicatorsApply) return page
-  let after = f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined
-  const read = (from: typeof after, limit: number) => {
-    const batch = readFeed(env.store, env.caller, { ...feedQuery, after: from, limit })
-    // Should writing the batch before it throw, this one is never awaited; its failure must not go unhandled.
+  const plan: FeedPlan = indicatorsApply ? await planFeedPage(env.store, env.caller, { ...feedQuery, limit: room }) : { count: 0, more: false }
+  return {
+    firstAdded: markings[0]?.dateAdded ?? plan.first?.lastModified,
+    lastAdded: plan.last?.lastModified ?? markings.at(-1)?.dateAdded,
+    more: plan.more,
+    next: plan.more && plan.last ? { phase: 'indicator', ...plan.last } : undefined,
+    batches: itemBatches(env, c, markings, plan.last && { ...feedQuery, through: plan.last }),
+  }
+}
+
+async function* itemBatches(env: TaxiiEnv, c: Collection, markings: Item[], indicators: Omit<FeedQuery, 'limit'> | undefined): AsyncGenerator<Item[]> {
+  if (markings.length) yield markings
+  if (!indicators) return
+  const read = (after: FeedPosition | undefined) => {
+    const batch = readFeed(env.store, env.caller, { ...indicators, after, limit: READ_BATCH })
+    // Should the page stop before this batch is taken (the client left), it is never awaited; its failure must not go unhandled.
     batch.catch(() => {})
     return batch
   }
-  let pending: ReturnType<typeof read> | undefined = read(after, Math.min(READ_BATCH, room))
+  let pending: Promise<FeedPage> | undefined = read(indicators.after)
   while (pending) {
     const batch: FeedPage = await pending
-    room -= batch.indicators.length
-    page.more = batch.more
-    if (batch.last) after = batch.last
     // The next read starts before this batch is written, so on PostgreSQL the database works while this process writes.
-    pending = batch.more && room > 0 ? read(after, Math.min(READ_BATCH, room)) : undefined
-    emit(indicatorItems(env, c, batch.indicators, f))
+    pending = batch.more ? read(batch.last) : undefined
+    yield indicatorItems(env, c, batch.indicators)
   }
-  if (page.more && after) page.next = { phase: 'indicator', ...after }
-  return page
 }
 
 /** Every version of one object that passes the filters; not found when the collection has no such object. */
@@ -200,7 +209,7 @@ export async function readObject(env: TaxiiEnv, c: Collection, stixId: string, f
   const [id] = await resolveIndicatorIds(env, c, [stixId])
   const page = id === undefined ? undefined : await readFeed(env.store, env.caller, { ownerId: c.owner.ownerId, ids: [id], limit: 1 })
   const indicators = page?.indicators ?? []
-  const all = indicatorItems(env, c, indicators, { ...f, versions: undefined })
+  const all = indicatorItems(env, c, indicators)
   if (all.length === 0) throw notFound(`No object '${stixId}' in collection ${c.id}`)
   return all.filter((item) => f.specVersionMatches && (!f.versions || f.versions.has(item.version))
     && (f.addedAfter === undefined || item.dateAdded > f.addedAfter))

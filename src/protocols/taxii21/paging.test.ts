@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount, createOwner } from '../../domain/access/accounts.js'
 import { isoNow } from '../../domain/time.js'
 import { type SharedNode as Node, startSharedNodes } from '../../test/harness.js'
+import { authenticate } from '../../domain/access/authentication.js'
+import { type Item, type TaxiiEnv, findCollection, openItemPage } from './content.js'
+import { parseFilters } from './params.js'
+import { StixIds } from './stix.js'
 
 const OBJECTS = '/api/services/taxii/v2/taxii/svc_taxii/collections/Paging%20Org/objects/'
 const auth = `Basic ${Buffer.from('pager:pager-password').toString('base64')}`
@@ -94,6 +98,34 @@ describe('next across two server processes while the collection changes', () => 
     }
     expect(served).toEqual(rows.map((r) => r.id))
   }, 60_000)
+
+  it('settles a page before sending it: an Indicator of the page changed while it is sent leaves the page, and the next page ends with it', async () => {
+    const node = nodes[0]
+    const caller = await authenticate(node.services, { authorization: auth, timestamp: undefined, pathAndQuery: '/', method: 'GET', nowMs: Date.now() }, ['basic'])
+    const env: TaxiiEnv = { store: node.store, caller, ids: new StixIds(node.services.installationId), version: '2.0' }
+    const collection = findCollection(env, 'Paging Org')
+    const filters = parseFilters({ limit: '3000' }, { id: true, type: true, version: true })
+    const page = await openItemPage(env, collection, filters)
+    const batches = (page.batches as AsyncIterable<Item[]>)[Symbol.asyncIterator]()
+    const first = (await batches.next()).value as Item[]
+    expect(first.map((item) => item.stixId().split('--')[0])).toEqual(['marking-definition', 'marking-definition', 'marking-definition', 'marking-definition'])
+    const planned = await node.store.db.selectFrom('indicator').select(['id', 'last_modified']).where('owner_id', '=', ownerId)
+      .orderBy('last_modified').orderBy('id').limit(2996).execute()
+    // One Indicator beyond the first read of 2,000, changed after the page was planned but before that part is read.
+    const changed = planned[2500]
+    const now = '2026-12-31T00:00:00.000Z'
+    await node.store.db.updateTable('indicator').set({ last_modified: now }).where('id', '=', changed.id).execute()
+    const rest: Item[] = []
+    for (let step = await batches.next(); !step.done; step = await batches.next()) rest.push(...step.value)
+    expect(rest.map((item) => item.stixId())).toEqual(planned.filter((r) => r.id !== changed.id).map((r) => env.ids.indicator(ownerId, r.id)))
+    expect(page).toMatchObject({ firstAdded: first[0].dateAdded, lastAdded: planned.at(-1)!.last_modified, more: true,
+      next: { phase: 'indicator', lastModified: planned.at(-1)!.last_modified, id: planned.at(-1)!.id } })
+    const after = await openItemPage(env, collection, { ...filters, limit: 10_000, position: page.next })
+    const items: Item[] = []
+    for await (const batch of after.batches) items.push(...batch)
+    expect(items.at(-1)!.stixId()).toBe(env.ids.indicator(ownerId, changed.id))
+    expect(after.lastAdded).toBe(now)
+  })
 
   it('gives the same collection and object ids on both processes', async () => {
     const [a, b] = await Promise.all(nodes.map((n) => page(n, 'limit=10')))

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
-import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, readItems, readObject } from './content.js'
+import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, openItemPage, readObject } from './content.js'
 import { TaxiiHttpError } from './errors.js'
 import { JsonListWriter } from './json-chunks.js'
 import { TAXII_MEDIA_TYPE } from './negotiate.js'
@@ -43,20 +43,29 @@ function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
   return Buffer.from(JSON.stringify(body))
 }
 
-/**
- * An envelope with the objects of `list` (json-chunks.ts), sent as its chunks; an empty list
- * is left out (TAXII and STIX lists are never empty).
- */
-function sendList(head: Record<string, unknown>, list: JsonListWriter): Readable | Buffer {
-  const opening = JSON.stringify(head)
-  if (list.count === 0) return Buffer.from(opening)
-  return Readable.from(list.finish(`${opening.slice(0, -1)}${opening.length > 2 ? ',' : ''}"objects":[`, ']}'), { objectMode: false })
+/** An envelope with a list of items: sent whole, for the few items of one object. */
+function sendList(head: Record<string, unknown>, items: Item[], entry: (item: Item) => string): Readable {
+  const list = new JsonListWriter(JSON.stringify(head), 'objects')
+  for (const item of items) list.add(entry(item))
+  return Readable.from(list.finish(), { objectMode: false })
 }
 
-function listOf(items: Item[], entry: (item: Item) => string): JsonListWriter {
-  const list = new JsonListWriter()
-  for (const item of items) list.add(entry(item))
-  return list
+/**
+ * An envelope with a page's items, sent as each read batch is written (json-chunks.ts): the
+ * client takes in the first part of a large page while the server reads the rest, and the
+ * page never waits whole in memory. Its headers and `more`/`next` were settled before it was
+ * read. A failure in the middle can only cut the response short: the status has gone.
+ */
+function streamList(head: Record<string, unknown>, batches: AsyncIterable<Item[]> | Iterable<Item[]>, entry: (item: Item) => string): Readable {
+  async function* chunks() {
+    const list = new JsonListWriter(JSON.stringify(head), 'objects')
+    for await (const batch of batches) {
+      for (const item of batch) list.add(entry(item))
+      yield* list.takeFilled()
+    }
+    yield* list.finish()
+  }
+  return Readable.from(chunks(), { objectMode: false })
 }
 
 const stixObject = (item: Item) => item.json()
@@ -118,12 +127,11 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       async (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => {
         const e = env(req)
         const filters = parseFilters(req.query, { id: true, type: true, version: true })
-        const list = new JsonListWriter()
-        const page = await readItems(e, findCollection(e, req.params.collection!), filters, (item) => list.add(entry(item)))
+        const page = await openItemPage(e, findCollection(e, req.params.collection!), filters)
         const head: Record<string, unknown> = { more: page.more }
         if (page.next) head.next = encodePosition(page.next)
         dateHeaders(reply, page.firstAdded, page.lastAdded)
-        return sendList(head, list)
+        return streamList(head, page.batches, entry)
       }
 
     get(`${root}/collections/:collection/objects`, collectionPage(stixObject))
@@ -133,7 +141,7 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       const filters = parseFilters(req.query, { version: true })
       const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
       if (items.length) dateHeaders(reply, items[0].dateAdded, items[items.length - 1].dateAdded)
-      return sendList({ more: false }, listOf(items, stixObject))
+      return sendList({ more: false }, items, stixObject)
     })
 
     get(`${root}/collections/:collection/objects/:object/versions`, async (req, reply) => {
