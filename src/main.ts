@@ -3,6 +3,7 @@
  * first-start setup, TLS, the HTTP application, metrics and the batch worker; stops it gracefully
  * on SIGTERM or SIGINT. Several nodes may share one PostgreSQL database.
  */
+import { setFlagsFromString } from 'node:v8'
 import { ensureFirstStart, loadServerKey, prepareDatabase } from './bootstrap.js'
 import { loadConfig } from './config.js'
 import { secureDataDir } from './data-dir.js'
@@ -14,7 +15,18 @@ import { openStore } from './store/connect.js'
 import { refreshAtStart } from './store/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 
+/**
+ * How far V8 lets the old generation grow past what survived its last full collection before
+ * collecting again: 50 % here instead of the up to 300 % it picks while collections are cheap.
+ * A batch job promotes each chunk's records to the old generation and drops them a moment
+ * later; with the default the garbage piled up to 150 MB of heap (300 MB resident) before a
+ * collection, with this about 60 MB (210 MB resident), for about a tenth more CPU. It is a
+ * pace, not a cap: a large request still gets all the memory it needs.
+ */
+const HEAP_GROWING_PERCENT = 50
+
 async function main() {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
   const { tightened } = secureDataDir(config.dataDir)
   const store = openStore(config.databaseUrl)
