@@ -45,6 +45,11 @@ describe('planner statistics kept by the server', () => {
     } else {
       const r = await sql<{ n: number }>`select reltuples::int as n from pg_class where relname = 'indicator'`.execute(t.store.db)
       expect(r.rows[0].n).toBe(620)
+      // Vacuumed as well: with autovacuum off, nothing else marks pages all-visible for index-only scans.
+      const vacuumed = await sql<{ relname: string }>`select relname from pg_stat_user_tables where last_vacuum is not null order by relname`.execute(t.store.db)
+      expect(vacuumed.rows.map((row) => row.relname)).toEqual(expect.arrayContaining(['indicator', 'item_tag', 'attribute']))
+      const visible = await sql<{ all: number; pages: number }>`select relallvisible as all, relpages as pages from pg_class where relname = 'indicator'`.execute(t.store.db)
+      expect(visible.rows[0].all).toBe(visible.rows[0].pages)
     }
   })
 
