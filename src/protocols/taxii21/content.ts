@@ -174,31 +174,45 @@ export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilter
       }
     }
   }
+  // The first part is asked for before the plan, so PostgreSQL reads both at once; it is cut to the plan below.
+  const firstPart = indicatorsApply ? readPart(env, { ...feedQuery, limit: Math.min(READ_BATCH, room) }) : undefined
   const plan: FeedPlan = indicatorsApply ? await planFeedPage(env.store, env.caller, { ...feedQuery, limit: room }) : { count: 0, more: false }
   return {
     firstAdded: markings[0]?.dateAdded ?? plan.first?.lastModified,
     lastAdded: plan.last?.lastModified ?? markings.at(-1)?.dateAdded,
     more: plan.more,
     next: plan.more && plan.last ? { phase: 'indicator', ...plan.last } : undefined,
-    batches: itemBatches(env, c, markings, plan.last && { ...feedQuery, through: plan.last }),
+    batches: itemBatches(env, c, markings, plan.last && firstPart && { query: { ...feedQuery, through: plan.last }, firstPart }),
   }
 }
 
-async function* itemBatches(env: TaxiiEnv, c: Collection, markings: Item[], indicators: Omit<FeedQuery, 'limit'> | undefined): AsyncGenerator<Item[]> {
+function readPart(env: TaxiiEnv, query: FeedQuery): Promise<FeedPage> {
+  const part = readFeed(env.store, env.caller, query)
+  // Should the page stop before this part is taken (the client left), it is never awaited; its failure must not go unhandled.
+  part.catch(() => {})
+  return part
+}
+
+const beyond = (p: FeedPosition, bound: FeedPosition) => p.lastModified > bound.lastModified || (p.lastModified === bound.lastModified && p.id > bound.id)
+
+/**
+ * The page's objects, read READ_BATCH Indicators at a time up to the plan's last (`through`).
+ * Only the first part was read without that bound; should Indicators have been added or changed
+ * between it and the plan, what lies beyond the bound is cut, to be served on a later page.
+ */
+async function* itemBatches(env: TaxiiEnv, c: Collection, markings: Item[],
+  indicators: { query: Omit<FeedQuery, 'limit'> & { through: FeedPosition }; firstPart: Promise<FeedPage> } | undefined): AsyncGenerator<Item[]> {
   if (markings.length) yield markings
   if (!indicators) return
-  const read = (after: FeedPosition | undefined) => {
-    const batch = readFeed(env.store, env.caller, { ...indicators, after, limit: READ_BATCH })
-    // Should the page stop before this batch is taken (the client left), it is never awaited; its failure must not go unhandled.
-    batch.catch(() => {})
-    return batch
-  }
-  let pending: Promise<FeedPage> | undefined = read(indicators.after)
+  const { query, firstPart } = indicators
+  let pending: Promise<FeedPage> | undefined = firstPart
   while (pending) {
-    const batch: FeedPage = await pending
-    // The next read starts before this batch is written, so on PostgreSQL the database works while this process writes.
-    pending = batch.more ? read(batch.last) : undefined
-    yield indicatorItems(env, c, batch.indicators)
+    const part: FeedPage = await pending
+    const cut = part.indicators.findIndex((i) => beyond(i, query.through))
+    const within = cut < 0 ? part.indicators : part.indicators.slice(0, cut)
+    // The next read starts before this part is written, so on PostgreSQL the database works while this process writes.
+    pending = cut < 0 && part.more && part.last && beyond(query.through, part.last) ? readPart(env, { ...query, after: part.last, limit: READ_BATCH }) : undefined
+    yield indicatorItems(env, c, within)
   }
 }
 
