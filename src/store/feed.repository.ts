@@ -253,8 +253,10 @@ export async function selectLabelNamesInUse(db: Kysely<Database>, ownerId: numbe
   return rows.map((r) => r.name)
 }
 
-/** Every Indicator id of an owner, ascending (an index-only scan). */
-export async function selectFeedIds(db: Kysely<Database>, ownerId: number): Promise<number[]> {
-  const rows = await db.selectFrom('indicator').select('id').where('owner_id', '=', ownerId).orderBy('id').execute()
+/** Every Indicator id of an owner, ascending, or those above `afterId` (an index-only scan). */
+export async function selectFeedIds(db: Kysely<Database>, ownerId: number, afterId?: number): Promise<number[]> {
+  let query = db.selectFrom('indicator').select('id').where('owner_id', '=', ownerId)
+  if (afterId !== undefined) query = query.where('id', '>', afterId)
+  const rows = await query.orderBy('id').execute()
   return rows.map((r) => Number(r.id))
 }

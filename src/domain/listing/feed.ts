@@ -137,10 +137,13 @@ export async function countFeed(store: Store, caller: Caller, query: Omit<FeedQu
   return countFeedRows(store.db, { ...rowQuery(query), cap: query.cap })
 }
 
-/** Every Indicator id in a feed, ascending: for protocols whose object ids are derived from them and must be resolved back. */
-export async function listFeedIndicatorIds(store: Store, caller: Caller, ownerId: number): Promise<number[]> {
+/**
+ * Every Indicator id in a feed, ascending, or those above `afterId`: for protocols whose object
+ * ids are derived from them and must be resolved back.
+ */
+export async function listFeedIndicatorIds(store: Store, caller: Caller, ownerId: number, afterId?: number): Promise<number[]> {
   feedOwner(caller, ownerId)
-  return selectFeedIds(store.db, ownerId)
+  return selectFeedIds(store.db, ownerId, afterId)
 }
 
 /** Which of the named security labels are on at least one Indicator of the feed. */

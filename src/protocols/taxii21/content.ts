@@ -17,11 +17,14 @@ import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
 import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from './stix.js'
 import { IndicatorJsonWriter } from './stix-json.js'
+import type { StixIdIndex } from './stix-id-index.js'
 
 export interface TaxiiEnv {
   store: Store
   caller: Caller
   ids: StixIds
+  /** The process's STIX id → Indicator id look-up, shared by every request. */
+  index: StixIdIndex
   version: AppVersion
 }
 
@@ -127,21 +130,12 @@ function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[
   return items
 }
 
-/**
- * Indicator ids behind STIX ids. The ids are one-way (UUIDv5), so this hashes the owner's
- * Indicator ids until all are found: linear in the collection's size (docs/taxii21.md).
- */
+/** Indicator ids behind STIX ids (stix-id-index.ts); anything not shaped like one of ours names nothing. */
 async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readonly string[]): Promise<number[]> {
-  const wanted = new Set(stixIds.filter((id) => /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)))
-  if (wanted.size === 0) return []
-  const found: number[] = []
-  for (const id of await listFeedIndicatorIds(env.store, env.caller, c.owner.ownerId)) {
-    if (wanted.has(env.ids.indicator(c.owner.ownerId, id))) {
-      found.push(id)
-      if (found.length === wanted.size) break
-    }
-  }
-  return found
+  const ours = stixIds.filter((id) => /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))
+  if (ours.length === 0) return []
+  const ownerId = c.owner.ownerId
+  return env.index.resolve(ownerId, ours, (afterId) => listFeedIndicatorIds(env.store, env.caller, ownerId, afterId))
 }
 
 /**

@@ -11,6 +11,7 @@ import { authenticate } from '../../domain/access/authentication.js'
 import { type Item, type TaxiiEnv, findCollection, openItemPage } from './content.js'
 import { parseFilters } from './params.js'
 import { StixIds } from './stix.js'
+import { StixIdIndex } from './stix-id-index.js'
 
 const OBJECTS = '/api/services/taxii/v2/taxii/svc_taxii/collections/Paging%20Org/objects/'
 const auth = `Basic ${Buffer.from('pager:pager-password').toString('base64')}`
@@ -102,7 +103,8 @@ describe('next across two server processes while the collection changes', () => 
   it('settles a page before sending it: an Indicator of the page changed while it is sent leaves the page, and the next page ends with it', async () => {
     const node = nodes[0]
     const caller = await authenticate(node.services, { authorization: auth, timestamp: undefined, pathAndQuery: '/', method: 'GET', nowMs: Date.now() }, ['basic'])
-    const env: TaxiiEnv = { store: node.store, caller, ids: new StixIds(node.services.installationId), version: '2.0' }
+    const ids = new StixIds(node.services.installationId)
+    const env: TaxiiEnv = { store: node.store, caller, ids, index: new StixIdIndex(ids), version: '2.0' }
     const collection = findCollection(env, 'Paging Org')
     const filters = parseFilters({ limit: '3000' }, { id: true, type: true, version: true })
     const page = await openItemPage(env, collection, filters)

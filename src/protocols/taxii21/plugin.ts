@@ -15,6 +15,7 @@ import { BASIC_CHALLENGE, TaxiiHttpError, taxiiError } from './errors.js'
 import { TAXII_MEDIA_TYPE, acceptsTaxii } from './negotiate.js'
 import { registerApplication } from './routes.js'
 import { StixIds } from './stix.js'
+import { StixIdIndex } from './stix-id-index.js'
 
 export const TAXII_PREFIX = '/api/services/taxii'
 
@@ -27,6 +28,7 @@ export interface TaxiiPluginOptions {
 export async function registerTaxii21(app: FastifyInstance, options: TaxiiPluginOptions): Promise<void> {
   const { store, services } = options
   const ids = new StixIds(services.installationId)
+  const index = new StixIdIndex(ids)
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('content-type', TAXII_MEDIA_TYPE)
@@ -51,9 +53,9 @@ export async function registerTaxii21(app: FastifyInstance, options: TaxiiPlugin
   })
 
   await app.register(async (v2) => registerApplication(v2, {
-    store, services, ids, version: '2.0', servicePath: `${TAXII_PREFIX}/v2/taxii`, bodyLimit: options.bodyLimit,
+    store, services, ids, index, version: '2.0', servicePath: `${TAXII_PREFIX}/v2/taxii`, bodyLimit: options.bodyLimit,
   }), { prefix: '/v2/taxii' })
   await app.register(async (v1) => registerApplication(v1, {
-    store, services, ids, version: '1.0', servicePath: `${TAXII_PREFIX}/v1`, bodyLimit: options.bodyLimit,
+    store, services, ids, index, version: '1.0', servicePath: `${TAXII_PREFIX}/v1`, bodyLimit: options.bodyLimit,
   }), { prefix: '/v1' })
 }

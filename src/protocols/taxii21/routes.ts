@@ -14,11 +14,13 @@ import { JsonListWriter } from './json-chunks.js'
 import { TAXII_MEDIA_TYPE } from './negotiate.js'
 import { encodePosition, parseFilters, taxiiTimestamp } from './params.js'
 import { type AppVersion, STIX_MEDIA_TYPE, type StixIds } from './stix.js'
+import type { StixIdIndex } from './stix-id-index.js'
 
 export interface AppOptions {
   store: Store
   services: Services
   ids: StixIds
+  index: StixIdIndex
   version: AppVersion
   /** The path of this application under the public URL, e.g. `/api/services/taxii/v2/taxii`. */
   servicePath: string
@@ -87,7 +89,7 @@ function collectionResource(c: Collection, version: AppVersion) {
 }
 
 export async function registerApplication(app: FastifyInstance, o: AppOptions): Promise<void> {
-  const env = (req: FastifyRequest): TaxiiEnv => ({ store: o.store, caller: req.caller, ids: o.ids, version: o.version })
+  const env = (req: FastifyRequest): TaxiiEnv => ({ store: o.store, caller: req.caller, ids: o.ids, index: o.index, version: o.version })
   const apiRoot = `${o.services.publicUrl}${o.servicePath}/${ROOT_WORDS[0]}/`
   const get = (url: string, handler: (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => Promise<Buffer | Readable>) => {
     app.get(url, handler)

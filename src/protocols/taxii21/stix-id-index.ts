@@ -1,0 +1,138 @@
+/**
+ * STIX ids back to Indicator ids, for `objects/{id}`, its `versions` and `match[id]`. An
+ * Indicator's STIX id is a UUIDv5 of its owner and id (stix.ts StixIds): one-way, so the only
+ * way back is hashing the owner's Indicator ids. Hashing them all on every request cost a
+ * second at 700,000 Indicators; this keeps, per owner and per process, the first 32 bits of
+ * each UUID beside the Indicator id (12 bytes an Indicator), hashes an owner's Indicators once,
+ * and afterwards only those added since.
+ *
+ * Nothing here is authoritative: a key only proposes Indicator ids, each confirmed by hashing
+ * it again, and the caller then reads the Indicator with the caller's own access. An Indicator
+ * deleted since is simply not found by that read. One committed after a later id was already
+ * indexed (concurrent writers) is found by the full re-index a miss triggers once the index is
+ * older than REINDEX_AFTER_MS; until then a miss only indexes the ids added since.
+ */
+import type { StixIds } from './stix.js'
+
+const REINDEX_AFTER_MS = 60_000
+/** Keys added since the sorted part was built are searched linearly until there are this many. */
+const TAIL_LIMIT = 4096
+
+/** `ids` lists the owner's Indicator ids in ascending order, those above `afterId` when given. */
+export type ListIds = (afterId?: number) => Promise<number[]>
+
+class OwnerKeys {
+  keys = new Uint32Array(0)
+  ids = new Float64Array(0)
+  tailKeys: number[] = []
+  tailIds: number[] = []
+  /** The highest Indicator id indexed. */
+  through = 0
+
+  constructor(readonly builtAt: number) {}
+
+  add(entries: { key: number; id: number }[]): void {
+    for (const { key, id } of entries) {
+      this.tailKeys.push(key)
+      this.tailIds.push(id)
+      if (id > this.through) this.through = id
+    }
+    if (this.tailKeys.length > TAIL_LIMIT) this.merge()
+  }
+
+  /** Indicator ids whose UUID starts with `key`. */
+  candidates(key: number): number[] {
+    const found: number[] = []
+    let low = 0
+    let high = this.keys.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (this.keys[mid] < key) low = mid + 1
+      else high = mid
+    }
+    for (let i = low; i < this.keys.length && this.keys[i] === key; i++) found.push(this.ids[i])
+    for (let i = 0; i < this.tailKeys.length; i++) if (this.tailKeys[i] === key) found.push(this.tailIds[i])
+    return found
+  }
+
+  private merge(): void {
+    const order = [...this.keys.keys(), ...this.tailKeys.map((_, i) => this.keys.length + i)]
+    const keyAt = (i: number) => (i < this.keys.length ? this.keys[i] : this.tailKeys[i - this.keys.length])
+    const idAt = (i: number) => (i < this.keys.length ? this.ids[i] : this.tailIds[i - this.keys.length])
+    order.sort((a, b) => keyAt(a) - keyAt(b))
+    const keys = new Uint32Array(order.length)
+    const ids = new Float64Array(order.length)
+    order.forEach((from, to) => {
+      keys[to] = keyAt(from)
+      ids[to] = idAt(from)
+    })
+    this.keys = keys
+    this.ids = ids
+    this.tailKeys = []
+    this.tailIds = []
+  }
+}
+
+/** The first 32 bits of an id's UUID (`indicator--xxxxxxxx-…`). */
+const keyOf = (stixId: string) => parseInt(stixId.slice(stixId.indexOf('--') + 2, stixId.indexOf('--') + 10), 16)
+
+export class StixIdIndex {
+  private readonly owners = new Map<number, Promise<OwnerKeys>>()
+
+  constructor(private readonly ids: StixIds, private readonly now: () => number = Date.now) {}
+
+  /** The Indicator ids of those of `stixIds` that name an Indicator of the owner (as far as this process has seen it). */
+  async resolve(ownerId: number, stixIds: readonly string[], listIds: ListIds): Promise<number[]> {
+    const wanted = [...new Set(stixIds)]
+    let owner = await this.ownerKeys(ownerId, listIds)
+    let { found, missing } = this.lookUp(owner, ownerId, wanted)
+    if (missing.length) {
+      owner = await this.refresh(ownerId, owner, listIds)
+      const again = this.lookUp(owner, ownerId, missing)
+      found = [...found, ...again.found]
+    }
+    return found
+  }
+
+  private lookUp(owner: OwnerKeys, ownerId: number, wanted: string[]): { found: number[]; missing: string[] } {
+    const found: number[] = []
+    const missing: string[] = []
+    for (const stixId of wanted) {
+      const id = owner.candidates(keyOf(stixId)).find((candidate) => this.ids.indicator(ownerId, candidate) === stixId)
+      if (id === undefined) missing.push(stixId)
+      else found.push(id)
+    }
+    return { found, missing }
+  }
+
+  private ownerKeys(ownerId: number, listIds: ListIds): Promise<OwnerKeys> {
+    let owner = this.owners.get(ownerId)
+    if (!owner) {
+      owner = this.build(ownerId, listIds)
+      this.owners.set(ownerId, owner)
+      // A failed build is forgotten, so the next request tries again.
+      owner.catch(() => this.owners.delete(ownerId))
+    }
+    return owner
+  }
+
+  /** After a miss: a full re-index when the index is old (see the top), else the ids added since. */
+  private async refresh(ownerId: number, owner: OwnerKeys, listIds: ListIds): Promise<OwnerKeys> {
+    if (this.now() - owner.builtAt >= REINDEX_AFTER_MS) {
+      this.owners.delete(ownerId)
+      return this.ownerKeys(ownerId, listIds)
+    }
+    owner.add(this.entries(ownerId, await listIds(owner.through)))
+    return owner
+  }
+
+  private async build(ownerId: number, listIds: ListIds): Promise<OwnerKeys> {
+    const owner = new OwnerKeys(this.now())
+    owner.add(this.entries(ownerId, await listIds()))
+    return owner
+  }
+
+  private entries(ownerId: number, ids: number[]): { key: number; id: number }[] {
+    return ids.map((id) => ({ key: keyOf(this.ids.indicator(ownerId, id)), id }))
+  }
+}
