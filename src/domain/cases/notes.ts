@@ -32,7 +32,7 @@ export interface NoteRecord {
 
 export async function loadNotes(ctx: RequestContext, ids: readonly number[]): Promise<NoteRecord[]> {
   const rows = (await repo.findNotesByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store.db, rows.map((r) => r.author_id))
+  const users = await loadUsers(ctx.store, rows.map((r) => r.author_id))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, caseId: r.case_id, taskId: r.task_id, artifactId: r.artifact_id, text: r.text,
     author: (r.author_id && users.get(r.author_id)?.userName) || null, ownerId: r.owner_id, ownerName: r.owner_name,
