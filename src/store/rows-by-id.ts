@@ -11,12 +11,11 @@
  * property set by name per column, which for the 42 columns of an Indicator took longer than the
  * look-up itself.
  *
- * On SQLite the raw statement is only used while the connection has no transaction open: a
- * request's open transaction holds Kysely's connection, and a read beside it would see writes
- * not yet committed. Then the read waits its turn through Kysely like any other.
+ * When the raw driver may be used is prepared-read.ts's rule (rawReadPath).
  */
 import type { Store } from './connect.js'
 import type { Row } from './database.js'
+import { queryNamed, rawReadPath } from './prepared-read.js'
 
 /** Tables loaded by id in their objects' v3 and v2 views. */
 export type ByIdTable = 'indicator' | 'intel_group' | 'victim' | 'task'
@@ -31,9 +30,6 @@ const SQL = {
   postgres: (table: ByIdTable) => `SELECT * FROM "${table}" WHERE "id" = ANY($1)`,
 } as const
 
-/** PostgreSQL's feature_not_supported, raised as 'cached plan must not change result type'. */
-const CACHED_PLAN_CHANGED = '0A000'
-
 type Prepared = { many: SqliteStatement; one: SqliteStatement; columns: number; build: RowBuilder }
 type RowBuilder = (values: unknown[]) => Record<string, unknown>
 type SqliteStatement = ReturnType<NonNullable<Store['sqlite']>['prepare']>
@@ -41,24 +37,18 @@ const preparedByHandle = new WeakMap<object, Map<ByIdTable, Prepared>>()
 
 export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T, ids: readonly number[]): Promise<Row<T>[]> {
   if (ids.length === 0) return []
-  if (!store.db.isTransaction) {
-    if (store.sqlite && !store.sqlite.inTransaction) {
-      const statements = preparedFor(store.sqlite, table)
-      if (ids.length > 1) {
-        return (statements.many.all(JSON.stringify(ids)) as unknown[][]).map((values) => rowOf(statements, statements.many, values) as Row<T>)
-      }
-      const values = statements.one.get(ids[0]) as unknown[] | undefined
-      return values ? [rowOf(statements, statements.one, values) as Row<T>] : []
+  const path = rawReadPath(store)
+  if (path === 'sqlite') {
+    const statements = preparedFor(store.sqlite!, table)
+    if (ids.length > 1) {
+      return (statements.many.all(JSON.stringify(ids)) as unknown[][]).map((values) => rowOf(statements, statements.many, values) as Row<T>)
     }
-    if (store.pool) {
-      try {
-        return (await store.pool.query({ name: `rows_by_id_${table}`, text: SQL.postgres(table), values: [ids] })).rows as Row<T>[]
-      } catch (error) {
-        // A node upgraded beside this one added a column: a statement prepared before cannot change its result
-        // type, so this connection reads through an unnamed statement from then on.
-        if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
-      }
-    }
+    const values = statements.one.get(ids[0]) as unknown[] | undefined
+    return values ? [rowOf(statements, statements.one, values) as Row<T>] : []
+  }
+  if (path === 'postgres') {
+    const rows = await queryNamed(store.pool!, `rows_by_id_${table}`, SQL.postgres(table), [ids])
+    if (rows) return rows as Row<T>[]
   }
   return store.db.selectFrom(table as ByIdTable).selectAll().where('id', 'in', ids).execute() as Promise<Row<T>[]>
 }
