@@ -45,7 +45,7 @@ export interface IntelRequirementRecord {
 }
 
 export async function loadIntelRequirements(ctx: RequestContext, ids: readonly number[]): Promise<IntelRequirementRecord[]> {
-  const rows = (await repo.findIntelRequirementsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const rows = (await repo.findIntelRequirementsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
   const users = await loadUsers(ctx.store, rows.map((r) => r.created_by))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, xid: r.xid, uniqueId: r.unique_id, requirementText: r.requirement_text, category: r.category ? { name: r.category } : null,
