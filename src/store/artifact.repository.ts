@@ -1,7 +1,9 @@
 /** Artifacts (with their type and case) and the artifact type list. */
 import type { Kysely } from 'kysely'
+import type { Store } from './connect.js'
 import type { Database, Row } from './database.js'
 import { inChunks } from './metadata.repository.js'
+import { preparedByIds } from './prepared-read.js'
 
 export type ArtifactTypeRow = Row<'artifact_type'>
 
@@ -16,9 +18,8 @@ function artifactColumns(db: Kysely<Database>) {
 export type ArtifactRow = Awaited<ReturnType<ReturnType<typeof artifactColumns>['execute']>>[number]
 export type ArtifactValues = Omit<Row<'artifact'>, 'id'>
 
-export function findArtifactsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<ArtifactRow[]> {
-  return inChunks(ids, (chunk) => artifactColumns(db).where('artifact.id', 'in', chunk).execute())
-}
+export const findArtifactsByIds: (store: Store, ids: readonly number[]) => Promise<ArtifactRow[]> = preparedByIds('artifacts_by_id', (db, idIn) =>
+  artifactColumns(db).where(idIn('artifact.id')))
 
 export async function insertArtifact(db: Kysely<Database>, values: ArtifactValues): Promise<number> {
   const { id } = await db.insertInto('artifact').values(values).returning('id').executeTakeFirstOrThrow()
@@ -45,9 +46,8 @@ export function findArtifactTypeByName(db: Kysely<Database>, name: string): Prom
   return db.selectFrom('artifact_type').selectAll().where('name', '=', name).executeTakeFirst()
 }
 
-export function findArtifactTypesByIds(db: Kysely<Database>, ids: readonly number[]): Promise<ArtifactTypeRow[]> {
-  return inChunks(ids, (chunk) => db.selectFrom('artifact_type').selectAll().where('id', 'in', chunk).execute())
-}
+export const findArtifactTypesByIds: (store: Store, ids: readonly number[]) => Promise<ArtifactTypeRow[]> = preparedByIds('artifact_types_by_id', (db, idIn) =>
+  db.selectFrom('artifact_type').selectAll().where(idIn('id')))
 
 export function findTaskCase(db: Kysely<Database>, taskId: number) {
   return db.selectFrom('task').select(['id', 'case_id', 'owner_id']).where('id', '=', taskId).executeTakeFirst()

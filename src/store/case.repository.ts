@@ -1,15 +1,17 @@
 /** Cases, read with their owner's name. */
 import type { Kysely } from 'kysely'
+import type { Store } from './connect.js'
 import type { Database, Row } from './database.js'
 import { inChunks } from './metadata.repository.js'
+import { preparedByIds } from './prepared-read.js'
 
 export type CaseRow = Row<'intel_case'> & { owner_name: string }
 export type CaseValues = Omit<Row<'intel_case'>, 'id'>
 
-export function findCasesByIds(db: Kysely<Database>, ids: readonly number[]): Promise<CaseRow[]> {
-  return inChunks(ids, (chunk) => db.selectFrom('intel_case').innerJoin('owner', 'owner.id', 'intel_case.owner_id')
-    .selectAll('intel_case').select('owner.name as owner_name').where('intel_case.id', 'in', chunk).execute())
-}
+export const findCasesByIds: (store: Store, ids: readonly number[]) => Promise<CaseRow[]> = preparedByIds('cases_by_id', (db, idIn) =>
+  db.selectFrom('intel_case').innerJoin('owner', 'owner.id', 'intel_case.owner_id')
+    .selectAll('intel_case').select('owner.name as owner_name')
+    .where(idIn('intel_case.id')))
 
 export function findCaseByXid(db: Kysely<Database>, xid: string) {
   return db.selectFrom('intel_case').select(['id']).where('xid', '=', xid).executeTakeFirst()

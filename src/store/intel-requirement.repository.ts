@@ -1,15 +1,17 @@
 /** Intelligence Requirements, read with their owner's name. */
 import type { Kysely } from 'kysely'
+import type { Store } from './connect.js'
 import type { Database, Row } from './database.js'
 import { inChunks } from './metadata.repository.js'
+import { preparedByIds } from './prepared-read.js'
 
 export type IntelRequirementRow = Row<'intel_requirement'> & { owner_name: string }
 export type IntelRequirementValues = Omit<Row<'intel_requirement'>, 'id'>
 
-export function findIntelRequirementsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<IntelRequirementRow[]> {
-  return inChunks(ids, (chunk) => db.selectFrom('intel_requirement').innerJoin('owner', 'owner.id', 'intel_requirement.owner_id')
-    .selectAll('intel_requirement').select('owner.name as owner_name').where('intel_requirement.id', 'in', chunk).execute())
-}
+export const findIntelRequirementsByIds: (store: Store, ids: readonly number[]) => Promise<IntelRequirementRow[]> = preparedByIds('intel_requirements_by_id', (db, idIn) =>
+  db.selectFrom('intel_requirement').innerJoin('owner', 'owner.id', 'intel_requirement.owner_id')
+    .selectAll('intel_requirement').select('owner.name as owner_name')
+    .where(idIn('intel_requirement.id')))
 
 /** Another requirement of the owner with the same unique id or requirement text, if any. */
 export function findConflictingRequirement(db: Kysely<Database>, ownerId: number, by: { uniqueId?: string; requirementText?: string }, exceptId?: number) {

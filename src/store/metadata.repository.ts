@@ -5,8 +5,10 @@
  */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { ItemKind } from '../model/kinds.js'
+import type { Store } from './connect.js'
 import type { Database } from './database.js'
 import { type ColumnCondition, columnCondition, combine } from './list-conditions.js'
+import { preparedByIds } from './prepared-read.js'
 
 const CHUNK = 5000
 
@@ -62,10 +64,10 @@ export function findAttributeType(db: Kysely<Database>, name: string, ownerId: n
 }
 
 /** Attributes by id with the name of the owner holding them (/v3/groupAttributes and the like). */
-export function findAttributesByIds(db: Kysely<Database>, ids: readonly number[]) {
-  return inChunks(ids, (chunk) => attributeColumns(db).innerJoin('owner', 'owner.id', 'attribute.owner_id')
-    .select('owner.name as owner_name').where('attribute.id', 'in', chunk).execute())
-}
+export const findAttributesByIds = preparedByIds('attributes_by_id', (db, idIn) =>
+  attributeColumns(db).innerJoin('owner', 'owner.id', 'attribute.owner_id')
+    .select('owner.name as owner_name')
+    .where(idIn('attribute.id')))
 
 export type AttributeRecordRow = Awaited<ReturnType<typeof findAttributesByIds>>[number]
 

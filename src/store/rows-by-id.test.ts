@@ -26,12 +26,14 @@ describe('rows by id', () => {
     expect(await findRowsByIds(t.store, 'indicator', [])).toEqual([])
   })
 
-  it.runIf(TEST_DB === 'postgres')('keeps reading after another node adds a column the prepared statement did not have', async () => {
+  it('keeps reading after another node adds a column the prepared statement did not have', async () => {
     expect((await findRowsByIds(t.store, 'indicator', [ids[0]!]))[0]!.summary).toBe('192.0.2.1')
     await sql`alter table indicator add column upgraded_by_another_node text`.execute(t.store.db)
     try {
       const [row] = await findRowsByIds(t.store, 'indicator', [ids[0]!])
       expect(row).toMatchObject({ summary: '192.0.2.1', upgraded_by_another_node: null })
+      const rows = await findRowsByIds(t.store, 'indicator', [ids[0]!, ids[1]!])
+      expect(rows.map((r) => [r.summary, (r as Record<string, unknown>).upgraded_by_another_node]).sort()).toEqual([['192.0.2.1', null], ['192.0.2.2', null]])
     } finally {
       await sql`alter table indicator drop column upgraded_by_another_node`.execute(t.store.db)
     }

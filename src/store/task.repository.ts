@@ -3,6 +3,7 @@ import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Update
 import type { Database, Row, TaskTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 import type { Store } from './connect.js'
+import { preparedByIds } from './prepared-read.js'
 import { findRowsByIds } from './rows-by-id.js'
 
 export type TaskFilterColumn = 'name' | 'date_added' | 'due_date' | 'status' | 'escalated' | 'reminded'
@@ -90,14 +91,17 @@ export interface TaskUserRow {
   pseudonym: string | null
 }
 
-export function listTaskUserRows(db: Kysely<Database>, taskIds: readonly number[], role?: TaskUserRole): Promise<TaskUserRow[]> {
-  if (taskIds.length === 0) return Promise.resolve([])
-  let q = db.selectFrom('task_assignee').innerJoin('user_account', 'user_account.id', 'task_assignee.user_id')
-    .select(['task_assignee.task_id', 'task_assignee.role', 'user_account.id as user_id', 'user_account.user_name', 'user_account.first_name',
-      'user_account.last_name', 'user_account.pseudonym'])
-    .where('task_assignee.task_id', 'in', taskIds)
-  if (role) q = q.where('task_assignee.role', '=', role)
-  return q.orderBy('user_account.user_name').execute()
+const findTaskUserRows = preparedByIds('task_users_by_task', (db, idIn) => db.selectFrom('task_assignee')
+  .innerJoin('user_account', 'user_account.id', 'task_assignee.user_id')
+  .select(['task_assignee.task_id', 'task_assignee.role', 'user_account.id as user_id', 'user_account.user_name', 'user_account.first_name',
+    'user_account.last_name', 'user_account.pseudonym'])
+  .where(idIn('task_assignee.task_id'))
+  .orderBy('user_account.user_name'))
+
+/** The assignees and escalatees of the Tasks (of one role when given), by user name. */
+export async function listTaskUserRows(store: Store, taskIds: readonly number[], role?: TaskUserRole): Promise<TaskUserRow[]> {
+  const rows = await findTaskUserRows(store, taskIds)
+  return role ? rows.filter((r) => r.role === role) : rows
 }
 
 export async function addTaskUser(db: Kysely<Database>, taskId: number, role: TaskUserRole, userId: number): Promise<void> {

@@ -1,6 +1,8 @@
 /** Account changes made through /v3/security/users (the admin CLI uses account.repository directly). */
 import { type Kysely, sql } from 'kysely'
+import type { Store } from './connect.js'
 import type { Database } from './database.js'
+import { preparedByIds } from './prepared-read.js'
 
 export interface AccountChanges {
   user_name?: string
@@ -22,18 +24,14 @@ export function listOrganizationAccountIds(db: Kysely<Database>, organizationId:
   return db.selectFrom('user_account').select('id').where('organization_id', '=', organizationId).orderBy('id').execute()
 }
 
-export function findAccountsByIds(db: Kysely<Database>, ids: readonly number[]) {
-  if (ids.length === 0) return Promise.resolve([])
-  return db.selectFrom('user_account').innerJoin('owner', 'owner.id', 'user_account.organization_id')
-    .selectAll('user_account').select('owner.name as organization_name').where('user_account.id', 'in', ids).execute()
-}
+export const findAccountsByIds = preparedByIds('accounts_by_id', (db, idIn) => db.selectFrom('user_account')
+  .innerJoin('owner', 'owner.id', 'user_account.organization_id')
+  .selectAll('user_account').select('owner.name as organization_name').where(idIn('user_account.id')))
 
-export function listMembershipsOf(db: Kysely<Database>, userIds: readonly number[]) {
-  if (userIds.length === 0) return Promise.resolve([])
-  return db.selectFrom('membership').innerJoin('owner', 'owner.id', 'membership.owner_id')
-    .select(['membership.user_id', 'membership.role', 'owner.name as owner_name', 'owner.id as owner_id'])
-    .where('membership.user_id', 'in', userIds).orderBy('owner.id').execute()
-}
+export const listMembershipsOf = preparedByIds('memberships_of_users', (db, idIn) => db.selectFrom('membership')
+  .innerJoin('owner', 'owner.id', 'membership.owner_id')
+  .select(['membership.user_id', 'membership.role', 'owner.name as owner_name', 'owner.id as owner_id'])
+  .where(idIn('membership.user_id')).orderBy('owner.id'))
 
 export async function countBatchJobsOf(db: Kysely<Database>, userId: number): Promise<number> {
   const row = await db.selectFrom('batch_job').select(sql<number>`count(*)`.as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()

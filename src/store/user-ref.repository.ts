@@ -1,7 +1,8 @@
 /** The few account fields other records show about their author or assignee (`createdBy`, `assignee`). */
 import type { Kysely } from 'kysely'
+import type { Store } from './connect.js'
 import type { Database } from './database.js'
-import { inChunks } from './metadata.repository.js'
+import { preparedByIds } from './prepared-read.js'
 
 export interface UserRefRow {
   id: number
@@ -12,12 +13,14 @@ export interface UserRefRow {
   owner_name: string
 }
 
-export async function loadUserRefs(db: Kysely<Database>, ids: readonly (number | null)[]): Promise<Map<number, UserRefRow>> {
-  const wanted = [...new Set(ids.filter((id): id is number => typeof id === 'number'))]
-  const rows = await inChunks(wanted, (chunk) => db.selectFrom('user_account').innerJoin('owner', 'owner.id', 'user_account.organization_id')
-    .select(['user_account.id', 'user_account.user_name', 'user_account.first_name', 'user_account.last_name', 'user_account.pseudonym',
-      'owner.name as owner_name'])
-    .where('user_account.id', 'in', chunk).execute())
+const findUserRefs = preparedByIds('user_refs_by_id', (db, idIn) => db.selectFrom('user_account')
+  .innerJoin('owner', 'owner.id', 'user_account.organization_id')
+  .select(['user_account.id', 'user_account.user_name', 'user_account.first_name', 'user_account.last_name', 'user_account.pseudonym',
+    'owner.name as owner_name'])
+  .where(idIn('user_account.id')))
+
+export async function loadUserRefs(store: Store, ids: readonly (number | null)[]): Promise<Map<number, UserRefRow>> {
+  const rows = await findUserRefs(store, [...new Set(ids.filter((id): id is number => typeof id === 'number'))])
   return new Map(rows.map((r) => [r.id, r]))
 }
 

@@ -3,6 +3,7 @@ import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, Row, VictimTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'
 import type { Store } from './connect.js'
+import { preparedByIds } from './prepared-read.js'
 import { findRowsByIds } from './rows-by-id.js'
 
 export type VictimFilterColumn = 'name'
@@ -77,6 +78,9 @@ export interface VictimAssetListQuery {
 }
 
 export type VictimAssetRow = Row<'victim_asset'>
+
+export const findVictimAssetRowsByIds = preparedByIds('victim_assets_by_id', (db, idIn) =>
+  db.selectFrom('victim_asset').selectAll().where(idIn('id')))
 
 export function findVictimAssetRow(db: Kysely<Database>, id: number) {
   return db.selectFrom('victim_asset').selectAll().where('id', '=', id).executeTakeFirst()

@@ -1,6 +1,5 @@
 /** How records show an account (`createdBy`, `assignee`, `caseOpenUser`). */
-import type { Kysely } from 'kysely'
-import type { Database } from '../../store/database.js'
+import type { Store } from '../../store/connect.js'
 import { type UserRefRow, findOrganizationUser, loadUserRefs } from '../../store/user-ref.repository.js'
 import type { RequestContext } from '../context.js'
 import { invalid } from '../errors.js'
@@ -22,8 +21,8 @@ function toUserRef(row: UserRefRow): UserRef {
 }
 
 /** User refs for many account ids at once. */
-export async function loadUsers(db: Kysely<Database>, ids: readonly (number | null)[]): Promise<Map<number, UserRef>> {
-  const rows = await loadUserRefs(db, ids)
+export async function loadUsers(store: Store, ids: readonly (number | null)[]): Promise<Map<number, UserRef>> {
+  const rows = await loadUserRefs(store, ids)
   return new Map([...rows].map(([id, row]) => [id, toUserRef(row)]))
 }
 

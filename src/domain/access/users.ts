@@ -49,9 +49,9 @@ async function requireUserAdmin(ctx: RequestContext) {
 }
 
 async function loadUsersOfOrg(ctx: RequestContext, ids: readonly number[]): Promise<UserRecord[]> {
-  const rows = (await admin.findAccountsByIds(ctx.store.db, ids)).filter((r) => r.organization_id === ctx.caller.account.organizationId)
+  const rows = (await admin.findAccountsByIds(ctx.store, ids)).filter((r) => r.organization_id === ctx.caller.account.organizationId)
   const detailed = isOrgAdmin(ctx)
-  const memberships = detailed ? await admin.listMembershipsOf(ctx.store.db, rows.map((r) => r.id)) : []
+  const memberships = detailed ? await admin.listMembershipsOf(ctx.store, rows.map((r) => r.id)) : []
   const byId = new Map(rows.map((r) => [r.id, r]))
   return ids.map((id) => byId.get(id)).filter((r) => r !== undefined).map((r) => ({
     id: r.id, userName: r.user_name, firstName: r.first_name, lastName: r.last_name, pseudonym: r.pseudonym, owner: r.organization_name,

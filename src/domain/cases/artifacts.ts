@@ -50,7 +50,7 @@ export interface ArtifactTypeRecord {
 }
 
 export async function loadArtifacts(ctx: RequestContext, ids: readonly number[]): Promise<ArtifactRecord[]> {
-  const rows = (await repo.findArtifactsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const rows = (await repo.findArtifactsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, caseId: r.case_id, caseXid: r.case_xid, taskId: r.task_id, summary: r.summary, type: r.type_name, intelType: r.intel_type,
     source: r.source, fieldName: r.field_name, analyticsScore: r.analytics_score, ownerId: r.owner_id, ownerName: r.owner_name,
@@ -127,7 +127,7 @@ export async function updateArtifact(ctx: RequestContext, id: number, body: unkn
   await withTransaction(ctx, async (tctx) => {
     const item = await requireWritableItem(tctx, 'artifact', id, 'caseWrite')
     const { fields, members } = takeMembers(body, ARTIFACT_MEMBERS)
-    const current = (await repo.findArtifactsByIds(tctx.store.db, [id]))[0]!
+    const current = (await repo.findArtifactsByIds(tctx.store, [id]))[0]!
     if (fields.type !== undefined && fields.type !== current.type_name) throw invalid("An artifact's type cannot change")
     const caseId = bodyId(fields.caseId)
     if (caseId !== undefined && caseId !== current.case_id) throw invalid('An artifact cannot move to another case')
@@ -172,7 +172,7 @@ export async function listArtifactTypes(ctx: RequestContext, query: ObjectListQu
 }
 
 export async function loadArtifactTypes(ctx: RequestContext, ids: readonly number[]): Promise<ArtifactTypeRecord[]> {
-  const rows = await repo.findArtifactTypesByIds(ctx.store.db, ids)
+  const rows = await repo.findArtifactTypesByIds(ctx.store, ids)
   return inIdOrder(ids, rows.map((r) => ({ id: r.id, name: r.name, dataType: r.data_type, intelType: r.intel_type, description: r.description, active: !!r.active })))
 }
 

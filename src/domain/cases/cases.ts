@@ -46,8 +46,8 @@ export interface CaseRecord {
 
 /** Cases by id, in that order, leaving out any the caller cannot read. */
 export async function loadCases(ctx: RequestContext, ids: readonly number[]): Promise<CaseRecord[]> {
-  const rows = (await repo.findCasesByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store.db, rows.flatMap((r) => [r.created_by, r.assignee_user_id]))
+  const rows = (await repo.findCasesByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const users = await loadUsers(ctx.store, rows.flatMap((r) => [r.created_by, r.assignee_user_id]))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, xid: r.xid, name: r.name, description: r.description, severity: r.severity, status: r.status, resolution: r.resolution,
     caseOpenTime: r.case_open_time, caseCloseTime: r.case_close_time, caseOccurrenceTime: r.case_occurrence_time,

@@ -45,8 +45,8 @@ export interface IntelRequirementRecord {
 }
 
 export async function loadIntelRequirements(ctx: RequestContext, ids: readonly number[]): Promise<IntelRequirementRecord[]> {
-  const rows = (await repo.findIntelRequirementsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store.db, rows.map((r) => r.created_by))
+  const rows = (await repo.findIntelRequirementsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const users = await loadUsers(ctx.store, rows.map((r) => r.created_by))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, xid: r.xid, uniqueId: r.unique_id, requirementText: r.requirement_text, category: r.category ? { name: r.category } : null,
     subtype: INTEL_REQUIREMENT_SUBTYPES.find((s) => s.name === r.subtype) ?? null, description: r.description,

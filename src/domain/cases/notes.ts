@@ -31,8 +31,8 @@ export interface NoteRecord {
 }
 
 export async function loadNotes(ctx: RequestContext, ids: readonly number[]): Promise<NoteRecord[]> {
-  const rows = (await repo.findNotesByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store.db, rows.map((r) => r.author_id))
+  const rows = (await repo.findNotesByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const users = await loadUsers(ctx.store, rows.map((r) => r.author_id))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, caseId: r.case_id, taskId: r.task_id, artifactId: r.artifact_id, text: r.text,
     author: (r.author_id && users.get(r.author_id)?.userName) || null, ownerId: r.owner_id, ownerName: r.owner_name,
@@ -60,7 +60,7 @@ async function parentOf(ctx: RequestContext, body: Record<string, unknown>) {
   if (given !== 1) throw invalid('A note needs exactly one of caseId, taskId or artifactId')
   if (artifactId !== undefined) {
     const artifact = await requireWritableItem(ctx, 'artifact', artifactId, 'caseWrite')
-    const [row] = await findArtifactsByIds(ctx.store.db, [artifactId])
+    const [row] = await findArtifactsByIds(ctx.store, [artifactId])
     return { item: artifact, caseId: row!.case_id, taskId: null, artifactId }
   }
   if (taskId !== undefined) {

@@ -25,7 +25,7 @@ export type GroupObject = GroupRecord & { creator: UserRef | null }
 export async function loadGroupObjects(ctx: RequestContext, ids: readonly number[]): Promise<GroupObject[]> {
   if (ids.length === 0) return []
   const items = keepReadableRows(ctx.caller, await findGroupRowsByIds(ctx.store, ids)).map(toGroupRecord)
-  const users = await loadUsers(ctx.store.db, items.map((g) => g.createdBy))
+  const users = await loadUsers(ctx.store, items.map((g) => g.createdBy))
   return inIdOrder(ids, items.map((g) => ({ ...g, creator: (g.createdBy && users.get(g.createdBy)) || null })))
 }
 

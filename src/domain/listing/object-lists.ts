@@ -124,6 +124,12 @@ export async function findMatchingIds(ctx: RequestContext, source: ListSource, t
 
 /** Keeps `ids`' order when records come back from an `in (...)` look-up. */
 export function inIdOrder<T extends { id: number }>(ids: readonly number[], records: readonly T[]): T[] {
+  // A GET of one object passes here on every request: one id needs no map.
+  if (ids.length === 1) {
+    // From the end: of duplicate rows the last one counts, as in the map below.
+    for (let i = records.length - 1; i >= 0; i--) if (records[i]!.id === ids[0]) return [records[i]!]
+    return []
+  }
   const byId = new Map(records.map((r) => [r.id, r]))
   return ids.map((id) => byId.get(id)).filter((r): r is T => r !== undefined)
 }

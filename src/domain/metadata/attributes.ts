@@ -54,8 +54,8 @@ function writeAction(kind: ItemKind): Action {
 
 /** Attributes by id, in that order; only those on items of `kind` the caller can read. */
 export async function loadAttributeRecords(ctx: RequestContext, kind: ItemKind, ids: readonly number[]): Promise<AttributeRecord[]> {
-  const rows = (await findAttributesByIds(ctx.store.db, ids)).filter((r) => r.item_kind === kind && membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store.db, rows.map((r) => r.created_by))
+  const rows = (await findAttributesByIds(ctx.store, ids)).filter((r) => r.item_kind === kind && membershipFor(ctx, r.owner_id))
+  const users = await loadUsers(ctx.store, rows.map((r) => r.created_by))
   return inIdOrder(ids, rows.map((r) => ({
     id: r.id, itemKind: r.item_kind as ItemKind, itemId: r.item_id, type: r.type_name, value: r.value, source: r.source, default: !!r.displayed,
     pinned: !!r.pinned, createdBy: (r.created_by && users.get(r.created_by)) || null, ownerId: r.owner_id, ownerName: r.owner_name,

@@ -107,7 +107,7 @@ async function ensureLabels(ctx: RequestContext, scope: ObjectListQuery['ownerSc
 }
 
 export async function loadLabelRecords(ctx: RequestContext, ids: readonly number[]): Promise<SecurityLabel[]> {
-  const rows = (await findLabelsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const rows = (await findLabelsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
   return inIdOrder(ids, rows.map((r) => toSecurityLabel(r, r.owner_name)))
 }
 

@@ -194,7 +194,7 @@ export async function listMarkedItems(ctx: RequestContext, marker: Marker, kind:
 export const TAG_SOURCE: ListSource = { objectType: 'tags', table: 'tag', owner: 'owned' }
 
 export async function loadTagRecords(ctx: RequestContext, ids: readonly number[]): Promise<Tag[]> {
-  const rows = (await findTagsByIds(ctx.store.db, ids)).filter((r) => membershipFor(ctx, r.owner_id))
+  const rows = (await findTagsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
   return inIdOrder(ids, rows.map((r) => toTag(r, r.owner_name)))
 }
 

@@ -117,7 +117,7 @@ export async function getAssociationType(ctx: RequestContext, nameOrBranch: stri
 const ATTRIBUTE_TYPE_SOURCE: ListSource = { table: 'attribute_type', owner: 'ownedOrSystem' }
 
 export async function loadAttributeTypeObjects(ctx: RequestContext, ids: readonly number[]): Promise<AttributeType[]> {
-  const rows = (await findAttributeTypesByIds(ctx.store.db, ids)).filter((r) => r.owner_id === null || membershipFor(ctx, r.owner_id))
+  const rows = (await findAttributeTypesByIds(ctx.store, ids)).filter((r) => r.owner_id === null || membershipFor(ctx, r.owner_id))
   return inIdOrder(ids, rows.map((r) => toAttributeType(ctx, r)))
 }
 

@@ -162,7 +162,7 @@ async function replaceUsers(db: Kysely<Database>, owner: { id: number; name: str
 async function loadRecord(ctx: RequestContext, id: number): Promise<TaskRecord> {
   const row = await findTaskRow(ctx.store.db, id)
   if (!row) throw notFound(`Task ${id} not found`)
-  return toRecord(row, await listTaskUserRows(ctx.store.db, [id]), ctx.now)
+  return toRecord(row, await listTaskUserRows(ctx.store, [id]), ctx.now)
 }
 
 export async function getTask(ctx: RequestContext, id: number): Promise<TaskRecord> {
@@ -242,7 +242,7 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
     ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
     offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
   })
-  const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
+  const users = await listTaskUserRows(ctx.store, rows.map((r) => r.id))
   return { items: rows.map((r) => toRecord(r, users, ctx.now)), total }
 }
 
@@ -250,14 +250,14 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
 export async function findReadableTasks(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
   const rows = keepReadableRows(ctx.caller, await findTaskRowsByIds(ctx.store, ids))
   if (rows.length === 0) return []
-  const users = await listTaskUserRows(ctx.store.db, rows.map((r) => r.id))
+  const users = await listTaskUserRows(ctx.store, rows.map((r) => r.id))
   return rows.map((r) => toRecord(r, users, ctx.now))
 }
 
 /** The assignees (or escalatees) of a Task. */
 export async function listTaskUsers(ctx: RequestContext, taskId: number, role: TaskUserRole): Promise<TaskUser[]> {
   await findReadableItem(ctx, 'task', taskId)
-  return (await listTaskUserRows(ctx.store.db, [taskId], role)).map(toUser)
+  return (await listTaskUserRows(ctx.store, [taskId], role)).map(toUser)
 }
 
 /** One assignee or escalatee, by account id or user name; 404 when not in that role. */

@@ -14,7 +14,7 @@ import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '.
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import {
-  type VictimAssetRecord, createVictimAsset, deleteVictimAsset, getVictimAssetById, listVictimAssets, updateVictimAsset,
+  type VictimAssetRecord, createVictimAsset, deleteVictimAsset, getVictimAssetById, listVictimAssets, loadReadableVictimAssets, updateVictimAsset,
 } from './victim-assets.js'
 import { type VictimRecord, createVictim, deleteVictim, getVictim, toVictimRecord, updateVictim } from './victims.js'
 import { bodyId } from '../input.js'
@@ -33,7 +33,7 @@ export async function loadVictimRecords(ctx: RequestContext, ids: readonly numbe
 
 export async function loadVictimAssetRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, (await listVictimAssets(ctx, { ids, ownerScope: 'readable', resultLimit: ids.length, countTotal: false })).items)
+  return inIdOrder(ids, await loadReadableVictimAssets(ctx, ids))
 }
 
 export async function listVictimObjects(ctx: RequestContext, query: ObjectListQuery) {

@@ -5,9 +5,11 @@
  */
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { type VictimAssetRow, deleteVictimAssetRow, findVictimAssetRow, insertVictimAsset, listVictimAssetRows, updateVictimAssetRow } from '../../store/victim.repository.js'
+import {
+  type VictimAssetRow, deleteVictimAssetRow, findVictimAssetRow, findVictimAssetRowsByIds, insertVictimAsset, listVictimAssetRows, updateVictimAssetRow,
+} from '../../store/victim.repository.js'
 import type { RequestContext } from '../context.js'
-import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
+import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
@@ -113,6 +115,11 @@ export async function deleteVictimAsset(ctx: RequestContext, victimId: number, t
  * Lists Victim Assets of a Victim, of an association scope, or of ctx.owner.
  * @example await listVictimAssets(ctx, { associatedWith: { kind: 'group', id: 12 }, type: 'emailAddresses' })
  */
+/** Victim assets by id, in any owner the caller can read, in no particular order. */
+export async function loadReadableVictimAssets(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
+  return keepReadableRows(ctx.caller, await findVictimAssetRowsByIds(ctx.store, ids)).map(toRecord)
+}
+
 export async function listVictimAssets(ctx: RequestContext, query: VictimAssetQuery = {}): Promise<{ items: VictimAssetRecord[]; total: number }> {
   const def = query.type === undefined ? undefined : requireVictimAssetType(query.type)
   if (query.victimId !== undefined) await findReadableItem(ctx, 'victim', query.victimId)

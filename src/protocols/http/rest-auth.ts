@@ -8,6 +8,7 @@ import { authenticate } from '../../domain/access/authentication.js'
 import { selectOwner } from '../../domain/access/owner-scope.js'
 import { DomainError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
+import { isoAt } from '../../domain/time.js'
 import type { Store } from '../../store/connect.js'
 import { rateLimitedError } from './rate-limit.js'
 
@@ -41,7 +42,7 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
     const membership = selectOwner(caller, firstQueryValue(req, 'owner'))
     req.caller = caller
     req.ctx = {
-      store, services, caller, membership, now: new Date(nowMs).toISOString(),
+      store, services, caller, membership, now: isoAt(nowMs),
       owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
     }
   })

@@ -7,9 +7,10 @@ import type { UserRef } from '../../domain/access/user-refs.js'
 
 /** Drops undefined and null so absent values are left out, as the platform does. */
 export function compact(value: Record<string, unknown>): Record<string, unknown> {
-  // Every presented object passes here; a loop over the keys costs a fraction of entries → filter → fromEntries.
+  // Every presented object passes here. for…in over a plain object reads each value through V8's
+  // enum cache, where a loop over Object.keys made a keyed look-up per field (and the key array).
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
     const v = value[key]
     if (v !== undefined && v !== null) out[key] = v
   }
