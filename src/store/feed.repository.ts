@@ -86,7 +86,7 @@ function withNames(db: Kysely<Database>, page: ReturnType<typeof base>): Compile
  * PostgreSQL: the links of a page's rows as one JSON list of [item id, name id] pairs, and the
  * names they use as one JSON object (name id → name), for tags and labels in one statement: four
  * values to parse, where a row per item costs the driver more, and the names of a page are few
- * (one statement instead of one per link table saved 3–5 % of the server's CPU per object).
+ * (one statement instead of one per link table: a few percent of the server's CPU per object).
  * Not a subquery per row as on SQLite: PostgreSQL starts a subplan per row at about ten times
  * the cost of this query's index probe, and the subplans' estimated cost switches JIT
  * compilation on (30 ms a page). The ids are one array parameter, so a page of any size is one
