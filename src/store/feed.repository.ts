@@ -107,8 +107,11 @@ function linksOfItems(db: Kysely<Database>, ids: number[]): CompiledQuery {
   const links = ([link, , key]: NameLink) => sql`select l.item_id, l.${sql.ref(key)} as name_id from ${sql.table(link)} l
       join unnest(${ids}::bigint[]) as page(id) on page.id = l.item_id
       where l.item_kind = 'indicator' and l.item_id between ${low} and ${high}`
-  const values = (cte: string, [, names]: NameLink) => sql`coalesce((select json_agg(json_build_array(item_id, name_id)) from ${sql.table(cte)}), '[]')::text,
-      coalesce((select json_object_agg(n.id, n.name) from ${sql.table(names)} n where n.id in (select name_id from ${sql.table(cte)})), '{}')::text`
+  // Each value named: read keyed (inside a transaction), four columns called `coalesce` would be one.
+  const values = (cte: string, [, names]: NameLink) => sql`coalesce((select json_agg(json_build_array(item_id, name_id)) from ${sql.table(cte)}), '[]')::text
+      as ${sql.ref(cte)},
+      coalesce((select json_object_agg(n.id, n.name) from ${sql.table(names)} n where n.id in (select name_id from ${sql.table(cte)})), '{}')::text
+      as ${sql.ref(`${cte}_names`)}`
   return sql`with tag_links as (${links(TAGS)}), label_links as (${links(LABELS)})
     select ${values('tag_links', TAGS)}, ${values('label_links', LABELS)}`.compile(db)
 }

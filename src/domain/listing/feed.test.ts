@@ -103,6 +103,13 @@ describe('feed pages', () => {
     expect(page.last).toEqual({ lastModified: '2026-01-01T00:00:01.000Z', id: page.indicators[1].id })
   })
 
+  it('reads the same page inside a transaction, names included', async () => {
+    const outside = await readFeed(t.store, caller, { ownerId: ids.community, limit: 3 })
+    const inside = await t.store.db.transaction().execute((trx) => readFeed({ ...t.store, db: trx }, caller, { ownerId: ids.community, limit: 3 }))
+    expect(inside).toEqual(outside)
+    expect(inside.indicators[0]).toMatchObject({ tags: ['APT "x"', 'botnet'], securityLabels: ['TLP:AMBER'] })
+  })
+
   it('walks every Indicator once, in (lastModified, id) order, across pages that split one timestamp', async () => {
     for (const limit of [7, 100, 1499]) {
       const seen = await walk(caller, ids.community, limit)
