@@ -39,24 +39,21 @@ function dateHeaders(reply: FastifyReply, first: string | undefined, last: strin
   reply.header('X-TAXII-Date-Added-Last', taxiiTimestamp(last))
 }
 
+/** The date headers of items already read (one object's versions). */
+const itemDateHeaders = (reply: FastifyReply, items: Item[]) => dateHeaders(reply, items[0]?.dateAdded, items.at(-1)?.dateAdded)
+
 /** Bytes, so Fastify leaves the Content-Type exactly as the plugin set it (errors.ts says why). */
 function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
-  if (items?.length) dateHeaders(reply, items[0].dateAdded, items[items.length - 1].dateAdded)
+  if (items) itemDateHeaders(reply, items)
   return Buffer.from(JSON.stringify(body))
 }
 
-/** An envelope with a list of items: sent whole, for the few items of one object. */
-function sendList(head: Record<string, unknown>, items: Item[], entry: (item: Item) => string): Readable {
-  const list = new JsonListWriter(JSON.stringify(head), 'objects')
-  for (const item of items) list.add(entry(item))
-  return Readable.from(list.finish(), { objectMode: false })
-}
-
 /**
- * An envelope with a page's items, sent as each read batch is written (json-chunks.ts): the
- * client takes in the first part of a large page while the server reads the rest, and the
- * page never waits whole in memory. Its headers and `more`/`next` were settled before it was
- * read. A failure in the middle can only cut the response short: the status has gone.
+ * An envelope with items, sent as each batch is written (json-chunks.ts): the client takes in
+ * the first part of a large page while the server reads the rest, and the page never waits
+ * whole in memory. Its headers and `more`/`next` are settled before the first batch (a page
+ * plans them; one object's versions are read at once). A failure in the middle can only cut
+ * the response short: the status has gone.
  */
 function streamList(head: Record<string, unknown>, batches: AsyncIterable<Item[]> | Iterable<Item[]>, entry: (item: Item) => string): Readable {
   async function* chunks() {
@@ -142,8 +139,8 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       const e = env(req)
       const filters = parseFilters(req.query, { version: true })
       const items = await readObject(e, findCollection(e, req.params.collection!), req.params.object!, filters)
-      if (items.length) dateHeaders(reply, items[0].dateAdded, items[items.length - 1].dateAdded)
-      return sendList({ more: false }, items, stixObject)
+      itemDateHeaders(reply, items)
+      return streamList({ more: false }, [items], stixObject)
     })
 
     get(`${root}/collections/:collection/objects/:object/versions`, async (req, reply) => {
