@@ -85,9 +85,7 @@ export function feedOwner(caller: Caller, ownerId: number): Membership {
 }
 
 export async function readFeed(store: Store, caller: Caller, query: FeedQuery): Promise<FeedPage> {
-  feedOwner(caller, query.ownerId)
-  if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
-  const limit = Math.min(query.limit, MAX_FEED_PAGE)
+  const limit = pageLimit(caller, query)
   const rows = await selectFeedRows(store, store.db, { ...rowQuery(query), limit: limit + 1 })
   const more = rows.length > limit
   const count = more ? limit : rows.length
@@ -115,9 +113,7 @@ export interface FeedPlan {
  * on a later page, so nothing is lost or repeated.
  */
 export async function planFeedPage(store: Store, caller: Caller, query: FeedQuery): Promise<FeedPlan> {
-  feedOwner(caller, query.ownerId)
-  if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
-  const limit = Math.min(query.limit, MAX_FEED_PAGE)
+  const limit = pageLimit(caller, query)
   const keys = await selectFeedKeys(store, store.db, { ...rowQuery(query), limit: limit + 1 })
   const count = Math.min(keys.length, limit)
   const position = (key: [string, number] | undefined) => key && { lastModified: key[0], id: Number(key[1]) }
@@ -150,6 +146,13 @@ export async function listFeedIndicatorIds(store: Store, caller: Caller, ownerId
 export async function feedLabelsInUse(store: Store, caller: Caller, ownerId: number, names: readonly string[]): Promise<string[]> {
   feedOwner(caller, ownerId)
   return selectLabelNamesInUse(store.db, ownerId, names)
+}
+
+/** The page size a read of this query uses, once the caller may read the feed and the size is valid. */
+function pageLimit(caller: Caller, query: FeedQuery): number {
+  feedOwner(caller, query.ownerId)
+  if (!Number.isInteger(query.limit) || query.limit < 1) throw invalid('The page size must be a positive integer')
+  return Math.min(query.limit, MAX_FEED_PAGE)
 }
 
 function rowQuery(q: Omit<FeedQuery, 'limit'>) {

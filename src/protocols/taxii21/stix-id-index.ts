@@ -74,7 +74,10 @@ class OwnerKeys {
 }
 
 /** The first 32 bits of an id's UUID (`indicator--xxxxxxxx-…`). */
-const keyOf = (stixId: string) => parseInt(stixId.slice(stixId.indexOf('--') + 2, stixId.indexOf('--') + 10), 16)
+function keyOf(stixId: string): number {
+  const uuid = stixId.indexOf('--') + 2
+  return parseInt(stixId.slice(uuid, uuid + 8), 16)
+}
 
 export class StixIdIndex {
   private readonly owners = new Map<number, Promise<OwnerKeys>>()
