@@ -7,6 +7,7 @@ import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type SqliteDatabase from 'better-sqlite3'
 import type { Database } from './database.js'
 import type { Store } from './connect.js'
+import { rawReadPath } from './prepared-read.js'
 
 
 export interface FeedRowQuery {
@@ -143,30 +144,27 @@ async function postgresPage(store: Store, db: Kysely<Database>, page: ReturnType
 const statements = new WeakMap<SqliteDatabase.Database, Map<string, SqliteDatabase.Statement>>()
 
 /**
- * Rows as arrays, straight from the driver (Kysely hands out keyed objects only). Inside a
- * transaction the query runs on the transaction's handle, keyed, and is turned into arrays:
- * the driver's handle would be another connection on PostgreSQL and would wait on SQLite.
- * On SQLite the one connection is taken from Kysely first, so the read never runs inside
- * another request's open transaction (it would see that transaction's uncommitted rows).
+ * Rows as arrays, straight from the driver (Kysely hands out keyed objects only), where
+ * prepared-read.ts's rule lets a read skip Kysely; otherwise (a transaction's handle, or a SQLite
+ * connection with another request's transaction open) through Kysely, keyed, turned into arrays.
  */
 async function runAsArrays<Row extends unknown[]>(store: Store, db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
-  if (db.isTransaction || (!store.sqlite && !store.pool)) {
-    return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
-  }
-  if (store.sqlite) {
-    let cache = statements.get(store.sqlite)
-    if (!cache) statements.set(store.sqlite, (cache = new Map()))
+  const path = db.isTransaction ? undefined : rawReadPath(store)
+  if (path === 'sqlite') {
+    const sqlite = store.sqlite!
+    let cache = statements.get(sqlite)
+    if (!cache) statements.set(sqlite, (cache = new Map()))
     let statement = cache.get(query.sql)
     if (!statement || statement.busy) {
-      statement = store.sqlite.prepare(query.sql).raw(true)
+      statement = sqlite.prepare(query.sql).raw(true)
       // The texts differ only by the filters present and the length of an id list: few, but not bounded.
       if (cache.size >= 64) cache.clear()
       cache.set(query.sql, statement)
     }
-    const prepared = statement
-    return db.connection().execute(async () => prepared.all(...query.parameters) as Row[])
+    return statement.all(...query.parameters) as Row[]
   }
-  return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
+  if (path === 'postgres') return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
+  return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
 }
 
 async function sqlitePage(store: Store, db: Kysely<Database>, page: ReturnType<typeof base>): Promise<FeedRow[]> {

@@ -110,6 +110,20 @@ describe('feed pages', () => {
     expect(inside.indicators[0]).toMatchObject({ tags: ['APT "x"', 'botnet'], securityLabels: ['TLP:AMBER'] })
   })
 
+  it('never reads another request\'s uncommitted writes, beside its open transaction', async () => {
+    const first = (await readFeed(t.store, caller, { ownerId: ids.community, limit: 1 })).indicators[0]
+    let outsideDuring: string | undefined
+    await t.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('indicator').set({ summary: 'uncommitted.example' }).where('id', '=', first.id).execute()
+      // On SQLite the read waits for the commit (one connection); on PostgreSQL it reads the committed row.
+      const outside = readFeed(t.store, caller, { ownerId: ids.community, limit: 1 }).then((page) => { outsideDuring = page.indicators[0].summary })
+      if (t.store.dialect === 'postgres') await outside
+      await trx.updateTable('indicator').set({ summary: first.summary }).where('id', '=', first.id).execute()
+    })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(outsideDuring).toBe(first.summary)
+  })
+
   it('walks every Indicator once, in (lastModified, id) order, across pages that split one timestamp', async () => {
     for (const limit of [7, 100, 1499]) {
       const seen = await walk(caller, ids.community, limit)
