@@ -24,6 +24,39 @@ describe('prepared reads by ids', () => {
     expect(await tagNames(t.store, [])).toEqual([])
   })
 
+  it('asked for together in one turn, answer each caller with its own rows, in the statement\'s order', async () => {
+    const [a, b, c, none] = await Promise.all([
+      tagNames(t.store, [ids[2]!, ids[0]!]),
+      tagNames(t.store, [ids[1]!]),
+      tagNames(t.store, [ids[1]!]),
+      tagNames(t.store, [999_999]),
+    ])
+    expect(a).toEqual([{ id: ids[0], name: 'prepared-0' }, { id: ids[2], name: 'prepared-2' }])
+    expect(b).toEqual([{ id: ids[1], name: 'prepared-1' }])
+    expect(c).toEqual(b)
+    // Two callers of one row never share the object: what one changes, the other does not see.
+    expect(c[0]).not.toBe(b[0])
+    expect(none).toEqual([])
+  })
+
+  it('asked for together on PostgreSQL, go out as one statement', async ({ skip }) => {
+    if (t.store.dialect !== 'postgres') return skip('SQLite reads in-process, one statement per call')
+    const pool = t.store.pool!
+    const sent: unknown[] = []
+    const query = pool.query.bind(pool)
+    pool.query = ((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
+      if (config?.name === 'test_tag_names') sent.push(config.values)
+      return (query as (...args: unknown[]) => unknown)(config, ...rest)
+    }) as typeof pool.query
+    try {
+      await Promise.all([tagNames(t.store, [ids[0]!]), tagNames(t.store, [ids[1]!, ids[0]!]), tagNames(t.store, [ids[2]!])])
+      await tagNames(t.store, [ids[2]!])
+    } finally {
+      pool.query = query
+    }
+    expect(sent).toEqual([['prepared-%', [ids[0], ids[1], ids[2]]], ['prepared-%', [ids[2]]]])
+  })
+
   it('inside a transaction see its writes, and outside it not until it commits', async () => {
     let outsideDuring: string[] | undefined
     let insideDuring: string[] | undefined

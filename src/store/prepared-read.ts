@@ -7,6 +7,8 @@
  *
  * Outside a transaction the text runs on the raw driver (rawReadPath says when); inside one it
  * runs through Kysely on the transaction's handle, so it sees the transaction's own writes.
+ * On PostgreSQL the reads of one statement asked for in one event-loop turn go out together
+ * (readInTurn).
  *
  * @example
  *   const findUserRefs = preparedByIds('user_refs_by_id', (db, idIn) =>
@@ -46,6 +48,57 @@ export async function queryNamed(pool: pg.Pool, name: string, text: string, valu
   }
 }
 
+type Keyed = Record<string, unknown>
+
+/** One statement's reads asked for in the current event-loop turn, not yet sent. */
+interface TurnBatch {
+  ids: Set<number>
+  rows: Promise<Keyed[] | undefined>
+}
+const pendingByPool = new WeakMap<pg.Pool, Map<string, TurnBatch>>()
+/** Rows a batch has handed to a caller already: a second caller of the same row gets its own copy. */
+const handedOut = new WeakSet<Keyed>()
+
+/**
+ * Runs a named statement whose one array parameter (at `idsAt` in `values`) holds ids, together
+ * with every other call of the same statement made in this event-loop turn: one round trip for
+ * all of them, sent on setImmediate, after every request parsed in this turn has reached its read
+ * (so none waits longer than the turn). Each caller gets the rows whose `key` column holds one of
+ * its ids, in the statement's order. Nothing is kept between turns: each statement reads what is
+ * committed when it runs. Undefined when the named statement cannot run (queryNamed).
+ *
+ * A PostgreSQL read is a round trip to another process that costs the server more than the
+ * look-up costs the database; under concurrent GETs of one object this is most of their cost.
+ */
+export async function readInTurn(pool: pg.Pool, name: string, text: string, values: readonly unknown[], idsAt: number, ids: readonly number[], key: string): Promise<Keyed[] | undefined> {
+  let pending = pendingByPool.get(pool)
+  if (!pending) pendingByPool.set(pool, pending = new Map())
+  let batch = pending.get(name)
+  if (!batch) {
+    const opened: TurnBatch = { ids: new Set(), rows: undefined as never }
+    opened.rows = new Promise((resolve, reject) => setImmediate(() => {
+      pending.delete(name)
+      const bound = values.slice()
+      bound[idsAt] = [...opened.ids]
+      queryNamed(pool, name, text, bound).then((rows) => resolve(rows as Keyed[] | undefined), reject)
+    }))
+    pending.set(name, batch = opened)
+  }
+  for (const id of ids) batch.ids.add(id)
+  const rows = await batch.rows
+  if (!rows) return undefined
+  if (rows.length > 0 && !(key in rows[0]!)) throw new Error(`The rows of ${name} carry no ${key} column to tell whose read they answer`)
+  const wanted = ids.length === 1 ? undefined : new Set(ids)
+  const mine: Keyed[] = []
+  for (const row of rows) {
+    const id = row[key] as number
+    if (wanted ? !wanted.has(id) : id !== ids[0]) continue
+    if (handedOut.has(row)) mine.push({ ...row })
+    else { handedOut.add(row); mine.push(row) }
+  }
+  return mine
+}
+
 /** `column IN <the ids>`: what a prepared read filters by. */
 export type IdIn = (column: string) => RawBuilder<SqlBool>
 
@@ -71,17 +124,21 @@ type SqliteStatement = ReturnType<NonNullable<Store['sqlite']>['prepare']>
 
 /**
  * A read by ids, built once per dialect by `build`; `name` names its PostgreSQL statement and
- * must be unique. An empty id list reads nothing.
+ * must be unique. The rows must carry the column the ids filter, under its own name (for
+ * `idIn('membership.user_id')`, `user_id`): it tells whose read a row answers when reads of one
+ * turn are sent together. An empty id list reads nothing.
  */
 export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idIn: IdIn) => Built<O>): (store: Store, ids: readonly number[]) => Promise<O[]> {
-  const compiled = new Map<Dialect, { text: string; parameters: readonly unknown[] }>()
+  const compiled = new Map<Dialect, { text: string; parameters: readonly unknown[]; key: string }>()
   const statements = new WeakMap<object, SqliteStatement>()
 
   const compiledFor = (store: Store) => {
     let c = compiled.get(store.dialect)
     if (!c) {
-      const query = build(store.db, idIn(store.dialect, IDS)).compile()
-      c = { text: query.sql, parameters: query.parameters }
+      let key = ''
+      const filter = idIn(store.dialect, IDS)
+      const query = build(store.db, (column) => { key = column.slice(column.lastIndexOf('.') + 1); return filter(column) }).compile()
+      c = { text: query.sql, parameters: query.parameters, key }
       compiled.set(store.dialect, c)
     }
     return c
@@ -91,16 +148,15 @@ export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idI
     if (ids.length === 0) return []
     const path = rawReadPath(store)
     if (path) {
-      const { text, parameters } = compiledFor(store)
-      const value = bound(store.dialect, ids)
-      const values = parameters.map((p) => (p === IDS ? value : p))
+      const { text, parameters, key } = compiledFor(store)
       if (path === 'sqlite') {
+        const value = bound(store.dialect, ids)
         const sqlite = store.sqlite!
         let statement = statements.get(sqlite)
         if (!statement) statements.set(sqlite, statement = sqlite.prepare(text))
-        return statement.all(values) as O[]
+        return statement.all(parameters.map((p) => (p === IDS ? value : p))) as O[]
       }
-      const rows = await queryNamed(store.pool!, name, text, values)
+      const rows = await readInTurn(store.pool!, name, text, parameters, parameters.indexOf(IDS), ids, key)
       if (rows) return rows as O[]
     }
     return build(store.db, idIn(store.dialect, bound(store.dialect, ids))).execute()

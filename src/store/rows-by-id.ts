@@ -11,11 +11,13 @@
  * property set by name per column, which for the 42 columns of an Indicator took longer than the
  * look-up itself.
  *
- * When the raw driver may be used is prepared-read.ts's rule (rawReadPath).
+ * On PostgreSQL the reads of one table asked for in one event-loop turn go out as one statement
+ * (prepared-read.ts's readInTurn). When the raw driver may be used is prepared-read.ts's rule
+ * (rawReadPath).
  */
 import type { Store } from './connect.js'
 import type { Row } from './database.js'
-import { queryNamed, rawReadPath } from './prepared-read.js'
+import { rawReadPath, readInTurn } from './prepared-read.js'
 
 /** Tables loaded by id in their objects' v3 and v2 views. */
 export type ByIdTable = 'indicator' | 'intel_group' | 'victim' | 'task'
@@ -47,7 +49,7 @@ export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T,
     return values ? [rowOf(statements, statements.one, values) as Row<T>] : []
   }
   if (path === 'postgres') {
-    const rows = await queryNamed(store.pool!, `rows_by_id_${table}`, SQL.postgres(table), [ids])
+    const rows = await readInTurn(store.pool!, `rows_by_id_${table}`, SQL.postgres(table), [ids], 0, ids, 'id')
     if (rows) return rows as Row<T>[]
   }
   return store.db.selectFrom(table as ByIdTable).selectAll().where('id', 'in', ids).execute() as Promise<Row<T>[]>
