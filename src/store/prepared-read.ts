@@ -39,7 +39,7 @@ export function rawReadPath(store: Store): 'sqlite' | 'postgres' | undefined {
  * upgraded beside this one added a column: a statement prepared before cannot change its result
  * type, so the caller reads through Kysely (an unnamed statement) instead.
  */
-export async function queryNamed(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<unknown[] | undefined> {
+async function queryNamed(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<unknown[] | undefined> {
   try {
     return (await pool.query({ name, text, values })).rows
   } catch (error) {

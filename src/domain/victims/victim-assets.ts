@@ -111,15 +111,15 @@ export async function deleteVictimAsset(ctx: RequestContext, victimId: number, t
   })
 }
 
-/**
- * Lists Victim Assets of a Victim, of an association scope, or of ctx.owner.
- * @example await listVictimAssets(ctx, { associatedWith: { kind: 'group', id: 12 }, type: 'emailAddresses' })
- */
 /** Victim assets by id, in any owner the caller can read, in no particular order. */
 export async function loadReadableVictimAssets(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
   return keepReadableRows(ctx.caller, await findVictimAssetRowsByIds(ctx.store, ids)).map(toRecord)
 }
 
+/**
+ * Lists Victim Assets of a Victim, of an association scope, or of ctx.owner.
+ * @example await listVictimAssets(ctx, { associatedWith: { kind: 'group', id: 12 }, type: 'emailAddresses' })
+ */
 export async function listVictimAssets(ctx: RequestContext, query: VictimAssetQuery = {}): Promise<{ items: VictimAssetRecord[]; total: number }> {
   const def = query.type === undefined ? undefined : requireVictimAssetType(query.type)
   if (query.victimId !== undefined) await findReadableItem(ctx, 'victim', query.victimId)
