@@ -106,10 +106,12 @@ export function listLabelsOf(db: Kysely<Database>, kind: ItemKind, ids: readonly
     .where('item_security_label.item_kind', '=', kind).where('item_security_label.item_id', 'in', chunk).orderBy('l.name').execute())
 }
 
-export async function linkTag(db: Kysely<Database>, tagId: number, kind: ItemKind, itemId: number, now: string) {
-  await db.insertInto('item_tag').values({ tag_id: tagId, item_kind: kind, item_id: itemId, date_added: now })
-    .onConflict((oc) => oc.columns(['item_kind', 'item_id', 'tag_id']).doNothing()).execute()
+/** Links the tag to the item (and marks it used); false when the item had it already. */
+export async function linkTag(db: Kysely<Database>, tagId: number, kind: ItemKind, itemId: number, now: string): Promise<boolean> {
+  const r = await db.insertInto('item_tag').values({ tag_id: tagId, item_kind: kind, item_id: itemId, date_added: now })
+    .onConflict((oc) => oc.columns(['item_kind', 'item_id', 'tag_id']).doNothing()).executeTakeFirst()
   await db.updateTable('tag').set({ last_used: now }).where('id', '=', tagId).execute()
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
 export async function unlinkTag(db: Kysely<Database>, tagId: number, kind: ItemKind, itemId: number) {
@@ -117,14 +119,24 @@ export async function unlinkTag(db: Kysely<Database>, tagId: number, kind: ItemK
   return Number(r.numDeletedRows) > 0
 }
 
-export async function linkLabel(db: Kysely<Database>, labelId: number, kind: ItemKind, itemId: number, now: string) {
-  await db.insertInto('item_security_label').values({ label_id: labelId, item_kind: kind, item_id: itemId, date_added: now })
-    .onConflict((oc) => oc.columns(['item_kind', 'item_id', 'label_id']).doNothing()).execute()
+/** Links the label to the item; false when the item had it already. */
+export async function linkLabel(db: Kysely<Database>, labelId: number, kind: ItemKind, itemId: number, now: string): Promise<boolean> {
+  const r = await db.insertInto('item_security_label').values({ label_id: labelId, item_kind: kind, item_id: itemId, date_added: now })
+    .onConflict((oc) => oc.columns(['item_kind', 'item_id', 'label_id']).doNothing()).executeTakeFirst()
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
 export async function unlinkLabel(db: Kysely<Database>, labelId: number, kind: ItemKind, itemId: number) {
   const r = await db.deleteFrom('item_security_label').where('label_id', '=', labelId).where('item_kind', '=', kind).where('item_id', '=', itemId).executeTakeFirst()
   return Number(r.numDeletedRows) > 0
+}
+
+/** Sets last_modified on the Indicators, leaving those already at `now` unwritten (one created by the same call). */
+export async function stampIndicators(db: Kysely<Database>, ids: readonly number[], now: string): Promise<void> {
+  await inChunks(ids, async (chunk) => {
+    await db.updateTable('indicator').set({ last_modified: now }).where('id', 'in', chunk).where('last_modified', '<>', now).execute()
+    return []
+  })
 }
 
 /** Removes everything attached to the given items: attributes (and their labels), tag and label links, associations. */

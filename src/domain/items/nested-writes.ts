@@ -19,6 +19,7 @@ import { DomainError, invalid, notFound } from '../errors.js'
 import { type ItemInfo, findReadableItem } from './items.js'
 import { addAttribute, applyLabel, addTag } from '../metadata/item-metadata.js'
 import { checkTagName } from '../metadata/tags.js'
+import { markingsChanged } from '../metadata/item-changes.js'
 import type { Action } from '../permissions.js'
 import { bodyId } from '../input.js'
 
@@ -133,6 +134,7 @@ async function applyTags(ctx: RequestContext, item: ItemInfo, member: Required<N
   const current = await listTagsOf(db, item.kind, [item.id])
   const remove = member.mode === 'delete' ? current.filter((t) => names.includes(t.name)) : current.filter((t) => !names.includes(t.name))
   for (const tag of remove) await unlinkTag(db, tag.id, item.kind, item.id)
+  if (remove.length) await markingsChanged(db, item, ctx.now)
   if (member.mode === 'replace') for (const name of names) await addTag(ctx, item, name, action)
 }
 
@@ -148,7 +150,7 @@ async function applyLabels(ctx: RequestContext, item: ItemInfo, member: Required
     for (const name of names) {
       const label = await findLabelByName(db, item.ownerId, name)
       if (!label) throw notFound(`Security Label '${name}' does not exist in ${item.ownerName}`)
-      await unlinkLabel(db, label.id, item.kind, item.id)
+      if (await unlinkLabel(db, label.id, item.kind, item.id)) await markingsChanged(db, item, ctx.now)
     }
     return
   }
@@ -158,7 +160,9 @@ async function applyLabels(ctx: RequestContext, item: ItemInfo, member: Required
     if (!label) throw notFound(`Security Label '${name}' does not exist in ${item.ownerName}`)
     wanted.add(label.id)
   }
-  for (const label of await listLabelsOf(db, item.kind, [item.id])) if (!wanted.has(label.id)) await unlinkLabel(db, label.id, item.kind, item.id)
+  const unwanted = (await listLabelsOf(db, item.kind, [item.id])).filter((label) => !wanted.has(label.id))
+  for (const label of unwanted) await unlinkLabel(db, label.id, item.kind, item.id)
+  if (unwanted.length) await markingsChanged(db, item, ctx.now)
   for (const name of names) await applyLabel(ctx, item, name)
 }
 

@@ -4,6 +4,10 @@ import type { RequestContext } from '../context.js'
 import { findReadableItem } from '../items/items.js'
 import * as metadata from './item-metadata.js'
 import { createTestGroup } from '../../test/factories.js'
+import { createOrUpdateIndicator } from '../indicators/indicators.js'
+import { updateIndicatorObject } from '../indicators/objects.js'
+import { deleteSecurityLabel } from './security-labels.js'
+import { deleteTagRecord, updateTag, updateTagRecord } from './tags.js'
 
 let t: TestApp
 let ctx: RequestContext
@@ -108,5 +112,104 @@ describe('tags on items', () => {
     expect(await metadata.listItemTags(ctx, group)).toEqual([])
     expect(await metadata.listItemLabels(ctx, group)).toEqual([])
     expect(await metadata.listAttributes(ctx, group)).toEqual([])
+  })
+})
+
+describe("an Indicator's tags and Security Labels are part of it: changing them moves its lastModified", () => {
+  const LONG_AGO = '2020-01-01T00:00:00.000Z'
+  let indicatorId: number
+  let bystanderId: number
+
+  const lastModified = async (id: number) =>
+    (await t.store.db.selectFrom('indicator').select('last_modified').where('id', '=', id).executeTakeFirstOrThrow()).last_modified
+  const backdate = (...ids: number[]) => t.store.db.updateTable('indicator').set({ last_modified: LONG_AGO }).where('id', 'in', ids).execute()
+  const indicator = () => findReadableItem(ctx, 'indicator', indicatorId)
+
+  beforeAll(async () => {
+    indicatorId = (await createOrUpdateIndicator(ctx, { type: 'Host', hostName: 'stamped.example' })).indicator.id
+    bystanderId = (await createOrUpdateIndicator(ctx, { type: 'Host', hostName: 'bystander.example' })).indicator.id
+  })
+
+  it('tagging and untagging it', async () => {
+    await backdate(indicatorId)
+    const tagging = await t.context()
+    await metadata.addTag(tagging, await indicator(), 'phishing')
+    expect(await lastModified(indicatorId)).toBe(tagging.now)
+
+    await backdate(indicatorId)
+    await metadata.addTag(ctx, await indicator(), 'phishing')
+    expect(await lastModified(indicatorId), 'a tag it had already is no change').toBe(LONG_AGO)
+
+    const untagging = await t.context()
+    await metadata.removeTag(untagging, await indicator(), 'phishing')
+    expect(await lastModified(indicatorId)).toBe(untagging.now)
+  })
+
+  it('labelling and unlabelling it', async () => {
+    await backdate(indicatorId)
+    const labelling = await t.context()
+    await metadata.applyLabel(labelling, await indicator(), 'TLP:AMBER')
+    expect(await lastModified(indicatorId)).toBe(labelling.now)
+
+    await backdate(indicatorId)
+    const unlabelling = await t.context()
+    await metadata.removeLabel(unlabelling, await indicator(), 'TLP:AMBER')
+    expect(await lastModified(indicatorId)).toBe(unlabelling.now)
+  })
+
+  it('replacing its tags and labels through a v3 update, also when the body only removes them', async () => {
+    await metadata.addTag(ctx, await indicator(), 'old-tag')
+    await metadata.applyLabel(ctx, await indicator(), 'TLP:AMBER')
+    await backdate(indicatorId)
+    const replacing = await t.context()
+    await updateIndicatorObject(replacing, indicatorId, { tags: { data: [], mode: 'replace' } })
+    expect(await lastModified(indicatorId)).toBe(replacing.now)
+
+    await backdate(indicatorId)
+    const deleting = await t.context()
+    await updateIndicatorObject(deleting, indicatorId, { securityLabels: { data: [{ name: 'TLP:AMBER' }], mode: 'delete' } })
+    expect(await lastModified(indicatorId)).toBe(deleting.now)
+  })
+
+  it('renaming or deleting a tag it carries, and only the Indicators carrying it', async () => {
+    await metadata.addTag(ctx, await indicator(), 'renamed-later')
+    await backdate(indicatorId, bystanderId)
+    const renaming = await t.context()
+    await updateTag(renaming, 'renamed-later', { name: 'renamed-now' })
+    expect(await lastModified(indicatorId)).toBe(renaming.now)
+    expect(await lastModified(bystanderId)).toBe(LONG_AGO)
+
+    await backdate(indicatorId)
+    const describing = await t.context()
+    await updateTag(describing, 'renamed-now', { description: 'only the description' })
+    expect(await lastModified(indicatorId), 'a new description is not part of the Indicator').toBe(LONG_AGO)
+
+    const tagId = (await t.store.db.selectFrom('tag').select('id').where('name', '=', 'renamed-now').executeTakeFirstOrThrow()).id
+    const renamingById = await t.context()
+    await updateTagRecord(renamingById, tagId, { name: 'renamed-by-id' })
+    expect(await lastModified(indicatorId)).toBe(renamingById.now)
+
+    await backdate(indicatorId)
+    const deleting = await t.context()
+    await deleteTagRecord(deleting, tagId)
+    expect(await lastModified(indicatorId)).toBe(deleting.now)
+    expect(await lastModified(bystanderId)).toBe(LONG_AGO)
+  })
+
+  it('deleting a Security Label it carries', async () => {
+    await t.store.db.insertInto('security_label').values({ owner_id: ctx.owner.id, name: 'Doomed label', description: null, color: null, date_added: ctx.now }).execute()
+    await metadata.applyLabel(ctx, await indicator(), 'Doomed label')
+    await backdate(indicatorId, bystanderId)
+    const deleting = await t.context()
+    await deleteSecurityLabel(deleting, 'Doomed label')
+    expect(await lastModified(indicatorId)).toBe(deleting.now)
+    expect(await lastModified(bystanderId)).toBe(LONG_AGO)
+  })
+
+  it("leaves other kinds' lastModified to their own fields", async () => {
+    const before = (await t.store.db.selectFrom('intel_group').select('last_modified').where('id', '=', groupId).executeTakeFirstOrThrow()).last_modified
+    await metadata.addTag(await t.context(), await findReadableItem(ctx, 'group', groupId), 'group-only')
+    const after = (await t.store.db.selectFrom('intel_group').select('last_modified').where('id', '=', groupId).executeTakeFirstOrThrow()).last_modified
+    expect(after).toBe(before)
   })
 })

@@ -19,6 +19,7 @@ import type { Action } from '../permissions.js'
 import { withTransactionDb } from '../transaction.js'
 import { type SecurityLabel, toSecurityLabel } from './security-labels.js'
 import { type Tag, checkTagName, toTag } from './tags.js'
+import { markingsChanged } from './item-changes.js'
 
 export interface AttributeView {
   id: number
@@ -171,15 +172,19 @@ export async function listItemLabels(ctx: RequestContext, item: ItemInfo): Promi
 /** Puts an existing label on the item; a label that does not exist in the owner is an error and nothing is created. */
 export async function applyLabel(ctx: RequestContext, item: ItemInfo, name: string): Promise<void> {
   await requirePermission(ctx, 'applyLabel', item.membership)
-  const db = ctx.store.db
-  const label = await requireLabel(db, item.ownerId, item.ownerName, name)
-  await repo.linkLabel(db, label.id, item.kind, item.id, ctx.now)
+  const label = await requireLabel(ctx.store.db, item.ownerId, item.ownerName, name)
+  await withTransactionDb(ctx, async (db) => {
+    if (await repo.linkLabel(db, label.id, item.kind, item.id, ctx.now)) await markingsChanged(db, item, ctx.now)
+  })
 }
 
 export async function removeLabel(ctx: RequestContext, item: ItemInfo, name: string): Promise<void> {
   await requirePermission(ctx, 'applyLabel', item.membership)
   const label = await requireLabel(ctx.store.db, item.ownerId, item.ownerName, name)
-  if (!(await repo.unlinkLabel(ctx.store.db, label.id, item.kind, item.id))) throw notFound(`Security Label '${name}' is not on this item`)
+  await withTransactionDb(ctx, async (db) => {
+    if (!(await repo.unlinkLabel(db, label.id, item.kind, item.id))) throw notFound(`Security Label '${name}' is not on this item`)
+    await markingsChanged(db, item, ctx.now)
+  })
 }
 
 async function requireAttributeOf(ctx: RequestContext, item: ItemInfo, attributeId: number): Promise<ItemInfo> {
@@ -206,13 +211,18 @@ export async function listItemTags(ctx: RequestContext, item: ItemInfo): Promise
 /** Tags the item, creating the tag in the item's owner on first use. */
 export async function addTag(ctx: RequestContext, item: ItemInfo, name: unknown, action: Action = 'update'): Promise<void> {
   await requirePermission(ctx, action, item.membership)
-  const db = ctx.store.db
-  const tag = await findOrCreateTag(db, item.ownerId, checkTagName(name), ctx.now)
-  await repo.linkTag(db, tag.id, item.kind, item.id, ctx.now)
+  const tagName = checkTagName(name)
+  await withTransactionDb(ctx, async (db) => {
+    const tag = await findOrCreateTag(db, item.ownerId, tagName, ctx.now)
+    if (await repo.linkTag(db, tag.id, item.kind, item.id, ctx.now)) await markingsChanged(db, item, ctx.now)
+  })
 }
 
 export async function removeTag(ctx: RequestContext, item: ItemInfo, name: string): Promise<void> {
   await requirePermission(ctx, 'update', item.membership)
-  const tag = await findTagByName(ctx.store.db, item.ownerId, name)
-  if (!tag || !(await repo.unlinkTag(ctx.store.db, tag.id, item.kind, item.id))) throw notFound(`Tag '${name}' is not on this item`)
+  await withTransactionDb(ctx, async (db) => {
+    const tag = await findTagByName(db, item.ownerId, name)
+    if (!tag || !(await repo.unlinkTag(db, tag.id, item.kind, item.id))) throw notFound(`Tag '${name}' is not on this item`)
+    await markingsChanged(db, item, ctx.now)
+  })
 }

@@ -11,6 +11,7 @@ import { type RequestContext, requirePermission } from '../context.js'
 import { conflict, invalid, notFound } from '../errors.js'
 import { textValue } from '../input.js'
 import { withTransactionDb } from '../transaction.js'
+import { markerChanging } from './item-changes.js'
 import { findLabelsByIds } from '../../store/tag-record.repository.js'
 import { membershipFor, ownerIdsToRead } from '../access/owner-scope.js'
 import { type ListSource, type ObjectListQuery, inIdOrder, listObjectIds } from '../listing/object-lists.js'
@@ -93,7 +94,10 @@ export async function createSecurityLabel(ctx: RequestContext, input: { name?: u
 export async function deleteSecurityLabel(ctx: RequestContext, name: string): Promise<{ unlinked: number }> {
   await requirePermission(ctx, 'manageLabels')
   const label = await requireLabel(ctx, name)
-  const unlinked = await withTransactionDb(ctx, (trx) => repo.deleteLabel(trx, label.id))
+  const unlinked = await withTransactionDb(ctx, async (trx) => {
+    await markerChanging(trx, { kind: 'label', id: label.id }, ctx.now)
+    return repo.deleteLabel(trx, label.id)
+  })
   return { unlinked }
 }
 

@@ -17,6 +17,7 @@ import { membershipFor } from '../access/owner-scope.js'
 import { optionalText } from '../input.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
+import { markerChanging } from './item-changes.js'
 
 export type { TagFilter } from '../../store/tag.repository.js'
 
@@ -112,7 +113,10 @@ export async function updateTag(ctx: RequestContext, name: string, input: { name
   const newName = input.name === undefined || input.name === null || input.name === '' ? tag.name : checkTagName(input.name)
   const description = readTagDescription(input)
   if (newName !== tag.name) await requireFreeTagName(ctx, ctx.owner.id, ctx.owner.name, newName)
-  await repo.updateTag(ctx.store.db, tag.id, { ...(newName !== tag.name ? { name: newName } : {}), ...(description !== undefined ? { description } : {}) })
+  await withTransactionDb(ctx, async (db) => {
+    if (newName !== tag.name) await markerChanging(db, { kind: 'tag', id: tag.id }, ctx.now)
+    await repo.updateTag(db, tag.id, { ...(newName !== tag.name ? { name: newName } : {}), ...(description !== undefined ? { description } : {}) })
+  })
   return getTag(ctx, newName)
 }
 
@@ -120,7 +124,10 @@ export async function updateTag(ctx: RequestContext, name: string, input: { name
 export async function deleteTag(ctx: RequestContext, name: string): Promise<void> {
   await requirePermission(ctx, 'manageTags')
   const tag = await requireTag(ctx, name)
-  await withTransactionDb(ctx, (trx) => repo.deleteTag(trx, tag.id))
+  await withTransactionDb(ctx, async (trx) => {
+    await markerChanging(trx, { kind: 'tag', id: tag.id }, ctx.now)
+    await repo.deleteTag(trx, tag.id)
+  })
 }
 
 export async function requireTagMarker(ctx: RequestContext, name: string): Promise<Marker> {
@@ -237,20 +244,29 @@ export async function updateTagRecord(ctx: RequestContext, id: number, input: un
   const name = body.name === undefined ? undefined : checkTagName(body.name)
   if (name !== undefined && name !== tag.name) await requireFreeTagName(ctx, tag.ownerId, tag.ownerName, name)
   const description = readTagDescription(body)
-  await repo.updateTag(ctx.store.db, id, { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) })
+  await withTransactionDb(ctx, async (db) => {
+    if (name !== undefined && name !== tag.name) await markerChanging(db, { kind: 'tag', id }, ctx.now)
+    await repo.updateTag(db, id, { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) })
+  })
   return getTagRecord(ctx, id)
+}
+
+/** Removes the tag from everything carrying it, then the tag; call inside a transaction. */
+async function removeTagEverywhere(ctx: RequestContext, id: number): Promise<void> {
+  await markerChanging(ctx.store.db, { kind: 'tag', id }, ctx.now)
+  await repo.deleteTag(ctx.store.db, id)
 }
 
 export async function deleteTagRecord(ctx: RequestContext, id: number): Promise<void> {
   await requireWritableTag(ctx, id)
-  await withTransaction(ctx, (tctx) => repo.deleteTag(tctx.store.db, id))
+  await withTransaction(ctx, (tctx) => removeTagEverywhere(tctx, id))
 }
 
 export async function deleteTagsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, TAG_SOURCE, tql, scope)
     for (const id of ids) await requireWritableTag(tctx, id)
-    for (const id of ids) await repo.deleteTag(tctx.store.db, id)
+    for (const id of ids) await removeTagEverywhere(tctx, id)
     return ids.length
   })
 }

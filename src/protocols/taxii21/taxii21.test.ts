@@ -394,3 +394,22 @@ describe('authentication and roles', () => {
     expectError(res, 403)
   })
 })
+
+describe('a change of tags or labels is a new version of the Indicator', () => {
+  // Application 1.0: its indicators carry the tags as `labels`.
+  const objects = `${V1}/svc_taxii/collections/Test%20Organization/objects/`
+
+  it('reaches a reader polling with added_after, carrying the new label and a later modified', async () => {
+    const polled = await ok(objects)
+    const last = polled.headers['x-taxii-date-added-last'] as string
+    const before = polled.json().objects.find((o: { pattern?: string }) => o.pattern === "[ipv6-addr:value = '2001:db8::7']")
+    expect(before.labels ?? []).not.toContain('Late tag')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect((await v2post('/indicators/addresses/2001:db8::7/tags/Late%20tag', {})).statusCode).toBe(200)
+
+    const since = (await ok(`${objects}?added_after=${last}`)).json().objects
+    expect(since.map((o: { id: string }) => o.id)).toEqual([before.id])
+    expect(since[0].labels).toContain('Late tag')
+    expect(since[0].modified > before.modified).toBe(true)
+  })
+})
