@@ -33,6 +33,18 @@ export class UuidV5Namespace {
   }
 
   uuid(name: string): string {
+    const hex = hash('sha1', this.named(name), 'hex')
+    const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+  }
+
+  /** The first 32 bits of uuid(name) (its first eight hex digits, which the version and variant bits leave alone). */
+  prefix(name: string): number {
+    return parseInt(hash('sha1', this.named(name), 'hex').slice(0, 8), 16)
+  }
+
+  /** The namespace bytes followed by the name's. */
+  private named(name: string): Buffer {
     const length = Buffer.byteLength(name, 'utf8')
     if (16 + length > this.buffer.length) {
       const larger = Buffer.alloc(2 * (16 + length))
@@ -40,8 +52,6 @@ export class UuidV5Namespace {
       this.buffer = larger
     }
     this.buffer.write(name, 16, 'utf8')
-    const hex = hash('sha1', this.buffer.subarray(0, 16 + length), 'hex')
-    const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+    return this.buffer.subarray(0, 16 + length)
   }
 }

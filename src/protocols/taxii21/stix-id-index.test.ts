@@ -19,7 +19,30 @@ function store(initial: number[]) {
   }
 }
 
+/**
+ * Ids whose keys (first 32 bits) are the Indicator id modulo 1,000, so that thousands share a
+ * key and an index can be filled past 2^21 entries without hashing.
+ */
+const colliding = {
+  indicatorKey: (_owner: number, id: number) => id % 1000,
+  indicator: (owner: number, id: number) => `indicator--${(id % 1000).toString(16).padStart(8, '0')}-0000-5000-8000-${String(owner * 1e7 + id).padStart(12, '0')}`,
+} as unknown as StixIds
+
 describe('StixIdIndex', () => {
+  it("keys each Indicator by the first 32 bits of its STIX id's UUID", () => {
+    for (const id of [1, 77, 123_456_789]) expect(ids.indicatorKey(OWNER, id)).toBe(parseInt(ids.indicator(OWNER, id).slice('indicator--'.length, 19), 16))
+  })
+
+  it('tells apart Indicators sharing a key, in an index of more than 2^21 Indicators too', async () => {
+    for (const size of [50_000, 2 ** 21 + 5]) {
+      const s = store(Array.from({ length: size }, (_, i) => i + 1))
+      const index = new StixIdIndex(colliding)
+      const wanted = [size, 1, 1001, size - 1000, 4242]
+      expect(await index.resolve(OWNER, wanted.map((id) => colliding.indicator(OWNER, id)), s.list)).toEqual(wanted)
+      expect(await index.resolve(OWNER, [colliding.indicator(OWNER, size + 1)], s.list)).toEqual([])
+    }
+  }, 60_000)
+
   it('finds Indicators among many from their STIX ids, listing the owner once', async () => {
     const s = store(Array.from({ length: 10_000 }, (_, i) => i + 1))
     const index = new StixIdIndex(ids)

@@ -17,6 +17,8 @@ import type { StixIds } from './stix.js'
 const REINDEX_AFTER_MS = 60_000
 /** Keys added since the sorted part was built are searched linearly until there are this many. */
 const TAIL_LIMIT = 4096
+/** Positions packed beside a 32-bit key in a float (merge). */
+const POSITION_SPAN = 2 ** 21
 
 /** `ids` lists the owner's Indicator ids in ascending order, those above `afterId` when given. */
 export type ListIds = (afterId?: number) => Promise<number[]>
@@ -55,17 +57,37 @@ class OwnerKeys {
     return found
   }
 
+  /**
+   * Sorts the tail into the keys. Each (key, position) pair is packed into one float, key × 2^21
+   * + position, exact below 2^53, so a typed-array sort with no comparator orders them (a
+   * comparator called 14 million times cost a second at 700,000 Indicators); owners of 2^21
+   * Indicators or more pack into 64-bit integers instead.
+   */
   private merge(): void {
-    const order = [...this.keys.keys(), ...this.tailKeys.map((_, i) => this.keys.length + i)]
+    const total = this.keys.length + this.tailKeys.length
     const keyAt = (i: number) => (i < this.keys.length ? this.keys[i] : this.tailKeys[i - this.keys.length])
     const idAt = (i: number) => (i < this.keys.length ? this.ids[i] : this.tailIds[i - this.keys.length])
-    order.sort((a, b) => keyAt(a) - keyAt(b))
-    const keys = new Uint32Array(order.length)
-    const ids = new Float64Array(order.length)
-    order.forEach((from, to) => {
-      keys[to] = keyAt(from)
-      ids[to] = idAt(from)
-    })
+    const keys = new Uint32Array(total)
+    const ids = new Float64Array(total)
+    if (total <= POSITION_SPAN) {
+      const packed = new Float64Array(total)
+      for (let i = 0; i < total; i++) packed[i] = keyAt(i) * POSITION_SPAN + i
+      packed.sort()
+      for (let to = 0; to < total; to++) {
+        const from = packed[to] % POSITION_SPAN
+        keys[to] = keyAt(from)
+        ids[to] = idAt(from)
+      }
+    } else {
+      const packed = new BigUint64Array(total)
+      for (let i = 0; i < total; i++) packed[i] = (BigInt(keyAt(i)) << 32n) | BigInt(i)
+      packed.sort()
+      for (let to = 0; to < total; to++) {
+        const from = Number(packed[to] & 0xffffffffn)
+        keys[to] = keyAt(from)
+        ids[to] = idAt(from)
+      }
+    }
     this.keys = keys
     this.ids = ids
     this.tailKeys = []
@@ -136,6 +158,6 @@ export class StixIdIndex {
   }
 
   private entries(ownerId: number, ids: number[]): { key: number; id: number }[] {
-    return ids.map((id) => ({ key: keyOf(this.ids.indicator(ownerId, id)), id }))
+    return ids.map((id) => ({ key: this.ids.indicatorKey(ownerId, id), id }))
   }
 }

@@ -378,6 +378,11 @@ export class StixIds {
     return `indicator--${this.namespace.uuid(`indicator|${ownerId}|${indicatorId}`)}`
   }
 
+  /** The first 32 bits of the Indicator's UUID, as stix-id-index.ts keys it, without building the id. */
+  indicatorKey(ownerId: number, indicatorId: number): number {
+    return this.namespace.prefix(`indicator|${ownerId}|${indicatorId}`)
+  }
+
   collection(ownerId: number): string {
     return this.namespace.uuid(`collection|${ownerId}`)
   }
