@@ -124,10 +124,7 @@ export async function updateTag(ctx: RequestContext, name: string, input: { name
 export async function deleteTag(ctx: RequestContext, name: string): Promise<void> {
   await requirePermission(ctx, 'manageTags')
   const tag = await requireTag(ctx, name)
-  await withTransactionDb(ctx, async (trx) => {
-    await markerChanging(trx, { kind: 'tag', id: tag.id }, ctx.now)
-    await repo.deleteTag(trx, tag.id)
-  })
+  await withTransaction(ctx, (tctx) => removeTagEverywhere(tctx, tag.id))
 }
 
 export async function requireTagMarker(ctx: RequestContext, name: string): Promise<Marker> {
