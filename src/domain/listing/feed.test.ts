@@ -205,6 +205,28 @@ describe('feed pages', () => {
     expect((await planFeedPage(t.store, caller, { ownerId: ids.community, after, limit: 5 }))).toEqual({ count: 0, more: false })
   })
 
+  it('plans exactly the page readFeed returns from every position, for every page size around the seeks\' ends', async () => {
+    const small = await t.createOwner('Feed Small Source', 'Source')
+    const account = await t.createAccount({ kind: 'taxii', password: 'feed-pass-small', memberships: { 'Feed Small Source': 'User' } })
+    const reader = await basicCaller(account.userName, 'feed-pass-small')
+    // Runs of 1, 4, 2 and 5 Indicators sharing a millisecond: a position splits a run, so a page is read in two seeks.
+    const runs = [1, 4, 2, 5]
+    await insertIndicators(small, runs.flatMap((size, run) =>
+      Array.from({ length: size }, (_, i) => ({ summary: `run-${run}-${i}.example`, lastModified: `2026-03-0${run + 1}T00:00:00.000Z` }))))
+    const all = (await readFeed(t.store, reader, { ownerId: small, limit: 100 })).indicators
+    expect(all).toHaveLength(12)
+    for (const after of [undefined, ...all.map((i) => ({ lastModified: i.lastModified, id: i.id }))]) {
+      for (let limit = 1; limit <= 13; limit++) {
+        const page = await readFeed(t.store, reader, { ownerId: small, after, limit })
+        const plan = await planFeedPage(t.store, reader, { ownerId: small, after, limit })
+        const first = page.indicators[0]
+        expect(plan, `after ${after?.id}, limit ${limit}`).toEqual(page.indicators.length
+          ? { count: page.indicators.length, first: { lastModified: first.lastModified, id: first.id }, last: page.last, more: page.more }
+          : { count: 0, more: false })
+      }
+    }
+  })
+
   it('reads a planned page in parts up to its last Indicator; one changed meanwhile moves past the bound to a later page', async () => {
     const plan = await planFeedPage(t.store, caller, { ownerId: ids.source, limit: 60 })
     const whole = await readFeed(t.store, caller, { ownerId: ids.source, limit: 60 })

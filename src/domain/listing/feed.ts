@@ -16,7 +16,7 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedKeys, selectFeedRows, selectLabelNamesInUse } from '../../store/feed.repository.js'
+import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedRows, selectFeedSpan, selectLabelNamesInUse } from '../../store/feed.repository.js'
 import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
 import { invalid, notFound } from '../errors.js'
@@ -113,11 +113,9 @@ export interface FeedPlan {
  * on a later page, so nothing is lost or repeated.
  */
 export async function planFeedPage(store: Store, caller: Caller, query: FeedQuery): Promise<FeedPlan> {
-  const limit = pageLimit(caller, query)
-  const keys = await selectFeedKeys(store, store.db, { ...rowQuery(query), limit: limit + 1 })
-  const count = Math.min(keys.length, limit)
-  const position = (key: [string, number] | undefined) => key && { lastModified: key[0], id: Number(key[1]) }
-  return { count, first: position(keys[0]), last: position(keys[count - 1]), more: keys.length > limit }
+  const span = await selectFeedSpan(store, store.db, { ...rowQuery(query), limit: pageLimit(caller, query) })
+  const position = (key: [string, number] | undefined) => key && { lastModified: key[0], id: key[1] }
+  return { count: span.count, first: position(span.first), last: position(span.last), more: span.more }
 }
 
 /**
