@@ -64,6 +64,9 @@ function base(db: Kysely<Database>, q: FeedRowQuery) {
   return query
 }
 
+/** A feed query narrowed to one seek (seeksFrom), or a page of one. */
+type Seek = ReturnType<typeof base>
+
 type NameLink = readonly ['item_tag', 'tag', 'tag_id'] | readonly ['item_security_label', 'security_label', 'label_id']
 const TAGS: NameLink = ['item_tag', 'tag', 'tag_id']
 const LABELS: NameLink = ['item_security_label', 'security_label', 'label_id']
@@ -75,7 +78,7 @@ const LABELS: NameLink = ['item_security_label', 'security_label', 'label_id']
  * not by the aggregate: an ORDER BY inside it sets up a sorter for every row, a quarter of the
  * query's time, when most rows have one name or none.
  */
-function withNames(db: Kysely<Database>, page: ReturnType<typeof base>): CompiledQuery {
+function withNames(db: Kysely<Database>, page: Seek): CompiledQuery {
   const namesOf = ([link, names, key]: NameLink) => sql<string>`(select json_group_array(n.name) from ${sql.table(link)} l
     join ${sql.table(names)} n on n.id = l.${sql.ref(key)} where l.item_kind = 'indicator' and l.item_id = page.id)`
   return db.selectFrom(page.as('page')).select(FEED_COLUMNS.map((c) => sql.ref(`page.${c}`).as(c)))
@@ -130,7 +133,7 @@ function namesByItem([links, names]: [string, string]): Map<number, string[]> {
   return byItem
 }
 
-async function postgresPage(store: Store, db: Kysely<Database>, page: ReturnType<typeof base>): Promise<FeedRow[]> {
+async function postgresPage(store: Store, db: Kysely<Database>, page: Seek): Promise<FeedRow[]> {
   const rows = await runAsArrays<FeedRow>(store, db, page.compile())
   if (rows.length === 0) return rows
   const ids = rows.map((r) => r[0])
@@ -167,7 +170,7 @@ async function runAsArrays<Row extends unknown[]>(store: Store, db: Kysely<Datab
   return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
 }
 
-async function sqlitePage(store: Store, db: Kysely<Database>, page: ReturnType<typeof base>): Promise<FeedRow[]> {
+async function sqlitePage(store: Store, db: Kysely<Database>, page: Seek): Promise<FeedRow[]> {
   const rows = await runAsArrays<FeedRow>(store, db, withNames(db, page))
   for (const row of rows) {
     row[FEED_ROW.tags] = names(row[FEED_ROW.tags] as unknown as string)
@@ -183,27 +186,36 @@ function names(json: string): string[] {
   return list.length > 1 ? list.sort() : list
 }
 
-function pageWithNames(store: Store, db: Kysely<Database>, page: ReturnType<typeof base>): Promise<FeedRow[]> {
+function pageWithNames(store: Store, db: Kysely<Database>, page: Seek): Promise<FeedRow[]> {
   return store.dialect === 'postgres' ? postgresPage(store, db, page) : sqlitePage(store, db, page)
 }
 
 /**
  * Two seeks instead of one row-value comparison: the rest of the position's timestamp by id,
- * then later timestamps. Each is an index range on both databases, so a timestamp shared by
- * a million rows costs no more per page than one shared by none. `read` runs one seek's page.
+ * then later timestamps, each already in (last_modified, id) order. Each is an index range on
+ * both databases, so a timestamp shared by a million rows costs no more per page than one
+ * shared by none.
  */
-async function inFeedOrder<Row>(db: Kysely<Database>, q: FeedRowQuery, read: (page: ReturnType<typeof base>) => Promise<Row[]>): Promise<Row[]> {
-  const rows: Row[] = []
+function seeksFrom(db: Kysely<Database>, q: Omit<FeedRowQuery, 'limit'>): Seek[] {
+  const seeks: Seek[] = []
   const after = q.after
+  const all = { ...q, limit: 0 }
   if (after && after.id !== null && (q.until === undefined || after.lastModified <= q.until)) {
-    rows.push(...await read(base(db, q).where('last_modified', '=', after.lastModified).where('id', '>', after.id).orderBy('id').limit(q.limit)))
+    seeks.push(base(db, all).where('last_modified', '=', after.lastModified).where('id', '>', after.id).orderBy('id'))
   }
-  if (rows.length < q.limit) {
-    let later = base(db, q)
-    if (after) later = later.where('last_modified', '>', after.lastModified)
-    const page = await read(later.orderBy('last_modified').orderBy('id').limit(q.limit - rows.length))
-    if (rows.length === 0) return page
-    for (const row of page) rows.push(row)
+  const later = after ? base(db, all).where('last_modified', '>', after.lastModified) : base(db, all)
+  seeks.push(later.orderBy('last_modified').orderBy('id'))
+  return seeks
+}
+
+/** The rows from the position, at most `limit`, in order; `read` runs one seek's page. */
+async function inFeedOrder<Row>(db: Kysely<Database>, q: FeedRowQuery, read: (page: Seek) => Promise<Row[]>): Promise<Row[]> {
+  let rows: Row[] = []
+  for (const seek of seeksFrom(db, q)) {
+    if (rows.length === q.limit) break
+    const page = await read(seek.limit(q.limit - rows.length))
+    if (rows.length === 0) rows = page
+    else for (const row of page) rows.push(row)
   }
   return rows
 }
@@ -231,21 +243,13 @@ export interface FeedSpan {
  * a plan of a page of 10,000 moves a few rows, not 10,001 (SQLite: 0.3 ms instead of 7–10).
  */
 export async function selectFeedSpan(store: Store, db: Kysely<Database>, q: FeedRowQuery): Promise<FeedSpan> {
-  const keysAt = (seek: ReturnType<typeof base>, offset: number, take: number) => runAsArrays<FeedKey>(store, db,
-    seek.clearSelect().select(['last_modified', 'id']).orderBy('last_modified').orderBy('id').limit(take).offset(offset).compile())
+  const keysAt = (seek: Seek, offset: number, take: number) =>
+    runAsArrays<FeedKey>(store, db, seek.clearSelect().select(['last_modified', 'id']).limit(take).offset(offset).compile())
   const key = (row: FeedKey | undefined): FeedKey | undefined => row && [row[0], Number(row[1])]
-  const seeks: (() => ReturnType<typeof base>)[] = []
-  const after = q.after
-  if (after && after.id !== null && (q.until === undefined || after.lastModified <= q.until)) {
-    seeks.push(() => base(db, q).where('last_modified', '=', after.lastModified).where('id', '>', after.id!))
-  }
-  seeks.push(() => (after ? base(db, q).where('last_modified', '>', after.lastModified) : base(db, q)))
-
   let room = q.limit
   let first: FeedKey | undefined
   let last: FeedKey | undefined
-  for (const seekOf of seeks) {
-    const seek = seekOf()
+  for (const seek of seeksFrom(db, q)) {
     if (room === 0) return { count: q.limit, first, last, more: (await keysAt(seek, 0, 1)).length > 0 }
     const [end, beyond] = await keysAt(seek, room - 1, 2)
     const n = end ? room : await countRows(db, seek, room)
@@ -259,8 +263,8 @@ export async function selectFeedSpan(store: Store, db: Kysely<Database>, q: Feed
 }
 
 /** How many rows a seek holds, counting at most `cap` when given. */
-async function countRows(db: Kysely<Database>, seek: ReturnType<typeof base>, cap: number | undefined): Promise<number> {
-  const inner = seek.clearSelect().select(sql<number>`1`.as('one'))
+async function countRows(db: Kysely<Database>, seek: Seek, cap: number | undefined): Promise<number> {
+  const inner = seek.clearSelect().clearOrderBy().select(sql<number>`1`.as('one'))
   const row = await db.selectFrom((cap === undefined ? inner : inner.limit(cap)).as('rows'))
     .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
   return Number(row.n)
@@ -271,17 +275,10 @@ async function countRows(db: Kysely<Database>, seek: ReturnType<typeof base>, ca
  * when one is given so that "are there more than N" costs at most N index entries.
  */
 export async function countFeedRows(db: Kysely<Database>, q: Omit<FeedRowQuery, 'limit'> & { cap?: number }): Promise<number> {
-  const count = (query: ReturnType<typeof base>, cap: number | undefined) => countRows(db, query, cap)
-  const q1 = { ...q, limit: 0 }
   let total = 0
-  const after = q.after
-  if (after && after.id !== null && (q.until === undefined || after.lastModified <= q.until)) {
-    total += await count(base(db, q1).where('last_modified', '=', after.lastModified).where('id', '>', after.id), q.cap)
-  }
-  if (q.cap === undefined || total < q.cap) {
-    let later = base(db, q1)
-    if (after) later = later.where('last_modified', '>', after.lastModified)
-    total += await count(later, q.cap === undefined ? undefined : q.cap - total)
+  for (const seek of seeksFrom(db, q)) {
+    if (q.cap !== undefined && total >= q.cap) break
+    total += await countRows(db, seek, q.cap === undefined ? undefined : q.cap - total)
   }
   return total
 }
