@@ -169,6 +169,13 @@ describe("an Indicator's tags and Security Labels are part of it: changing them 
     const deleting = await t.context()
     await updateIndicatorObject(deleting, indicatorId, { securityLabels: { data: [{ name: 'TLP:AMBER' }], mode: 'delete' } })
     expect(await lastModified(indicatorId)).toBe(deleting.now)
+
+    await metadata.applyLabel(ctx, await indicator(), 'TLP:AMBER')
+    await backdate(indicatorId)
+    const emptying = await t.context()
+    await updateIndicatorObject(emptying, indicatorId, { securityLabels: { data: [], mode: 'replace' } })
+    expect(await lastModified(indicatorId)).toBe(emptying.now)
+    expect(await metadata.listItemLabels(ctx, await indicator())).toEqual([])
   })
 
   it('renaming or deleting a tag it carries, and only the Indicators carrying it', async () => {
