@@ -113,10 +113,7 @@ export async function updateTag(ctx: RequestContext, name: string, input: { name
   const newName = input.name === undefined || input.name === null || input.name === '' ? tag.name : checkTagName(input.name)
   const description = readTagDescription(input)
   if (newName !== tag.name) await requireFreeTagName(ctx, ctx.owner.id, ctx.owner.name, newName)
-  await withTransactionDb(ctx, async (db) => {
-    if (newName !== tag.name) await markerChanging(db, { kind: 'tag', id: tag.id }, ctx.now)
-    await repo.updateTag(db, tag.id, { ...(newName !== tag.name ? { name: newName } : {}), ...(description !== undefined ? { description } : {}) })
-  })
+  await writeTag(ctx, tag.id, newName !== tag.name ? newName : undefined, description)
   return getTag(ctx, newName)
 }
 
@@ -240,12 +237,16 @@ export async function updateTagRecord(ctx: RequestContext, id: number, input: un
   const tag = await requireWritableTag(ctx, id)
   const name = body.name === undefined ? undefined : checkTagName(body.name)
   if (name !== undefined && name !== tag.name) await requireFreeTagName(ctx, tag.ownerId, tag.ownerName, name)
-  const description = readTagDescription(body)
-  await withTransactionDb(ctx, async (db) => {
-    if (name !== undefined && name !== tag.name) await markerChanging(db, { kind: 'tag', id }, ctx.now)
-    await repo.updateTag(db, id, { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) })
-  })
+  await writeTag(ctx, id, name !== tag.name ? name : undefined, readTagDescription(body))
   return getTagRecord(ctx, id)
+}
+
+/** Renames (a new name moves every Indicator carrying the tag: item-changes.ts) and describes a tag, in one transaction. */
+async function writeTag(ctx: RequestContext, id: number, rename: string | undefined, description: string | null | undefined): Promise<void> {
+  await withTransactionDb(ctx, async (db) => {
+    if (rename !== undefined) await markerChanging(db, { kind: 'tag', id }, ctx.now)
+    await repo.updateTag(db, id, { ...(rename !== undefined ? { name: rename } : {}), ...(description !== undefined ? { description } : {}) })
+  })
 }
 
 /** Removes the tag from everything carrying it, then the tag; call inside a transaction. */

@@ -67,32 +67,35 @@ class OwnerKeys {
     const total = this.keys.length + this.tailKeys.length
     const keyAt = (i: number) => (i < this.keys.length ? this.keys[i] : this.tailKeys[i - this.keys.length])
     const idAt = (i: number) => (i < this.keys.length ? this.ids[i] : this.tailIds[i - this.keys.length])
+    const order = positionsByKey(total, keyAt)
     const keys = new Uint32Array(total)
     const ids = new Float64Array(total)
-    if (total <= POSITION_SPAN) {
-      const packed = new Float64Array(total)
-      for (let i = 0; i < total; i++) packed[i] = keyAt(i) * POSITION_SPAN + i
-      packed.sort()
-      for (let to = 0; to < total; to++) {
-        const from = packed[to] % POSITION_SPAN
-        keys[to] = keyAt(from)
-        ids[to] = idAt(from)
-      }
-    } else {
-      const packed = new BigUint64Array(total)
-      for (let i = 0; i < total; i++) packed[i] = (BigInt(keyAt(i)) << 32n) | BigInt(i)
-      packed.sort()
-      for (let to = 0; to < total; to++) {
-        const from = Number(packed[to] & 0xffffffffn)
-        keys[to] = keyAt(from)
-        ids[to] = idAt(from)
-      }
+    for (let to = 0; to < total; to++) {
+      keys[to] = keyAt(order[to])
+      ids[to] = idAt(order[to])
     }
     this.keys = keys
     this.ids = ids
     this.tailKeys = []
     this.tailIds = []
   }
+}
+
+/** Positions 0…total-1 ordered by their keys, through a typed-array sort of packed (key, position) pairs (OwnerKeys.merge). */
+function positionsByKey(total: number, keyAt: (i: number) => number): Uint32Array {
+  const order = new Uint32Array(total)
+  if (total <= POSITION_SPAN) {
+    const packed = new Float64Array(total)
+    for (let i = 0; i < total; i++) packed[i] = keyAt(i) * POSITION_SPAN + i
+    packed.sort()
+    for (let i = 0; i < total; i++) order[i] = packed[i] % POSITION_SPAN
+  } else {
+    const packed = new BigUint64Array(total)
+    for (let i = 0; i < total; i++) packed[i] = (BigInt(keyAt(i)) << 32n) | BigInt(i)
+    packed.sort()
+    for (let i = 0; i < total; i++) order[i] = Number(packed[i] & 0xffffffffn)
+  }
+  return order
 }
 
 /** The first 32 bits of an id's UUID (`indicator--xxxxxxxx-…`). */
