@@ -5,6 +5,11 @@
  * objects are created through the v3 API first (one of each, with a tag and an attribute where
  * the kind takes them). Writes bench/results/v3-object.json.
  *
+ * Each round also measures a minimal server (bench/minimal-read-server.ts): a Fastify route that
+ * checks the same token and reads the same Indicator's row from the same database, and nothing
+ * else. Against the bare route it shows what an authenticated one-row read costs on this stack;
+ * against GET /v3/indicators/{id}, whether Bulwark's own work adds to that.
+ *
  * Targets: GET /v3/indicators/{id} ≥ 0.5× the bare route; every other endpoint within 2× of
  * the Indicator's cost (CPU µs per request, the figure that holds while the machine is shared).
  *
@@ -31,6 +36,8 @@ const ONLY = process.env.BENCH_V3_ONLY?.split(',').map((s) => s.trim())
 interface Row extends RoundsSummary {
   /** This row's CPU per request ÷ GET /v3/indicators/{id}'s (target ≤ 2). */
   cpuVsIndicator?: number
+  /** GET /v3/indicators/{id} only: median over the rounds of its requests/s ÷ the minimal server's in the same round. */
+  ratioToMinimal?: number
 }
 
 type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
@@ -154,18 +161,25 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
   const profileDir = join(ROOT, 'bench', 'results', 'profiles', `v3-object-${dialect}`)
   if (CPU_PROFILE) mkdirSync(profileDir, { recursive: true })
   const server = await startServer('src/main.ts', env, join(work, `bulwark-${dialect}.log`), CPU_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])
+  let minimal: ChildServer | undefined
   try {
     const api = apiFor(port, token)
     const made: Record<string, number> = {}
     for (const subject of SUBJECTS) made[subject.path] = await subject.make(api, made)
     const chosen = SUBJECTS.filter((s) => s.path === 'indicators' || !ONLY || ONLY.includes(s.path))
     const headers = () => ({ authorization: `TC-Token ${token}` })
+    const minimalPort = await freePort()
+    minimal = await startServer('bench/minimal-read-server.ts', cleanEnv({
+      BENCH_PORT: String(minimalPort), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key, BENCH_TOKEN: token,
+      BENCH_DATABASE: database ? database.url : `sqlite:${join(work, dialect, 'bulwark.db')}`,
+    }), join(work, `minimal-${dialect}.log`))
     const targets: { name: string; url: string; headers?: () => Record<string, string>; cpu: () => number | undefined }[] = [
       { name: `bare Fastify HTTPS route (${dialect} round)`, url: `https://127.0.0.1:${bare.port}/api/v2/owners`, cpu: bare.cpuMicros },
+      { name: `minimal server: token + one row read (${dialect})`, url: `https://127.0.0.1:${minimalPort}/api/v3/indicators/${made.indicators}`, headers, cpu: minimal.cpuMicros },
       ...chosen.map((s) => ({ name: `${dialect} GET /v3/${s.path}/{id}`, url: `https://127.0.0.1:${port}/api/v3/${s.path}/${made[s.path]}`, headers, cpu: server.cpuMicros })),
     ]
     for (const t of targets) {
-      const res = t.headers ? await api('GET', new URL(t.url).pathname) : { status: 200 }
+      const res = t.headers ? await apiFor(Number(new URL(t.url).port), token)('GET', new URL(t.url).pathname) : { status: 200 }
       if (res.status !== 200) throw new Error(`${t.name} answered ${res.status}`)
     }
     if (LOAD.warmupSeconds > 0) for (const t of targets) await measureFor(LOAD.warmupSeconds, t)
@@ -174,12 +188,14 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
       for (const [i, t] of targets.entries()) runs[i].push(await measureFor(LOAD.durationSeconds, t, t.cpu))
     }
     const rows: Row[] = targets.map((t, i) => summariseRounds(t.name, runs[i], i === 0 ? undefined : runs[0]))
-    const indicatorCpu = rows[1].serverCpuMicrosPerRequest
-    for (const row of rows.slice(1)) {
-      if (indicatorCpu && row.serverCpuMicrosPerRequest) row.cpuVsIndicator = ratio(row.serverCpuMicrosPerRequest, indicatorCpu)
+    const [, , indicator] = rows
+    indicator.ratioToMinimal = summariseRounds(indicator.target, runs[2], runs[1]).ratioToBare
+    for (const row of rows.slice(2)) {
+      if (indicator.serverCpuMicrosPerRequest && row.serverCpuMicrosPerRequest) row.cpuVsIndicator = ratio(row.serverCpuMicrosPerRequest, indicator.serverCpuMicrosPerRequest)
     }
     return rows
   } finally {
+    await minimal?.stop()
     await server.stop()
     await database?.drop()
   }
@@ -188,10 +204,10 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string, tls:
 
 
 function printTable(rows: Row[]) {
-  const header = ['target', 'req/s', 'ratio', 'ratio range', 'server CPU µs/req', 'CPU ratio', '× Indicator CPU', 'avg ms', 'p99 ms', 'non-2xx']
+  const header = ['target', 'req/s', 'ratio', 'ratio range', 'server CPU µs/req', 'CPU ratio', '× Indicator CPU', '÷ minimal', 'avg ms', 'p99 ms', 'non-2xx']
   const fixed = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(2))
   const body = rows.map((r) => [r.target, String(r.requestsPerSecond), fixed(r.ratioToBare), r.ratioRange ? r.ratioRange.map(fixed).join('–') : '-',
-    String(r.serverCpuMicrosPerRequest ?? '-'), fixed(r.cpuRatioToBare), fixed(r.cpuVsIndicator), String(r.latencyMs.average), String(r.latencyMs.p99), String(r.non2xx)])
+    String(r.serverCpuMicrosPerRequest ?? '-'), fixed(r.cpuRatioToBare), fixed(r.cpuVsIndicator), fixed(r.ratioToMinimal), String(r.latencyMs.average), String(r.latencyMs.p99), String(r.non2xx)])
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
   console.log(`\nv3-object benchmark: GET /v3/<type>/{id}, token auth, ${LOAD.connections} connections, ${LOAD.rounds} rounds of ${LOAD.durationSeconds} s per target after ${LOAD.warmupSeconds} s warm-up; medians over the rounds`)

@@ -8,7 +8,7 @@
  * Outside a transaction the text runs on the raw driver (rawReadPath says when); inside one it
  * runs through Kysely on the transaction's handle, so it sees the transaction's own writes.
  * On PostgreSQL the reads of one statement asked for in one event-loop turn go out together
- * (readInTurn).
+ * (readInTurn; on SQLite only rows-by-id.ts's reads do, the ones every GET of an object makes).
  *
  * @example
  *   const findUserRefs = preparedByIds('user_refs_by_id', (db, idIn) =>
@@ -19,6 +19,7 @@ import { CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from '
 import type pg from 'pg'
 import type { Dialect, Store } from './connect.js'
 import type { Database } from './database.js'
+import { rowBuilder } from './row-builder.js'
 
 /** PostgreSQL's feature_not_supported, raised as 'cached plan must not change result type'. */
 const CACHED_PLAN_CHANGED = '0A000'
@@ -34,14 +35,21 @@ export function rawReadPath(store: Store): 'sqlite' | 'postgres' | undefined {
   return store.pool ? 'postgres' : undefined
 }
 
+/** A statement's answer as arrays of values (pg's `rowMode: 'array'`, better-sqlite3's `raw`), with its column names. */
+export interface Answer { names: readonly string[]; rows: unknown[][] }
+
+/** Reads every id asked for in one turn at once; undefined when it cannot run now (the callers then read through Kysely). */
+export type TurnRead = (ids: number[]) => Promise<Answer | undefined> | Answer | undefined
+
 /**
  * Runs a text as a named statement, parsed and planned once per connection. Undefined when a node
  * upgraded beside this one added a column: a statement prepared before cannot change its result
  * type, so the caller reads through Kysely (an unnamed statement) instead.
  */
-async function queryNamed(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<unknown[] | undefined> {
+export async function queryNamed(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<Answer | undefined> {
   try {
-    return (await pool.query({ name, text, values })).rows
+    const result = await pool.query({ name, text, values, rowMode: 'array' })
+    return { names: result.fields.map((field) => field.name), rows: result.rows }
   } catch (error) {
     if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
     return undefined
@@ -54,72 +62,68 @@ type Keyed = Record<string, unknown>
 interface TurnBatch {
   ids: Set<number>
   callers: number
-  rows: Promise<Keyed[] | undefined>
+  answer: Promise<Answer | undefined>
   /** Positions of each key's rows, ascending; made by the first caller to need it. */
   positions?: Map<unknown, number[]>
 }
-const pendingByPool = new WeakMap<pg.Pool, Map<string, TurnBatch>>()
-/** Rows a batch has handed to a caller already: a second caller of the same row gets its own copy. */
-const handedOut = new WeakSet<Keyed>()
+const pendingByHandle = new WeakMap<object, Map<string, TurnBatch>>()
 
 /**
- * Runs a named statement whose one array parameter (at `idsAt` in `values`) holds ids, together
- * with every other call of the same statement made in this event-loop turn: one round trip for
- * all of them, sent on setImmediate, after every request parsed in this turn has reached its read
- * (so none waits longer than the turn). Each caller gets the rows whose `key` column holds one of
- * its ids, in the statement's order. Nothing is kept between turns: each statement reads what is
- * committed when it runs. Undefined when the named statement cannot run (queryNamed).
+ * Reads by ids together with every other read of the same name on the same database handle asked
+ * for in this event-loop turn: `read` runs once, on setImmediate, after every request parsed in
+ * this turn has reached its read (so none waits longer than the turn), with all their ids. Each
+ * caller gets the rows whose `key` column holds one of its ids, in the statement's order, as
+ * objects of its own (row-builder.ts): what one caller changes in a row, another does not see.
+ * Nothing is kept between turns: each read sees what is committed when it runs. Undefined when
+ * `read` could not run.
  *
- * A PostgreSQL read is a round trip to another process that costs the server more than the
- * look-up costs the database; under concurrent GETs of one object this is most of their cost.
+ * Why: a PostgreSQL read is a round trip to another process that costs the server more than the
+ * look-up costs the database, and a SQLite read on a WAL file takes and drops a read lock (two
+ * system calls and a look at the WAL index) before it reads a row. Under concurrent GETs this was
+ * most of their cost; one statement a turn pays it once.
  */
-export async function readInTurn(pool: pg.Pool, name: string, text: string, values: readonly unknown[], idsAt: number, ids: readonly number[], key: string): Promise<Keyed[] | undefined> {
-  let pending = pendingByPool.get(pool)
-  if (!pending) pendingByPool.set(pool, pending = new Map())
+export async function readInTurn(handle: object, name: string, ids: readonly number[], key: string, read: TurnRead): Promise<Keyed[] | undefined> {
+  let pending = pendingByHandle.get(handle)
+  if (!pending) pendingByHandle.set(handle, pending = new Map())
   let batch = pending.get(name)
   if (!batch) {
-    const opened: TurnBatch = { ids: new Set(), callers: 0, rows: undefined as never }
-    opened.rows = new Promise((resolve, reject) => setImmediate(() => {
+    const opened: TurnBatch = { ids: new Set(), callers: 0, answer: undefined as never }
+    opened.answer = new Promise((resolve, reject) => setImmediate(() => {
       pending.delete(name)
-      const bound = values.slice()
-      bound[idsAt] = [...opened.ids]
-      queryNamed(pool, name, text, bound).then((rows) => resolve(rows as Keyed[] | undefined), reject)
+      Promise.resolve([...opened.ids]).then(read).then(resolve, reject)
     }))
     pending.set(name, batch = opened)
   }
   for (const id of ids) batch.ids.add(id)
   batch.callers++
-  const rows = await batch.rows
-  if (!rows) return undefined
-  if (rows.length > 0 && !(key in rows[0]!)) throw new Error(`The rows of ${name} carry no ${key} column to tell whose read they answer`)
-  if (batch.callers === 1) return rows
-  return rowsOf(batch, rows, key, ids)
+  const answer = await batch.answer
+  if (!answer) return undefined
+  const build = rowBuilder(answer.names)
+  if (batch.callers === 1) return answer.rows.map(build)
+  const keyAt = answer.names.indexOf(key)
+  if (keyAt < 0) throw new Error(`The rows of ${name} carry no ${key} column to tell whose read they answer`)
+  return positionsOf(batch, answer.rows, keyAt, ids).map((at) => build(answer.rows[at]!))
 }
 
 /**
- * A caller's rows among a batch's, in the statement's order: looked up by key, not found by
- * scanning every row for every caller (fifty list pages of a hundred ids in one turn would be
+ * Where a caller's rows are among a batch's, in the statement's order: looked up by key, not found
+ * by scanning every row for every caller (fifty list pages of a hundred ids in one turn would be
  * 250,000 comparisons).
  */
-function rowsOf(batch: TurnBatch, rows: Keyed[], key: string, ids: readonly number[]): Keyed[] {
+function positionsOf(batch: TurnBatch, rows: unknown[][], keyAt: number, ids: readonly number[]): number[] {
   let positions = batch.positions
   if (!positions) {
     positions = batch.positions = new Map()
     rows.forEach((row, at) => {
-      const list = positions!.get(row[key])
+      const list = positions!.get(row[keyAt])
       if (list) list.push(at)
-      else positions!.set(row[key], [at])
+      else positions!.set(row[keyAt], [at])
     })
   }
   const found: number[] = []
   for (const id of ids.length === 1 ? ids : new Set(ids)) found.push(...(positions.get(id) ?? []))
   if (ids.length > 1) found.sort((a, b) => a - b)
-  return found.map((at) => {
-    const row = rows[at]!
-    if (handedOut.has(row)) return { ...row }
-    handedOut.add(row)
-    return row
-  })
+  return found
 }
 
 /** `column IN <the ids>`: what a prepared read filters by. */
@@ -179,7 +183,8 @@ export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idI
         if (!statement) statements.set(sqlite, statement = sqlite.prepare(text))
         return statement.all(parameters.map((p) => (p === IDS ? value : p))) as O[]
       }
-      const rows = await readInTurn(store.pool!, name, text, parameters, parameters.indexOf(IDS), ids, key)
+      const pool = store.pool!
+      const rows = await readInTurn(pool, name, ids, key, (all) => queryNamed(pool, name, text, parameters.map((p) => (p === IDS ? all : p))))
       if (rows) return rows as O[]
     }
     return build(store.db, idIn(store.dialect, bound(store.dialect, ids))).execute()

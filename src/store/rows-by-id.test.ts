@@ -56,6 +56,46 @@ describe('rows by id', () => {
     expect(outsideDuring?.sort()).toEqual(['192.0.2.1', '192.0.2.2'])
   })
 
+  it('asked for by several callers in one turn, give each its own rows, read by one statement', async () => {
+    const sent: string[] = []
+    const pool = t.store.pool
+    const query = pool?.query.bind(pool)
+    if (pool) {
+      pool.query = ((config: { name?: string }, ...rest: unknown[]) => {
+        if (config?.name === 'rows_by_id_indicator') sent.push(config.name)
+        return (query as (...args: unknown[]) => unknown)(config, ...rest)
+      }) as typeof pool.query
+    }
+    try {
+      const [a, b, both] = await Promise.all([
+        findRowsByIds(t.store, 'indicator', [ids[0]!]),
+        findRowsByIds(t.store, 'indicator', [ids[0]!]),
+        findRowsByIds(t.store, 'indicator', [ids[1]!, ids[0]!]),
+      ])
+      expect(a.map((r) => r.summary)).toEqual(['192.0.2.1'])
+      expect(b).toEqual(a)
+      expect(both.map((r) => r.summary).sort()).toEqual(['192.0.2.1', '192.0.2.2'])
+      // keepReadableRows completes rows in place: one caller's row is never another's.
+      expect(b[0]).not.toBe(a[0])
+      expect(both.find((r) => r.id === ids[0])).not.toBe(a[0])
+    } finally {
+      if (pool) pool.query = query!
+    }
+    if (pool) expect(sent).toEqual(['rows_by_id_indicator'])
+  })
+
+  it('asked for outside a transaction that opens before the turn\'s read runs, read what it commits, not its writes', async () => {
+    const reading = findRowsByIds(t.store, 'indicator', [ids[2]!])
+    await t.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('indicator').set({ summary: 'uncommitted' }).where('id', '=', ids[2]!).execute()
+      // The batched read's turn comes while the transaction is open.
+      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      await trx.updateTable('indicator').set({ summary: '192.0.2.3' }).where('id', '=', ids[2]!).execute()
+    })
+    expect((await reading).map((r) => r.summary)).toEqual(['192.0.2.3'])
+  })
+
   it('finds the rows through the primary key on SQLite', async () => {
     if (t.store.dialect !== 'sqlite') return
     const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT * FROM "indicator" WHERE "id" IN (SELECT value FROM json_each(${'[1,2]'}))`.execute(t.store.db)
