@@ -57,6 +57,18 @@ describe('prepared reads by ids', () => {
     expect(sent).toEqual([['prepared-%', [ids[0], ids[1], ids[2]]], ['prepared-%', [ids[2]]]])
   })
 
+  it('asked for outside a transaction that opens before the turn\'s read runs, read what it commits, not its writes', async () => {
+    const reading = tagNames(t.store, [ids[0]!])
+    await t.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('tag').set({ name: 'prepared-uncommitted' }).where('id', '=', ids[0]!).execute()
+      // The batched read's turn comes while the transaction is open.
+      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      await trx.updateTable('tag').set({ name: 'prepared-0' }).where('id', '=', ids[0]!).execute()
+    })
+    expect(await reading).toEqual([{ id: ids[0], name: 'prepared-0' }])
+  })
+
   it('inside a transaction see its writes, and outside it not until it commits', async () => {
     let outsideDuring: string[] | undefined
     let insideDuring: string[] | undefined

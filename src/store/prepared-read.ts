@@ -7,8 +7,8 @@
  *
  * Outside a transaction the text runs on the raw driver (rawReadPath says when); inside one it
  * runs through Kysely on the transaction's handle, so it sees the transaction's own writes.
- * On PostgreSQL the reads of one statement asked for in one event-loop turn go out together
- * (readInTurn; on SQLite only rows-by-id.ts's reads do, the ones every GET of an object makes).
+ * On both databases the reads of one statement asked for in one event-loop turn go out together
+ * (readInTurn).
  *
  * @example
  *   const findUserRefs = preparedByIds('user_refs_by_id', (db, idIn) =>
@@ -147,7 +147,33 @@ function bound(dialect: Dialect, ids: readonly number[]): unknown {
   return dialect === 'sqlite' ? JSON.stringify(ids) : ids
 }
 
-type SqliteStatement = ReturnType<NonNullable<Store['sqlite']>['prepare']>
+type Sqlite = NonNullable<Store['sqlite']>
+type SqliteStatement = ReturnType<Sqlite['prepare']>
+
+/** A statement that answers arrays of values, and its column names. */
+export interface RawStatement { statement: SqliteStatement; names: readonly string[] }
+
+export function rawStatement(sqlite: Sqlite, text: string): RawStatement {
+  const statement = sqlite.prepare(text).raw(true)
+  return { statement, names: columnNames(statement) }
+}
+
+/**
+ * A turn's read on SQLite, unless a transaction has opened on the connection since its ids were
+ * asked for: that transaction's writes are not yet theirs to see, so the callers read through
+ * Kysely, after it, as any read beside an open transaction does.
+ */
+export function readOnSqlite(sqlite: Sqlite, raw: RawStatement, run: (statement: SqliteStatement) => unknown): Answer | undefined {
+  if (sqlite.inTransaction) return undefined
+  const rows = run(raw.statement) as unknown[][]
+  // A node upgraded beside this one added a column: SQLite re-prepares the statement with it.
+  if (rows.length > 0 && rows[0]!.length !== raw.names.length) raw.names = columnNames(raw.statement)
+  return { names: raw.names, rows }
+}
+
+function columnNames(statement: SqliteStatement): string[] {
+  return statement.columns().map((c) => c.name)
+}
 
 /**
  * A read by ids, built once per dialect by `build`; `name` names its PostgreSQL statement and
@@ -157,7 +183,7 @@ type SqliteStatement = ReturnType<NonNullable<Store['sqlite']>['prepare']>
  */
 export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idIn: IdIn) => Built<O>): (store: Store, ids: readonly number[]) => Promise<O[]> {
   const compiled = new Map<Dialect, { text: string; parameters: readonly unknown[]; key: string }>()
-  const statements = new WeakMap<object, SqliteStatement>()
+  const statements = new WeakMap<object, RawStatement>()
 
   const compiledFor = (store: Store) => {
     let c = compiled.get(store.dialect)
@@ -176,15 +202,17 @@ export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idI
     const path = rawReadPath(store)
     if (path) {
       const { text, parameters, key } = compiledFor(store)
+      const withIds = (all: number[]) => parameters.map((p) => (p === IDS ? bound(store.dialect, all) : p))
+      let rows: Keyed[] | undefined
       if (path === 'sqlite') {
-        const value = bound(store.dialect, ids)
         const sqlite = store.sqlite!
         let statement = statements.get(sqlite)
-        if (!statement) statements.set(sqlite, statement = sqlite.prepare(text))
-        return statement.all(parameters.map((p) => (p === IDS ? value : p))) as O[]
+        if (!statement) statements.set(sqlite, statement = rawStatement(sqlite, text))
+        rows = await readInTurn(sqlite, name, ids, key, (all) => readOnSqlite(sqlite, statement, (s) => s.all(withIds(all))))
+      } else {
+        const pool = store.pool!
+        rows = await readInTurn(pool, name, ids, key, (all) => queryNamed(pool, name, text, withIds(all)))
       }
-      const pool = store.pool!
-      const rows = await readInTurn(pool, name, ids, key, (all) => queryNamed(pool, name, text, parameters.map((p) => (p === IDS ? all : p))))
       if (rows) return rows as O[]
     }
     return build(store.db, idIn(store.dialect, bound(store.dialect, ids))).execute()

@@ -15,7 +15,7 @@
  */
 import type { Store } from './connect.js'
 import type { Row } from './database.js'
-import { type Answer, queryNamed, rawReadPath, readInTurn } from './prepared-read.js'
+import { type RawStatement, queryNamed, rawReadPath, rawStatement, readInTurn, readOnSqlite } from './prepared-read.js'
 
 /** Tables loaded by id in their objects' v3 and v2 views. */
 export type ByIdTable = 'indicator' | 'intel_group' | 'victim' | 'task'
@@ -30,8 +30,7 @@ const SQL = {
   postgres: (table: ByIdTable) => `SELECT * FROM "${table}" WHERE "id" = ANY($1)`,
 } as const
 
-type Prepared = { many: SqliteStatement; one: SqliteStatement; names: readonly string[] }
-type SqliteStatement = ReturnType<NonNullable<Store['sqlite']>['prepare']>
+type Prepared = { many: RawStatement; one: RawStatement }
 const preparedByHandle = new WeakMap<object, Map<ByIdTable, Prepared>>()
 
 export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T, ids: readonly number[]): Promise<Row<T>[]> {
@@ -40,7 +39,12 @@ export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T,
   const name = `rows_by_id_${table}`
   if (path === 'sqlite') {
     const sqlite = store.sqlite!
-    const rows = await readInTurn(sqlite, name, ids, 'id', (all) => readOnSqlite(sqlite, table, all))
+    const rows = await readInTurn(sqlite, name, ids, 'id', (all) => {
+      const prepared = preparedFor(sqlite, table)
+      return all.length === 1
+        ? readOnSqlite(sqlite, prepared.one, (one) => [one.get(all[0])].filter((row) => row !== undefined))
+        : readOnSqlite(sqlite, prepared.many, (many) => many.all(JSON.stringify(all)))
+    })
     if (rows) return rows as Row<T>[]
   }
   if (path === 'postgres') {
@@ -51,31 +55,10 @@ export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T,
   return store.db.selectFrom(table as ByIdTable).selectAll().where('id', 'in', ids).execute() as Promise<Row<T>[]>
 }
 
-/**
- * A turn's ids read on SQLite, unless a transaction has opened on the connection since they were
- * asked for: its writes are not yet theirs to see, so the callers wait for it through Kysely.
- */
-function readOnSqlite(sqlite: NonNullable<Store['sqlite']>, table: ByIdTable, ids: number[]): Answer | undefined {
-  if (sqlite.inTransaction) return undefined
-  const prepared = preparedFor(sqlite, table)
-  const statement = ids.length === 1 ? prepared.one : prepared.many
-  const rows = (ids.length === 1 ? [statement.get(ids[0])].filter((row) => row !== undefined) : statement.all(JSON.stringify(ids))) as unknown[][]
-  // A node upgraded beside this one added a column: SQLite re-prepares `SELECT *` with it.
-  if (rows.length > 0 && rows[0]!.length !== prepared.names.length) prepared.names = columnNames(statement)
-  return { names: prepared.names, rows }
-}
-
 function preparedFor(sqlite: NonNullable<Store['sqlite']>, table: ByIdTable): Prepared {
   let byTable = preparedByHandle.get(sqlite)
   if (!byTable) preparedByHandle.set(sqlite, byTable = new Map())
   let prepared = byTable.get(table)
-  if (!prepared) {
-    const one = sqlite.prepare(SQL.sqliteOne(table)).raw(true)
-    byTable.set(table, prepared = { many: sqlite.prepare(SQL.sqlite(table)).raw(true), one, names: columnNames(one) })
-  }
+  if (!prepared) byTable.set(table, prepared = { many: rawStatement(sqlite, SQL.sqlite(table)), one: rawStatement(sqlite, SQL.sqliteOne(table)) })
   return prepared
-}
-
-function columnNames(statement: SqliteStatement): string[] {
-  return statement.columns().map((c) => c.name)
 }
