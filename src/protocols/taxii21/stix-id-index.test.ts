@@ -43,6 +43,20 @@ describe('StixIdIndex', () => {
     }
   }, 60_000)
 
+  it('hashes a large owner in slices, letting the rest of the process run between them', async () => {
+    let hashed = 0
+    const counting = { indicatorKey: (_owner: number, id: number) => { hashed++; return id % 1000 }, indicator: colliding.indicator } as unknown as StixIds
+    const s = store(Array.from({ length: 100_000 }, (_, i) => i + 1))
+    const seen: number[] = []
+    let building = true
+    const look = () => { seen.push(hashed); if (building) setImmediate(look) }
+    setImmediate(look)
+    const found = await new StixIdIndex(counting).resolve(OWNER, [colliding.indicator(OWNER, 99_999)], s.list)
+    building = false
+    expect(found).toEqual([99_999])
+    expect(seen.some((n) => n > 0 && n < 100_000)).toBe(true)
+  })
+
   it('finds Indicators among many from their STIX ids, listing the owner once', async () => {
     const s = store(Array.from({ length: 10_000 }, (_, i) => i + 1))
     const index = new StixIdIndex(ids)
