@@ -49,12 +49,25 @@ export type TurnRead = (ids: number[]) => Promise<Answer | undefined> | Answer |
 export async function queryNamed(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<Answer | undefined> {
   try {
     const result = await pool.query({ name, text, values, rowMode: 'array' })
-    return { names: result.fields.map((field) => field.name), rows: result.rows }
+    return { names: columnsOf(name, result.fields), rows: result.rows }
   } catch (error) {
     if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
     return undefined
   }
 }
+
+/**
+ * A statement's column names, the same array for as long as its columns stay the same: pg describes
+ * them afresh with every result, and row-builder.ts finds a known array without joining its names.
+ */
+function columnsOf(name: string, fields: readonly { name: string }[]): readonly string[] {
+  const known = columnsByStatement.get(name)
+  if (known && known.length === fields.length && fields.every((field, i) => field.name === known[i])) return known
+  const names = fields.map((field) => field.name)
+  columnsByStatement.set(name, names)
+  return names
+}
+const columnsByStatement = new Map<string, readonly string[]>()
 
 type Keyed = Record<string, unknown>
 

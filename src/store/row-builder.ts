@@ -1,7 +1,7 @@
 /**
  * Rows made from arrays of column values by one compiled object literal per column list, for the
- * hot reads that ask the drivers for arrays (rows-by-id.ts on SQLite, prepared-read.ts's turn
- * batches on PostgreSQL).
+ * hot reads that ask the drivers for arrays: prepared-read.ts's turn batches (readInTurn), which
+ * rows-by-id.ts and every preparedByIds read go through on both databases.
  *
  * Why not the drivers' own row objects: better-sqlite3 sets each column by name, which for the 42
  * columns of an Indicator took longer than the look-up itself; pg builds each result's rows from a
@@ -13,7 +13,7 @@
 export type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>
 
 const builders = new Map<string, RowBuilder>()
-/** The same, by the list itself: a statement that keeps its list of names skips joining them on every read. */
+/** The same, by the list itself: a statement that keeps its list of names (readOnSqlite, queryNamed) skips joining them on every read. */
 const byList = new WeakMap<readonly string[], RowBuilder>()
 
 /**
