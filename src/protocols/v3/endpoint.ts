@@ -13,6 +13,7 @@
  */
 import type { RequestContext } from '../../domain/context.js'
 import type { ObjectListQuery } from '../../domain/listing/object-lists.js'
+import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { FieldTree } from './params.js'
 
@@ -43,6 +44,27 @@ export interface ExpandContext {
 }
 
 export type EndpointDirectory = (kind: ItemKind) => AnyEndpoint | undefined
+
+const V3_TYPE_OF: Record<FieldDeclaration['type'], FieldType> = {
+  text: 'String', integer: 'Integer', decimal: 'Double', boolean: 'Boolean', date: 'Date', user: 'String', object: 'Object',
+}
+
+/**
+ * The body fields a kind declares (model/), as OPTIONS /v3/<type> lists them; fields that v3
+ * does not carry (`v3: false`) are left out.
+ */
+export function declaredBodyFields(declaration: KindDeclaration): FieldSpec[] {
+  return declaration.fields.flatMap((field): FieldSpec[] => {
+    if (field.v3 === false) return []
+    const spec: FieldSpec = { name: field.name, type: field.v3?.type ?? V3_TYPE_OF[field.type], description: field.description }
+    if (field.required) spec.required = true
+    if (field.write === 'never') spec.readOnly = true
+    if (field.write === 'create') spec.updatable = false
+    if (field.v3?.list) spec.list = true
+    if (field.values) spec.values = field.values
+    return [spec]
+  })
+}
 
 /** One fields= value. `load` fills the field for many records at once; options without it only switch presenter output. */
 export interface FieldOption {

@@ -2,7 +2,10 @@
 import { expressionBuilder, sql } from 'kysely'
 import { CASE_SEVERITIES, CASE_STATUSES, TASK_STATUSES } from '../../model/group-types.js'
 import { type ObjectTypeDef, column, computed, kw } from './define.js'
-import { associationKeywords, attributeKeywords, dateKeywords, ownerKeywords, tagKeywords, userNameOf } from './shared.js'
+import { NOTE } from '../../model/note.js'
+import {
+  associationKeywords, attributeKeywords, dateKeywords, declaredKeywords, ownerKeywords, tagKeywords, userNameOf,
+} from './shared.js'
 
 const eb = expressionBuilder<any, any>()
 
@@ -115,21 +118,12 @@ export const TASK_KEYWORDS: ObjectTypeDef = {
 
 export const NOTE_KEYWORDS: ObjectTypeDef = {
   name: 'notes',
-  table: 'note',
+  table: NOTE.table,
   kind: null,
   keywords: [
-    kw('id', 'ID', 'Integer', column('id'), 'The ID of the note.'),
+    ...declaredKeywords(NOTE, ['id']),
     ...ownerKeywords('note'),
-    kw('caseId', 'Case ID', 'Integer', column('case_id'), 'The ID of the case the note is on.'),
-    kw('taskId', 'Task ID', 'Integer', column('task_id'), 'The ID of the task the note is on.'),
-    kw('artifactId', 'Artifact ID', 'Integer', column('artifact_id'), 'The ID of the artifact the note is on.'),
-    kw('summary', 'Summary', 'String', column('text'), 'The text of the note.'),
-    kw('text', 'Text', 'String', column('text'), 'The text of the note; the same as summary.'),
-    kw('author', 'Author', 'String', userNameOf('author_id'), 'The user name of the author.'),
-    ...dateKeywords([
-      ['dateAdded', 'Date Added', 'date_added', 'The date the note was written.'],
-      ['lastModified', 'Last Modified', 'last_modified', 'The date the note was last edited.'],
-    ]),
+    ...declaredKeywords(NOTE, ['caseId', 'taskId', 'artifactId', 'text', 'author', 'dateAdded', 'lastModified']),
     kw('hasCase', 'Case', 'Sub Query', { kind: 'nested', link: { via: 'foreignKey', column: 'case_id' }, objectType: 'cases' }, 'A nested query for the case of the note.'),
     kw('hasTask', 'Task', 'Sub Query', { kind: 'nested', link: { via: 'foreignKey', column: 'task_id' }, objectType: 'tasks' }, 'A nested query for the task of the note.'),
     kw('hasArtifact', 'Artifact', 'Sub Query', { kind: 'nested', link: { via: 'foreignKey', column: 'artifact_id' }, objectType: 'artifacts' },

@@ -4,8 +4,9 @@
  */
 import { expressionBuilder } from 'kysely'
 import { ASSOCIATION_SOURCES } from '../../model/group-types.js'
+import { type FieldDeclaration, type KindDeclaration, tqlOf } from '../../model/field.js'
 import { ITEM_TABLES, type ItemKind } from '../../model/kinds.js'
-import { type KeywordDef, column, computed, kw } from './define.js'
+import { type KeywordDef, type TqlType, column, computed, kw } from './define.js'
 
 const eb = expressionBuilder<any, any>()
 
@@ -95,4 +96,29 @@ export function associationSourceKeywords(from: ItemKind): KeywordDef[] {
 
 export function dateKeywords(entries: readonly [keyword: string, name: string, column: string, description: string][]): KeywordDef[] {
   return entries.map(([keyword, name, columnName, description]) => kw(keyword, name, 'Date', column(columnName), description))
+}
+
+const TQL_TYPE_OF: Record<FieldDeclaration['type'], TqlType | undefined> = {
+  text: 'String', integer: 'Integer', decimal: 'Integer', boolean: 'Boolean', date: 'Date', user: 'String', object: undefined,
+}
+
+/**
+ * The keywords a kind declares on its fields (model/), in declaration order; `only` keeps those
+ * of the named fields. A `user` field is the account's name, read through its id column.
+ */
+export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[]): KeywordDef[] {
+  const fields = only ? only.map((name) => fieldOf(declaration, name)) : declaration.fields
+  return fields.flatMap((field) => tqlOf(field).map((t) => {
+    const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
+    if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
+    const target = field.type === 'user' ? userNameOf(field.column) : column(field.column)
+    const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values ? { values: field.values } : {}) }
+    return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
+  }))
+}
+
+function fieldOf(declaration: KindDeclaration, name: string): FieldDeclaration {
+  const field = declaration.fields.find((f) => f.name === name)
+  if (!field) throw new Error(`${declaration.kind} declares no field ${name}`)
+  return field
 }
