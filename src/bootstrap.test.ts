@@ -6,7 +6,7 @@ import { ensureFirstStart, loadServerKey, prepareDatabase } from './bootstrap.js
 import { type Config, loadConfig } from './config.js'
 import { signRequest } from './domain/access/credentials.js'
 import type { Services } from './domain/services.js'
-import { buildApp } from './protocols/http/server.js'
+import { buildApp } from './app.js'
 import type { Store } from './store/connect.js'
 import { TEST_DB, createTestDomain } from './test/harness.js'
 

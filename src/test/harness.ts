@@ -19,7 +19,7 @@ import { selectOwner } from '../domain/access/owner-scope.js'
 import { signRequest } from '../domain/access/credentials.js'
 import { createServices, type Services } from '../domain/services.js'
 import { isoNow } from '../domain/time.js'
-import { type AppOptions, buildApp } from '../protocols/http/server.js'
+import { type AppOptions, buildApp } from '../app.js'
 import { type TlsMaterial, loadTlsMaterial } from '../protocols/http/tls.js'
 import { type Store, openStore } from '../store/connect.js'
 

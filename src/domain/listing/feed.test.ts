@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { feedOwners } from '../access/owner-scope.js'
 import { authenticate } from '../access/authentication.js'
-import type { Caller } from '../../domain/context.js'
+import type { Caller } from '../context.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
 import { type FeedIndicator, type FeedPosition, MAX_FEED_PAGE, countFeed, planFeedPage, readFeed } from './feed.js'
 

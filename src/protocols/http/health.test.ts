@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import { createTestApp, createTestDomain, type TestApp } from '../../test/harness.js'
-import { buildApp } from './server.js'
+import { buildApp } from '../../app.js'
 
 let t: TestApp
 beforeAll(async () => { t = await createTestApp() })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, createTestApp, createTestDomain } from '../../test/harness.js'
-import { buildApp } from './server.js'
+import { buildApp } from '../../app.js'
 
 let t: TestApp
 const lines: Record<string, unknown>[] = []

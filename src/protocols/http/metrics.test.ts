@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, createTestApp } from '../../test/harness.js'
 import { createMetrics, serveMetrics } from './metrics.js'
-import { buildApp } from './server.js'
+import { buildApp } from '../../app.js'
 
 let t: TestApp
 beforeAll(async () => { t = await createTestApp() })

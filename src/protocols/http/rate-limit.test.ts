@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
-import { buildApp } from './server.js'
+import { buildApp } from '../../app.js'
 
 let t: TestApp
 beforeAll(async () => { t = await createTestApp() })

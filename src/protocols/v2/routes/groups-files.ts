@@ -3,30 +3,16 @@
  * Signature download, the PDF summary and publish. Uploads are read raw whatever the
  * Content-Type, in a scope of their own so no other route changes its body parsing.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
 import { getGroup, publishGroup, requireGroupType } from '../../../domain/groups/groups.js'
 import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
 import { flag, query } from '../params.js'
 import { sendNoBody } from '../present.js'
 import { groupPdfLines, renderTextPdf } from '../group-pdf.js'
+import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../http/files.js'
 import { GROUP_PREFIX, groupPath } from './groups-params.js'
 import * as S from '../schemas.js'
-
-/**
- * Hard ceiling for a buffered upload. The documentMaxBytes setting (checked by the domain once
- * the body is read) is the real limit; the request context does not exist yet while parsing.
- */
-export const UPLOAD_CEILING_BYTES = 1024 * 1024 * 1024
-
-export function attachmentName(fileName: string | null, fallback: string): string {
-  const name = (fileName ?? fallback).replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')
-  return `attachment; filename="${name}"`
-}
-
-export function sendFile(reply: FastifyReply, contentType: string, body: Buffer | string, disposition: string) {
-  return reply.code(200).header('Content-Type', contentType).header('Content-Disposition', disposition).send(body)
-}
 
 async function uploadRoutes(scope: FastifyInstance) {
   scope.removeAllContentTypeParsers()

@@ -9,7 +9,7 @@ import { invalid } from '../../../domain/errors.js'
 import { getGroup } from '../../../domain/groups/groups.js'
 import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
 import { groupPdfLines, renderTextPdf } from '../../v2/group-pdf.js'
-import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../v2/routes/groups-files.js'
+import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../http/files.js'
 import { sendV3Body } from '../present.js'
 import { GROUP_DOWNLOAD, GROUP_PDF, GROUP_UPLOAD } from '../schemas.js'
 

@@ -1,43 +1,32 @@
 /**
- * Builds the HTTP application: one Fastify instance, each interface a plugin under its own
- * prefix with its own error envelope, authentication and content types. Request ids are
+ * The composition root: builds the HTTP application, one Fastify instance with each interface a
+ * plugin under its own prefix with its own error envelope, authentication and content types.
+ * Nothing under protocols/ imports it; it sits above them all. Request ids are
  * returned in X-Request-Id and appear on the matching log lines.
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions, LogController } from 'fastify'
-import type { Caller, RequestContext } from '../../domain/context.js'
-import type { Services } from '../../domain/services.js'
-import type { Store } from '../../store/connect.js'
-import { registerV2 } from '../v2/plugin.js'
-import { v3ErrorBody } from '../v3/present.js'
-import { classifyError } from './errors.js'
-import { sendJsonExactly } from './media-types.js'
-import { readJsonBody } from './body.js'
-import { installHealthRoutes, type Readiness } from './health.js'
-import { type RouteSummary, installOpenApiRoutes } from './openapi.js'
-import { type RouteSchema, schemaCompilers, withPathParams } from './route-schema.js'
-import { installMetricsRoute, installRequestMetrics, type Metrics } from './metrics.js'
-import { createRateLimiter, type RateLimiter } from './rate-limit.js'
-import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './limits.js'
-import { registerV3 } from '../v3/plugin.js'
-import { registerTaxii11, sendStatusMessage } from '../taxii11/plugin.js'
-import type { PollOptions } from '../taxii11/poll.js'
-import { TAXII_PREFIX, registerTaxii21 } from '../taxii21/plugin.js'
-import { taxiiError } from '../taxii21/errors.js'
-import { TAXII_MEDIA_TYPE } from '../taxii21/negotiate.js'
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    caller: Caller
-    ctx: RequestContext
-  }
-  interface FastifyInstance {
-    /** Every route registered, in order: what the fuzz test walks and the API documents list. */
-    routeTable: readonly RouteSummary[]
-    /** Per-account REST rate limit, or null when off. */
-    rateLimiter: RateLimiter | null
-  }
-}
+import type { Caller, RequestContext } from './domain/context.js'
+import './protocols/http/request-state.js'
+import type { Services } from './domain/services.js'
+import type { Store } from './store/connect.js'
+import { registerV2 } from './protocols/v2/plugin.js'
+import { v3ErrorBody } from './protocols/v3/present.js'
+import { classifyError } from './protocols/http/errors.js'
+import { sendJsonExactly } from './protocols/http/media-types.js'
+import { readJsonBody } from './protocols/http/body.js'
+import { installHealthRoutes, type Readiness } from './protocols/http/health.js'
+import { type RouteSummary, installOpenApiRoutes } from './protocols/http/openapi.js'
+import { type RouteSchema, schemaCompilers, withPathParams } from './protocols/http/route-schema.js'
+import { installMetricsRoute, installRequestMetrics, type Metrics } from './protocols/http/metrics.js'
+import { createRateLimiter } from './protocols/http/rate-limit.js'
+import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './protocols/http/limits.js'
+import { registerV3 } from './protocols/v3/plugin.js'
+import { registerTaxii11, sendStatusMessage } from './protocols/taxii11/plugin.js'
+import type { PollOptions } from './protocols/taxii11/poll.js'
+import { TAXII_PREFIX, registerTaxii21 } from './protocols/taxii21/plugin.js'
+import { taxiiError } from './protocols/taxii21/errors.js'
+import { TAXII_MEDIA_TYPE } from './protocols/taxii21/negotiate.js'
 
 const REST_ROUTE = /^\/api\/v[23]\//
 
