@@ -24,13 +24,15 @@ export const DEFAULT_CLIENTS_DIR = join(process.env.XDG_CACHE_HOME || join(homed
 export const CLIENTS_DIR = process.env.BULWARK_CLIENTS_DIR || DEFAULT_CLIENTS_DIR
 
 /**
- * The STIX and TAXII schemas stay in the shared folder beside the repository wherever the
- * clients were put, so BULWARK_CLIENTS_DIR does not move them. A git worktree sits elsewhere
- * than its repository, so the folder beside the main checkout counts too.
+ * The machine's shared folder beside the repository (schemas, research notes, the clients' set-up
+ * kit). A git worktree sits elsewhere than its repository, so the folder beside the main checkout
+ * counts too.
  */
-export const SCHEMAS_DIR = process.env.BULWARK_SCHEMAS_DIR
-  || [REPO_ROOT, mainCheckout(REPO_ROOT)].map((root) => resolve(root, '..', 'shared', 'schemas')).find((dir) => existsSync(dir))
-  || resolve(REPO_ROOT, '..', 'shared', 'schemas')
+export const SHARED_DIR = [REPO_ROOT, mainCheckout(REPO_ROOT)].map((root) => resolve(root, '..', 'shared')).find((dir) => existsSync(dir))
+  ?? resolve(REPO_ROOT, '..', 'shared')
+
+/** The STIX and TAXII schemas stay in the shared folder wherever the clients were put: BULWARK_CLIENTS_DIR does not move them. */
+export const SCHEMAS_DIR = process.env.BULWARK_SCHEMAS_DIR || join(SHARED_DIR, 'schemas')
 
 /** The checkout a git worktree was added to (its .git is a file naming a folder of the main .git), or `root` itself. */
 function mainCheckout(root: string): string {
