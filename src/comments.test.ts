@@ -150,7 +150,7 @@ describe('comments', () => {
   it('are told from strings and regular expressions, and a stale path in them is found', () => {
     const file = join(SRC, 'protocols', 'example.ts')
     const text = [
-      "const url = 'https://example.org/docs/gone.md' // see protocols/taxii21/stix.ts",
+      "const url = 'https://example.org/docs/gone.md' // see protocols/taxii21/stix.ts, not https://example.org/gone.md",
       'const re = /\\/\\/ docs\\/gone.md/',
       '/** Written by domain/no-such-module.ts, read by taxii21/stix.ts and config.ts; docs/decisions.md says why. */',
       'const t = `${a + "// not/a-comment.ts"}` // bench/lib/dataset.ts, store/*.repository.ts',
