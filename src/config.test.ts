@@ -1,4 +1,5 @@
-import { resolve } from 'node:path'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from './config.js'
 
@@ -10,6 +11,7 @@ describe('loadConfig', () => {
       port: 8443,
       dataDir: resolve('./data'),
       databaseUrl: `sqlite:${resolve('./data/bulwark.db')}`,
+      databasePoolSize: 10,
       publicUrl: 'https://localhost:8443',
       tls: { enabled: true, certFile: undefined, keyFile: undefined },
       trustedProxies: [],
@@ -32,9 +34,11 @@ describe('loadConfig', () => {
       BULWARK_ADMIN_TOKEN: 't', BULWARK_ORGANIZATION: 'Blue Team', BULWARK_ADMIN_USER: 'root-api', BULWARK_LOG_LEVEL: 'debug',
       BULWARK_BODY_LIMIT: '1024', BULWARK_BATCH_WORKER: 'OFF', BULWARK_METRICS_HOST: '0.0.0.0', BULWARK_METRICS_PORT: '9464',
       BULWARK_METRICS_TOKEN: 'a-scraper-token-16', BULWARK_SHUTDOWN_TIMEOUT_MS: '3000', BULWARK_RATE_LIMIT: '600', BULWARK_RATE_LIMIT_WINDOW_MS: '10000',
+      BULWARK_DB_POOL_SIZE: '25',
     })
     expect(config).toEqual({
-      host: '127.0.0.1', port: 9443, dataDir: '/var/lib/bulwark', databaseUrl: 'postgres://tip@db:5432/tip', publicUrl: 'https://tip.example.org',
+      host: '127.0.0.1', port: 9443, dataDir: '/var/lib/bulwark', databaseUrl: 'postgres://tip@db:5432/tip', databasePoolSize: 25,
+      publicUrl: 'https://tip.example.org',
       tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' }, trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
       serverKey: 'k', admin: { accessId: '1', secretKey: 's', token: 't', organization: 'Blue Team', userName: 'root-api' },
       logLevel: 'debug', bodyLimitBytes: 1024, batchWorker: false,
@@ -63,6 +67,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ BULWARK_RATE_LIMIT: '1.5' })).toThrow("BULWARK_RATE_LIMIT must be a whole number of requests, not '1.5'")
     expect(() => loadConfig({ BULWARK_RATE_LIMIT_WINDOW_MS: '10' })).toThrow("BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '10'")
     expect(loadConfig({ BULWARK_RATE_LIMIT: '0' }).rateLimit.max).toBeUndefined()
+    expect(() => loadConfig({ BULWARK_DB_POOL_SIZE: '0' })).toThrow("BULWARK_DB_POOL_SIZE must be a number of connections, not '0'")
   })
 
   it('refuses a port that is not a port number', () => {
@@ -79,5 +84,28 @@ describe('configuration mistakes stop the start with a clear message', () => {
 
   it('refuses administrator credentials given only in part', () => {
     expect(() => loadConfig({ BULWARK_ADMIN_TOKEN: 'a-token-of-sufficient-length' })).toThrow(/Set all of BULWARK_ADMIN_ACCESS_ID/)
+  })
+})
+
+describe('the environment', () => {
+  const SRC = new URL('.', import.meta.url).pathname
+
+  /** Every .ts file of src/ but the test helpers (src/test/, *.test.ts), which read their own variables. */
+  function sources(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) return path === join(SRC, 'test') ? [] : sources(path)
+      return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []
+    })
+  }
+
+  it('is read by config.ts alone', () => {
+    // Comments may name process.env; code may reach it as process.env, process['env'] or node:process's env.
+    const reads = /\bprocess\s*(\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\bimport\s*\{[^}]*\benv\b[^}]*\}\s*from\s*'(node:)?process'/
+    const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1')
+    const offending = sources(SRC)
+      .filter((file) => relative(SRC, file) !== 'config.ts' && reads.test(withoutComments(readFileSync(file, 'utf8'))))
+      .map((file) => relative(SRC, file))
+    expect(offending, 'read the variable in config.ts and pass its value in').toEqual([])
   })
 })

@@ -1,6 +1,8 @@
 /**
- * Settings from the environment, with the defaults the README documents. Nothing else
- * reads process.env.
+ * Settings from the environment, with the defaults the README documents. Nothing else in
+ * src/ reads process.env (src/config.test.ts checks it): modules are handed these values, so
+ * a test or a second server in one process can give each its own. Test helpers (src/test/,
+ * *.test.ts) and bench/ read their own BULWARK_TEST_*, BULWARK_CLIENTS_* and BENCH_* variables.
  */
 import { join, resolve } from 'node:path'
 
@@ -9,6 +11,8 @@ export interface Config {
   port: number
   dataDir: string
   databaseUrl: string
+  /** PostgreSQL connections this node's pool may open (SQLite has one connection). */
+  databasePoolSize: number
   publicUrl: string
   tls: { enabled: boolean; certFile?: string; keyFile?: string }
   /** Addresses (or CIDRs) whose X-Forwarded-Proto/For headers are believed. */
@@ -33,6 +37,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BULWARK_PORT must be a port number, not '${env.BULWARK_PORT}'`)
   const tlsEnabled = (env.BULWARK_TLS ?? 'on').toLowerCase() !== 'off'
   const host = env.BULWARK_HOST ?? '0.0.0.0'
+  const databasePoolSize = Number(env.BULWARK_DB_POOL_SIZE ?? 10)
+  if (!Number.isInteger(databasePoolSize) || databasePoolSize < 1) throw new Error(`BULWARK_DB_POOL_SIZE must be a number of connections, not '${env.BULWARK_DB_POOL_SIZE}'`)
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024) throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
   const metricsPort = env.BULWARK_METRICS_PORT ? Number(env.BULWARK_METRICS_PORT) : undefined
@@ -56,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     dataDir,
     databaseUrl: env.BULWARK_DATABASE_URL ?? `sqlite:${join(dataDir, 'bulwark.db')}`,
+    databasePoolSize,
     publicUrl: env.BULWARK_PUBLIC_URL ?? `${tlsEnabled ? 'https' : 'http'}://localhost:${port}`,
     tls: { enabled: tlsEnabled, certFile: env.BULWARK_TLS_CERT, keyFile: env.BULWARK_TLS_KEY },
     trustedProxies: (env.BULWARK_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
@@ -74,4 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs,
     rateLimit: { max: rateLimitMax || undefined, windowMs: rateLimitWindowMs },
   }
+}
+
+/**
+ * The environment of a child process Bulwark starts (pg_dump, pg_restore): this process's own,
+ * so PATH and the PG* variables reach the tool, with `extra` on top.
+ */
+export function childEnvironment(extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, ...extra }
 }

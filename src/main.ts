@@ -31,7 +31,7 @@ async function main() {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
   const { tightened } = secureDataDir(config.dataDir)
-  const store = openStore(config.databaseUrl)
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize })
   await prepareDatabase(store)
   const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })
   const firstStart = await ensureFirstStart(store, config, services.secretBox)

@@ -21,7 +21,7 @@ export interface CliRuntime {
 export async function openRuntime(config: Config = loadConfig()): Promise<CliRuntime> {
   const { tightened } = secureDataDir(config.dataDir)
   for (const { path, from } of tightened) process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
-  const store = openStore(config.databaseUrl)
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize })
   try {
     await prepareDatabase(store)
     const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })

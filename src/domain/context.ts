@@ -1,6 +1,6 @@
 /**
  * Who is calling and in which owner. Every domain function takes a RequestContext; the
- * adapters build it once per request (protocols/http/auth.ts) and never look at roles.
+ * adapters build it once per request (protocols/http/rest-auth.ts) and never look at roles.
  */
 import type { ItemKind, OwnerType } from '../model/kinds.js'
 import type { AccountRow, AuthRepository } from '../store/account.repository.js'

@@ -1,6 +1,6 @@
 /**
  * The one place that decides "may this account do this action in this owner".
- * Driven by the role matrices of research/roles.md: Organization roles and Community roles
+ * Driven by the role matrices of ../shared/research/roles.md: Organization roles and Community roles
  * (the latter also serve Sources). Every adapter calls `authorize`; none checks roles itself.
  */
 import type { OwnerRole } from '../model/roles.js'

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process'
 import { chmodSync, closeSync, copyFileSync, existsSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import SqliteDatabase from 'better-sqlite3'
+import { childEnvironment } from '../config.js'
 import type { Store } from './connect.js'
 
 export type BackupResult = {
@@ -80,7 +81,7 @@ function postgresTarget(url: string): { args: string[]; env: NodeJS.ProcessEnv }
   const u = new URL(url)
   const password = decodeURIComponent(u.password)
   u.password = ''
-  return { args: [`--dbname=${u.toString()}`], env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } }
+  return { args: [`--dbname=${u.toString()}`], env: childEnvironment(password ? { PGPASSWORD: password } : {}) }
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {

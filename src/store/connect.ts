@@ -27,9 +27,14 @@ export interface Store {
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10))
 pg.types.setTypeParser(1700, (v) => Number.parseFloat(v))
 
-export function openStore(url: string): Store {
+export interface StoreOptions {
+  /** PostgreSQL connections the pool may open (Config.databasePoolSize). */
+  poolSize?: number
+}
+
+export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BULWARK_DB_POOL_SIZE ?? 10) })
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
     // An idle client that loses its server must not crash the process; the next query reconnects.
     pool.on('error', () => {})
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CredentialWritePlugin()] })

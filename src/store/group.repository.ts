@@ -1,6 +1,6 @@
 /**
  * Groups (intel_group), their document content and their Adversary Assets. Only this file
- * writes SQL for them; rules (required fields, enums, permissions) live in domain/groups.ts.
+ * writes SQL for them; rules (required fields, enums, permissions) live in domain/groups/groups.ts.
  */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, GroupTable, Row } from './database.js'

@@ -1,4 +1,4 @@
-/** Tasks and their assignees and escalatees. Rules live in domain/tasks.ts. */
+/** Tasks and their assignees and escalatees. Rules live in domain/tasks/tasks.ts. */
 import type { Expression, ExpressionBuilder, Insertable, Kysely, SqlBool, Updateable } from 'kysely'
 import type { Database, Row, TaskTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'

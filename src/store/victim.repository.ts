@@ -1,4 +1,4 @@
-/** Victims and their Victim Assets. Rules live in domain/victims.ts and domain/victim-assets.ts. */
+/** Victims and their Victim Assets. Rules live in domain/victims/victims.ts and domain/victims/victim-assets.ts. */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, Row, VictimTable } from './database.js'
 import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from './list-conditions.js'

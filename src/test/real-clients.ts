@@ -1,31 +1,62 @@
 /**
- * The real clients of the interface (`../shared/clients`: the platform's SDKs, TAXII clients,
- * STIX validators), driven from the test suite so that CI runs them. Each client run is a
- * Python script beside the test that uses it; it talks to a test app created with
+ * The real clients of the interface (the platform's SDKs, TAXII clients, STIX validators),
+ * driven from the test suite so that CI runs them. Their sources live outside every repository,
+ * put together once per machine (docs/real-clients.md, "Setting up the clients"). Each client
+ * run is a Python script beside the test that uses it; it talks to a test app created with
  * `createTestApp({ listen: true })` and prints one JSON document as its last line of output.
+ *
+ * Like the other test helpers, this module reads its own variables (BULWARK_CLIENTS_DIR,
+ * BULWARK_CLIENTS_PYTHON, BULWARK_SCHEMAS_DIR) from process.env: they choose what the tests
+ * run against, not how a server behaves, so they are not part of src/config.ts.
  */
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'vitest'
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
-/** Beside the repository, as in CI; BULWARK_CLIENTS_DIR points elsewhere. */
-export const CLIENTS_DIR = process.env.BULWARK_CLIENTS_DIR ?? resolve(REPO_ROOT, '..', 'shared', 'clients')
+/** Where ../shared/clients/setup.sh puts the clients unless told otherwise: the user's cache folder. */
+export const DEFAULT_CLIENTS_DIR = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bulwark-clients')
+
+export const CLIENTS_DIR = process.env.BULWARK_CLIENTS_DIR || DEFAULT_CLIENTS_DIR
+
+/**
+ * The machine's shared folder beside the repository (schemas, research notes, the clients' set-up
+ * kit). A git worktree sits elsewhere than its repository, so the folder beside the main checkout
+ * counts too.
+ */
+export const SHARED_DIR = [REPO_ROOT, mainCheckout(REPO_ROOT)].map((root) => resolve(root, '..', 'shared')).find((dir) => existsSync(dir))
+  ?? resolve(REPO_ROOT, '..', 'shared')
+
+/** The STIX and TAXII schemas stay in the shared folder wherever the clients were put: BULWARK_CLIENTS_DIR does not move them. */
+export const SCHEMAS_DIR = process.env.BULWARK_SCHEMAS_DIR || join(SHARED_DIR, 'schemas')
+
+/** The checkout a git worktree was added to (its .git is a file naming a folder of the main .git), or `root` itself. */
+function mainCheckout(root: string): string {
+  try {
+    const gitDir = /^gitdir: (.+)$/m.exec(readFileSync(join(root, '.git'), 'utf8'))?.[1]
+    if (!gitDir) return root
+    return dirname(resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim()))
+  } catch {
+    return root
+  }
+}
 
 /** Debian's interpreter, with the client dependencies `.ci/run` installs from apt-packages.txt. */
 export const PYTHON = process.env.BULWARK_CLIENTS_PYTHON ?? '/usr/bin/python3'
 
 /**
- * Why the real-client runs cannot happen here, or undefined when they can. Only a checkout
- * without the client trees (a user's own clone) skips them; a missing Python package fails
- * the run instead, so CI never passes without having run the clients.
+ * Why the real-client runs cannot happen here, or undefined when they can. Only a machine
+ * where the clients were never put together skips them; a missing Python package fails the
+ * run instead, so a machine that has the clients never passes without having run them.
  */
 export function realClientsUnavailable(): string | undefined {
   if (!existsSync(resolve(CLIENTS_DIR, 'clients.py'))) {
-    return `real-client runs skipped: ${CLIENTS_DIR} is absent (it holds the client sources; see README, "Real clients")`
+    return `real-client runs skipped: ${CLIENTS_DIR} has no clients.py. Fetch each repository of ../shared/clients/SOURCES.txt, `
+      + 'run ../shared/clients/setup.sh and set BULWARK_CLIENTS_DIR to the folder it prints (README, "Real clients"; docs/real-clients.md)'
   }
   return undefined
 }

@@ -1,16 +1,15 @@
 /**
  * The OASIS STIX 2.1 JSON schemas (`../shared/schemas/stix-2.1`), compiled once, to check
- * every object the TAXII server emits. Like the real clients, they sit beside the repository;
- * a checkout without them skips the checks and says so.
+ * every object the TAXII server emits. They sit beside the repository wherever the real
+ * clients were put; a checkout without them skips the checks and says so.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { CLIENTS_DIR } from './real-clients.js'
+import { SCHEMAS_DIR } from './real-clients.js'
 
-/** A sibling of the client trees (`shared/clients`, `shared/schemas`), so BULWARK_CLIENTS_DIR moves both. */
-export const STIX_SCHEMAS_DIR = process.env.BULWARK_STIX_SCHEMAS_DIR ?? resolve(CLIENTS_DIR, '..', 'schemas', 'stix-2.1', 'schemas')
+export const STIX_SCHEMAS_DIR = process.env.BULWARK_STIX_SCHEMAS_DIR || resolve(SCHEMAS_DIR, 'stix-2.1', 'schemas')
 
 const ENTRY: Record<string, string> = { indicator: 'sdos/indicator.json', 'marking-definition': 'common/marking-definition.json' }
 

@@ -1,17 +1,16 @@
 /**
  * Validation of what the TAXII 1.1 services emit against the standards' XSDs
- * (`../shared/schemas`, beside the repository as in CI), with xmllint: many documents per
- * xmllint process, so a test validates all it produced at once.
+ * (`../shared/schemas`, beside the repository wherever the real clients were put), with
+ * xmllint: many documents per xmllint process, so a test validates all it produced at once.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { CYBOX_OBJECT_SCHEMAS, STIX_NAMESPACES } from '../protocols/taxii11/stix.js'
+import { SCHEMAS_DIR } from './real-clients.js'
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const SCHEMAS_DIR = process.env.BULWARK_SCHEMAS_DIR ?? resolve(REPO_ROOT, '..', 'shared', 'schemas')
+export { SCHEMAS_DIR }
 export const TAXII_11_XSD = join(SCHEMAS_DIR, 'taxii-1.1', 'TAXII_XMLMessageBinding_Schema_11.xsd')
 
 /** Why schema validation cannot run here, or undefined when it can. */

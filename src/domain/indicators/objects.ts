@@ -2,7 +2,7 @@
  * Indicators as v3 objects: TQL lists, records by id for presenters, look-up by summary,
  * create and update bodies with nested members (tags, labels, attributes, associations,
  * false positives and observations) in one transaction, and bulk delete by TQL. The rules
- * themselves stay in domain/indicators.ts; this module composes them.
+ * themselves stay in domain/indicators/indicators.ts; this module composes them.
  */
 import { composeSummary, INDICATOR_TYPES, parseSummary } from '../../model/indicator-types.js'
 import type { RequestContext } from '../context.js'

@@ -1,6 +1,6 @@
 /**
  * Tasks as v3 objects. v3 gives the assignee as `{type: "User", data: {userName}}` and may
- * put a Task in a Case (caseId); both are mapped onto domain/tasks.ts. Nested tags only:
+ * put a Task in a Case (caseId); both are mapped onto domain/tasks/tasks.ts. Nested tags only:
  * the platform's other Task members (artifacts, notes) belong to case management.
  */
 import type { RequestContext } from '../context.js'

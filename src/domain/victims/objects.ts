@@ -1,7 +1,7 @@
 /**
  * Victims and Victim Assets as v3 objects. v3 names the asset value fields differently from
  * v2 (accountName/networkType, phone, website, socialNetwork); they are mapped here onto the
- * rules in domain/victim-assets.ts. A Victim body may nest new `assets`, created before its
+ * rules in domain/victims/victim-assets.ts. A Victim body may nest new `assets`, created before its
  * associations so that a new Victim can be associated in the same request.
  */
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
@@ -61,7 +61,7 @@ function requireAssetType(value: unknown): AssetTypeDef {
   return def
 }
 
-/** A v3 asset body in v2 names (the form domain/victim-assets.ts reads). */
+/** A v3 asset body in v2 names (the form domain/victims/victim-assets.ts reads). */
 function v2AssetBody(def: AssetTypeDef, body: Body, current?: VictimAssetRecord): Body {
   const value = body[def.v3ValueField] ?? body[def.valueField] ?? current?.value
   const out: Body = { [def.valueField]: value }

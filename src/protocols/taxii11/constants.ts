@@ -1,5 +1,5 @@
 /**
- * The TAXII 1.1 identifiers Bulwark speaks (TAXII 1.1.1 Parts 2–4; research/taxii-stix.md §3.1).
+ * The TAXII 1.1 identifiers Bulwark speaks (TAXII 1.1.1 Parts 2–4; ../shared/research/taxii-stix.md §3.1).
  * Every string a client compares byte for byte lives here, once.
  */
 export const TAXII_NS = 'http://taxii.mitre.org/messages/taxii_xml_binding-1.1'

@@ -1,5 +1,5 @@
 /**
- * Indicators as STIX 1.1.1 packages with CybOX 2.1 observables (research/taxii-stix.md §3.4):
+ * Indicators as STIX 1.1.1 packages with CybOX 2.1 observables (../shared/research/taxii-stix.md §3.4):
  * the CybOX object per Indicator type, the STIX Indicator Type vocabulary, confidence, valid
  * time, TLP and other Security Labels as Handling, the owner as Producer. Built as text, every
  * value escaped; nothing here reads the database.

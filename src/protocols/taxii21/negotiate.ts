@@ -1,5 +1,5 @@
 /**
- * Lenient Accept negotiation (TAXII 2.1 §3.1, taxii-stix.md 1.1): every response is
+ * Lenient Accept negotiation (TAXII 2.1 §3.1, ../shared/research/taxii-stix.md §1.1): every response is
  * `application/taxii+json;version=2.1`, and a request is refused with 406 only when its Accept
  * header names nothing that response could satisfy.
  */

@@ -1,7 +1,7 @@
 /**
  * Association sub-paths of a Group, Task or Victim (<item>/groups[/type[/id]], /indicators
  * [/type[/summary]], /victims[/id], /tasks[/id], /victimAssets[/type[/id]]): GET lists the
- * partners, POST associates, DELETE dissociates. The rules are domain/associations.ts's.
+ * partners, POST associates, DELETE dissociates. The rules are domain/items/associations.ts's.
  * Lists span every owner the caller reads, since associations may cross owners.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

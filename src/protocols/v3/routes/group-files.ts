@@ -1,7 +1,7 @@
 /**
  * Group files on v3, where tcex calls them (group.upload, download, pdf): POST /v3/groups/{id}/upload
  * with the raw file (replacing earlier content), GET …/download and GET …/pdf. The spec lists these paths
- * only under v2; the rules and the bytes are those of v2 (domain/documents.ts, v2 group-pdf.ts).
+ * only under v2; the rules and the bytes are those of v2 (domain/groups/documents.ts, v2 group-pdf.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
