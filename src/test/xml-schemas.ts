@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CYBOX_OBJECT_SCHEMAS, STIX_NAMESPACES } from '../protocols/taxii11/stix.js'
+import { CYBOX_OBJECT_SCHEMAS, STIX_NAMESPACES } from '../formats/stix1/stix.js'
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const SCHEMAS_DIR = process.env.BULWARK_SCHEMAS_DIR ?? resolve(REPO_ROOT, '..', 'shared', 'schemas')

@@ -20,7 +20,7 @@ import { invalid } from '../../domain/errors.js'
 import { type AttributeView, loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import type { Tag } from '../../domain/metadata/tags.js'
 import type { Services } from '../../domain/services.js'
-import { ALWAYS_MARKINGS, MARKINGS, StixIds, type StixMarking, markingOf, toStixIndicator } from '../../protocols/taxii21/stix.js'
+import { ALWAYS_MARKINGS, MARKINGS, StixIds, type StixMarking, markingOf, toStixIndicator } from '../../formats/stix2/stix.js'
 import type { Store } from '../../store/connect.js'
 import { cliContext } from '../context.js'
 

@@ -23,11 +23,11 @@ import { readJson } from '../../domain/input.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../domain/time.js'
 import { findIndicatorType, composeSummary } from '../../model/indicator-types.js'
-import { type TlpLabel, fromStixIndicator, labelOfMarkingDefinition } from '../../protocols/taxii21/stix.js'
+import { type TlpLabel, fromStixIndicator, labelOfMarkingDefinition } from '../../formats/stix2/stix.js'
 import { claimJob } from '../../domain/batch/leases.js'
 import { newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
-import { JsonArrayReader, MalformedJsonFile } from '../json-array-stream.js'
+import { JsonArrayReader, MalformedJsonFile } from '../../formats/json-array-stream.js'
 
 /** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
 export const IMPORT_CHUNK = 5_000
