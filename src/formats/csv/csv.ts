@@ -1,7 +1,9 @@
 /**
  * CSV as `bulwark import` reads it: a header naming at least the columns type and summary
- * (any case, any order), optionally rating, confidence and tags (separated by `;`); commas
- * separate cells, double quotes enclose them, `""` is a quote, one record a line.
+ * (any case, any order), optionally rating, confidence, tags (separated by `;`) and value1 …
+ * value3, the type's value fields by slot where a summary cannot say them (a Registry Key's value
+ * type without a value name); commas separate cells, double quotes enclose them, `""` is a quote,
+ * one record a line.
  */
 import { invalid } from '../../domain/errors.js'
 import type { Format } from '../format.js'
@@ -31,12 +33,14 @@ export const csvFile: Format = {
 export function csvIndicator(header: readonly string[], cells: readonly string[]): Record<string, unknown> {
   const value = (name: string) => cells[header.indexOf(name)]?.trim() || undefined
   const tags = value('tags')?.split(';').map((t) => t.trim()).filter(Boolean)
-  return {
+  const item: Record<string, unknown> = {
     type: value('type'), summary: value('summary'),
     ...(value('rating') !== undefined ? { rating: Number(value('rating')) } : {}),
     ...(value('confidence') !== undefined ? { confidence: Number(value('confidence')) } : {}),
     ...(tags?.length ? { tag: tags.map((name) => ({ name })) } : {}),
   }
+  for (const slot of ['value1', 'value2', 'value3']) if (value(slot) !== undefined) item[slot] = value(slot)
+  return item
 }
 
 /** One CSV line: commas separate, double quotes enclose, "" is a quote. */
