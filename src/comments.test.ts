@@ -1,7 +1,7 @@
 /**
  * A comment that names a file must name one that exists: files move, and a stale path sends
  * the reader looking for nothing. Paths are looked up from the commenting file's folder, src/
- * and the repository root, or as the tail of any path in the tree (`taxii21/stix.ts`), so a
+ * and the repository root, or as the tail of any path in the tree (`taxii21/plugin.ts`), so a
  * moved file only needs its comments updated, not this test.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
@@ -122,7 +122,7 @@ export function staleMentions(sources: { file: string; text: string }[], tree: s
     const bare = path.replace(/^\.\//, '')
     if (!bare.includes('/')) return basenames.has(bare) || basenames.has(bare.replace(/\.js$/, '.ts'))
     if ([dirname(file), SRC, ROOT].some((base) => exists(resolve(base, bare)))) return true
-    // A path written from a folder the comment leaves implicit: `taxii21/stix.ts` for src/protocols/taxii21/stix.ts.
+    // A path written from a folder the comment leaves implicit: `taxii21/plugin.ts` for src/protocols/taxii21/plugin.ts.
     if (bare.startsWith('../')) return false
     return tree.some((candidate) => candidate.endsWith(`/${bare}`) || candidate.endsWith(`/${bare.replace(/\.js$/, '.ts')}`))
   }
@@ -150,9 +150,9 @@ describe('comments', () => {
   it('are told from strings and regular expressions, and a stale path in them is found', () => {
     const file = join(SRC, 'protocols', 'example.ts')
     const text = [
-      "const url = 'https://example.org/docs/gone.md' // see protocols/taxii21/stix.ts, not https://example.org/gone.md",
+      "const url = 'https://example.org/docs/gone.md' // see protocols/taxii21/plugin.ts, not https://example.org/gone.md",
       'const re = /\\/\\/ docs\\/gone.md/',
-      '/** Written by domain/no-such-module.ts, read by taxii21/stix.ts and config.ts; docs/decisions.md says why. */',
+      '/** Written by domain/no-such-module.ts, read by taxii21/plugin.ts and config.ts; docs/decisions.md says why. */',
       'const t = `${a + "// not/a-comment.ts"}` // bench/lib/dataset.ts, store/*.repository.ts',
     ].join('\n')
     expect(commentsOf(text).map((c) => c.line)).toEqual([1, 3, 4])

@@ -1,6 +1,7 @@
 /**
  * The layers of docs/ARCHITECTURE.md, checked on the source: protocols reach data only through
- * the domain (they may name the store's types, never call it), and only the store writes SQL
+ * the domain (they may name the store's types, never call it), formats touch neither HTTP nor
+ * the database nor any adapter, and only the store writes SQL
  * (the TQL compiler builds the query fragments it hands to the store's queries).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -34,6 +35,14 @@ describe('layers', () => {
     const infrastructure = /from '[./]*\/store\/(connect|backup|batch-wakeups)\.js'/
     const offending = [...sources(join(SRC, 'cli')), ...sources(join(SRC, 'worker'))].flatMap((file) => imports(readFileSync(file, 'utf8'))
       .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type ') && !infrastructure.test(line))
+      .map((line) => `${relative(SRC, file)}: ${line}`))
+    expect(offending).toEqual([])
+  })
+
+  it('formats touch no HTTP, SQL or adapter: nothing from protocols/, cli/, fastify, or store/ beyond its types', () => {
+    const adapter = /from '(?:[./]*\/(?:protocols|cli)\/[^']*|fastify|@fastify\/[^']*)'/
+    const offending = sources(join(SRC, 'formats')).flatMap((file) => imports(readFileSync(file, 'utf8'))
+      .filter((line) => adapter.test(line) || (/from '[./]*\/store\//.test(line) && !line.startsWith('import type ')))
       .map((line) => `${relative(SRC, file)}: ${line}`))
     expect(offending).toEqual([])
   })

@@ -5,7 +5,7 @@
 import { XMLParser } from 'fast-xml-parser'
 import type { LightMyRequestResponse } from 'fastify'
 import type { TestApp } from './harness.js'
-import { xmlAttr } from '../protocols/taxii11/xml-text.js'
+import { xmlAttr } from '../formats/xml-text.js'
 import { MESSAGE_BINDING, PROTOCOL_HTTPS, SERVICES_VERSION, TAXII_NS } from '../protocols/taxii11/constants.js'
 
 export interface Credentials { userName: string; password: string }

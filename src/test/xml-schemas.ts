@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CYBOX_OBJECT_SCHEMAS, STIX_NAMESPACES } from '../protocols/taxii11/stix.js'
+import { CYBOX_OBJECT_SCHEMAS, STIX_NAMESPACES } from '../formats/stix1/stix.js'
 import { SCHEMAS_DIR } from './real-clients.js'
 
 export { SCHEMAS_DIR }

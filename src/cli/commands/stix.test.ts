@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, type CliSandbox, createCliSandbox } from '../../test/cli-sandbox.js'
 import { realClientsUnavailable, runClientScript } from '../../test/real-clients.js'
 import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
-import { MARKINGS } from '../../protocols/taxii21/stix.js'
+import { MARKINGS } from '../../formats/stix2/stix.js'
 
 const OWNER = 'Default Organization'
 const VALIDATOR = fileURLToPath(new URL('./stix_bundle_validate.py', import.meta.url))

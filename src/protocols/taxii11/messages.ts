@@ -9,7 +9,7 @@ import { parseApiTime } from '../../domain/time.js'
 import { CONTENT_BINDING_STIX_111, MESSAGE_BINDING, PROTOCOL_HTTPS, SERVICES, SERVICES_VERSION, type ServiceType, type StatusType, TAXII_NS } from './constants.js'
 import { Taxii11Error, badMessage } from './errors.js'
 import { guardXml } from './xml-guard.js'
-import { xmlAttr, xmlText } from './xml-text.js'
+import { xmlAttr, xmlText } from '../../formats/xml-text.js'
 
 export interface PollRequest {
   type: 'Poll_Request'

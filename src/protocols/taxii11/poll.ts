@@ -14,7 +14,7 @@ import type { Membership } from '../../domain/permissions.js'
 import { CONTENT_BINDING_STIX_111, MAX_WINDOW_MS } from './constants.js'
 import { Taxii11Error, badMessage } from './errors.js'
 import { POLL_RESPONSE_TAIL, type PollFulfillment, type PollRequest, renderContentBlock, renderPollResponseHead } from './messages.js'
-import { renderPackage } from './stix.js'
+import { renderPackage } from '../../formats/stix1/stix.js'
 
 export interface PollOptions {
   /** Indicators per result part (one Poll_Response or Poll_Fulfillment answer); a multiple of blockSize. */

@@ -15,8 +15,8 @@ import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../domain/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
-import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from './stix.js'
-import { IndicatorJsonWriter } from './stix-json.js'
+import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from '../../formats/stix2/stix.js'
+import { IndicatorJsonWriter } from '../../formats/stix2/stix-json.js'
 import type { StixIdIndex } from './stix-id-index.js'
 
 export interface TaxiiEnv {

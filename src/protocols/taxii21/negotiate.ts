@@ -6,6 +6,9 @@
 
 export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1'
 
+/** What a collection's objects are, in its resource and manifest. */
+export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1'
+
 /** Media ranges this server answers: type/subtype → whether a version parameter other than 2.1 rules it out. */
 const SERVED = new Set(['*/*', 'application/*', 'application/taxii+json', 'application/stix+json', 'application/json'])
 

@@ -10,7 +10,7 @@ import { type SharedNode as Node, startSharedNodes } from '../../test/harness.js
 import { authenticate } from '../../domain/access/authentication.js'
 import { type Item, type TaxiiEnv, findCollection, openItemPage } from './content.js'
 import { parseFilters } from './params.js'
-import { StixIds } from './stix.js'
+import { StixIds } from '../../formats/stix2/stix.js'
 import { StixIdIndex } from './stix-id-index.js'
 
 const OBJECTS = '/api/services/taxii/v2/taxii/svc_taxii/collections/Paging%20Org/objects/'

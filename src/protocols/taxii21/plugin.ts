@@ -14,7 +14,7 @@ import { isSecure } from '../http/rest-auth.js'
 import { BASIC_CHALLENGE, TaxiiHttpError, taxiiError } from './errors.js'
 import { TAXII_MEDIA_TYPE, acceptsTaxii } from './negotiate.js'
 import { registerApplication } from './routes.js'
-import { StixIds } from './stix.js'
+import { StixIds } from '../../formats/stix2/stix.js'
 import { StixIdIndex } from './stix-id-index.js'
 
 export const TAXII_PREFIX = '/api/services/taxii'

@@ -11,9 +11,9 @@ import type { Store } from '../../store/connect.js'
 import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, openItemPage, readObject } from './content.js'
 import { TaxiiHttpError } from './errors.js'
 import { JsonListWriter } from './json-chunks.js'
-import { TAXII_MEDIA_TYPE } from './negotiate.js'
+import { STIX_MEDIA_TYPE, TAXII_MEDIA_TYPE } from './negotiate.js'
 import { encodePosition, parseFilters, taxiiTimestamp } from './params.js'
-import { type AppVersion, STIX_MEDIA_TYPE, type StixIds } from './stix.js'
+import type { AppVersion, StixIds } from '../../formats/stix2/stix.js'
 import type { StixIdIndex } from './stix-id-index.js'
 
 export interface AppOptions {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { StixIdIndex } from './stix-id-index.js'
-import { StixIds } from './stix.js'
+import { StixIds } from '../../formats/stix2/stix.js'
 
 const ids = new StixIds('6f1c1b0e-2f57-4c1a-9d3e-0a4b5c6d7e8f')
 const OWNER = 7

@@ -1,6 +1,6 @@
 /**
  * STIX ids back to Indicator ids, for `objects/{id}`, its `versions` and `match[id]`. An
- * Indicator's STIX id is a UUIDv5 of its owner and id (stix.ts StixIds): one-way, so the only
+ * Indicator's STIX id is a UUIDv5 of its owner and id (formats/stix2/stix.ts StixIds): one-way, so the only
  * way back is hashing the owner's Indicator ids. Hashing them all on every request cost a
  * second at 700,000 Indicators; this keeps, per owner and per process, the first 32 bits of
  * each UUID beside the Indicator id (12 bytes an Indicator), hashes an owner's Indicators once,
@@ -12,7 +12,7 @@
  * indexed (concurrent writers) is found by the full re-index a miss triggers once the index is
  * older than REINDEX_AFTER_MS; until then a miss only indexes the ids added since.
  */
-import type { StixIds } from './stix.js'
+import type { StixIds } from '../../formats/stix2/stix.js'
 
 const REINDEX_AFTER_MS = 60_000
 /**

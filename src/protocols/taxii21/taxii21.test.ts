@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
-import { StixIds } from './stix.js'
+import { StixIds } from '../../formats/stix2/stix.js'
 
 const V2 = '/api/services/taxii/v2/taxii'
 const V1 = '/api/services/taxii/v1'

@@ -9,7 +9,7 @@ import { getGroup, publishGroup, requireGroupType } from '../../../domain/groups
 import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
 import { flag, query } from '../params.js'
 import { sendNoBody } from '../present.js'
-import { groupPdfLines, renderTextPdf } from '../group-pdf.js'
+import { groupPdfLines, renderTextPdf } from '../../../formats/group-pdf/group-pdf.js'
 import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../http/files.js'
 import { GROUP_PREFIX, groupPath } from './groups-params.js'
 import * as S from '../schemas.js'

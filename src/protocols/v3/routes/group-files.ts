@@ -1,14 +1,14 @@
 /**
  * Group files on v3, where tcex calls them (group.upload, download, pdf): POST /v3/groups/{id}/upload
  * with the raw file (replacing earlier content), GET …/download and GET …/pdf. The spec lists these paths
- * only under v2; the rules and the bytes are those of v2 (domain/groups/documents.ts, v2 group-pdf.ts).
+ * only under v2; the rules and the bytes are those of v2 (domain/groups/documents.ts, formats/group-pdf).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
 import { invalid } from '../../../domain/errors.js'
 import { getGroup } from '../../../domain/groups/groups.js'
 import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
-import { groupPdfLines, renderTextPdf } from '../../v2/group-pdf.js'
+import { groupPdfLines, renderTextPdf } from '../../../formats/group-pdf/group-pdf.js'
 import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../http/files.js'
 import { sendV3Body } from '../present.js'
 import { GROUP_DOWNLOAD, GROUP_PDF, GROUP_UPLOAD } from '../schemas.js'

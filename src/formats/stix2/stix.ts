@@ -1,8 +1,8 @@
 /**
  * Indicators as STIX 2.1: patterns for the ten Indicator types, deterministic ids, TLP
  * marking definitions from Security Labels, and the indicator object of each TAXII server
- * application version. Pure functions over domain feed records, so a STIX bundle export can
- * use them as the TAXII collections do. docs/taxii21.md records each choice.
+ * application version. Pure functions over domain feed records, so the bundle file (bundle.ts)
+ * uses them as the TAXII 2.1 collections do. docs/taxii21.md records each choice.
  */
 import { isIP } from 'node:net'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
@@ -12,8 +12,6 @@ export type AppVersion = '1.0' | '2.0'
 
 /** What an indicator object carries: a TAXII application version's fields, or (a bundle file) the fields of both. */
 export type StixProfile = AppVersion | 'bundle'
-
-export const STIX_MEDIA_TYPE = 'application/stix+json;version=2.1'
 
 // ---------------------------------------------------------------------------------------------
 // Patterns (STIX 2.1 §9)

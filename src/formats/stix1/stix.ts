@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
-import { xmlAttr, xmlText } from './xml-text.js'
+import { xmlAttr, xmlText } from '../xml-text.js'
 
 const NAMESPACES: Record<string, string> = {
   stix: 'http://stix.mitre.org/stix-1',

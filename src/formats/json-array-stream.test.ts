@@ -3,7 +3,7 @@
  * (strings, escapes and nesting included, across read chunks), the other top-level strings kept,
  * a broken or truncated file reported, and memory bounded by one element, not the file.
  */
-import { mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs'
+import { createReadStream, mkdtempSync, rmSync, writeFileSync, createWriteStream } from 'node:fs'
 import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,10 +13,13 @@ import { type ArrayElement, JsonArrayReader, MAX_ELEMENT_CHARS } from './json-ar
 const dir = mkdtempSync(join(tmpdir(), 'bulwark-json-stream-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+/** A file's text in the chunks the import reads it in. */
+const chunks = (file: string) => createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 })
+
 async function read(text: string, key = 'objects') {
   const file = join(dir, `f${Math.random()}.json`)
   writeFileSync(file, text)
-  const reader = new JsonArrayReader(file, key)
+  const reader = new JsonArrayReader(chunks(file), key)
   const elements: ArrayElement[] = []
   for await (const e of reader.elements()) elements.push(e)
   return { reader, elements }
@@ -53,7 +56,7 @@ describe('JsonArrayReader', () => {
     const partial: ArrayElement[] = []
     const file = join(dir, 'cut.json')
     writeFileSync(file, '{"objects":[{"a":1},{"b":2},{"c"')
-    await expect((async () => { for await (const e of new JsonArrayReader(file, 'objects').elements()) partial.push(e) })())
+    await expect((async () => { for await (const e of new JsonArrayReader(chunks(file), 'objects').elements()) partial.push(e) })())
       .rejects.toThrow('The file ends before its JSON document does')
     expect(partial).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, text: '{"b":2}' }])
   })
@@ -73,7 +76,7 @@ describe('JsonArrayReader', () => {
     const before = process.memoryUsage().heapUsed
     let peak = before
     let count = 0
-    for await (const e of new JsonArrayReader(file, 'objects').elements()) {
+    for await (const e of new JsonArrayReader(chunks(file), 'objects').elements()) {
       if ('text' in e) count++
       if (count % 5000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed)
     }

@@ -1,12 +1,10 @@
 /**
  * The elements of one array inside a top-level JSON object (`objects` of a STIX bundle,
- * `indicator` of a V2 batch file), read from a file as it streams: only the element being read
- * is held, so a file of a million Indicators takes the memory of one. Each element comes out as
+ * `indicator` of a V2 batch file), read from text as it streams (a file's chunks): only the element
+ * being read is held, so a file of a million Indicators takes the memory of one. Each element comes out as
  * its JSON text; the caller parses it, so a bad element is that element's error alone. The
  * document's other top-level string members are kept (a bundle's `type`, `id`).
  */
-import { createReadStream } from 'node:fs'
-
 /** An element longer than this is reported instead of read (the batch refuses 2 MB uploads anyway). */
 export const MAX_ELEMENT_CHARS = 1_000_000
 
@@ -20,10 +18,8 @@ export class JsonArrayReader {
   readonly strings = new Map<string, string>()
   /** The array was found. */
   found = false
-  /** Characters read so far (the progress bar's position). */
-  charsRead = 0
 
-  constructor(private readonly file: string, private readonly key: string) {}
+  constructor(private readonly input: AsyncIterable<string>, private readonly key: string) {}
 
   async *elements(): AsyncGenerator<ArrayElement> {
     let depth = 0
@@ -46,9 +42,7 @@ export class JsonArrayReader {
       index++
       return out
     }
-    for await (const chunk of createReadStream(this.file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
-      const text = chunk as string
-      this.charsRead += text.length
+    for await (const text of this.input) {
       let segment = 0
       const keep = (end: number) => {
         if (!overflow) element += text.slice(segment, end)

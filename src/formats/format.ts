@@ -1,0 +1,85 @@
+/**
+ * What a format is to the adapters that pick one from the list (index.ts): a name, a test of a
+ * file, a reader of Indicators and a writer of them. A reader turns text into Indicators in the
+ * V2 batch file's shape, each with its place in the input, so the batch job judges them by the
+ * API's rules, whatever the format; a writer turns the domain's records into text. Neither
+ * touches HTTP, SQL or the file system: the adapter hands text in and takes text out.
+ */
+import type { IndicatorRecord } from '../domain/indicators/record.js'
+import type { AttributeView } from '../domain/metadata/item-metadata.js'
+import type { SecurityLabel } from '../domain/metadata/security-labels.js'
+import type { Tag } from '../domain/metadata/tags.js'
+
+/** The text of an input as it streams: a file's UTF-8 chunks, say. */
+export type TextChunks = AsyncIterable<string>
+
+export interface ReadOptions {
+  /** What refusals call the input (the file's path). */
+  name: string
+  /** The Indicator type of every value, for a format whose values do not say theirs (a plain list). */
+  type?: string
+}
+
+/** An Indicator as the V2 batch file holds it, and its place in the input as its errors name it. */
+export interface ReadIndicator {
+  where: string
+  indicator: unknown
+}
+
+/**
+ * What a reader found, in the input's order: one element (an array element, a line) with its
+ * Indicators or why it has none, or a problem of the input as a whole after the elements read
+ * before it (a file cut short), which are kept.
+ */
+export type ReadEvent =
+  | { kind: 'element'; where: string; indicators: ReadIndicator[]; error?: string }
+  | { kind: 'input'; error: string }
+
+export interface IndicatorReader {
+  /** Refuses, before anything is read, options the format cannot read with (a plain list without its type). */
+  check?(options: ReadOptions): void
+  /** Throws (a domain `invalid`) when the input is not this format at all, before any element is given. */
+  read(input: TextChunks, options: ReadOptions): AsyncIterable<ReadEvent>
+}
+
+export interface WriteOptions {
+  /** The namespace of derived ids (Services.installationId). */
+  installationId: string
+  ownerName: string
+}
+
+/** An Indicator with the metadata its format asked for (the others are left empty). */
+export interface WrittenIndicator {
+  record: IndicatorRecord
+  tags: readonly Tag[]
+  securityLabels: readonly SecurityLabel[]
+  attributes: readonly AttributeView[]
+}
+
+/** One file being written: its opening, each Indicator's text (separator included) as it comes, its closing. */
+export interface FileWriter {
+  opening(): string
+  /** Undefined for an Indicator the format cannot express. */
+  indicator(indicator: WrittenIndicator): string | undefined
+  closing(): string
+}
+
+export interface IndicatorWriter {
+  /** The metadata each Indicator needs loaded. */
+  metadata: readonly ('tags' | 'securityLabels' | 'attributes')[]
+  /** Whether some Indicators have no form in the format, so an export says how many it left out. */
+  mayLeaveOut: boolean
+  open(options: WriteOptions): FileWriter
+}
+
+export interface Format {
+  /** What `--format` calls it. */
+  name: string
+  /**
+   * Whether a file is in this format, from its name and, where the name leaves it open, the first
+   * 4 KB of its text (`head`; absent for a file not written yet).
+   */
+  detect(fileName: string, head?: () => string): boolean
+  reader?: IndicatorReader
+  writer?: IndicatorWriter
+}
