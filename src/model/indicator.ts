@@ -104,10 +104,10 @@ export const INDICATOR = defineKind({
     { name: 'webLink', type: 'text', description: "Link to the Indicator's details page", write: 'never', v2: false, record: false },
     { name: 'legacyLink', type: 'text', description: "Link to the Indicator's page in the legacy form", write: 'never', v2: false, record: false },
 
-    { name: 'threatAssessScore', column: 'threat_assess_score', type: 'integer', description: 'The ThreatAssess score', write: 'never',
-      v3: shown('threatAssess'), tql: { name: 'ThreatAssess Score', description: 'The ThreatAssess score of the indicator.' } },
     { name: 'threatAssessRating', column: 'threat_assess_rating', type: 'decimal', description: 'The ThreatAssess rating', write: 'never',
       v3: shown('threatAssess') },
+    { name: 'threatAssessScore', column: 'threat_assess_score', type: 'integer', description: 'The ThreatAssess score', write: 'never',
+      v3: shown('threatAssess'), tql: { name: 'ThreatAssess Score', description: 'The ThreatAssess score of the indicator.' } },
     { name: 'threatAssessConfidence', column: 'threat_assess_confidence', type: 'decimal', description: 'The ThreatAssess confidence', write: 'never',
       v3: shown('threatAssess') },
     { name: 'threatAssessScoreObserved', column: 'threat_assess_score_observed', type: 'integer', write: 'never', v2: false,
