@@ -30,7 +30,8 @@ export const INDICATOR = defineKind({
   table: 'indicator',
   word: 'Indicator',
   fields: [
-    { name: 'type', column: 'type', type: 'text', description: 'The Indicator type', required: true, write: 'create',
+    // v2 takes the type from the path (/v2/indicators/hosts), not from the body.
+    { name: 'type', column: 'type', type: 'text', description: 'The Indicator type', required: true, write: 'create', v2: { body: false },
       values: INDICATOR_TYPES.map((t) => t.name), stix21: 'x_svc_type', stix1: 'Type',
       tql: [
         { keyword: 'typeName', name: 'Type Name', type: 'String', description: 'The indicator type (Address, Host, Registry Key …).', groupable: true, normalize: canonicalType },
@@ -48,6 +49,7 @@ export const INDICATOR = defineKind({
     custom(3, 'third'),
     { name: 'size', column: 'size', type: 'integer', description: 'The size of a File', onlyTypes: ['File'], range: [0, Number.MAX_SAFE_INTEGER],
       tql: { keyword: 'fileSize', name: 'Size (File)', description: 'The size of a file in bytes.' } },
+    { name: 'intelType', type: 'text', description: 'The intel type of a File (accepted and not kept)', onlyTypes: ['File'], v3: false, record: false },
     { name: 'rating', column: 'rating', type: 'decimal', description: 'The threat rating, 0 to 5', range: [0, 5], v3: { type: 'BigDecimal' },
       stix21: 'x_threat_rating',
       tql: { name: 'Threat Rating', type: 'Integer', description: 'The threat rating of the indicator (0-5).' } },
