@@ -62,6 +62,8 @@ export interface FieldDeclaration {
   range?: readonly [min: number, max: number]
   /** The types of the kind (an Indicator's `Host`, `File`…) that carry the field; a body's value for any other is ignored. */
   onlyTypes?: readonly string[]
+  /** Never null once stored (a NOT NULL column without a default: an id, a name, a creation date). */
+  notNull?: true
   /** What a new row holds when a create body leaves the field out (null when absent). */
   default?: boolean | number | string
   /** Where the domain's record holds it when not under `name` (a dotted path), or `false` when the record holds it otherwise or not at all. */
@@ -120,3 +122,14 @@ export function tqlOf(field: FieldDeclaration): readonly TqlDeclaration[] {
 
 /** The columns a declaration names, as a union of literals. */
 export type ColumnsOf<K extends KindDeclaration> = Extract<K['fields'][number], { column: string }>['column']
+
+type ValueOf<T extends ValueType> = T extends 'text' | 'date' ? string : T extends 'boolean' ? boolean : T extends 'object' ? unknown : number
+
+/** What a domain record holds for a field: never null for flags, fields with a default and `notNull` fields. */
+export type RecordValueOf<F extends FieldDeclaration> =
+  F extends { type: 'boolean' } | { default: boolean | number | string } | { notNull: true } ? ValueOf<F['type']> : ValueOf<F['type']> | null
+
+/** The domain record's flat fields that a declaration spells: each column field held under its name (not `record: false` or a path). */
+export type RecordOf<K extends KindDeclaration> = {
+  [F in Extract<K['fields'][number], { column: string }> as F extends { record: string | false } ? never : F['name']]: RecordValueOf<F>
+}
