@@ -32,6 +32,7 @@ const threatAssessScores = presentOption<IndicatorRecord>(INDICATOR, 'threatAsse
 const observations = presentOption<IndicatorRecord>(INDICATOR, 'observations')
 const sightings = presentOption<IndicatorRecord>(INDICATOR, 'sightings')
 const externalDates = presentOption<IndicatorRecord>(INDICATOR, 'externalDates')
+const addressData = presentOption<IndicatorRecord>(INDICATOR, 'geoLocation')
 
 function threatAssess(r: IndicatorRecord) {
   // The platform's collective (CAL) score; Bulwark has no collective layer, so its own score stands in when none is stored.
@@ -40,9 +41,7 @@ function threatAssess(r: IndicatorRecord) {
 
 /** geoLocation from the Address data kept with the Indicator (no lookup service runs here). */
 function geoLocation(r: IndicatorRecord): Record<string, unknown> | undefined {
-  const a = r.address
-  const geo = compact({ city: a.city, countryCode: a.countryCode, countryName: a.countryName, state: a.state, timezone: a.timezone,
-    organization: a.organization, asn: a.asn })
+  const geo = compact(addressData(r))
   return r.type === 'Address' && Object.keys(geo).length ? geo : undefined
 }
 
