@@ -5,13 +5,11 @@
  * rows in JavaScript is not timed.
  */
 import { prepareDatabase } from '../src/bootstrap.js'
+import { NEW_INDICATOR_COLUMNS } from '../src/domain/indicators/write.js'
 import { openStore } from '../src/store/connect.js'
 import { readCpuMicros } from './lib/processes.js'
 
 const ROWS_PER_STATEMENT = 500
-const INDICATOR_COLUMNS = ['owner_id', 'type', 'summary', 'value1', 'value2', 'value3', 'rating', 'confidence', 'description', 'source', 'private_flag',
-  'active', 'active_locked', 'dns_active', 'whois_active', 'first_seen', 'last_seen', 'external_date_added', 'external_last_modified',
-  'external_date_expires', 'size', 'created_by', 'date_added', 'last_modified']
 const TAG_LINK_COLUMNS = ['tag_id', 'item_kind', 'item_id', 'date_added']
 const ATTRIBUTE_COLUMNS = ['owner_id', 'item_kind', 'item_id', 'type_id', 'value', 'displayed', 'pinned', 'source', 'created_by', 'date_added', 'last_modified']
 
@@ -30,7 +28,7 @@ export interface RawOwner {
   indicators: number
 }
 
-function insertSql(table: string, columns: string[], rows: number, postgres: boolean, returning = '') {
+function insertSql(table: string, columns: readonly string[], rows: number, postgres: boolean, returning = '') {
   let n = 0
   const tuple = () => `(${columns.map(() => (postgres ? `$${++n}` : '?')).join(', ')})`
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, tuple).join(', ')}${returning}`
@@ -61,8 +59,14 @@ export async function measureRawInserts(url: string, owners: readonly RawOwner[]
       }
       tagIds.push(tags)
     }
-    const indicatorValues = (o: number) => (it: BenchIndicator) => [ownerIds[o], it.type, it.summary, it.summary, null, null, it.rating, it.confidence, null, null, 0, 1, 0, 0, 0,
-      null, null, null, null, null, null, 1, now, now]
+    // The columns the row writer inserts (domain/indicators/write.ts), each unset one null.
+    const indicatorValues = (o: number) => (it: BenchIndicator) => {
+      const row: Record<string, unknown> = {
+        owner_id: ownerIds[o], type: it.type, summary: it.summary, value1: it.summary, rating: it.rating, confidence: it.confidence,
+        private_flag: 0, active: 1, active_locked: 0, dns_active: 0, whois_active: 0, created_by: 1, date_added: now, last_modified: now,
+      }
+      return NEW_INDICATOR_COLUMNS.map((column) => row[column] ?? null)
+    }
     const tagValues = (o: number, chunk: BenchIndicator[], ids: number[]) => chunk.flatMap((it, k) => [tagIds[o].get(it.tag[0].name), 'indicator', ids[k], now])
     const attributeValues = (o: number, chunk: BenchIndicator[], ids: number[]) => chunk.flatMap((it, k) => [ownerIds[o], 'indicator', ids[k], attributeTypes.get(it.attribute[0].type),
       it.attribute[0].value, 0, 0, null, 1, now, now])
@@ -83,7 +87,7 @@ export async function measureRawInserts(url: string, owners: readonly RawOwner[]
       const prepared = (n: number) => {
         if (!statements.has(n)) {
           statements.set(n, {
-            ind: db.prepare(insertSql('indicator', INDICATOR_COLUMNS, n, false, ' RETURNING id')),
+            ind: db.prepare(insertSql('indicator', NEW_INDICATOR_COLUMNS, n, false, ' RETURNING id')),
             tag: db.prepare(insertSql('item_tag', TAG_LINK_COLUMNS, n, false)),
             attr: db.prepare(insertSql('attribute', ATTRIBUTE_COLUMNS, n, false)),
           })
@@ -124,7 +128,7 @@ export async function measureRawInserts(url: string, owners: readonly RawOwner[]
           const started = performance.now()
           const cpu = cpuNow()
           const n = chunk.length
-          const ids = (await client.query({ name: `raw_ind_${n}`, text: insertSql('indicator', INDICATOR_COLUMNS, n, true, ' RETURNING id'), values: chunk.flatMap(indicatorValues(o)) })).rows.map((r) => r.id)
+          const ids = (await client.query({ name: `raw_ind_${n}`, text: insertSql('indicator', NEW_INDICATOR_COLUMNS, n, true, ' RETURNING id'), values: chunk.flatMap(indicatorValues(o)) })).rows.map((r) => r.id)
           await client.query({ name: `raw_tag_${n}`, text: insertSql('item_tag', TAG_LINK_COLUMNS, n, true), values: tagValues(o, chunk, ids) })
           await client.query({ name: `raw_attr_${n}`, text: insertSql('attribute', ATTRIBUTE_COLUMNS, n, true), values: attributeValues(o, chunk, ids) })
           cpuMicros += cpuNow() - cpu

@@ -3,6 +3,7 @@
  * hold other spellings against the declarations walk over. A new declaration is one more line.
  */
 import type { KindDeclaration } from './field.js'
+import { INDICATOR } from './indicator.js'
 import { NOTE } from './note.js'
 
-export const DECLARED_KINDS: readonly KindDeclaration[] = [NOTE]
+export const DECLARED_KINDS: readonly KindDeclaration[] = [NOTE, INDICATOR]

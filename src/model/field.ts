@@ -44,6 +44,8 @@ export interface TqlDeclaration {
   /** TQL's type when it differs from the field's (text compared case-insensitively is `StringLower`). */
   type?: TqlValueType
   groupable?: boolean
+  /** Turns a query's value into the stored spelling (an Indicator type's name from its API branch…). */
+  normalize?: (value: string) => string
 }
 
 export interface FieldDeclaration {
@@ -56,12 +58,30 @@ export interface FieldDeclaration {
   description: string
   /** The allowed values, in their canonical spelling. */
   values?: readonly string[]
+  /** The bounds a number given in a body must keep to (both inclusive). */
+  range?: readonly [min: number, max: number]
+  /** The types of the kind (an Indicator's `Host`, `File`…) that carry the field; a body's value for any other is ignored. */
+  onlyTypes?: readonly string[]
+  /** Never null once stored (a NOT NULL column without a default: an id, a name, a creation date). */
+  notNull?: true
+  /** What a new row holds when a create body leaves the field out (null when absent). */
+  default?: boolean | number | string
+  /** Where the domain's record holds it when not under `name` (a dotted path), or `false` when the record holds it otherwise or not at all. */
+  record?: string | false
   /** How a body may carry it; `always` when absent. */
   write?: Writability
   /** Required in a create body. */
   required?: boolean
   /** v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the fields= option that adds it to answers. */
-  v3?: { type?: string; list?: boolean; option?: string } | false
+  v3?: {
+    type?: string
+    list?: boolean
+    option?: string
+    /** Another name in v3 answers (`observations` for the observation count). */
+    name?: string
+    /** Not a body field: shown in answers only (through `option`), so OPTIONS /v3/<type> does not list it. */
+    body?: false
+  } | false
   /** v2's details: another name, or `false` where v2 does not carry the field. */
   v2?: { name?: string; body?: false } | false
   /** TQL keywords over the field's column. */
@@ -80,6 +100,8 @@ export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonl
   /** The singular word messages use (`Indicator`, `Intel Requirement`). */
   word: string
   fields: F
+  /** The order OPTIONS /v3/<type>/tql lists the declared keywords in, by keyword, where it is not the fields' order. */
+  tqlOrder?: readonly string[]
 }
 
 /** Checks a declaration's shape and keeps its literal types, so a row type can be held against its columns. */
@@ -100,3 +122,14 @@ export function tqlOf(field: FieldDeclaration): readonly TqlDeclaration[] {
 
 /** The columns a declaration names, as a union of literals. */
 export type ColumnsOf<K extends KindDeclaration> = Extract<K['fields'][number], { column: string }>['column']
+
+type ValueOf<T extends ValueType> = T extends 'text' | 'date' ? string : T extends 'boolean' ? boolean : T extends 'object' ? unknown : number
+
+/** What a domain record holds for a field: never null for flags, fields with a default and `notNull` fields. */
+export type RecordValueOf<F extends FieldDeclaration> =
+  F extends { type: 'boolean' } | { default: boolean | number | string } | { notNull: true } ? ValueOf<F['type']> : ValueOf<F['type']> | null
+
+/** The domain record's flat fields that a declaration spells: each column field held under its name (not `record: false` or a path). */
+export type RecordOf<K extends KindDeclaration> = {
+  [F in Extract<K['fields'][number], { column: string }> as F extends { record: string | false } ? never : F['name']]: RecordValueOf<F>
+}

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { ColumnsOf } from '../model/field.js'
 import { DECLARED_KINDS } from '../model/declarations.js'
 import type { NOTE } from '../model/note.js'
+import { INDICATOR, INDICATOR_INTERNAL_COLUMNS } from '../model/indicator.js'
 import { createTestStore } from '../test/harness.js'
 import type { Store } from './connect.js'
-import type { NoteTable } from './database.js'
+import type { IndicatorTable, NoteTable } from './database.js'
 
 describe('declared columns', () => {
   let store: Store
@@ -25,5 +26,18 @@ describe('declared columns', () => {
 
   it('the row types name every declared column', () => {
     expectTypeOf<ColumnsOf<typeof NOTE>>().toExtend<keyof NoteTable>()
+    expectTypeOf<ColumnsOf<typeof INDICATOR>>().toExtend<keyof IndicatorTable>()
+  })
+
+  // Adding a scalar field touches only the model (and a migration): a column of the row type that no
+  // field declares fails here, unless it is one the interfaces never see.
+  it('every column of the indicator row type is declared or internal', () => {
+    expectTypeOf<keyof IndicatorTable>().toExtend<ColumnsOf<typeof INDICATOR> | (typeof INDICATOR_INTERNAL_COLUMNS)[number]>()
+  })
+
+  it('every column of the indicator table is declared or internal', async () => {
+    const columns = (await store.db.introspection.getTables()).find((t) => t.name === INDICATOR.table)!.columns.map((c) => c.name)
+    const known = new Set<string>([...DECLARED_KINDS.find((k) => k === INDICATOR)!.fields.flatMap((f) => (f.column ? [f.column] : [])), ...INDICATOR_INTERNAL_COLUMNS])
+    expect(columns.filter((c) => !known.has(c))).toEqual([])
   })
 })

@@ -5,6 +5,8 @@
  */
 import { type CompiledQuery, type Kysely, sql } from 'kysely'
 import type SqliteDatabase from 'better-sqlite3'
+import type { ColumnsOf, KindDeclaration } from '../model/field.js'
+import { INDICATOR } from '../model/indicator.js'
 import type { Database } from './database.js'
 import type { Store } from './connect.js'
 import { rawReadPath } from './prepared-read.js'
@@ -33,18 +35,27 @@ export interface FeedRowQuery {
  */
 export type FeedRow = [
   id: number, owner_id: number, type: string, summary: string, value1: string | null, value2: string | null, value3: string | null,
-  rating: number | null, confidence: number | null, description: string | null, active: number, date_added: string, last_modified: string,
-  external_date_expires: string | null, tags: string[], labels: string[],
+  rating: number | null, confidence: number | null, description: string | null, active: number, expires: string | null, date_added: string,
+  last_modified: string, tags: string[], labels: string[],
 ]
 
-/** Where each column is in a FeedRow. */
+/** Where each column is in a FeedRow (feed-columns.test.ts holds it against FEED_COLUMNS). */
 export const FEED_ROW = {
   id: 0, ownerId: 1, type: 2, summary: 3, value1: 4, value2: 5, value3: 6, rating: 7, confidence: 8, description: 9, active: 10,
-  dateAdded: 11, lastModified: 12, expires: 13, tags: 14, labels: 15,
+  expires: 11, dateAdded: 12, lastModified: 13, tags: 14, labels: 15,
 } as const
 
-const FEED_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'value3', 'rating', 'confidence', 'description',
-  'active', 'date_added', 'last_modified', 'external_date_expires'] as const
+const KEY_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'value3'] as const
+
+/**
+ * What the feed reads of an Indicator: its key and values, then every other column that has a
+ * place in STIX (model/indicator.ts), in declaration order — what the STIX 2.1 and 1.1.1 writers use.
+ */
+export const FEED_COLUMNS: readonly ColumnsOf<typeof INDICATOR>[] = [
+  ...KEY_COLUMNS,
+  ...(INDICATOR as KindDeclaration).fields.flatMap((f) => (f.column && (f.stix21 || f.stix1) && !(KEY_COLUMNS as readonly string[]).includes(f.column)
+    ? [f.column as ColumnsOf<typeof INDICATOR>] : [])),
+]
 
 function base(db: Kysely<Database>, q: FeedRowQuery) {
   let query = db.selectFrom('indicator').select(FEED_COLUMNS).where('owner_id', '=', q.ownerId)

@@ -4,6 +4,8 @@
  * names the field and the type; read-only and unknown fields are ignored, since clients
  * commonly echo whole objects back.
  */
+import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
+import { INDICATOR } from '../../model/indicator.js'
 import { type IndicatorTypeDef, parseSummary } from '../../model/indicator-types.js'
 import type { IndicatorChanges } from '../../store/indicator.repository.js'
 import { invalid } from '../errors.js'
@@ -20,22 +22,8 @@ import { booleanValue } from '../input.js'
 export interface IndicatorInput {
   type: string
   summary?: unknown
-  rating?: unknown
-  confidence?: unknown
-  description?: unknown
-  source?: unknown
-  privateFlag?: unknown
-  active?: unknown
-  activeLocked?: unknown
-  dnsActive?: unknown
-  whoisActive?: unknown
-  size?: unknown
-  firstSeen?: unknown
-  lastSeen?: unknown
-  externalDateAdded?: unknown
-  externalLastModified?: unknown
-  externalDateExpires?: unknown
-  [valueField: string]: unknown
+  /** The value fields, and the fields model/indicator.ts declares writable (rating, dnsActive, firstSeen …). */
+  [field: string]: unknown
 }
 
 export const MAX_TEXT_LENGTH = 65_500
@@ -119,37 +107,45 @@ function readTime(value: unknown, field: string): string | null | undefined {
 
 const bit = (b: boolean | undefined) => (b === undefined ? undefined : b ? 1 : 0)
 
-/**
- * Column changes for the editable, non-value fields. Host-only (dnsActive, whoisActive)
- * and File-only (size) fields are ignored on other types.
- */
-export function readIndicatorChanges(def: IndicatorTypeDef, input: IndicatorInput): IndicatorChanges {
-  // Only the fields given become keys: a batch reads thousands of these, and deleting keys afterwards
-  // turned every one into a slow dictionary object.
-  const changes: IndicatorChanges = {}
-  put(changes, 'rating', readRange(input.rating, 'rating', 0, 5, false))
-  put(changes, 'confidence', readRange(input.confidence, 'confidence', 0, 100, true))
-  put(changes, 'description', readText(input.description, 'description'))
-  put(changes, 'source', readText(input.source, 'source'))
-  put(changes, 'private_flag', bit(booleanValue(input.privateFlag, 'privateFlag')))
-  put(changes, 'active', bit(booleanValue(input.active, 'active')))
-  put(changes, 'active_locked', bit(booleanValue(input.activeLocked, 'activeLocked')))
-  put(changes, 'first_seen', readTime(input.firstSeen, 'firstSeen'))
-  put(changes, 'last_seen', readTime(input.lastSeen, 'lastSeen'))
-  put(changes, 'external_date_added', readTime(input.externalDateAdded, 'externalDateAdded'))
-  put(changes, 'external_last_modified', readTime(input.externalLastModified, 'externalLastModified'))
-  put(changes, 'external_date_expires', readTime(input.externalDateExpires, 'externalDateExpires'))
-  if (def.name === 'Host') {
-    put(changes, 'dns_active', bit(booleanValue(input.dnsActive, 'dnsActive')))
-    put(changes, 'whois_active', bit(booleanValue(input.whoisActive, 'whoisActive')))
+/** How a body's value of each declared type is read into its column (an expression over `v`, the given value). */
+function readerOf(field: FieldDeclaration): string {
+  const name = JSON.stringify(field.name)
+  const [min, max] = field.range ?? [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
+  switch (field.type) {
+    case 'decimal': return `readRange(v, ${name}, ${min}, ${max}, false)`
+    case 'integer': return `readRange(v, ${name}, ${min}, ${max}, true)`
+    case 'text': return `readText(v, ${name})`
+    case 'boolean': return `bit(booleanValue(v, ${name}))`
+    case 'date': return `readTime(v, ${name})`
+    default: throw new Error(`indicator.${field.name}: no reader for ${field.type}`)
   }
-  if (def.name === 'File') {
-    // tcex always sends size (0 when unknown); 0 is stored as given.
-    put(changes, 'size', readRange(input.size, 'size', 0, Number.MAX_SAFE_INTEGER, true))
-  }
-  return changes
 }
 
-function put<K extends keyof IndicatorChanges>(changes: IndicatorChanges, key: K, value: IndicatorChanges[K] | undefined): void {
-  if (value !== undefined) changes[key] = value
+/**
+ * `(def, input) => changes` for every field a body may change (write `always`, with a column), in
+ * declaration order, those of some types only (Host, File) last; compiled once: a batch reads
+ * thousands of Indicators, and only the fields given become keys (deleting keys afterwards turned
+ * every change set into a slow dictionary object).
+ */
+function compileChangeReader(): (def: IndicatorTypeDef, input: IndicatorInput) => IndicatorChanges {
+  const declared: KindDeclaration = INDICATOR
+  const changeable = declared.fields.filter((f): f is FieldDeclaration & { column: string } => !!f.column && (f.write ?? 'always') === 'always')
+  const read = (f: FieldDeclaration & { column: string }) =>
+    `v = ${readerOf(f).replace(/\bv\b/, `input[${JSON.stringify(f.name)}]`)}; if (v !== undefined) changes[${JSON.stringify(f.column)}] = v`
+  const lines = changeable.filter((f) => !f.onlyTypes).map(read)
+  const byTypes = new Map<string, string[]>()
+  for (const f of changeable.filter((f) => f.onlyTypes)) {
+    const test = f.onlyTypes!.map((t) => `def.name === ${JSON.stringify(t)}`).join(' || ')
+    byTypes.set(test, [...byTypes.get(test) ?? [], read(f)])
+  }
+  for (const [test, reads] of byTypes) lines.push(`if (${test}) {\n${reads.join('\n')}\n}`)
+  const body = `return (def, input) => {\nconst changes = {}\nlet v\n${lines.join('\n')}\nreturn changes\n}`
+  return new Function('readRange', 'readText', 'readTime', 'bit', 'booleanValue', body)(readRange, readText, readTime, bit, booleanValue)
 }
+
+/**
+ * Column changes for the editable, non-value fields (model/indicator.ts). Host-only (dnsActive,
+ * whoisActive) and File-only (size) fields are ignored on other types; tcex always sends a File's
+ * size (0 when unknown), and 0 is stored as given.
+ */
+export const readIndicatorChanges: (def: IndicatorTypeDef, input: IndicatorInput) => IndicatorChanges = compileChangeReader()

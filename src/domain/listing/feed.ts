@@ -63,7 +63,7 @@ export interface FeedIndicator {
   active: boolean
   dateAdded: string
   lastModified: string
-  /** externalDateExpires, when set. */
+  /** When the Indicator expires in its external source, when set. */
   expires: string | null
   tags: string[]
   securityLabels: string[]

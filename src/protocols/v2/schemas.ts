@@ -10,10 +10,12 @@ import {
 import {
   COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES, TASK_STATUSES,
 } from '../../model/group-types.js'
+import { INDICATOR as INDICATOR_KIND } from '../../model/indicator.js'
 import { INDICATOR_TYPES } from '../../model/indicator-types.js'
 import {
   type JsonSchema, type ResponseDoc, type RouteSchema, anyObject, arrayOf, boolean, dateTime, integer, jsonResponse, number, object, string,
 } from '../http/route-schema.js'
+import { declaredV2BodyFields } from './declared-schema.js'
 
 const ERROR = object({ status: { const: 'Error' }, message: string('What was refused, and why') }, ['status', 'message'])
 const SUCCESS = { const: 'Success' }
@@ -103,10 +105,7 @@ const INDICATOR_VALUE_FIELDS: Record<string, JsonSchema> = Object.fromEntries(IN
 
 export const INDICATOR_BODY = object({
   ...INDICATOR_VALUE_FIELDS,
-  rating: number('0-5'), confidence: integer('0-100'), description: string(), source: string(), privateFlag: boolean(),
-  active: boolean(), activeLocked: boolean(), dnsActive: boolean('Host'), whoisActive: boolean('Host'),
-  size: integer('File'), intelType: string('File'),
-  firstSeen: dateTime(), lastSeen: dateTime(), externalDateAdded: dateTime(), externalDateExpires: dateTime(), externalLastModified: dateTime(),
+  ...declaredV2BodyFields(INDICATOR_KIND),
   attribute: arrayOf(object({ type: string(), value: string(), displayed: boolean() })), tag: arrayOf(object({ name: string() })),
   securityLabel: arrayOf(object({ name: string() })),
 })

@@ -6,8 +6,10 @@
 import type { RequestContext } from '../../domain/context.js'
 import type { IndicatorRecord } from '../../domain/indicators/indicators.js'
 import { toApiTime } from '../../domain/time.js'
+import { INDICATOR } from '../../model/indicator.js'
 import { findIndicatorType } from '../../model/indicator-types.js'
 import { detailsLink, legacyIndicatorLink } from '../http/links.js'
+import { presentOption } from './declared-present.js'
 import type { FieldTree } from './params.js'
 import { compact } from './present-metadata.js'
 
@@ -26,20 +28,20 @@ function valueFields(record: IndicatorRecord, generic: boolean): Record<string, 
   return out
 }
 
+const threatAssessScores = presentOption<IndicatorRecord>(INDICATOR, 'threatAssess')
+const observations = presentOption<IndicatorRecord>(INDICATOR, 'observations')
+const sightings = presentOption<IndicatorRecord>(INDICATOR, 'sightings')
+const externalDates = presentOption<IndicatorRecord>(INDICATOR, 'externalDates')
+const addressData = presentOption<IndicatorRecord>(INDICATOR, 'geoLocation')
+
 function threatAssess(r: IndicatorRecord) {
-  return {
-    threatAssessRating: r.threatAssessRating, threatAssessScore: r.threatAssessScore, threatAssessConfidence: r.threatAssessConfidence,
-    threatAssessScoreObserved: r.threatAssessScoreObserved, threatAssessScoreFalsePositive: r.threatAssessScoreFalsePositive,
-    // The platform's collective (CAL) score; Bulwark has no collective layer, so its own score stands in when none is stored.
-    svcScore: r.calScore ?? r.threatAssessScore,
-  }
+  // The platform's collective (CAL) score; Bulwark has no collective layer, so its own score stands in when none is stored.
+  return { ...threatAssessScores(r), svcScore: r.calScore ?? r.threatAssessScore }
 }
 
 /** geoLocation from the Address data kept with the Indicator (no lookup service runs here). */
 function geoLocation(r: IndicatorRecord): Record<string, unknown> | undefined {
-  const a = r.address
-  const geo = compact({ city: a.city, countryCode: a.countryCode, countryName: a.countryName, state: a.state, timezone: a.timezone,
-    organization: a.organization, asn: a.asn })
+  const geo = compact(addressData(r))
   return r.type === 'Address' && Object.keys(geo).length ? geo : undefined
 }
 
@@ -55,12 +57,9 @@ export function presentIndicatorV3(r: IndicatorRecord, { ctx, fields }: { ctx: R
     legacyLink: legacyIndicatorLink(publicUrl, def?.apiEntity ?? r.type, r.summary, r.ownerName),
   }
   if (fields.has('threatAssess')) Object.assign(out, threatAssess(r))
-  if (fields.has('observations')) Object.assign(out, { observations: r.observationCount, lastObserved: toApiTime(r.lastObserved) })
-  if (fields.has('sightings')) Object.assign(out, { firstSeen: toApiTime(r.firstSeen), lastSeen: toApiTime(r.lastSeen) })
-  if (fields.has('externalDates')) {
-    Object.assign(out, { externalDateAdded: toApiTime(r.externalDateAdded), externalLastModified: toApiTime(r.externalLastModified),
-      externalDateExpires: toApiTime(r.externalDateExpires) })
-  }
+  if (fields.has('observations')) Object.assign(out, observations(r))
+  if (fields.has('sightings')) Object.assign(out, sightings(r))
+  if (fields.has('externalDates')) Object.assign(out, externalDates(r))
   if (fields.has('geoLocation')) out.geoLocation = geoLocation(r)
   return compact(out)
 }

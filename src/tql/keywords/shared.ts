@@ -108,13 +108,27 @@ const TQL_TYPE_OF: Record<FieldDeclaration['type'], TqlType | undefined> = {
  */
 export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[]): KeywordDef[] {
   const fields = only ? only.map((name) => fieldOf(declaration, name)) : declaration.fields
-  return fields.flatMap((field) => tqlOf(field).map((t) => {
+  const keywords = fields.flatMap((field) => tqlOf(field).map((t) => {
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
     if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
     const target = field.type === 'user' ? userNameOf(field.column) : column(field.column)
-    const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values ? { values: field.values } : {}) }
+    const extra = {
+      ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values && type === 'Enum' ? { values: field.values } : {}),
+      ...(t.normalize ? { normalize: t.normalize } : {}),
+    }
     return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
   }))
+  const order = declaration.tqlOrder
+  if (!order) return keywords
+  const rank = (k: KeywordDef) => (order.includes(k.keyword) ? order.indexOf(k.keyword) : order.length)
+  return keywords.sort((a, b) => rank(a) - rank(b))
+}
+
+/** The keywords with `inserted` placed right after the one named `keyword` (composed keywords among declared ones). */
+export function insertKeywordsAfter(keywords: readonly KeywordDef[], keyword: string, inserted: readonly KeywordDef[]): KeywordDef[] {
+  const at = keywords.findIndex((k) => k.keyword === keyword)
+  if (at < 0) throw new Error(`no keyword ${keyword} to insert after`)
+  return [...keywords.slice(0, at + 1), ...inserted, ...keywords.slice(at + 1)]
 }
 
 function fieldOf(declaration: KindDeclaration, name: string): FieldDeclaration {

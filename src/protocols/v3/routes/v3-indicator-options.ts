@@ -10,7 +10,9 @@ import { toApiTime } from '../../../domain/time.js'
 import {
   customAssociationPartnersOf, dnsResolutionsOf, falsePositivesReportedByCaller, fileActionsOf, fileOccurrencesOf, trackedUsersOf,
 } from '../../../domain/indicators/details.js'
+import { INDICATOR } from '../../../model/indicator.js'
 import { detailsLink } from '../../http/links.js'
+import { namesOfOption } from '../declared-present.js'
 import type { FieldOption } from '../endpoint.js'
 import { itemOptions } from '../fields.js'
 import { compact } from '../present-metadata.js'
@@ -89,7 +91,7 @@ export const INDICATOR_OPTIONS: FieldOption[] = [
   customAssociations,
   dnsResolution,
   empty('enrichment', 'Includes enrichment data from third-party services (none are configured in Bulwark: always empty)'),
-  flag('externalDates', 'Includes externalDateAdded, externalLastModified and externalDateExpires'),
+  flag('externalDates', `Includes ${namesOfOption(INDICATOR, 'externalDates')}`),
   falsePositives,
   fileActions,
   fileOccurrences,
@@ -97,7 +99,7 @@ export const INDICATOR_OPTIONS: FieldOption[] = [
   flag('geoLocation', 'Includes the geolocation data kept with an Address'),
   empty('investigationLinks', 'Includes investigation links of enrichment services (none in Bulwark: always empty)'),
   flag('observations', 'Includes the observation count and when the Indicator was last observed'),
-  flag('sightings', 'Includes firstSeen and lastSeen'),
+  flag('sightings', `Includes ${namesOfOption(INDICATOR, 'sightings')}`),
   flag('threatAssess', 'Includes the ThreatAssess rating, confidence and scores'),
   trackedUsers,
   flag('whoIs', 'Includes WHOIS data of a Host (no WHOIS service runs in Bulwark: never present)'),
