@@ -60,10 +60,19 @@ export interface FieldDeclaration {
   write?: Writability
   /** Required in a create body. */
   required?: boolean
-  /** v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the fields= option that adds it to answers. */
-  v3?: { type?: string; list?: boolean; option?: string } | false
-  /** v2's details: another name, or `false` where v2 does not carry the field. */
-  v2?: { name?: string; body?: false } | false
+  /**
+   * v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the
+   * fields= option that adds it to answers, and how a v3 body may carry it where v3 is stricter than
+   * `write` (the Security Labels v2 edits and v3 only shows).
+   */
+  v3?: { type?: string; list?: boolean; option?: string; write?: Writability } | false
+  /**
+   * v2's details: another name, `false` where v2 does not carry the field, `body: false` where
+   * v2 bodies do not carry it (`optional` where a v2 body may leave out a required field),
+   * `record: false` where v2 answers do not, `always` where every v2 answer has it, and the
+   * description its schema gives (none when absent, as v2's schemas had).
+   */
+  v2?: { name?: string; body?: false | 'optional'; record?: false; always?: true; description?: string } | false
   /** TQL keywords over the field's column. */
   tql?: TqlDeclaration | readonly TqlDeclaration[]
   /** The STIX 2.1 property the field maps to. */

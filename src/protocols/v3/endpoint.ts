@@ -57,9 +57,11 @@ export function declaredBodyFields(declaration: KindDeclaration): FieldSpec[] {
   return declaration.fields.flatMap((field): FieldSpec[] => {
     if (field.v3 === false) return []
     const spec: FieldSpec = { name: field.name, type: field.v3?.type ?? V3_TYPE_OF[field.type], description: field.description }
-    if (field.required) spec.required = true
-    if (field.write === 'never') spec.readOnly = true
-    if (field.write === 'create') spec.updatable = false
+    const write = field.v3?.write ?? field.write
+    // What a v3 body cannot carry, it cannot be required to carry.
+    if (field.required && write !== 'never') spec.required = true
+    if (write === 'never') spec.readOnly = true
+    if (write === 'create') spec.updatable = false
     if (field.v3?.list) spec.list = true
     if (field.values) spec.values = field.values
     return [spec]

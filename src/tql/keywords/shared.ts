@@ -112,7 +112,7 @@ export function declaredKeywords(declaration: KindDeclaration, only?: readonly s
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
     if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
     const target = field.type === 'user' ? userNameOf(field.column) : column(field.column)
-    const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values ? { values: field.values } : {}) }
+    const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values && type === 'Enum' ? { values: field.values } : {}) }
     return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
   }))
 }
