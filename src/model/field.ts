@@ -63,9 +63,10 @@ export interface FieldDeclaration {
   /**
    * v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the
    * fields= option that adds it to answers, and how a v3 body may carry it where v3 is stricter than
-   * `write` (the Security Labels v2 edits and v3 only shows).
+   * `write` (the Security Labels v2 edits and v3 only shows); `unlisted` where answers carry it
+   * but OPTIONS and the route schemas do not name it.
    */
-  v3?: { type?: string; list?: boolean; option?: string; write?: Writability } | false
+  v3?: { type?: string; list?: boolean; option?: string; write?: Writability; unlisted?: true } | false
   /**
    * v2's details: another name, `false` where v2 does not carry the field, `body: false` where
    * v2 bodies do not carry it (`optional` where a v2 body may leave out a required field),

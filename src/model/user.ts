@@ -14,16 +14,16 @@ export const USER = defineKind({
     { name: 'firstName', column: 'first_name', type: 'text', description: 'First name', required: true },
     { name: 'lastName', column: 'last_name', type: 'text', description: 'Last name', required: true },
     { name: 'pseudonym', column: 'pseudonym', type: 'text', description: 'Pseudonym' },
-    // Kept as a hash (password_hash): never shown.
-    { name: 'password', type: 'text', description: 'Password (not for API users)', required: true, v2: false },
     { name: 'owner', type: 'text', description: 'The Organization of the user (yours)', required: true, write: 'create', v2: false },
-    { name: 'ownerRoles', type: 'object', description: 'The user\'s role in your Organization: {"<Organization>": "<role>"}', required: true,
-      v2: false },
     { name: 'systemRole', column: 'system_role', type: 'text', description: 'System role (not Administrator or Operations Administrator)',
       required: true, v2: false },
+    { name: 'ownerRoles', type: 'object', description: 'The user\'s role in your Organization: {"<Organization>": "<role>"}', required: true,
+      v2: false },
     { name: 'disabled', column: 'disabled', type: 'boolean', description: 'Whether the account is disabled', v2: false },
-    { name: 'customTqlTimeout', column: 'tql_timeout_ms', type: 'integer', description: 'TQL timeout for the user in milliseconds', v2: false },
     { name: 'locked', type: 'boolean', description: 'Whether the account is locked (always false here)', write: 'never', v2: false },
+    { name: 'customTqlTimeout', column: 'tql_timeout_ms', type: 'integer', description: 'TQL timeout for the user in milliseconds', v2: false },
+    // Kept as a hash (password_hash): never shown.
+    { name: 'password', type: 'text', description: 'Password (not for API users)', required: true, v2: false },
     { name: 'role', type: 'text', description: 'The member\'s role in the owner', write: 'never', v3: false },
   ],
 })

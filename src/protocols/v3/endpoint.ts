@@ -51,11 +51,11 @@ const V3_TYPE_OF: Record<FieldDeclaration['type'], FieldType> = {
 
 /**
  * The body fields a kind declares (model/), as OPTIONS /v3/<type> lists them; fields that v3
- * does not carry (`v3: false`) are left out.
+ * does not carry (`v3: false`) or does not list (`unlisted`) are left out.
  */
 export function declaredBodyFields(declaration: KindDeclaration): FieldSpec[] {
   return declaration.fields.flatMap((field): FieldSpec[] => {
-    if (field.v3 === false) return []
+    if (field.v3 === false || field.v3?.unlisted) return []
     const spec: FieldSpec = { name: field.name, type: field.v3?.type ?? V3_TYPE_OF[field.type], description: field.description }
     const write = field.v3?.write ?? field.write
     // What a v3 body cannot carry, it cannot be required to carry.
