@@ -110,3 +110,9 @@ export function tqlOf(field: FieldDeclaration): readonly TqlDeclaration[] {
 
 /** The columns a declaration names, as a union of literals. */
 export type ColumnsOf<K extends KindDeclaration> = Extract<K['fields'][number], { column: string }>['column']
+
+/** The names a declaration gives its fields, as a union of literals. */
+export type NamesOf<K extends KindDeclaration> = K['fields'][number]['name']
+
+/** The names of the fields a declaration stores in its own table's columns. */
+export type StoredNamesOf<K extends KindDeclaration> = Extract<K['fields'][number], { column: string }>['name']

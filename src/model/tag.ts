@@ -22,6 +22,7 @@ export const TAG = defineKind({
       tql: { name: 'Last Used', description: 'The date the tag was last applied.' } },
     { name: 'techniqueId', column: 'technique_id', type: 'text', description: 'The ATT&CK technique of an ATT&CK tag', write: 'never', v2: false,
       tql: { name: 'Technique ID', description: 'The ATT&CK technique ID of the tag.' } },
+    { name: 'dateAdded', column: 'date_added', type: 'date', description: 'When the tag was created', write: 'never', v3: false, v2: false },
     { name: 'webLink', type: 'text', description: 'Link to the tag\'s page', write: 'never', v3: false },
     { name: 'weight', type: 'integer', description: 'How many items carry it', write: 'never', v3: false,
       v2: { description: 'How many items carry it' } },
