@@ -6,6 +6,10 @@ export const CASE = defineKind({
   kind: 'case',
   table: 'intel_case',
   word: 'Case',
+  tqlOrder: [
+    'id', 'xid', 'name', 'description', 'severity', 'status', 'resolution', 'createdBy', 'createdById', 'assignee',
+    'dateAdded', 'lastUpdated', 'caseOpenTime', 'caseCloseTime', 'caseOccurrenceTime', 'caseDetectionTime',
+  ],
   fields: [
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the Case', write: 'never',
       tql: { name: 'ID', description: 'The ID of the case.' } },

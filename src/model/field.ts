@@ -90,6 +90,11 @@ export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonl
   /** The singular word messages use (`Indicator`, `Intel Requirement`). */
   word: string
   fields: F
+  /**
+   * The order TQL lists the fields' keywords in (OPTIONS /v3/<type>/tql), where it is not the
+   * fields' order (which is the order answers carry them in).
+   */
+  tqlOrder?: readonly F[number]['name'][]
 }
 
 /** Checks a declaration's shape and keeps its literal types, so a row type can be held against its columns. */

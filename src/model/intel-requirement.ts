@@ -5,6 +5,7 @@ export const INTEL_REQUIREMENT = defineKind({
   kind: 'intelRequirement',
   table: 'intel_requirement',
   word: 'Intelligence Requirement',
+  tqlOrder: ['id', 'xid', 'uniqueId', 'requirementText', 'category', 'subtype', 'description', 'dateAdded', 'lastModified'],
   fields: [
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the requirement', write: 'never',
       tql: { name: 'ID', description: 'The ID of the intel requirement.' } },

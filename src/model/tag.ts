@@ -5,6 +5,7 @@ export const TAG = defineKind({
   kind: 'tag',
   table: 'tag',
   word: 'Tag',
+  tqlOrder: ['id', 'name', 'description', 'techniqueId', 'lastUsed'],
   fields: [
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the tag', write: 'never', v2: false,
       tql: { name: 'ID', description: 'The ID of the tag.' } },

@@ -23,6 +23,7 @@ import { INTEL_REQUIREMENTS } from './routes/intel-requirements.js'
 import { OWNERS, USERS } from './routes/security.js'
 import { SECURITY_LABELS } from './routes/security-labels.js'
 import { TAGS } from './routes/tags.js'
+import { presentAttribute } from './present-metadata.js'
 
 const user = { id: 7, userName: 'ann', firstName: 'Ann', lastName: 'Lee', pseudonym: 'al', owner: 'Org' }
 const time = '2026-01-02T03:04:05.000Z'
@@ -111,5 +112,14 @@ describe('v3 presenters against the declarations', () => {
     expect(undeclared.length).toBeLessThanOrEqual((c.fields ?? []).filter((name) => options.has(name)).length)
     expect(presented.filter((key) => declared.includes(key))).toEqual(declared.filter((name) => presented.includes(name)))
     expect(scalars.filter((name) => !presented.includes(name))).toEqual([])
+  })
+
+  it('an attribute nested in its item (fields=attributes) carries declared fields, in order', () => {
+    const presented = Object.keys(presentAttribute({
+      id: 1, type: 'Description', value: 'v', dateAdded: time, lastModified: time, displayed: true, pinned: false, source: 's',
+    }))
+    const declared: string[] = (ATTRIBUTE as KindDeclaration).fields.filter((f) => f.v3 !== false).map((f) => f.name)
+    expect(presented.filter((key) => !declared.includes(key))).toEqual([])
+    expect(presented).toEqual(declared.filter((name) => presented.includes(name)))
   })
 })

@@ -4,7 +4,7 @@ import { ATTRIBUTE } from '../../model/attribute.js'
 import { INTEL_REQUIREMENT } from '../../model/intel-requirement.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { type ObjectTypeDef, column, computed, kw } from './define.js'
-import { associationKeywords, declaredKeywords, ownerKeywords, tagKeywords } from './shared.js'
+import { associationKeywords, declaredKeywords, declaredKeywordsWithOwner, ownerKeywords, tagKeywords } from './shared.js'
 
 const eb = expressionBuilder<any, any>()
 
@@ -37,11 +37,7 @@ export const INTEL_REQUIREMENT_KEYWORDS: ObjectTypeDef = {
   table: INTEL_REQUIREMENT.table,
   kind: 'intelRequirement',
   keywords: [
-    ...declaredKeywords(INTEL_REQUIREMENT, ['id']),
-    ...ownerKeywords('intel requirement'),
-    ...declaredKeywords(INTEL_REQUIREMENT, [
-      'xid', 'uniqueId', 'requirementText', 'category', 'subtype', 'description', 'dateAdded', 'lastModified',
-    ]),
+    ...declaredKeywordsWithOwner(INTEL_REQUIREMENT, 'intel requirement'),
     ...tagKeywords('intelRequirement', 'intel requirement'),
     ...associationKeywords('intelRequirement', ['group', 'indicator', 'case', 'artifact', 'victimAsset']),
   ],

@@ -6,7 +6,7 @@ import { ARTIFACT } from '../../model/artifact.js'
 import { CASE } from '../../model/case.js'
 import { NOTE } from '../../model/note.js'
 import {
-  associationKeywords, attributeKeywords, dateKeywords, declaredKeywords, ownerKeywords, tagKeywords, userNameOf,
+  associationKeywords, attributeKeywords, dateKeywords, declaredKeywords, declaredKeywordsWithOwner, ownerKeywords, tagKeywords, userNameOf,
 } from './shared.js'
 
 const eb = expressionBuilder<any, any>()
@@ -16,12 +16,7 @@ export const CASE_KEYWORDS: ObjectTypeDef = {
   table: CASE.table,
   kind: 'case',
   keywords: [
-    ...declaredKeywords(CASE, ['id']),
-    ...ownerKeywords('case'),
-    ...declaredKeywords(CASE, [
-      'xid', 'name', 'description', 'severity', 'status', 'resolution', 'createdBy', 'createdById', 'assignee',
-      'dateAdded', 'lastUpdated', 'caseOpenTime', 'caseCloseTime', 'caseOccurrenceTime', 'caseDetectionTime',
-    ]),
+    ...declaredKeywordsWithOwner(CASE, 'case'),
     kw('hasArtifact', 'Artifact', 'Sub Query', { kind: 'nested', link: { via: 'reverseKey', column: 'case_id' }, objectType: 'artifacts' },
       'A nested query for the artifacts of the case.'),
     kw('hasTask', 'Task', 'Sub Query', { kind: 'nested', link: { via: 'reverseKey', column: 'case_id' }, objectType: 'tasks' },

@@ -103,11 +103,13 @@ const TQL_TYPE_OF: Record<FieldDeclaration['type'], TqlType | undefined> = {
 }
 
 /**
- * The keywords a kind declares on its fields (model/), in declaration order; `only` keeps those
- * of the named fields. A `user` field is the account's name, read through its id column.
+ * The keywords a kind declares on its fields (model/), in its TQL order (or declaration order);
+ * `only` keeps those of the named fields. A `user` field is the account's name, read through its
+ * id column.
  */
 export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[]): KeywordDef[] {
-  const fields = only ? only.map((name) => fieldOf(declaration, name)) : declaration.fields
+  const order = only ?? declaration.tqlOrder
+  const fields = order ? order.map((name) => fieldOf(declaration, name)) : declaration.fields
   return fields.flatMap((field) => tqlOf(field).map((t) => {
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
     if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
@@ -115,6 +117,13 @@ export function declaredKeywords(declaration: KindDeclaration, only?: readonly s
     const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values && type === 'Enum' ? { values: field.values } : {}) }
     return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
   }))
+}
+
+/** A kind's declared keywords with the owner keywords after its id, where the platform lists them. */
+export function declaredKeywordsWithOwner(declaration: KindDeclaration, what: string): KeywordDef[] {
+  const [id, ...rest] = declaredKeywords(declaration)
+  if (id?.keyword !== 'id') throw new Error(`${declaration.kind} lists no id keyword first`)
+  return [id, ...ownerKeywords(what), ...rest]
 }
 
 function fieldOf(declaration: KindDeclaration, name: string): FieldDeclaration {

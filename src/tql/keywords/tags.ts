@@ -22,7 +22,7 @@ export const TAG_KEYWORDS: ObjectTypeDef = {
   table: TAG.table,
   kind: null,
   keywords: [
-    ...declaredKeywords(TAG, ['id', 'name', 'description', 'techniqueId', 'lastUsed']),
+    ...declaredKeywords(TAG),
     ...ownerKeywords('tag'),
     ...taggedKeywords([['case', 'Case'], ['group', 'Group'], ['indicator', 'Indicator'], ['victim', 'Victim']], 'taggedItem', 'tag'),
     kw('caseId', 'Case ID', 'Integer', { kind: 'related', link: { via: 'taggedItem', kind: 'case' }, table: 'intel_case', source: { column: 'id' } },
