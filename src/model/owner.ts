@@ -11,7 +11,7 @@ export const OWNER = defineKind({
   word: 'Owner',
   fields: [
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the owner', write: 'never', v2: { always: true } },
-    { name: 'name', column: 'name', type: 'text', description: 'The name of the owner', write: 'never', v2: { always: true } },
+    { name: 'name', column: 'name', type: 'text', description: 'The name of the owner', write: 'never', v2: { always: true }, stix1: 'Producer' },
     { name: 'type', column: 'type', type: 'text', description: 'Organization, Community or Source', write: 'never' },
     { name: 'ownerRole', type: 'text', description: 'Your role in the owner', write: 'never', v2: false },
     { name: 'perm*', type: 'text', description: 'Your permission per area: FULL, READ, BUILD or NONE', write: 'never', v2: false },

@@ -12,7 +12,7 @@ export const SECURITY_LABEL = defineKind({
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the security label', write: 'never', v2: false,
       tql: { name: 'ID', description: 'The ID of the security label.' } },
     { name: 'name', column: 'name', type: 'text', description: 'The name of the security label', required: true, v3: { write: 'never' },
-      v2: { always: true }, stix21: 'object_marking_refs', // the TLP labels only
+      v2: { always: true }, stix21: 'object_marking_refs', stix1: 'Handling', // in STIX 2.1, the TLP labels only
       tql: [
         { name: 'Name', type: 'StringLower', description: 'The name of the security label (compared case-insensitively).' },
         { keyword: 'summary', name: 'Summary', type: 'StringLower', description: 'The name of the security label; the same as name.' },

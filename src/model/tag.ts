@@ -9,7 +9,7 @@ export const TAG = defineKind({
   fields: [
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the tag', write: 'never', v2: false,
       tql: { name: 'ID', description: 'The ID of the tag.' } },
-    // v2 renames a tag by PUT with a body of only a description, so its body schema leaves name optional.
+    // v2's PUT may describe a tag without renaming it, so v2's body schema leaves the name optional.
     { name: 'name', column: 'name', type: 'text', description: 'The name of the tag (case-sensitive, at most 128 characters)', required: true,
       v2: { always: true, body: 'optional' }, stix21: 'labels',
       tql: [
