@@ -5,13 +5,16 @@ export const ARTIFACT = defineKind({
   kind: 'artifact',
   table: 'artifact',
   word: 'Artifact',
+  tqlOrder: ['id', 'caseId', 'taskId', 'summary', 'source', 'analyticsScore', 'type', 'typeId', 'dateAdded', 'lastModified'],
   fields: [
     { name: 'id', column: 'id', type: 'integer', description: 'The ID of the Artifact', write: 'never',
       tql: { name: 'ID', description: 'The ID of the artifact.' } },
     { name: 'summary', column: 'summary', type: 'text', description: 'The data of the Artifact', required: true,
       tql: { name: 'Summary', description: 'The value of the artifact.' } },
     // The type's name; TQL's `type` is its id (typeId below).
-    { name: 'type', type: 'text', description: 'The artifact type name (see /v3/artifactTypes)', required: true, write: 'create' },
+    { name: 'type', type: 'text', description: 'The artifact type name (see /v3/artifactTypes)', required: true, write: 'create',
+      lookup: { table: 'artifact_type', column: 'name', key: 'type_id' },
+      tql: { keyword: 'typeName', name: 'Type Name', type: 'StringLower', groupable: true, description: 'The artifact type (Email Address, Host, URL …).' } },
     { name: 'intelType', type: 'text', description: 'The indicator type the artifact type maps to', write: 'never' },
     { name: 'caseId', column: 'case_id', type: 'integer', description: 'The ID of the Case holding the Artifact (or give caseXid)',
       required: true, write: 'create', tql: { name: 'Case ID', description: 'The ID of the case the artifact belongs to.' } },

@@ -18,7 +18,8 @@ export const ATTRIBUTE = defineKind({
       tql: { name: 'Date Added', description: 'The date the attribute was added.' } },
     // The type's name; TQL's `type` is its id (typeId below).
     { name: 'type', type: 'text', description: 'The attribute type name (see /v3/attributeTypes)', required: true, write: 'create',
-      v2: { always: true } },
+      v2: { always: true }, lookup: { table: 'attribute_type', column: 'name', key: 'type_id' },
+      tql: { keyword: 'typeName', name: 'Type Name', type: 'StringLower', groupable: true, description: 'The name of the attribute type.' } },
     { name: 'value', column: 'value', type: 'text', description: 'The value of the attribute', required: true, v2: { always: true },
       tql: { name: 'Value', description: 'The value of the attribute.' } },
     { name: 'source', column: 'source', type: 'text', description: 'Where the value came from',

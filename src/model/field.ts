@@ -74,7 +74,12 @@ export interface FieldDeclaration {
    * description its schema gives (none when absent, as v2's schemas had).
    */
   v2?: { name?: string; body?: false | 'optional'; record?: false; always?: true; description?: string } | false
-  /** TQL keywords over the field's column. */
+  /**
+   * Where a field without a column of its own is read through one: `column` of the `table` row
+   * that this row's `key` column names (an Artifact's type name, through type_id).
+   */
+  lookup?: { table: string; column: string; key: string }
+  /** TQL keywords over the field's column (or its lookup). */
   tql?: TqlDeclaration | readonly TqlDeclaration[]
   /** The STIX 2.1 property the field maps to. */
   stix21?: string

@@ -1,12 +1,9 @@
 /** TQL keywords of the attribute endpoints (/v3/groupAttributes and the like) and /v3/intelRequirements. */
-import { expressionBuilder } from 'kysely'
 import { ATTRIBUTE } from '../../model/attribute.js'
 import { INTEL_REQUIREMENT } from '../../model/intel-requirement.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { type ObjectTypeDef, column, computed, kw } from './define.js'
+import { type ObjectTypeDef, column, kw } from './define.js'
 import { associationKeywords, declaredKeywords, declaredKeywordsWithOwner, ownerKeywords, tagKeywords } from './shared.js'
-
-const eb = expressionBuilder<any, any>()
 
 function attributeType(name: string, kind: ItemKind, parentKeyword: string, parent: string): ObjectTypeDef {
   return {
@@ -17,10 +14,7 @@ function attributeType(name: string, kind: ItemKind, parentKeyword: string, pare
     keywords: [
       ...declaredKeywords(ATTRIBUTE, ['id']),
       kw(parentKeyword, `${parent} ID`, 'Integer', column('item_id'), `The ID of the ${parent} the attribute belongs to.`),
-      ...declaredKeywords(ATTRIBUTE, ['typeId']),
-      kw('typeName', 'Type Name', 'StringLower', computed((alias) => eb.selectFrom(`attribute_type as ${alias}_type`).select(`${alias}_type.name`)
-        .whereRef(`${alias}_type.id`, '=', `${alias}.type_id`)), 'The name of the attribute type.', { groupable: true }),
-      ...declaredKeywords(ATTRIBUTE, ['value', 'source', 'default', 'pinned']),
+      ...declaredKeywords(ATTRIBUTE, ['typeId', 'type', 'value', 'source', 'default', 'pinned']),
       ...ownerKeywords('attribute'),
       ...declaredKeywords(ATTRIBUTE, ['dateAdded', 'lastModified']),
     ],

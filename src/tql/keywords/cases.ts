@@ -34,12 +34,7 @@ export const ARTIFACT_KEYWORDS: ObjectTypeDef = {
   table: ARTIFACT.table,
   kind: 'artifact',
   keywords: [
-    ...declaredKeywords(ARTIFACT, ['id']),
-    ...ownerKeywords('artifact'),
-    ...declaredKeywords(ARTIFACT, ['caseId', 'taskId', 'summary', 'source', 'analyticsScore']),
-    kw('typeName', 'Type Name', 'StringLower', computed((alias) => eb.selectFrom(`artifact_type as ${alias}_type`).select(`${alias}_type.name`)
-      .whereRef(`${alias}_type.id`, '=', `${alias}.type_id`)), 'The artifact type (Email Address, Host, URL …).', { groupable: true }),
-    ...declaredKeywords(ARTIFACT, ['typeId', 'dateAdded', 'lastModified']),
+    ...declaredKeywordsWithOwner(ARTIFACT, 'artifact'),
     kw('noteId', 'Note ID', 'Integer', { kind: 'related', link: { via: 'reverseKey', column: 'artifact_id' }, table: 'note', source: { column: 'id' } },
       'The ID of a note on the artifact.'),
     kw('hasCase', 'Case', 'Sub Query', { kind: 'nested', link: { via: 'foreignKey', column: 'case_id' }, objectType: 'cases' },

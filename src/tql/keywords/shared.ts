@@ -112,8 +112,9 @@ export function declaredKeywords(declaration: KindDeclaration, only?: readonly s
   const fields = order ? order.map((name) => fieldOf(declaration, name)) : declaration.fields
   return fields.flatMap((field) => tqlOf(field).map((t) => {
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
-    if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
-    const target = field.type === 'user' ? userNameOf(field.column) : column(field.column)
+    if (!(field.column || field.lookup) || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
+    const target = field.lookup ? lookupOf(field.name, field.lookup)
+      : field.type === 'user' ? userNameOf(field.column!) : column(field.column!)
     const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values && type === 'Enum' ? { values: field.values } : {}) }
     return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
   }))
@@ -124,6 +125,11 @@ export function declaredKeywordsWithOwner(declaration: KindDeclaration, what: st
   const [id, ...rest] = declaredKeywords(declaration)
   if (id?.keyword !== 'id') throw new Error(`${declaration.kind} lists no id keyword first`)
   return [id, ...ownerKeywords(what), ...rest]
+}
+
+function lookupOf(name: string, { table, column: read, key }: NonNullable<FieldDeclaration['lookup']>) {
+  return computed((alias) => eb.selectFrom(`${table} as ${alias}_${name}`).select(`${alias}_${name}.${read}`)
+    .whereRef(`${alias}_${name}.id`, '=', `${alias}.${key}`))
 }
 
 function fieldOf(declaration: KindDeclaration, name: string): FieldDeclaration {
