@@ -1,7 +1,7 @@
 /** TQL keywords of the case-management types: /v3/cases, /v3/artifacts, /v3/tasks and /v3/notes. */
 import { expressionBuilder, sql } from 'kysely'
 import { TASK_STATUSES } from '../../model/group-types.js'
-import { type ObjectTypeDef, column, computed, kw } from './define.js'
+import { type ObjectTypeDef, column, kw } from './define.js'
 import { ARTIFACT } from '../../model/artifact.js'
 import { CASE } from '../../model/case.js'
 import { NOTE } from '../../model/note.js'
