@@ -72,19 +72,36 @@ export interface FieldDeclaration {
   write?: Writability
   /** Required in a create body. */
   required?: boolean
-  /** v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the fields= option that adds it to answers. */
+  /**
+   * v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the
+   * fields= option that adds it to answers, and how a v3 body may carry it where v3 is stricter than
+   * `write` (the Security Labels v2 edits and v3 only shows); `unlisted` where answers carry it
+   * but OPTIONS and the route schemas do not name it.
+   */
   v3?: {
     type?: string
     list?: boolean
     option?: string
+    write?: Writability
+    unlisted?: true
     /** Another name in v3 answers (`observations` for the observation count). */
     name?: string
     /** Not a body field: shown in answers only (through `option`), so OPTIONS /v3/<type> does not list it. */
     body?: false
   } | false
-  /** v2's details: another name, or `false` where v2 does not carry the field. */
-  v2?: { name?: string; body?: false } | false
-  /** TQL keywords over the field's column. */
+  /**
+   * v2's details: another name, `false` where v2 does not carry the field, `body: false` where
+   * v2 bodies do not carry it (`optional` where a v2 body may leave out a required field),
+   * `record: false` where v2 answers do not, `always` where every v2 answer has it, and the
+   * description its schema gives (none when absent, as v2's schemas had).
+   */
+  v2?: { name?: string; body?: false | 'optional'; record?: false; always?: true; description?: string } | false
+  /**
+   * Where a field without a column of its own is read through one: `column` of the `table` row
+   * that this row's `key` column names (an Artifact's type name, through type_id).
+   */
+  lookup?: { table: string; column: string; key: string }
+  /** TQL keywords over the field's column (or its lookup). */
   tql?: TqlDeclaration | readonly TqlDeclaration[]
   /** The STIX 2.1 property the field maps to. */
   stix21?: string
@@ -100,8 +117,13 @@ export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonl
   /** The singular word messages use (`Indicator`, `Intel Requirement`). */
   word: string
   fields: F
-  /** The order OPTIONS /v3/<type>/tql lists the declared keywords in, by keyword, where it is not the fields' order. */
-  tqlOrder?: readonly string[]
+  /**
+   * The order TQL lists the fields' keywords in (OPTIONS /v3/<type>/tql), where it is not the
+   * fields' order (which is the order answers carry them in).
+   */
+  tqlOrder?: readonly F[number]['name'][]
+  /** The order of the keywords themselves, by keyword, where one field's keywords stand apart (the Indicator's). */
+  tqlKeywordOrder?: readonly string[]
 }
 
 /** Checks a declaration's shape and keeps its literal types, so a row type can be held against its columns. */
@@ -133,3 +155,9 @@ export type RecordValueOf<F extends FieldDeclaration> =
 export type RecordOf<K extends KindDeclaration> = {
   [F in Extract<K['fields'][number], { column: string }> as F extends { record: string | false } ? never : F['name']]: RecordValueOf<F>
 }
+
+/** The names a declaration gives its fields, as a union of literals. */
+export type NamesOf<K extends KindDeclaration> = K['fields'][number]['name']
+
+/** The names of the fields a declaration stores in its own table's columns. */
+export type StoredNamesOf<K extends KindDeclaration> = Extract<K['fields'][number], { column: string }>['name']

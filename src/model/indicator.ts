@@ -6,7 +6,7 @@
  * built-in types' values (v2 takes every type's value fields from that table).
  *
  * The fields are in the order OPTIONS /v3/indicators has always documented them in (the body
- * fields, then those shown only in answers); `tqlOrder` keeps the keywords' own order.
+ * fields, then those shown only in answers); `tqlKeywordOrder` keeps the keywords' own order.
  */
 import { defineKind } from './field.js'
 import { INDICATOR_TYPES, findIndicatorType } from './indicator-types.js'
@@ -155,7 +155,7 @@ export const INDICATOR = defineKind({
       tql: { name: 'ASN (Address)', description: 'The autonomous system number of an address.' } },
     { name: 'createdBy', column: 'created_by', type: 'user', description: 'The user who created the Indicator', write: 'never', v3: false, v2: false },
   ],
-  tqlOrder: [
+  tqlKeywordOrder: [
     'id', 'typeName', 'type', 'summary', 'value1', 'value2', 'value3', 'description', 'source', 'rating', 'confidence', 'threatAssessScore',
     'calScore', 'indicatorActive', 'activeLocked', 'dateAdded', 'lastModified', 'firstSeen', 'lastSeen', 'externalDateAdded',
     'externalDateExpires', 'externalLastModified', 'lastObserved', 'lastFalsePositive', 'observationCount', 'falsePositiveCount',

@@ -7,9 +7,20 @@ import type { ColumnsOf } from '../model/field.js'
 import { DECLARED_KINDS } from '../model/declarations.js'
 import type { NOTE } from '../model/note.js'
 import { INDICATOR, INDICATOR_INTERNAL_COLUMNS } from '../model/indicator.js'
+import type { ARTIFACT, ARTIFACT_TYPE } from '../model/artifact.js'
+import type { ATTRIBUTE, ATTRIBUTE_TYPE } from '../model/attribute.js'
+import type { CASE } from '../model/case.js'
+import type { INTEL_REQUIREMENT } from '../model/intel-requirement.js'
+import type { OWNER } from '../model/owner.js'
+import type { SECURITY_LABEL } from '../model/security-label.js'
+import type { TAG } from '../model/tag.js'
+import type { USER } from '../model/user.js'
 import { createTestStore } from '../test/harness.js'
 import type { Store } from './connect.js'
-import type { IndicatorTable, NoteTable } from './database.js'
+import type {
+  ArtifactTable, ArtifactTypeTable, IndicatorTable, NoteTable, AttributeTable, AttributeTypeTable, CaseTable, IntelRequirementTable, OwnerTable, SecurityLabelTable, TagTable,
+  UserAccountTable,
+} from './database.js'
 
 describe('declared columns', () => {
   let store: Store
@@ -27,6 +38,16 @@ describe('declared columns', () => {
   it('the row types name every declared column', () => {
     expectTypeOf<ColumnsOf<typeof NOTE>>().toExtend<keyof NoteTable>()
     expectTypeOf<ColumnsOf<typeof INDICATOR>>().toExtend<keyof IndicatorTable>()
+    expectTypeOf<ColumnsOf<typeof CASE>>().toExtend<keyof CaseTable>()
+    expectTypeOf<ColumnsOf<typeof ARTIFACT>>().toExtend<keyof ArtifactTable>()
+    expectTypeOf<ColumnsOf<typeof ARTIFACT_TYPE>>().toExtend<keyof ArtifactTypeTable>()
+    expectTypeOf<ColumnsOf<typeof INTEL_REQUIREMENT>>().toExtend<keyof IntelRequirementTable>()
+    expectTypeOf<ColumnsOf<typeof ATTRIBUTE>>().toExtend<keyof AttributeTable>()
+    expectTypeOf<ColumnsOf<typeof ATTRIBUTE_TYPE>>().toExtend<keyof AttributeTypeTable>()
+    expectTypeOf<ColumnsOf<typeof TAG>>().toExtend<keyof TagTable>()
+    expectTypeOf<ColumnsOf<typeof SECURITY_LABEL>>().toExtend<keyof SecurityLabelTable>()
+    expectTypeOf<ColumnsOf<typeof OWNER>>().toExtend<keyof OwnerTable>()
+    expectTypeOf<ColumnsOf<typeof USER>>().toExtend<keyof UserAccountTable>()
   })
 
   // Adding a scalar field touches only the model (and a migration): a column of the row type that no

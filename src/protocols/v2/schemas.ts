@@ -10,12 +10,18 @@ import {
 import {
   COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES, TASK_STATUSES,
 } from '../../model/group-types.js'
+import { ATTRIBUTE as ATTRIBUTE_KIND } from '../../model/attribute.js'
 import { INDICATOR as INDICATOR_KIND } from '../../model/indicator.js'
 import { INDICATOR_TYPES } from '../../model/indicator-types.js'
+import { OWNER as OWNER_KIND } from '../../model/owner.js'
+import { SECURITY_LABEL } from '../../model/security-label.js'
+import { TAG as TAG_KIND } from '../../model/tag.js'
+import { USER as USER_KIND } from '../../model/user.js'
 import {
   type JsonSchema, type ResponseDoc, type RouteSchema, anyObject, arrayOf, boolean, dateTime, integer, jsonResponse, number, object, string,
 } from '../http/route-schema.js'
 import { declaredV2BodyFields } from './declared-schema.js'
+import { declaredV2Body, declaredV2Record } from './declared-schemas.js'
 
 const ERROR = object({ status: { const: 'Error' }, message: string('What was refused, and why') }, ['status', 'message'])
 const SUCCESS = { const: 'Success' }
@@ -24,9 +30,9 @@ const REFUSED: Record<string, ResponseDoc> = {
   '4XX': jsonResponse('Refused: `{status: "Error", message}` (in XML with `Accept: application/xml`)', ERROR),
 }
 
-const OWNER_REF = object({ id: integer(), name: string(), type: string() })
+const OWNER_REF = declaredV2Record(OWNER_KIND, { required: false })
 
-export const OWNER = object({ id: integer(), name: string(), type: string() }, ['id', 'name'])
+export const OWNER = declaredV2Record(OWNER_KIND)
 
 const ITEM_BASE = {
   id: integer(), ownerName: string(), owner: OWNER_REF, dateAdded: dateTime(), lastModified: dateTime(), webLink: string(),
@@ -58,15 +64,13 @@ export const ANY_ITEM = object({ ...ITEM_BASE, name: string(), type: string(), s
 
 export const ASSET = object({ id: integer(), name: string(), type: string(), webLink: string() }, ['id'])
 
-export const ATTRIBUTE = object({
-  id: integer(), type: string(), value: string(), dateAdded: dateTime(), lastModified: dateTime(), displayed: boolean(), source: string(),
-}, ['id', 'type', 'value'])
+export const ATTRIBUTE = declaredV2Record(ATTRIBUTE_KIND)
 
-export const LABEL = object({ name: string(), description: string(), dateAdded: dateTime(), color: string('RRGGBB') }, ['name'])
+export const LABEL = declaredV2Record(SECURITY_LABEL)
 
-export const TAG = object({ name: string(), description: string(), webLink: string(), weight: integer('How many items carry it') }, ['name'])
+export const TAG = declaredV2Record(TAG_KIND)
 
-export const USER = object({ userName: string(), firstName: string(), lastName: string(), pseudonym: string(), role: string() })
+export const USER = declaredV2Record(USER_KIND)
 
 export const OBSERVATION_COUNT = object({ count: integer(), lastObserved: dateTime(), yourCount: integer(), yourLastObserved: dateTime() })
 
@@ -120,7 +124,7 @@ export const TASK_BODY = object({
 
 export const VICTIM_BODY = object({ name: string(), description: string(), org: string(), suborg: string(), workLocation: string(), nationality: string() })
 
-export const ATTRIBUTE_BODY = object({ type: string(), value: string(), displayed: boolean(), pinned: boolean(), source: string() }, ['type', 'value'])
+export const ATTRIBUTE_BODY = declaredV2Body(ATTRIBUTE_KIND)
 
 // ---- envelopes
 
@@ -174,9 +178,9 @@ export const TYPE = object({ name: string() }, ['name'])
 
 export const OWNER_METRIC = object({ metricDate: dateTime(), totalIndicator: integer(), totalGroup: integer() })
 
-export const LABEL_BODY = object({ name: string(), description: string(), color: string('RRGGBB') }, ['name'])
+export const LABEL_BODY = declaredV2Body(SECURITY_LABEL)
 
-export const TAG_BODY = object({ name: string(), description: string() })
+export const TAG_BODY = declaredV2Body(TAG_KIND)
 
 export const CUSTOM_METRIC = object({
   id: integer(), name: string(), dataType: { type: 'string', enum: [...CUSTOM_METRIC_DATA_TYPES] },

@@ -51,15 +51,17 @@ const V3_TYPE_OF: Record<FieldDeclaration['type'], FieldType> = {
 
 /**
  * The body fields a kind declares (model/), as OPTIONS /v3/<type> lists them; fields that v3
- * does not carry (`v3: false`) or shows only in answers (`v3.body: false`) are left out.
+ * does not carry (`v3: false`), shows only in answers (`v3.body: false`) or does not list (`unlisted`) are left out.
  */
 export function declaredBodyFields(declaration: KindDeclaration): FieldSpec[] {
   return declaration.fields.flatMap((field): FieldSpec[] => {
-    if (field.v3 === false || field.v3?.body === false) return []
+    if (field.v3 === false || field.v3?.body === false || field.v3?.unlisted) return []
     const spec: FieldSpec = { name: field.name, type: field.v3?.type ?? V3_TYPE_OF[field.type], description: field.description }
-    if (field.required) spec.required = true
-    if (field.write === 'never') spec.readOnly = true
-    if (field.write === 'create') spec.updatable = false
+    const write = field.v3?.write ?? field.write
+    // What a v3 body cannot carry, it cannot be required to carry.
+    if (field.required && write !== 'never') spec.required = true
+    if (write === 'never') spec.readOnly = true
+    if (write === 'create') spec.updatable = false
     if (field.v3?.list) spec.list = true
     if (field.values) spec.values = field.values
     return [spec]

@@ -103,24 +103,27 @@ const TQL_TYPE_OF: Record<FieldDeclaration['type'], TqlType | undefined> = {
 }
 
 /**
- * The keywords a kind declares on its fields (model/), in declaration order; `only` keeps those
- * of the named fields. A `user` field is the account's name, read through its id column.
+ * The keywords a kind declares on its fields (model/), in its TQL order (or declaration order);
+ * `only` keeps those of the named fields. A `user` field is the account's name, read through its
+ * id column.
  */
 export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[]): KeywordDef[] {
-  const fields = only ? only.map((name) => fieldOf(declaration, name)) : declaration.fields
+  const order = only ?? declaration.tqlOrder
+  const fields = order ? order.map((name) => fieldOf(declaration, name)) : declaration.fields
   const keywords = fields.flatMap((field) => tqlOf(field).map((t) => {
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
-    if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
-    const target = field.type === 'user' ? userNameOf(field.column) : column(field.column)
+    if (!(field.column || field.lookup) || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
+    const target = field.lookup ? lookupOf(field.name, field.lookup)
+      : field.type === 'user' ? userNameOf(field.column!) : column(field.column!)
     const extra = {
       ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values && type === 'Enum' ? { values: field.values } : {}),
       ...(t.normalize ? { normalize: t.normalize } : {}),
     }
     return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
   }))
-  const order = declaration.tqlOrder
-  if (!order) return keywords
-  const rank = (k: KeywordDef) => (order.includes(k.keyword) ? order.indexOf(k.keyword) : order.length)
+  const byKeyword = declaration.tqlKeywordOrder
+  if (!byKeyword) return keywords
+  const rank = (k: KeywordDef) => (byKeyword.includes(k.keyword) ? byKeyword.indexOf(k.keyword) : byKeyword.length)
   return keywords.sort((a, b) => rank(a) - rank(b))
 }
 
@@ -129,6 +132,18 @@ export function insertKeywordsAfter(keywords: readonly KeywordDef[], keyword: st
   const at = keywords.findIndex((k) => k.keyword === keyword)
   if (at < 0) throw new Error(`no keyword ${keyword} to insert after`)
   return [...keywords.slice(0, at + 1), ...inserted, ...keywords.slice(at + 1)]
+}
+
+/** A kind's declared keywords with the owner keywords after its id, where the platform lists them. */
+export function declaredKeywordsWithOwner(declaration: KindDeclaration, what: string): KeywordDef[] {
+  const [id, ...rest] = declaredKeywords(declaration)
+  if (id?.keyword !== 'id') throw new Error(`${declaration.kind} lists no id keyword first`)
+  return [id, ...ownerKeywords(what), ...rest]
+}
+
+function lookupOf(name: string, { table, column: read, key }: NonNullable<FieldDeclaration['lookup']>) {
+  return computed((alias) => eb.selectFrom(`${table} as ${alias}_${name}`).select(`${alias}_${name}.${read}`)
+    .whereRef(`${alias}_${name}.id`, '=', `${alias}.${key}`))
 }
 
 function fieldOf(declaration: KindDeclaration, name: string): FieldDeclaration {

@@ -1,7 +1,9 @@
 /** TQL keywords of /v3/tags (the platform's 21) and /v3/securityLabels. */
 import { ITEM_TABLES, type ItemKind } from '../../model/kinds.js'
+import { SECURITY_LABEL } from '../../model/security-label.js'
+import { TAG } from '../../model/tag.js'
 import { type KeywordDef, type ObjectTypeDef, column, kw } from './define.js'
-import { OBJECT_TYPE_OF_KIND, ownerKeywords } from './shared.js'
+import { OBJECT_TYPE_OF_KIND, declaredKeywords, ownerKeywords } from './shared.js'
 
 function taggedKeywords(kinds: readonly [ItemKind, string][], via: 'taggedItem' | 'labelledItem', what: string): KeywordDef[] {
   return kinds.flatMap(([kind, label]) => {
@@ -17,15 +19,10 @@ function taggedKeywords(kinds: readonly [ItemKind, string][], via: 'taggedItem' 
 
 export const TAG_KEYWORDS: ObjectTypeDef = {
   name: 'tags',
-  table: 'tag',
+  table: TAG.table,
   kind: null,
   keywords: [
-    kw('id', 'ID', 'Integer', column('id'), 'The ID of the tag.'),
-    kw('name', 'Name', 'StringLower', column('name'), 'The name of the tag (compared case-insensitively).'),
-    kw('summary', 'Summary', 'StringLower', column('name'), 'The name of the tag; the same as name.'),
-    kw('description', 'Description', 'String', column('description'), 'The description of the tag.'),
-    kw('techniqueId', 'Technique ID', 'String', column('technique_id'), 'The ATT&CK technique ID of the tag.'),
-    kw('lastUsed', 'Last Used', 'Date', column('last_used'), 'The date the tag was last applied.'),
+    ...declaredKeywords(TAG),
     ...ownerKeywords('tag'),
     ...taggedKeywords([['case', 'Case'], ['group', 'Group'], ['indicator', 'Indicator'], ['victim', 'Victim']], 'taggedItem', 'tag'),
     kw('caseId', 'Case ID', 'Integer', { kind: 'related', link: { via: 'taggedItem', kind: 'case' }, table: 'intel_case', source: { column: 'id' } },
@@ -41,15 +38,10 @@ export const TAG_KEYWORDS: ObjectTypeDef = {
 
 export const SECURITY_LABEL_KEYWORDS: ObjectTypeDef = {
   name: 'securityLabels',
-  table: 'security_label',
+  table: SECURITY_LABEL.table,
   kind: null,
   keywords: [
-    kw('id', 'ID', 'Integer', column('id'), 'The ID of the security label.'),
-    kw('name', 'Name', 'StringLower', column('name'), 'The name of the security label (compared case-insensitively).'),
-    kw('summary', 'Summary', 'StringLower', column('name'), 'The name of the security label; the same as name.'),
-    kw('description', 'Description', 'String', column('description'), 'The description of the security label.'),
-    kw('color', 'Color', 'String', column('color'), 'The color of the security label (hex).'),
-    kw('dateAdded', 'Date Added', 'Date', column('date_added'), 'The date the security label was created.'),
+    ...declaredKeywords(SECURITY_LABEL),
     ...ownerKeywords('security label'),
     ...taggedKeywords([['group', 'Group'], ['indicator', 'Indicator'], ['victim', 'Victim'], ['case', 'Case']], 'labelledItem', 'security label'),
   ],

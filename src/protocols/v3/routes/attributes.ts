@@ -4,7 +4,8 @@ import {
   listAttributeRecords, loadAttributeRecords, updateAttributeRecord,
 } from '../../../domain/metadata/attributes.js'
 import { toApiTime } from '../../../domain/time.js'
-import type { FieldSpec, V3Endpoint } from '../endpoint.js'
+import { ATTRIBUTE } from '../../../model/attribute.js'
+import { type FieldSpec, type V3Endpoint, declaredBodyFields } from '../endpoint.js'
 import { securityLabelsOption } from '../fields.js'
 import { compact, presentUser } from '../present-metadata.js'
 
@@ -12,19 +13,8 @@ const WORDS: Record<AttributedKind, string> = { group: 'Group', indicator: 'Indi
 
 function fieldsOf(kind: AttributedKind): FieldSpec[] {
   const { parentField } = ATTRIBUTE_ENDPOINTS[kind]
-  return [
-    { name: 'id', type: 'Integer', description: 'The ID of the attribute', readOnly: true },
-    { name: parentField, type: 'Integer', description: `The ID of the ${WORDS[kind]} the attribute is on`, required: true, updatable: false },
-    { name: 'type', type: 'String', description: 'The attribute type name (see /v3/attributeTypes)', required: true, updatable: false },
-    { name: 'value', type: 'String', description: 'The value of the attribute', required: true },
-    { name: 'source', type: 'String', description: 'Where the value came from' },
-    { name: 'default', type: 'Boolean', description: 'Whether this is the default attribute of its type (Source and Description types)' },
-    { name: 'pinned', type: 'Boolean', description: 'Whether the attribute is pinned' },
-    { name: 'securityLabels', type: 'SecurityLabel', description: 'Security labels applied to the attribute', list: true },
-    { name: 'createdBy', type: 'User', description: 'The user who added the attribute', readOnly: true },
-    { name: 'dateAdded', type: 'Date', description: 'When the attribute was added', readOnly: true },
-    { name: 'lastModified', type: 'Date', description: 'When the attribute was last changed', readOnly: true },
-  ]
+  return declaredBodyFields(ATTRIBUTE).map((f) => f.name === 'itemId'
+    ? { ...f, name: parentField, description: `The ID of the ${WORDS[kind]} the attribute is on` } : f)
 }
 
 function presenter(kind: AttributedKind) {
