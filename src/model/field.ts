@@ -44,6 +44,18 @@ export interface TqlDeclaration {
   /** TQL's type when it differs from the field's (text compared case-insensitively is `StringLower`). */
   type?: TqlValueType
   groupable?: boolean
+  /** Maps what clients write to the stored spelling (a Group type written `intrusionSets`). */
+  normalize?: (value: string) => string
+}
+
+/** What one subtype of a kind (a Group's type) asks of a field it carries. */
+export interface SubtypeRule {
+  /** Required in a create body of this subtype. */
+  required?: boolean
+  /** Required in an update body too (a Signature's name, fileName and fileType). */
+  requiredOnUpdate?: boolean
+  /** The allowed values for this subtype, where they differ between subtypes (a status). */
+  values?: readonly string[]
 }
 
 export interface FieldDeclaration {
@@ -61,7 +73,11 @@ export interface FieldDeclaration {
   /** Required in a create body. */
   required?: boolean
   /** v3's details: the type OPTIONS shows when not derived (`BigDecimal`, `Tag`…), a nested list, the fields= option that adds it to answers. */
-  v3?: { type?: string; list?: boolean; option?: string } | false
+  v3?: {
+    type?: string; list?: boolean; option?: string
+    /** `false`: a body may set it and answers show it, but OPTIONS /v3/<type> does not list it (a Group's sightings and external dates). */
+    listed?: false
+  } | false
   /** v2's details: another name, or `false` where v2 does not carry the field. */
   v2?: { name?: string; body?: false } | false
   /** TQL keywords over the field's column. */
@@ -70,6 +86,19 @@ export interface FieldDeclaration {
   stix21?: string
   /** Where STIX 1.1.1 carries it (an element of the Indicator, by name). */
   stix1?: string
+  /** The name on the domain's record where it differs from `name` (a Group's `subject` is the record's `emailSubject`). */
+  record?: string
+  /**
+   * For a kind whose subtypes carry different fields (a Group's type): the subtypes that carry
+   * it, each with its own rule. Absent: every subtype carries it under the field's own rule.
+   */
+  subtypes?: Readonly<Record<string, SubtypeRule>>
+}
+
+/** A fields= value a kind declares itself (the metadata and association options come from the adapter). */
+export interface OptionDeclaration {
+  name: string
+  description: string
 }
 
 export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonly FieldDeclaration[]> {
@@ -80,6 +109,8 @@ export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonl
   /** The singular word messages use (`Indicator`, `Intel Requirement`). */
   word: string
   fields: F
+  /** fields= options of the kind's own (`sightings`, `externalDates`…); a field names the one that shows it in `v3.option`. */
+  options?: readonly OptionDeclaration[]
 }
 
 /** Checks a declaration's shape and keeps its literal types, so a row type can be held against its columns. */

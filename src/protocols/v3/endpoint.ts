@@ -51,11 +51,11 @@ const V3_TYPE_OF: Record<FieldDeclaration['type'], FieldType> = {
 
 /**
  * The body fields a kind declares (model/), as OPTIONS /v3/<type> lists them; fields that v3
- * does not carry (`v3: false`) are left out.
+ * does not carry (`v3: false`) or does not list (`v3.listed: false`) are left out.
  */
 export function declaredBodyFields(declaration: KindDeclaration): FieldSpec[] {
   return declaration.fields.flatMap((field): FieldSpec[] => {
-    if (field.v3 === false) return []
+    if (field.v3 === false || field.v3?.listed === false) return []
     const spec: FieldSpec = { name: field.name, type: field.v3?.type ?? V3_TYPE_OF[field.type], description: field.description }
     if (field.required) spec.required = true
     if (field.write === 'never') spec.readOnly = true

@@ -104,15 +104,20 @@ const TQL_TYPE_OF: Record<FieldDeclaration['type'], TqlType | undefined> = {
 
 /**
  * The keywords a kind declares on its fields (model/), in declaration order; `only` keeps those
- * of the named fields. A `user` field is the account's name, read through its id column.
+ * of the named fields (in that order) or of the fields it accepts. A `user` field is the account's
+ * name, read through its id column.
  */
-export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[]): KeywordDef[] {
-  const fields = only ? only.map((name) => fieldOf(declaration, name)) : declaration.fields
+export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[] | ((field: FieldDeclaration) => boolean)): KeywordDef[] {
+  const fields = typeof only === 'function' ? declaration.fields.filter(only)
+    : only ? only.map((name) => fieldOf(declaration, name)) : declaration.fields
   return fields.flatMap((field) => tqlOf(field).map((t) => {
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
     if (!field.column || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)
     const target = field.type === 'user' ? userNameOf(field.column) : column(field.column)
-    const extra = { ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(field.values ? { values: field.values } : {}) }
+    const extra = {
+      ...(t.groupable !== undefined ? { groupable: t.groupable } : {}), ...(type === 'Enum' && field.values ? { values: field.values } : {}),
+      ...(t.normalize ? { normalize: t.normalize } : {}),
+    }
     return kw(t.keyword ?? field.name, t.name, type, target, t.description ?? field.description, extra)
   }))
 }
