@@ -87,7 +87,7 @@ export function findVictimAssetType(nameOrBranch: string): AssetTypeDef | undefi
 /** Derived from the Adversary Asset declaration (model/victim.ts). */
 export const ADVERSARY_ASSET_TYPES = ADVERSARY_ASSET_SUBTYPES.map((t) => ({ ...t, valueField: v2NameOf(subtypeFieldOn(ADVERSARY_ASSET.fields, t.name, 'value')!) }))
 
-export const TASK_STATUSES = ['Not Started', 'In Progress', 'Completed', 'Waiting on Someone', 'Deferred'] as const
+export { TASK_STATUSES } from './task.js'
 export const CASE_STATUSES = ['Open', 'Closed'] as const
 export const CASE_SEVERITIES = ['Low', 'Medium', 'High', 'Critical'] as const
 export const PLAYBOOK_STATUSES = ['Active', 'Inactive', 'Draft', 'Archive'] as const

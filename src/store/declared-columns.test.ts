@@ -6,9 +6,12 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { ColumnsOf } from '../model/field.js'
 import { DECLARED_KINDS } from '../model/declarations.js'
 import type { NOTE } from '../model/note.js'
+import type { GROUP } from '../model/group.js'
+import type { TASK } from '../model/task.js'
+import type { ADVERSARY_ASSET, VICTIM, VICTIM_ASSET } from '../model/victim.js'
 import { createTestStore } from '../test/harness.js'
 import type { Store } from './connect.js'
-import type { NoteTable } from './database.js'
+import type { AdversaryAssetTable, GroupTable, NoteTable, TaskTable, VictimAssetTable, VictimTable } from './database.js'
 
 describe('declared columns', () => {
   let store: Store
@@ -25,5 +28,10 @@ describe('declared columns', () => {
 
   it('the row types name every declared column', () => {
     expectTypeOf<ColumnsOf<typeof NOTE>>().toExtend<keyof NoteTable>()
+    expectTypeOf<ColumnsOf<typeof GROUP>>().toExtend<keyof GroupTable>()
+    expectTypeOf<ColumnsOf<typeof VICTIM>>().toExtend<keyof VictimTable>()
+    expectTypeOf<ColumnsOf<typeof VICTIM_ASSET>>().toExtend<keyof VictimAssetTable>()
+    expectTypeOf<ColumnsOf<typeof ADVERSARY_ASSET>>().toExtend<keyof AdversaryAssetTable>()
+    expectTypeOf<ColumnsOf<typeof TASK>>().toExtend<keyof TaskTable>()
   })
 })

@@ -3,7 +3,9 @@
  * required on create and on update. Their assets are in victim-assets.ts.
  */
 import type { Updateable } from 'kysely'
+import type { FieldDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
+import { VICTIM } from '../../model/victim.js'
 import type { VictimTable } from '../../store/database.js'
 import { type VictimRow, deleteVictimRow, findVictimRow, insertVictim, listVictimRows, updateVictimRow } from '../../store/victim.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
@@ -42,8 +44,9 @@ export interface VictimQuery {
   resultLimit?: number
 }
 
-/** Body names and their columns; name is handled apart since it is required. */
-const TEXT_FIELDS = { description: 'description', org: 'org', suborg: 'suborg', workLocation: 'work_location', nationality: 'nationality' } as const
+/** Body names and their columns (model/victim.ts); name is handled apart since it is required. */
+const TEXT_FIELDS: Record<string, string> = Object.fromEntries(VICTIM.fields
+  .filter((f: FieldDeclaration) => f.type === 'text' && f.column && f.name !== 'name' && (f.write ?? 'always') === 'always').map((f: FieldDeclaration) => [f.name, f.column!]))
 
 export function toVictimRecord(row: VictimRow): VictimRecord {
   return {

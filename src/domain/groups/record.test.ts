@@ -1,0 +1,48 @@
+/**
+ * The row → record mappings stay hand-written (they run for every row); these tests hold them
+ * against the declarations of model/, so a declared column a mapping forgets shows here.
+ */
+import { describe, expect, it } from 'vitest'
+import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
+import { GROUP } from '../../model/group.js'
+import { VICTIM } from '../../model/victim.js'
+import type { GroupRow } from '../../store/group.repository.js'
+import type { VictimRow } from '../../store/victim.repository.js'
+import { toVictimRecord } from '../victims/victims.js'
+import { toGroupRecord } from './groups.js'
+
+/** A row whose every declared column holds a value no other column holds. */
+function distinctRow(kind: KindDeclaration): Record<string, unknown> {
+  const row: Record<string, unknown> = {}
+  kind.fields.forEach((f: FieldDeclaration, i) => {
+    if (!f.column || f.column in row) return
+    row[f.column] = f.type === 'boolean' ? 1 : f.type === 'integer' || f.type === 'user' ? 1000 + i : `${f.column}-${i}`
+  })
+  return row
+}
+
+function expected(f: FieldDeclaration, value: unknown): unknown {
+  return f.type === 'boolean' ? !!value : value
+}
+
+function mismatches(kind: KindDeclaration, row: Record<string, unknown>, record: Record<string, unknown>, absent: readonly string[]) {
+  return kind.fields.flatMap((f: FieldDeclaration) => {
+    if (!f.column || absent.includes(f.name)) return []
+    const name = f.record ?? f.name
+    return record[name] === expected(f, row[f.column]) ? [] : [`${name} ← ${f.column}`]
+  })
+}
+
+describe('row → record mappings against the declarations', () => {
+  it('toGroupRecord carries every declared Group column under its record name', () => {
+    const row = { ...distinctRow(GROUP), owner_name: 'Org', owner_type: 'Organization' }
+    const record = toGroupRecord(row as unknown as GroupRow) as unknown as Record<string, unknown>
+    expect(mismatches(GROUP, row, record, ['emailScoreIncludesBody'])).toEqual([])
+  })
+
+  it('toVictimRecord carries every declared Victim column', () => {
+    const row = { ...distinctRow(VICTIM), owner_name: 'Org', owner_type: 'Organization' }
+    const record = toVictimRecord(row as unknown as VictimRow) as unknown as Record<string, unknown>
+    expect(mismatches(VICTIM, row, record, [])).toEqual([])
+  })
+})
