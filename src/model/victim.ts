@@ -36,7 +36,7 @@ export const VICTIM = defineKind({
     list('securityLabels', 'SecurityLabel', 'Security labels applied to the Victim'),
     list('attributes', 'VictimAttribute', 'Attributes of the Victim'),
     list('associatedGroups', 'Group', 'Groups associated with the Victim (same owner only; the Victim needs an asset first)'),
-    { name: 'ownerId', column: 'owner_id', type: 'integer', description: "The ID of the Victim's owner", write: 'never' },
+    { name: 'ownerId', column: 'owner_id', type: 'integer', description: "The ID of the Victim's owner", write: 'never', v2: false },
     { name: 'dateAdded', column: 'date_added', type: 'date', description: 'When the Victim was created', write: 'never', stix21: 'created',
       tql: { name: 'Date Added', description: 'The date the victim was added.' } },
     { name: 'lastModified', column: 'last_modified', type: 'date', description: 'When the Victim was last changed', write: 'never',

@@ -8,12 +8,15 @@ import {
   ACTIONS, ATTRIBUTE_WRITE_TYPES, FILE_MERGE_MODES, HASH_COLLISION_MODES, LABEL_WRITE_TYPES, TAG_WRITE_TYPES,
 } from '../../domain/batch/definition.js'
 import {
-  COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES, TASK_STATUSES,
+  COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES,
 } from '../../model/group-types.js'
 import { INDICATOR_TYPES } from '../../model/indicator-types.js'
+import { TASK as TASK_KIND } from '../../model/task.js'
+import { VICTIM as VICTIM_KIND } from '../../model/victim.js'
 import {
   type JsonSchema, type ResponseDoc, type RouteSchema, anyObject, arrayOf, boolean, dateTime, integer, jsonResponse, number, object, string,
 } from '../http/route-schema.js'
+import { declaredV2Properties } from './declared-schema.js'
 
 const ERROR = object({ status: { const: 'Error' }, message: string('What was refused, and why') }, ['status', 'message'])
 const SUCCESS = { const: 'Success' }
@@ -42,14 +45,10 @@ export const GROUP = object({ ...ITEM_BASE, name: string(), type: string('Group 
 export const TASK_USER = object({ id: integer(), userName: string(), firstName: string(), lastName: string() })
 
 export const TASK = object({
-  ...ITEM_BASE, name: string(), description: string(), status: { type: 'string', enum: [...TASK_STATUSES] },
-  escalated: boolean(), reminded: boolean(), overdue: boolean(), dueDate: dateTime(), reminderDate: dateTime(), escalationDate: dateTime(),
-  assignee: arrayOf(TASK_USER), escalatee: arrayOf(TASK_USER),
+  ...ITEM_BASE, ...declaredV2Properties(TASK_KIND), assignee: arrayOf(TASK_USER), escalatee: arrayOf(TASK_USER),
 }, ['id', 'name'])
 
-export const VICTIM = object({
-  ...ITEM_BASE, name: string(), description: string(), org: string(), suborg: string(), workLocation: string(), nationality: string(),
-}, ['id', 'name'])
+export const VICTIM = object({ ...ITEM_BASE, ...declaredV2Properties(VICTIM_KIND, { only: (f) => f.type === 'text' && !!f.column }) }, ['id', 'name'])
 
 /** An Indicator, Group, Task or Victim in the short form lists of labelled or tagged items use. */
 export const ANY_ITEM = object({ ...ITEM_BASE, name: string(), type: string(), summary: string() }, ['id'])
@@ -115,11 +114,11 @@ export const GROUP_BODY = object(Object.fromEntries([...GROUP_TYPES.flatMap((t) 
   .map((rule) => [rule.name, ruleSchema(rule.kind, rule.values)])))
 
 export const TASK_BODY = object({
-  name: string(), description: string(), status: { type: 'string', enum: [...TASK_STATUSES] }, dueDate: dateTime(),
-  reminderDate: dateTime(), escalationDate: dateTime(), assignee: arrayOf(object({ userName: string() })), escalatee: arrayOf(object({ userName: string() })),
+  ...declaredV2Properties(TASK_KIND, { body: true }),
+  assignee: arrayOf(object({ userName: string() })), escalatee: arrayOf(object({ userName: string() })),
 })
 
-export const VICTIM_BODY = object({ name: string(), description: string(), org: string(), suborg: string(), workLocation: string(), nationality: string() })
+export const VICTIM_BODY = object(declaredV2Properties(VICTIM_KIND, { body: true }))
 
 export const ATTRIBUTE_BODY = object({ type: string(), value: string(), displayed: boolean(), pinned: boolean(), source: string() }, ['type', 'value'])
 

@@ -1,6 +1,6 @@
 /** TQL keywords of the case-management types: /v3/cases, /v3/artifacts, /v3/tasks and /v3/notes. */
 import { expressionBuilder, sql } from 'kysely'
-import { CASE_SEVERITIES, CASE_STATUSES, TASK_STATUSES } from '../../model/group-types.js'
+import { CASE_SEVERITIES, CASE_STATUSES } from '../../model/group-types.js'
 import { type ObjectTypeDef, column, computed, kw } from './define.js'
 import { NOTE } from '../../model/note.js'
 import { TASK } from '../../model/task.js'
