@@ -1,6 +1,6 @@
 /**
- * The row → record mappings against the declarations of model/: the Group's is compiled from its
- * declaration, the Victim's stays hand-written; a declared column either forgets shows here.
+ * The row → record readers compiled from the declarations of model/ (domain/declared-record.ts):
+ * every declared column reaches the record under its record name, with the type the row gives it.
  */
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
@@ -8,7 +8,7 @@ import { GROUP } from '../../model/group.js'
 import { VICTIM } from '../../model/victim.js'
 import type { GroupRow } from '../../store/group.repository.js'
 import type { VictimRow } from '../../store/victim.repository.js'
-import { toVictimRecord } from '../victims/victims.js'
+import { type VictimRecord, toVictimRecord } from '../victims/victims.js'
 import { type GroupRecord, toGroupRecord } from './groups.js'
 
 /** A row whose every declared column holds a value no other column holds. */
@@ -48,6 +48,8 @@ describe('row → record mappings against the declarations', () => {
     expectTypeOf<GroupRecord['upVoteCount']>().toEqualTypeOf<number>()
     expectTypeOf<GroupRecord['name']>().toEqualTypeOf<string>()
     expectTypeOf<GroupRecord['ownerName']>().toEqualTypeOf<string>()
+    expectTypeOf<VictimRecord['workLocation']>().toEqualTypeOf<string | null>()
+    expectTypeOf<VictimRecord['dateAdded']>().toEqualTypeOf<string>()
   })
 
   it('toVictimRecord carries every declared Victim column', () => {

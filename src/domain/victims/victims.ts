@@ -16,21 +16,13 @@ import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type FieldFilter, toConditions } from '../listing/list-filters.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { withTransactionDb } from '../transaction.js'
+import { declaredRecordReader } from '../declared-record.js'
 
-export interface VictimRecord {
-  id: number
-  name: string
-  description: string | null
-  org: string | null
-  suborg: string | null
-  workLocation: string | null
-  nationality: string | null
-  ownerId: number
-  ownerName: string
-  ownerType: string
-  dateAdded: string
-  lastModified: string
-}
+/** A Victim as the domain hands it on: its declared columns (model/victim.ts) and the owner's name and type. */
+export type VictimRecord = ReturnType<typeof readVictimRow>
+
+const OWNER = { ownerName: 'owner_name', ownerType: 'owner_type' } as const
+const readVictimRow = declaredRecordReader<typeof VICTIM, VictimRow, typeof OWNER>(VICTIM, OWNER)
 
 export interface VictimQuery {
   filters?: readonly FieldFilter[]
@@ -49,11 +41,7 @@ const TEXT_FIELDS: Record<string, string> = Object.fromEntries(VICTIM.fields
   .filter((f: FieldDeclaration) => f.type === 'text' && f.column && f.name !== 'name' && (f.write ?? 'always') === 'always').map((f: FieldDeclaration) => [f.name, f.column!]))
 
 export function toVictimRecord(row: VictimRow): VictimRecord {
-  return {
-    id: row.id, name: row.name, description: row.description, org: row.org, suborg: row.suborg, workLocation: row.work_location,
-    nationality: row.nationality, ownerId: row.owner_id, ownerName: row.owner_name, ownerType: row.owner_type,
-    dateAdded: row.date_added, lastModified: row.last_modified,
-  }
+  return readVictimRow(row)
 }
 
 /**
