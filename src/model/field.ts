@@ -44,8 +44,18 @@ export interface TqlDeclaration {
   /** TQL's type when it differs from the field's (text compared case-insensitively is `StringLower`). */
   type?: TqlValueType
   groupable?: boolean
-  /** Turns a query's value into the stored spelling (an Indicator type's name from its API branch…). */
+  /** Maps what clients write to the stored spelling (a Group type written `intrusionSets`). */
   normalize?: (value: string) => string
+}
+
+/** What one subtype of a kind (a Group's type) asks of a field it carries. */
+export interface SubtypeRule {
+  /** Required in a create body of this subtype. */
+  required?: boolean
+  /** Required in an update body too (a Signature's name, fileName and fileType). */
+  requiredOnUpdate?: boolean
+  /** The allowed values for this subtype, where they differ between subtypes (a status). */
+  values?: readonly string[]
 }
 
 export interface FieldDeclaration {
@@ -66,7 +76,10 @@ export interface FieldDeclaration {
   notNull?: true
   /** What a new row holds when a create body leaves the field out (null when absent). */
   default?: boolean | number | string
-  /** Where the domain's record holds it when not under `name` (a dotted path), or `false` when the record holds it otherwise or not at all. */
+  /**
+   * Where the domain's record holds it when not under `name` (a Group's `subject` is the record's
+   * `emailSubject`; a dotted path for a nested one), or `false` when the record holds it otherwise or not at all.
+   */
   record?: string | false
   /** How a body may carry it; `always` when absent. */
   write?: Writability
@@ -83,6 +96,7 @@ export interface FieldDeclaration {
     list?: boolean
     option?: string
     write?: Writability
+    /** Answers carry it (and a body may set it), but OPTIONS /v3/<type> does not list it (a Group's sightings and external dates). */
     unlisted?: true
     /** Another name in v3 answers (`observations` for the observation count). */
     name?: string
@@ -107,6 +121,17 @@ export interface FieldDeclaration {
   stix21?: string
   /** Where STIX 1.1.1 carries it (an element of the Indicator, by name). */
   stix1?: string
+  /**
+   * For a kind whose subtypes carry different fields (a Group's type): the subtypes that carry
+   * it, each with its own rule. Absent: every subtype carries it under the field's own rule.
+   */
+  subtypes?: Readonly<Record<string, SubtypeRule>>
+}
+
+/** A fields= value a kind declares itself (the metadata and association options come from the adapter). */
+export interface OptionDeclaration {
+  name: string
+  description: string
 }
 
 export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonly FieldDeclaration[]> {
@@ -124,6 +149,8 @@ export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonl
   tqlOrder?: readonly F[number]['name'][]
   /** The order of the keywords themselves, by keyword, where one field's keywords stand apart (the Indicator's). */
   tqlKeywordOrder?: readonly string[]
+  /** fields= options of the kind's own (`sightings`, `externalDates`…); a field names the one that shows it in `v3.option`. */
+  options?: readonly OptionDeclaration[]
 }
 
 /** Checks a declaration's shape and keeps its literal types, so a row type can be held against its columns. */

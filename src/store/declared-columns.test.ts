@@ -15,10 +15,13 @@ import type { OWNER } from '../model/owner.js'
 import type { SECURITY_LABEL } from '../model/security-label.js'
 import type { TAG } from '../model/tag.js'
 import type { USER } from '../model/user.js'
+import type { GROUP } from '../model/group.js'
+import type { TASK } from '../model/task.js'
+import type { ADVERSARY_ASSET, VICTIM, VICTIM_ASSET } from '../model/victim.js'
 import { createTestStore } from '../test/harness.js'
 import type { Store } from './connect.js'
 import type {
-  ArtifactTable, ArtifactTypeTable, IndicatorTable, NoteTable, AttributeTable, AttributeTypeTable, CaseTable, IntelRequirementTable, OwnerTable, SecurityLabelTable, TagTable,
+  AdversaryAssetTable, ArtifactTable, ArtifactTypeTable, GroupTable, TaskTable, VictimAssetTable, VictimTable, IndicatorTable, NoteTable, AttributeTable, AttributeTypeTable, CaseTable, IntelRequirementTable, OwnerTable, SecurityLabelTable, TagTable,
   UserAccountTable,
 } from './database.js'
 
@@ -48,6 +51,11 @@ describe('declared columns', () => {
     expectTypeOf<ColumnsOf<typeof SECURITY_LABEL>>().toExtend<keyof SecurityLabelTable>()
     expectTypeOf<ColumnsOf<typeof OWNER>>().toExtend<keyof OwnerTable>()
     expectTypeOf<ColumnsOf<typeof USER>>().toExtend<keyof UserAccountTable>()
+    expectTypeOf<ColumnsOf<typeof GROUP>>().toExtend<keyof GroupTable>()
+    expectTypeOf<ColumnsOf<typeof VICTIM>>().toExtend<keyof VictimTable>()
+    expectTypeOf<ColumnsOf<typeof VICTIM_ASSET>>().toExtend<keyof VictimAssetTable>()
+    expectTypeOf<ColumnsOf<typeof ADVERSARY_ASSET>>().toExtend<keyof AdversaryAssetTable>()
+    expectTypeOf<ColumnsOf<typeof TASK>>().toExtend<keyof TaskTable>()
   })
 
   // Adding a scalar field touches only the model (and a migration): a column of the row type that no

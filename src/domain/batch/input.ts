@@ -129,11 +129,6 @@ export function readIndicatorDraft(env: BatchEnvironment, item: unknown, index: 
   }
 }
 
-const GROUP_EXTRA_DATES: Record<string, string> = {
-  firstSeen: 'first_seen', lastSeen: 'last_seen', externalDateAdded: 'external_date_added',
-  externalDateExpires: 'external_date_expires', externalLastModified: 'external_last_modified',
-}
-
 export function readGroupDraft(env: BatchEnvironment, item: unknown, index: number): GroupDraft | BatchIssue {
   try {
     const obj = asObject(item, 'A group')
@@ -143,14 +138,8 @@ export function readGroupDraft(env: BatchEnvironment, item: unknown, index: numb
     const xid = readXid(obj)
     if (!xid) throw new Error('xid is required')
     if (env.options.action === 'Delete') return { index, def, xid, columns: {} }
-    const columns: Record<string, unknown> = groupColumnsFromBody(def, obj, 'create')
-    for (const [field, column] of Object.entries(GROUP_EXTRA_DATES)) {
-      if (obj[field] === undefined || obj[field] === null || obj[field] === '' || column in columns) continue
-      const time = parseApiTime(obj[field])
-      if (!time) throw new Error(`${field} must be an ISO 8601 time, not '${String(obj[field])}'`)
-      columns[column] = time
-    }
-    return { index, def, xid, columns: columns as GroupColumns, ...readMetadata(env, 'group', obj) }
+    // groupColumnsFromBody reads the sightings and external dates too (model/group-types.ts COMMON_GROUP_DATES)
+    return { index, def, xid, columns: groupColumnsFromBody(def, obj, 'create'), ...readMetadata(env, 'group', obj) }
   } catch (error) {
     const name = (item as Record<string, unknown> | null)?.xid ?? (item as Record<string, unknown> | null)?.name
     return batchError(BATCH_CODES.invalidGroup, `group[${index}]`, `Invalid Group: ${failure(error)}`,

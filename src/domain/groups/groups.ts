@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { type GroupTypeDef, findGroupType } from '../../model/group-types.js'
+import { GROUP } from '../../model/group.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { type GroupFilterColumn, type GroupRow, deleteGroupRows, findGroupIdByXid, findGroupRow, listGroupRows, updateGroupRow } from '../../store/group.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
@@ -17,52 +18,17 @@ import { type FieldFilter, type FilterTable, toConditions } from '../listing/lis
 import { deleteItemMetadata, loadLabels } from '../metadata/item-metadata.js'
 import type { Action } from '../permissions.js'
 import { withTransactionDb } from '../transaction.js'
+import { declaredRecordReader } from '../declared-record.js'
 
-export interface GroupRecord {
-  id: number
-  /** Type name as the platform spells it (`Intrusion Set`). */
-  type: string
-  name: string
-  xid: string | null
-  ownerId: number
-  ownerName: string
-  ownerType: string
-  createdBy: number | null
-  /** Stored times (ISO with milliseconds); presenters choose the API form. */
-  dateAdded: string
-  lastModified: string
-  eventDate: string | null
-  status: string | null
-  firstSeen: string | null
-  lastSeen: string | null
-  publishDate: string | null
-  externalDateAdded: string | null
-  externalLastModified: string | null
-  externalDateExpires: string | null
-  fileName: string | null
-  fileType: string | null
-  fileText: string | null
-  fileSize: number | null
-  malware: boolean
-  password: string | null
-  documentType: string | null
-  documentDateAdded: string | null
-  generatedReport: boolean
-  emailTo: string | null
-  emailFrom: string | null
-  emailSubject: string | null
-  emailHeader: string | null
-  emailBody: string | null
-  emailDate: string | null
-  emailScore: number | null
-  eventType: string | null
-  upVoteCount: number
-  downVoteCount: number
-  insights: string | null
-  customAiContent: string | null
-  aiProvider: string | null
-  description: string | null
-}
+/**
+ * A Group as the domain hands it on: every column the Group declares (model/group.ts) under its
+ * record name, and the owner's name and type. Stored times are ISO with milliseconds; presenters
+ * choose the API form.
+ */
+export type GroupRecord = ReturnType<typeof readGroupRow>
+
+const OWNER = { ownerName: 'owner_name', ownerType: 'owner_type' } as const
+const readGroupRow = declaredRecordReader<typeof GROUP, GroupRow, typeof OWNER>(GROUP, OWNER)
 
 export interface GroupQuery {
   /** Type name, entity or branch (`intrusionSets`); absent lists every type. */
@@ -82,18 +48,7 @@ export interface GroupQuery {
 }
 
 export function toGroupRecord(row: GroupRow): GroupRecord {
-  return {
-    id: row.id, type: row.type, name: row.name, xid: row.xid, ownerId: row.owner_id, ownerName: row.owner_name, ownerType: row.owner_type,
-    createdBy: row.created_by, dateAdded: row.date_added, lastModified: row.last_modified, eventDate: row.event_date, status: row.status,
-    firstSeen: row.first_seen, lastSeen: row.last_seen, publishDate: row.publish_date, externalDateAdded: row.external_date_added,
-    externalLastModified: row.external_last_modified, externalDateExpires: row.external_date_expires, fileName: row.file_name,
-    fileType: row.file_type, fileText: row.file_text, fileSize: row.file_size, malware: !!row.malware, password: row.password,
-    documentType: row.document_type, documentDateAdded: row.document_date_added, generatedReport: !!row.generated_report,
-    emailTo: row.email_to, emailFrom: row.email_from, emailSubject: row.email_subject, emailHeader: row.email_header,
-    emailBody: row.email_body, emailDate: row.email_date, emailScore: row.email_score, eventType: row.event_type,
-    upVoteCount: Number(row.up_vote_count), downVoteCount: Number(row.down_vote_count), insights: row.insights,
-    customAiContent: row.custom_ai_content, aiProvider: row.ai_provider, description: row.description,
-  }
+  return readGroupRow(row)
 }
 
 /** The type named in a path or body; unknown names are 404, as an unknown path is. */

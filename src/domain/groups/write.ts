@@ -4,18 +4,17 @@
  * Awaiting Upload" holds whichever way a Group arrives. Rules on the fields themselves are
  * input.ts's; permissions are the callers'. Call inside a transaction for more than one row.
  */
-import { type GroupTypeDef, GROUP_TYPES } from '../../model/group-types.js'
+import { COMMON_GROUP_DATES, type GroupTypeDef, GROUP_TYPES } from '../../model/group-types.js'
 import { type ColumnType, insertRows, updateRowsById } from '../../store/batch-write.repository.js'
 import type { RequestContext } from '../context.js'
 
-const EXTRA_DATES = ['first_seen', 'last_seen', 'external_date_added', 'external_date_expires', 'external_last_modified']
+const BODY_RULES = [...GROUP_TYPES.flatMap((t) => t.fields), ...COMMON_GROUP_DATES]
 
 /** Every Group column a body may set, with the type the set-based UPDATE casts its values to. */
 export const GROUP_COLUMN_TYPES: Record<string, ColumnType> = { last_modified: 'text' }
-for (const t of GROUP_TYPES) for (const f of t.fields) GROUP_COLUMN_TYPES[f.column] = f.kind === 'boolean' || f.kind === 'integer' ? 'integer' : 'text'
-for (const c of EXTRA_DATES) GROUP_COLUMN_TYPES[c] = 'text'
+for (const f of BODY_RULES) GROUP_COLUMN_TYPES[f.column] = f.kind === 'boolean' || f.kind === 'integer' ? 'integer' : 'text'
 
-const BOOLEAN_COLUMNS = new Set(GROUP_TYPES.flatMap((t) => t.fields.filter((f) => f.kind === 'boolean').map((f) => f.column)))
+const BOOLEAN_COLUMNS = new Set(BODY_RULES.filter((f) => f.kind === 'boolean').map((f) => f.column))
 
 export interface NewGroup {
   def: GroupTypeDef

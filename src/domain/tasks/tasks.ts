@@ -4,7 +4,8 @@
  * overdue when its due date has passed and it is not Completed.
  */
 import type { Kysely, Updateable } from 'kysely'
-import { TASK_STATUSES } from '../../model/group-types.js'
+import { TASK, TASK_STATUSES } from '../../model/task.js'
+import type { FieldDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { Database, TaskTable } from '../../store/database.js'
 import {
@@ -64,7 +65,9 @@ export interface TaskQuery {
   resultLimit?: number
 }
 
-const DATE_FIELDS = { dueDate: 'due_date', reminderDate: 'reminder_date', escalationDate: 'escalation_date' } as const
+/** The dates a body sets, by body name and column (model/task.ts). */
+const DATE_FIELDS = Object.fromEntries(TASK.fields
+  .filter((f: FieldDeclaration) => f.type === 'date' && f.column && (f.write ?? 'always') === 'always').map((f: FieldDeclaration) => [f.name, f.column as 'due_date' | 'reminder_date' | 'escalation_date']))
 const USER_FIELDS = { assignee: 'assignee', escalatee: 'escalatee' } as const
 
 function toUser(row: TaskUserRow): TaskUser {

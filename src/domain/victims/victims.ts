@@ -3,7 +3,9 @@
  * required on create and on update. Their assets are in victim-assets.ts.
  */
 import type { Updateable } from 'kysely'
+import type { FieldDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
+import { VICTIM } from '../../model/victim.js'
 import type { VictimTable } from '../../store/database.js'
 import { type VictimRow, deleteVictimRow, findVictimRow, insertVictim, listVictimRows, updateVictimRow } from '../../store/victim.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
@@ -14,21 +16,13 @@ import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type FieldFilter, toConditions } from '../listing/list-filters.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { withTransactionDb } from '../transaction.js'
+import { declaredRecordReader } from '../declared-record.js'
 
-export interface VictimRecord {
-  id: number
-  name: string
-  description: string | null
-  org: string | null
-  suborg: string | null
-  workLocation: string | null
-  nationality: string | null
-  ownerId: number
-  ownerName: string
-  ownerType: string
-  dateAdded: string
-  lastModified: string
-}
+/** A Victim as the domain hands it on: its declared columns (model/victim.ts) and the owner's name and type. */
+export type VictimRecord = ReturnType<typeof readVictimRow>
+
+const OWNER = { ownerName: 'owner_name', ownerType: 'owner_type' } as const
+const readVictimRow = declaredRecordReader<typeof VICTIM, VictimRow, typeof OWNER>(VICTIM, OWNER)
 
 export interface VictimQuery {
   filters?: readonly FieldFilter[]
@@ -42,15 +36,12 @@ export interface VictimQuery {
   resultLimit?: number
 }
 
-/** Body names and their columns; name is handled apart since it is required. */
-const TEXT_FIELDS = { description: 'description', org: 'org', suborg: 'suborg', workLocation: 'work_location', nationality: 'nationality' } as const
+/** Body names and their columns (model/victim.ts); name is handled apart since it is required. */
+const TEXT_FIELDS: Record<string, string> = Object.fromEntries(VICTIM.fields
+  .filter((f: FieldDeclaration) => f.type === 'text' && f.column && f.name !== 'name' && (f.write ?? 'always') === 'always').map((f: FieldDeclaration) => [f.name, f.column!]))
 
 export function toVictimRecord(row: VictimRow): VictimRecord {
-  return {
-    id: row.id, name: row.name, description: row.description, org: row.org, suborg: row.suborg, workLocation: row.work_location,
-    nationality: row.nationality, ownerId: row.owner_id, ownerName: row.owner_name, ownerType: row.owner_type,
-    dateAdded: row.date_added, lastModified: row.last_modified,
-  }
+  return readVictimRow(row)
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   ACTIONS, ATTRIBUTE_WRITE_TYPES, FILE_MERGE_MODES, HASH_COLLISION_MODES, LABEL_WRITE_TYPES, TAG_WRITE_TYPES,
 } from '../../domain/batch/definition.js'
 import {
-  COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES, TASK_STATUSES,
+  COMMON_GROUP_DATES, CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS, GROUP_TYPES, PLAYBOOK_STATUSES,
 } from '../../model/group-types.js'
 import { ATTRIBUTE as ATTRIBUTE_KIND } from '../../model/attribute.js'
 import { INDICATOR as INDICATOR_KIND } from '../../model/indicator.js'
@@ -16,12 +16,13 @@ import { INDICATOR_TYPES } from '../../model/indicator-types.js'
 import { OWNER as OWNER_KIND } from '../../model/owner.js'
 import { SECURITY_LABEL } from '../../model/security-label.js'
 import { TAG as TAG_KIND } from '../../model/tag.js'
+import { TASK as TASK_KIND } from '../../model/task.js'
 import { USER as USER_KIND } from '../../model/user.js'
+import { VICTIM as VICTIM_KIND } from '../../model/victim.js'
 import {
   type JsonSchema, type ResponseDoc, type RouteSchema, anyObject, arrayOf, boolean, dateTime, integer, jsonResponse, number, object, string,
 } from '../http/route-schema.js'
-import { declaredV2BodyFields } from './declared-schema.js'
-import { declaredV2Body, declaredV2Record } from './declared-schemas.js'
+import { declaredV2Body, declaredV2BodyFields, declaredV2Properties, declaredV2Record } from './declared-schemas.js'
 
 const ERROR = object({ status: { const: 'Error' }, message: string('What was refused, and why') }, ['status', 'message'])
 const SUCCESS = { const: 'Success' }
@@ -50,14 +51,10 @@ export const GROUP = object({ ...ITEM_BASE, name: string(), type: string('Group 
 export const TASK_USER = object({ id: integer(), userName: string(), firstName: string(), lastName: string() })
 
 export const TASK = object({
-  ...ITEM_BASE, name: string(), description: string(), status: { type: 'string', enum: [...TASK_STATUSES] },
-  escalated: boolean(), reminded: boolean(), overdue: boolean(), dueDate: dateTime(), reminderDate: dateTime(), escalationDate: dateTime(),
-  assignee: arrayOf(TASK_USER), escalatee: arrayOf(TASK_USER),
+  ...ITEM_BASE, ...declaredV2Properties(TASK_KIND), assignee: arrayOf(TASK_USER), escalatee: arrayOf(TASK_USER),
 }, ['id', 'name'])
 
-export const VICTIM = object({
-  ...ITEM_BASE, name: string(), description: string(), org: string(), suborg: string(), workLocation: string(), nationality: string(),
-}, ['id', 'name'])
+export const VICTIM = object({ ...ITEM_BASE, ...declaredV2Properties(VICTIM_KIND, { only: (f) => f.type === 'text' && !!f.column }) }, ['id', 'name'])
 
 /** An Indicator, Group, Task or Victim in the short form lists of labelled or tagged items use. */
 export const ANY_ITEM = object({ ...ITEM_BASE, name: string(), type: string(), summary: string() }, ['id'])
@@ -118,11 +115,11 @@ export const GROUP_BODY = object(Object.fromEntries([...GROUP_TYPES.flatMap((t) 
   .map((rule) => [rule.name, ruleSchema(rule.kind, rule.values)])))
 
 export const TASK_BODY = object({
-  name: string(), description: string(), status: { type: 'string', enum: [...TASK_STATUSES] }, dueDate: dateTime(),
-  reminderDate: dateTime(), escalationDate: dateTime(), assignee: arrayOf(object({ userName: string() })), escalatee: arrayOf(object({ userName: string() })),
+  ...declaredV2Properties(TASK_KIND, { body: true }),
+  assignee: arrayOf(object({ userName: string() })), escalatee: arrayOf(object({ userName: string() })),
 })
 
-export const VICTIM_BODY = object({ name: string(), description: string(), org: string(), suborg: string(), workLocation: string(), nationality: string() })
+export const VICTIM_BODY = object(declaredV2Properties(VICTIM_KIND, { body: true }))
 
 export const ATTRIBUTE_BODY = declaredV2Body(ATTRIBUTE_KIND)
 

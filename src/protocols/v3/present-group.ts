@@ -6,12 +6,16 @@
 import type { RequestContext } from '../../domain/context.js'
 import type { GroupObject } from '../../domain/groups/objects.js'
 import { toApiTime } from '../../domain/time.js'
+import { GROUP } from '../../model/group.js'
 import { findGroupType } from '../../model/group-types.js'
 import { detailsLink, legacyLink } from '../http/links.js'
+import { presentOption } from './declared-present.js'
 import type { FieldTree } from './params.js'
 import { compact, presentUser } from './present-metadata.js'
 
 const WITH_INSIGHTS = new Set(['Document', 'Event', 'Report'])
+const SIGHTINGS = presentOption(GROUP, 'sightings')
+const EXTERNAL_DATES = presentOption(GROUP, 'externalDates')
 
 function typeFields(g: GroupObject): Record<string, unknown> {
   const document = { fileName: g.fileName, fileSize: g.fileSize, status: g.status, documentType: g.documentType,
@@ -50,11 +54,8 @@ export function presentGroupV3(g: GroupObject, { ctx, fields }: { ctx: RequestCo
     ...typeFields(g),
     legacyLink: legacyLink(publicUrl, findGroupType(g.type)?.apiEntity ?? 'group', g.id),
   }
-  if (fields.has('sightings')) Object.assign(out, { firstSeen: toApiTime(g.firstSeen), lastSeen: toApiTime(g.lastSeen) })
-  if (fields.has('externalDates')) {
-    Object.assign(out, { externalDateAdded: toApiTime(g.externalDateAdded), externalLastModified: toApiTime(g.externalLastModified),
-      externalDateExpires: toApiTime(g.externalDateExpires) })
-  }
+  if (fields.has('sightings')) Object.assign(out, SIGHTINGS(g))
+  if (fields.has('externalDates')) Object.assign(out, EXTERNAL_DATES(g))
   if (fields.has('insights') && WITH_INSIGHTS.has(g.type)) Object.assign(out, { customAiContent: g.customAiContent, insights: insightsOf(g) })
   return compact(out)
 }

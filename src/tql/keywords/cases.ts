@@ -1,12 +1,12 @@
 /** TQL keywords of the case-management types: /v3/cases, /v3/artifacts, /v3/tasks and /v3/notes. */
 import { expressionBuilder, sql } from 'kysely'
-import { TASK_STATUSES } from '../../model/group-types.js'
 import { type ObjectTypeDef, column, kw } from './define.js'
 import { ARTIFACT } from '../../model/artifact.js'
 import { CASE } from '../../model/case.js'
 import { NOTE } from '../../model/note.js'
+import { TASK } from '../../model/task.js'
 import {
-  associationKeywords, attributeKeywords, dateKeywords, declaredKeywords, declaredKeywordsWithOwner, ownerKeywords, tagKeywords, userNameOf,
+  associationKeywords, attributeKeywords, declaredKeywords, declaredKeywordsWithOwner, ownerKeywords, tagKeywords,
 } from './shared.js'
 
 const eb = expressionBuilder<any, any>()
@@ -49,28 +49,13 @@ export const ARTIFACT_KEYWORDS: ObjectTypeDef = {
 
 export const TASK_KEYWORDS: ObjectTypeDef = {
   name: 'tasks',
-  table: 'task',
+  table: TASK.table,
   kind: 'task',
   keywords: [
-    kw('id', 'ID', 'Integer', column('id'), 'The ID of the task.'),
+    ...declaredKeywords(TASK, ['id']),
     ...ownerKeywords('task'),
-    kw('caseId', 'Case ID', 'Integer', column('case_id'), 'The ID of the case the task belongs to.'),
-    kw('xid', 'XID', 'String', column('xid'), 'The external ID of the task.'),
-    kw('name', 'Name', 'StringLower', column('name'), 'The name of the task (compared case-insensitively).'),
-    kw('summary', 'Summary', 'StringLower', column('name'), 'The name of the task; the same as name.'),
-    kw('description', 'Description', 'String', column('description'), 'The description of the task.'),
-    kw('status', 'Status', 'Enum', column('status'), `The status of the task: ${TASK_STATUSES.join(', ')}.`, { values: TASK_STATUSES }),
-    kw('escalated', 'Escalated', 'Boolean', column('escalated'), 'Whether the task was escalated.'),
-    kw('reminded', 'Reminded', 'Boolean', column('reminded'), 'Whether the reminder was sent.'),
-    kw('createdBy', 'Created By', 'String', userNameOf('created_by'), 'The user name of the account that created the task.'),
-    ...dateKeywords([
-      ['dateAdded', 'Date Added', 'date_added', 'The date the task was created.'],
-      ['lastModified', 'Last Modified', 'last_modified', 'The date the task was last modified.'],
-      ['dueDate', 'Due Date', 'due_date', 'The date the task is due.'],
-      ['reminderDate', 'Reminder Date', 'reminder_date', 'The date of the reminder.'],
-      ['escalationDate', 'Escalation Date', 'escalation_date', 'The date of the escalation.'],
-      ['completedDate', 'Completed Date', 'completed_date', 'The date the task was completed.'],
-    ]),
+    ...declaredKeywords(TASK, ['caseId', 'xid', 'name', 'description', 'status', 'escalated', 'reminded', 'createdBy', 'dateAdded', 'lastModified',
+      'dueDate', 'reminderDate', 'escalationDate', 'completedDate']),
     kw('assignee', 'Assignee', 'String', {
       kind: 'related', link: { via: 'reverseKey', column: 'task_id' }, table: 'task_assignee',
       source: { expression: (a) => eb.selectFrom(`user_account as ${a}_user`).select(`${a}_user.user_name`).whereRef(`${a}_user.id`, '=', `${a}.user_id`) },

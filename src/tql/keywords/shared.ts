@@ -104,12 +104,13 @@ const TQL_TYPE_OF: Record<FieldDeclaration['type'], TqlType | undefined> = {
 
 /**
  * The keywords a kind declares on its fields (model/), in its TQL order (or declaration order);
- * `only` keeps those of the named fields. A `user` field is the account's name, read through its
- * id column.
+ * `only` keeps those of the named fields (in that order) or of the fields it accepts. A `user`
+ * field is the account's name, read through its id column.
  */
-export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[]): KeywordDef[] {
-  const order = only ?? declaration.tqlOrder
-  const fields = order ? order.map((name) => fieldOf(declaration, name)) : declaration.fields
+export function declaredKeywords(declaration: KindDeclaration, only?: readonly string[] | ((field: FieldDeclaration) => boolean)): KeywordDef[] {
+  const order = typeof only === 'function' ? undefined : only ?? declaration.tqlOrder
+  const all = order ? order.map((name) => fieldOf(declaration, name)) : declaration.fields
+  const fields = typeof only === 'function' ? all.filter(only) : all
   const keywords = fields.flatMap((field) => tqlOf(field).map((t) => {
     const type = t.type ?? (field.values ? 'Enum' : TQL_TYPE_OF[field.type])
     if (!(field.column || field.lookup) || !type) throw new Error(`${declaration.kind}.${field.name} has a TQL keyword but no column of a TQL type`)

@@ -1,29 +1,20 @@
 /** TQL keywords of /v3/victims and /v3/victimAssets. */
 import { findVictimAssetType } from '../../model/group-types.js'
-import { type ObjectTypeDef, column, kw } from './define.js'
-import { associationKeywords, attributeKeywords, dateKeywords, labelKeywords, ownerKeywords, tagKeywords } from './shared.js'
+import { VICTIM, VICTIM_ASSET } from '../../model/victim.js'
+import { type ObjectTypeDef, kw } from './define.js'
+import { associationKeywords, attributeKeywords, declaredKeywords, labelKeywords, ownerKeywords, tagKeywords } from './shared.js'
 
 const canonicalAssetType = (value: string) => findVictimAssetType(value)?.name ?? value
 const assets = { via: 'reverseKey', column: 'victim_id' } as const
 
 export const VICTIM_KEYWORDS: ObjectTypeDef = {
   name: 'victims',
-  table: 'victim',
+  table: VICTIM.table,
   kind: 'victim',
   keywords: [
-    kw('id', 'ID', 'Integer', column('id'), 'The ID of the victim.'),
+    ...declaredKeywords(VICTIM, ['id']),
     ...ownerKeywords('victim'),
-    kw('name', 'Name', 'StringLower', column('name'), 'The name of the victim (compared case-insensitively).'),
-    kw('summary', 'Summary', 'StringLower', column('name'), 'The name of the victim; the same as name.'),
-    kw('description', 'Description', 'String', column('description'), 'The description of the victim.'),
-    kw('organization', 'Organization', 'String', column('org'), 'The organization of the victim.'),
-    kw('subOrg', 'Sub-organization', 'String', column('suborg'), 'The sub-organization of the victim.'),
-    kw('workLocation', 'Work Location', 'String', column('work_location'), 'The work location of the victim.'),
-    kw('nationality', 'Nationality', 'String', column('nationality'), 'The nationality of the victim.'),
-    ...dateKeywords([
-      ['dateAdded', 'Date Added', 'date_added', 'The date the victim was added.'],
-      ['lastModified', 'Last Modified', 'last_modified', 'The date the victim was last modified.'],
-    ]),
+    ...declaredKeywords(VICTIM, (f) => f.name !== 'id'),
     kw('assetName', 'Asset Name', 'String', { kind: 'related', link: assets, table: 'victim_asset', source: { column: 'value' } },
       'The value of one of the victim\'s assets (an address, account, phone number or website).'),
     kw('assetTypeName', 'Asset Type Name', 'StringLower', { kind: 'related', link: assets, table: 'victim_asset', source: { column: 'type' } },
@@ -38,17 +29,12 @@ export const VICTIM_KEYWORDS: ObjectTypeDef = {
 
 export const VICTIM_ASSET_KEYWORDS: ObjectTypeDef = {
   name: 'victimAssets',
-  table: 'victim_asset',
+  table: VICTIM_ASSET.table,
   kind: 'victimAsset',
   keywords: [
-    kw('id', 'ID', 'Integer', column('id'), 'The ID of the victim asset.'),
+    ...declaredKeywords(VICTIM_ASSET, ['id']),
     ...ownerKeywords('victim asset'),
-    kw('victimId', 'Victim ID', 'Integer', column('victim_id'), 'The ID of the victim the asset belongs to.'),
-    kw('typeName', 'Type Name', 'String', column('type'), 'The asset type (EmailAddress, NetworkAccount, Phone, SocialNetwork, WebSite).',
-      { groupable: true, normalize: canonicalAssetType }),
-    kw('type', 'Type', 'String', column('type'), 'The asset type; the same as typeName.', { groupable: true, normalize: canonicalAssetType }),
-    kw('summary', 'Summary', 'String', column('value'), 'The value of the asset.'),
-    kw('dateAdded', 'Date Added', 'Date', column('date_added'), 'The date the asset was added.'),
+    ...declaredKeywords(VICTIM_ASSET, ['victimId', 'type', 'value', 'dateAdded']),
     kw('hasVictim', 'Victim', 'Sub Query', { kind: 'nested', link: { via: 'foreignKey', column: 'victim_id' }, objectType: 'victims' },
       'A nested query for the victim the asset belongs to.'),
     ...associationKeywords('victimAsset', ['group']),

@@ -1,0 +1,53 @@
+/** A Task (in a Case or standalone), declared once (model/field.ts). */
+import { defineKind } from './field.js'
+
+export const TASK_STATUSES = ['Not Started', 'In Progress', 'Completed', 'Waiting on Someone', 'Deferred'] as const
+
+export const TASK = defineKind({
+  kind: 'task',
+  table: 'task',
+  word: 'Task',
+  fields: [
+    { name: 'id', column: 'id', type: 'integer', description: 'The ID of the Task', write: 'never',
+      tql: { name: 'ID', description: 'The ID of the task.' } },
+    { name: 'name', column: 'name', type: 'text', description: 'The name of the Task', required: true,
+      tql: [
+        { name: 'Name', type: 'StringLower', description: 'The name of the task (compared case-insensitively).' },
+        { keyword: 'summary', name: 'Summary', type: 'StringLower', description: 'The name of the task; the same as name.' },
+      ] },
+    { name: 'description', column: 'description', type: 'text', description: 'A description of the Task',
+      tql: { name: 'Description', description: 'The description of the task.' } },
+    { name: 'status', column: 'status', type: 'text', description: 'The status of the Task (default Not Started)', values: TASK_STATUSES,
+      tql: { name: 'Status', description: `The status of the task: ${TASK_STATUSES.join(', ')}.` } },
+    { name: 'caseId', column: 'case_id', type: 'integer', description: 'The Case the Task belongs to', v2: false,
+      tql: { name: 'Case ID', description: 'The ID of the case the task belongs to.' } },
+    { name: 'xid', column: 'xid', type: 'text', description: 'The external ID of the Task', write: 'never', v3: { unlisted: true }, v2: false,
+      tql: { name: 'XID', description: 'The external ID of the task.' } },
+    { name: 'dueDate', column: 'due_date', type: 'date', description: 'When the Task is due',
+      tql: { name: 'Due Date', description: 'The date the task is due.' } },
+    { name: 'reminderDate', column: 'reminder_date', type: 'date', description: 'When to remind the assignee',
+      tql: { name: 'Reminder Date', description: 'The date of the reminder.' } },
+    { name: 'escalationDate', column: 'escalation_date', type: 'date', description: 'When to escalate the Task',
+      tql: { name: 'Escalation Date', description: 'The date of the escalation.' } },
+    { name: 'escalated', column: 'escalated', type: 'boolean', description: 'Whether the Task was escalated',
+      tql: { name: 'Escalated', description: 'Whether the task was escalated.' } },
+    { name: 'reminded', column: 'reminded', type: 'boolean', description: 'Whether the assignee was reminded',
+      tql: { name: 'Reminded', description: 'Whether the reminder was sent.' } },
+    { name: 'assignee', type: 'object', description: 'The user assigned: {"type": "User", "data": {"userName": "…"}} or {"type": "None"}',
+      v3: { type: 'Assignee' } },
+    { name: 'escalatee', type: 'object', description: 'Users the Task escalates to ({data: [{userName}]})', v3: { type: 'User' } },
+    { name: 'tags', type: 'object', description: 'Tags applied to the Task', v3: { type: 'Tag', list: true }, v2: false },
+    { name: 'overdue', type: 'boolean', description: 'Whether the due date has passed before completion', write: 'never' },
+    { name: 'completedDate', column: 'completed_date', type: 'date', description: 'When the Task was completed', write: 'never', v2: false,
+      tql: { name: 'Completed Date', description: 'The date the task was completed.' } },
+    { name: 'createdBy', column: 'created_by', type: 'user', description: 'The user who created the Task', write: 'never', v3: false, v2: false,
+      tql: { name: 'Created By', description: 'The user name of the account that created the task.' } },
+    { name: 'ownerId', column: 'owner_id', type: 'integer', description: "The ID of the Task's owner", write: 'never', v3: { unlisted: true },
+      v2: false },
+    { name: 'dateAdded', column: 'date_added', type: 'date', description: 'When the Task was created', write: 'never',
+      tql: { name: 'Date Added', description: 'The date the task was created.' } },
+    { name: 'lastModified', column: 'last_modified', type: 'date', description: 'When the Task was last changed', write: 'never',
+      v3: { unlisted: true }, tql: { name: 'Last Modified', description: 'The date the task was last modified.' } },
+    { name: 'webLink', type: 'text', description: "Link to the Task's details page", write: 'never' },
+  ],
+})
