@@ -21,7 +21,7 @@ import { authenticate } from '../src/domain/access/authentication.js'
 import { feedOwners } from '../src/domain/access/owner-scope.js'
 import { type FeedPosition, readFeed } from '../src/domain/listing/feed.js'
 import { createServices } from '../src/domain/services.js'
-import { isoNow } from '../src/domain/time.js'
+import { isoNow } from '../src/core/time.js'
 import { openStore } from '../src/store/connect.js'
 import { startDatasetServer } from './lib/dataset.js'
 

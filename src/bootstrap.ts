@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto'
 import type { Config } from './config.js'
 import { createAccessKey, createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
 import { SecretBox } from './domain/access/credentials.js'
-import { isoNow } from './domain/time.js'
+import { isoNow } from './core/time.js'
 import type { Store } from './store/connect.js'
 import { migrateToLatest } from './store/migrate.js'
-import { hasAnyOwner, seedReferenceDataOnce, withFirstStartLock } from './store/startup.repository.js'
+import { hasAnyOwner, seedReferenceDataOnce, withFirstStartLock } from './store/repositories/startup.repository.js'
 
 export interface FirstStart {
   organization: string

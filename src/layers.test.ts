@@ -5,7 +5,7 @@
  * (the TQL compiler builds the query fragments it hands to the store's queries).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const SRC = new URL('.', import.meta.url).pathname
@@ -23,7 +23,36 @@ function imports(text: string): string[] {
   return [...text.matchAll(/^import\s[^;]*?from\s+'[^']+'/gms)].map((m) => m[0].replace(/\s+/g, ' '))
 }
 
+/** The src/-relative modules a file imports, types included (`core/errors.ts`). */
+function importedModules(file: string): string[] {
+  return imports(readFileSync(file, 'utf8')).flatMap((line) => {
+    const spec = /from '(\.[^']+)'/.exec(line)?.[1]
+    return spec ? [relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, '.ts')] : []
+  })
+}
+
+/** Which folder may not import which modules, and why: the edges of docs/ARCHITECTURE.md's map. */
+const EDGES: [folder: string, forbidden: RegExp, why: string][] = [
+  ['core', /^(?!core\/)/, 'the kernel (errors, time, input readers, name-based ids) stands on nothing of ours'],
+  ['model', /^(?!model\/|core\/)/, 'the declarations know no interface, no rule and no table'],
+  ['tql', /^(domain|protocols|formats)\//, 'the query language sits below the domain that uses it (it names the store\'s types only)'],
+  ['formats', /^(protocols|cli|worker)\//, 'a format serves every adapter and belongs to none'],
+  ['protocols/v2', /^protocols\/(v3|taxii11|taxii21)\//, 'one protocol family does not reach into another'],
+  ['protocols/v3', /^protocols\/(v2|taxii11|taxii21)\//, 'one protocol family does not reach into another'],
+  ['protocols/taxii11', /^protocols\/(v2|v3|taxii21)\//, 'one protocol family does not reach into another'],
+  ['protocols/taxii21', /^protocols\/(v2|v3|taxii11)\//, 'one protocol family does not reach into another'],
+  ['protocols', /^app\.ts$/, 'the composition root (app.ts) sits above every protocol plugin'],
+  ['store/engine', /^store\/repositories\//, 'the read engine serves the repositories, never the reverse'],
+  ['domain', /^(protocols|cli|worker)\/|^app\.ts$/, 'the domain knows no adapter'],
+]
+
 describe('layers', () => {
+  it.each(EDGES)('%s imports nothing matching %s: %s', (folder, forbidden) => {
+    const offending = sources(join(SRC, folder)).flatMap((file) =>
+      importedModules(file).filter((module) => forbidden.test(module)).map((module) => `${relative(SRC, file)} → ${module}`))
+    expect(offending).toEqual([])
+  })
+
   it('protocols call no store module: data comes through the domain', () => {
     const offending = sources(join(SRC, 'protocols')).flatMap((file) => imports(readFileSync(file, 'utf8'))
       .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type '))

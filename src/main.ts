@@ -12,7 +12,7 @@ import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './app.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
-import { refreshAtStart } from './store/planner-statistics.js'
+import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 
 /**

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccessKey, createAccount, createOwner, issueApiToken, setAccountDisabled } from './domain/access/accounts.js'
 import { signRequest } from './domain/access/credentials.js'
-import { isoNow } from './domain/time.js'
-import { CREDENTIAL_CACHE_MS } from './store/credential-cache.js'
+import { isoNow } from './core/time.js'
+import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
 import { type SharedNode as Node, startSharedNodes } from './test/harness.js'
 
 let nodes: Node[] = []

@@ -5,7 +5,7 @@
 import { callerOf, contextOutsideRequest } from '../domain/access/callers.js'
 import { selectOwner } from '../domain/access/owner-scope.js'
 import type { RequestContext } from '../domain/context.js'
-import { notFound } from '../domain/errors.js'
+import { notFound } from '../core/errors.js'
 import type { Services } from '../domain/services.js'
 import type { Store } from '../store/connect.js'
 

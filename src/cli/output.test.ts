@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { invalid } from '../domain/errors.js'
+import { invalid } from '../core/errors.js'
 import { errorResult, renderJson, renderText } from './output.js'
 
 describe('renderJson', () => {

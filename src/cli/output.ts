@@ -2,7 +2,7 @@
  * How command results reach the terminal: with --json exactly one JSON object on stdout
  * (errors too), otherwise plain text. Results are plain objects; this module knows no command.
  */
-import { isDomainError } from '../domain/errors.js'
+import { isDomainError } from '../core/errors.js'
 
 export type CommandResult = Record<string, unknown>
 

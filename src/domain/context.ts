@@ -3,7 +3,7 @@
  * adapters build it once per request (protocols/http/rest-auth.ts) and never look at roles.
  */
 import type { ItemKind, OwnerType } from '../model/kinds.js'
-import type { AccountRow, AuthRepository } from '../store/account.repository.js'
+import type { AccountRow, AuthRepository } from '../store/repositories/account.repository.js'
 import type { Store } from '../store/connect.js'
 import type { SecretBox } from './access/credentials.js'
 import { type Action, type Membership, authorize } from './permissions.js'

@@ -5,7 +5,7 @@
  */
 import type { OwnerRole } from '../model/roles.js'
 import type { OwnerType } from '../model/kinds.js'
-import { DomainError } from './errors.js'
+import { DomainError } from '../core/errors.js'
 
 export const ACTIONS = [
   'read', // read intelligence and metadata

@@ -3,10 +3,10 @@
  * the platform documents. Stored in the database so every node sees the same values; each
  * node keeps a copy for at most a second, so a change reaches all nodes within that time.
  */
-import { findSetting, listSettings, upsertSetting } from '../store/account.repository.js'
+import { findSetting, listSettings, upsertSetting } from '../store/repositories/account.repository.js'
 import type { Store } from '../store/connect.js'
-import { invalid } from './errors.js'
-import { readBoolean } from './input.js'
+import { invalid } from '../core/errors.js'
+import { readBoolean } from '../core/input.js'
 
 interface SettingDef {
   type: 'boolean' | 'integer'

@@ -4,8 +4,8 @@
  * element that is not JSON is that element's error; a file that is not the JSON document it
  * should be is refused whole when nothing was read from it, else reported after what was.
  */
-import { invalid } from '../domain/errors.js'
-import { readJson } from '../domain/input.js'
+import { invalid } from '../core/errors.js'
+import { readJson } from '../core/input.js'
 import type { ReadEvent, ReadIndicator } from './format.js'
 import { type JsonArrayReader, MalformedJsonFile } from './json-array-stream.js'
 

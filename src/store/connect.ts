@@ -8,7 +8,7 @@ import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
 import pg from 'pg'
-import { CredentialWritePlugin } from './credential-cache.js'
+import { CredentialWritePlugin } from './engine/credential-cache.js'
 import type { Database } from './database.js'
 
 export type Dialect = 'sqlite' | 'postgres'

@@ -4,7 +4,7 @@
  * for the whole UTC day, so `dateAdded = TODAY()` means "added today".
  */
 import type { DateUnit } from './ast.js'
-import { parseApiTime } from '../domain/time.js'
+import { parseApiTime } from '../core/time.js'
 import { DATE_UNITS } from './parser.js'
 
 /** An instant, or with `until` a day-long interval [from, until). Both are stored-form ISO text. */

@@ -3,7 +3,7 @@
  * no input at all makes the compiler crash.
  */
 import { describe, expect, it } from 'vitest'
-import { DomainError } from '../domain/errors.js'
+import { DomainError } from '../core/errors.js'
 import { TqlError, compileTql } from './index.js'
 import { listTqlKeywords } from './index.js'
 import { parseTql } from './parser.js'

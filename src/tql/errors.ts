@@ -2,7 +2,7 @@
  * TQL errors are ordinary `invalid` domain errors (400 on the REST API) whose message says
  * where in the query text the problem is, counted in characters from 1.
  */
-import { DomainError } from '../domain/errors.js'
+import { DomainError } from '../core/errors.js'
 
 export class TqlError extends DomainError {
   constructor(message: string, readonly column?: number) {

@@ -34,7 +34,7 @@ export interface CompiledTql {
   /**
    * Some condition every match passes names few rows through an index (a summary or name by value or
    * prefix, a tag, a related item): a list may start from it and sort the matches. Otherwise every
-   * condition only filters, and a list reads the rows in id order (store/object-list.repository.ts).
+   * condition only filters, and a list reads the rows in id order (store/repositories/object-list.repository.ts).
    */
   seekable: boolean
   /** Something narrows the rows: TQL, or the object type's own restriction. Without it `where` is always true. */

@@ -9,7 +9,7 @@ import { OPERATOR_TEXT } from './ast.js'
 import { type DateValue, parseDateText, todayValue } from './dates.js'
 import { TqlError, syntaxError } from './errors.js'
 import { type KeywordDef, type ObjectTypeDef, type TqlType, findKeyword, findObjectType } from './keywords/index.js'
-import { readBoolean } from '../domain/input.js'
+import { readBoolean } from '../core/input.js'
 
 export type ResolvedValue = string | number | DateValue
 

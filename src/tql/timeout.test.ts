@@ -1,7 +1,7 @@
 /** TQL time limits on the database under test. */
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DomainError } from '../domain/errors.js'
+import { DomainError } from '../core/errors.js'
 import { compileTql, withTqlTimeout } from './index.js'
 import { NOW, type TestStore, createTestStoreForTql } from './test-seed.js'
 

@@ -11,7 +11,7 @@
  * row whose nested sub-queries are themselves slow is not interrupted until it finishes.
  */
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely'
-import { DomainError } from '../domain/errors.js'
+import { DomainError } from '../core/errors.js'
 import type { Database } from '../store/database.js'
 import type { Store } from '../store/connect.js'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHUNK_SIZE } from '../domain/batch/run-job.js'
 import { createServices } from '../domain/services.js'
-import { commitBatchProgress, findBatchJob } from '../store/batch.repository.js'
+import { commitBatchProgress, findBatchJob } from '../store/repositories/batch.repository.js'
 import { openStore } from '../store/connect.js'
 import { ORG, PUBLIC_URL, TEST_DB, type TestApp, createTestApp } from '../test/harness.js'
 import { claimJob } from '../domain/batch/leases.js'

@@ -9,7 +9,7 @@
 import { once } from 'node:events'
 import { createWriteStream, rmSync } from 'node:fs'
 import { listIndicatorObjects } from '../../domain/indicators/objects.js'
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import type { Services } from '../../domain/services.js'
 import { WRITE_FORMATS, findFormat, formatForOutput } from '../../formats/index.js'

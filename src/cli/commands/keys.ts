@@ -4,7 +4,7 @@
  */
 import { createAccessKey, revokeAccessKeys } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 
 export async function createKeyCommand(store: Store, services: Services, args: { userName: string }) {

@@ -1,7 +1,7 @@
 /** `bulwark memberships set|remove|list`: an account's roles in owners besides its Organization. */
 import { listMembershipSummaries, removeMembership, setMembership } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 
 export interface MembershipArgs {

@@ -1,7 +1,7 @@
 /** `bulwark owners create|list`: Organizations, Communities and Sources. */
 import { createOwner, listAllOwners } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 
 export interface CreateOwnerArgs {

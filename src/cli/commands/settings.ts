@@ -1,5 +1,5 @@
 /** `bulwark settings list|get|set`: the system settings every node reads (domain/settings.ts). */
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import { SETTINGS, type SettingName } from '../../domain/settings.js'
 import type { Store } from '../../store/connect.js'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount, createOwner } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 import { createTestDomain } from '../../test/harness.js'
 import { getSettingCommand, listSettingsCommand, setSettingCommand } from './settings.js'

@@ -3,7 +3,7 @@
  * passwords). A token is printed by `tokens create` only; the database keeps its hash.
  */
 import { issueApiToken, issueTemporaryToken, revokeTokens } from '../../domain/access/accounts.js'
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { wholeNumber } from './args.js'

@@ -5,9 +5,9 @@
 import {
   type CreateAccountInput, createAccount, listAccountSummaries, listAllOwners, setAccountDisabled, setPassword, setTokenLifetime,
 } from '../../domain/access/accounts.js'
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 import { wholeNumber } from './args.js'
 

@@ -4,7 +4,7 @@ import { createTestStore } from '../../test/harness.js'
 import {
   countRecords, createAccount, createOwner, listAccountSummaries, listMembershipSummaries, removeMembership, setMembership,
 } from './accounts.js'
-import { isoNow } from '../time.js'
+import { isoNow } from '../../core/time.js'
 
 let store: Store
 let drop: () => Promise<void>

@@ -5,7 +5,7 @@ import { createAccount, createOwner, issueApiToken, issueTemporaryToken, setAcco
 import { type Scheme, authenticate } from './authentication.js'
 import { hashToken } from './credentials.js'
 import type { Services } from '../services.js'
-import { DAY_MS, HOUR_MS, isoNow } from '../time.js'
+import { DAY_MS, HOUR_MS, isoNow } from '../../core/time.js'
 
 let store: Store
 let services: Services

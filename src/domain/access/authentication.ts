@@ -6,11 +6,11 @@
  * Which schemes an interface accepts is the adapter's choice.
  */
 import { createHash } from 'node:crypto'
-import type { AuthRow } from '../../store/account.repository.js'
+import type { AuthRow } from '../../store/repositories/account.repository.js'
 import type { Caller } from '../context.js'
 import { toAccount } from '../context.js'
 import { constantTimeEqual, hashToken, signRequest, verifyPassword } from './credentials.js'
-import { DomainError } from '../errors.js'
+import { DomainError } from '../../core/errors.js'
 import { toMemberships } from './callers.js'
 import type { Services } from '../context.js'
 

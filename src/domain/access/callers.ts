@@ -3,11 +3,11 @@
  * batch runner working for the account that queued a job — built the way the REST gate builds
  * it: the same account record, the same memberships, an owner chosen by the owner scope.
  */
-import { type MembershipRow, findAccountById, findAccountByUserName } from '../../store/account.repository.js'
+import { type MembershipRow, findAccountById, findAccountByUserName } from '../../store/repositories/account.repository.js'
 import type { Store } from '../../store/connect.js'
 import { type Caller, type RequestContext, type Services, toAccount } from '../context.js'
 import type { Membership } from '../permissions.js'
-import { isoNow } from '../time.js'
+import { isoNow } from '../../core/time.js'
 
 /** Membership rows as the permission rules read them. */
 export function toMemberships(rows: readonly Pick<MembershipRow, 'owner_id' | 'owner_name' | 'owner_type' | 'role'>[]): Membership[] {

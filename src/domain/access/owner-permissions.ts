@@ -10,7 +10,7 @@
  */
 import type { RequestContext } from '../context.js'
 import { readableOwners } from './owner-scope.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../core/errors.js'
 import { type Action, type Membership, isAllowed } from '../permissions.js'
 
 type Level = 'FULL' | 'READ' | 'NONE' | 'BUILD'

@@ -5,7 +5,7 @@
  * of v2 and v3 with the closed owner's ids, values and name, and finds none of it in any answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isoNow } from '../time.js'
+import { isoNow } from '../../core/time.js'
 import { createTestApp, type TestAccount, type TestApp } from '../../test/harness.js'
 
 const CLOSED = 'Closed Community'

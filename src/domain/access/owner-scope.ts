@@ -7,8 +7,8 @@
  * context.ts must not import this file: it imports context.ts's types.
  */
 import type { Caller, RequestContext } from '../context.js'
-import { DomainError } from '../errors.js'
-import { bodyId } from '../input.js'
+import { DomainError } from '../../core/errors.js'
+import { bodyId } from '../../core/input.js'
 import type { OwnerType } from '../../model/kinds.js'
 import { type Membership, canAccessOwner, isAllowed } from '../permissions.js'
 

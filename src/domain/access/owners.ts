@@ -2,11 +2,11 @@
  * Owners as the caller sees them: the ones it can read, its Organization's members,
  * whoami and the per-owner metrics, as records; each protocol gives them its own shape.
  */
-import { listOwnerMembers } from '../../store/account.repository.js'
-import { countOwnerContent } from '../../store/owner-metrics.repository.js'
+import { listOwnerMembers } from '../../store/repositories/account.repository.js'
+import { countOwnerContent } from '../../store/repositories/owner-metrics.repository.js'
 import type { RequestContext } from '../context.js'
 import { readableOwners } from './owner-scope.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../core/errors.js'
 
 export interface OwnerView {
   id: number

@@ -1,8 +1,8 @@
 /** How records show an account (`createdBy`, `assignee`, `caseOpenUser`). */
 import type { Store } from '../../store/connect.js'
-import { type UserRefRow, findOrganizationUser, loadUserRefs } from '../../store/user-ref.repository.js'
+import { type UserRefRow, findOrganizationUser, loadUserRefs } from '../../store/repositories/user-ref.repository.js'
 import type { RequestContext } from '../context.js'
-import { invalid } from '../errors.js'
+import { invalid } from '../../core/errors.js'
 
 export interface UserRef {
   id: number

@@ -5,12 +5,12 @@
  * act on, or grant, the Administrator and Operations Administrator system roles here.
  */
 import { ORGANIZATION_ROLES, SYSTEM_ROLES } from '../../model/roles.js'
-import * as admin from '../../store/user-admin.repository.js'
+import * as admin from '../../store/repositories/user-admin.repository.js'
 import { createAccount, setMembership, setPassword } from './accounts.js'
-import { findAccountByUserName } from '../../store/account.repository.js'
+import { findAccountByUserName } from '../../store/repositories/account.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { DomainError, conflict, invalid, notFound } from '../errors.js'
-import { optionalBoolean, optionalInteger, optionalText, requiredText } from '../input.js'
+import { DomainError, conflict, invalid, notFound } from '../../core/errors.js'
+import { optionalBoolean, optionalInteger, optionalText, requiredText } from '../../core/input.js'
 import { isAllowed } from '../permissions.js'
 import { isBarredFrom } from './owner-scope.js'
 

@@ -4,8 +4,8 @@
  * case-insensitively and stored in the platform's spelling; booleans may be sent as text
  * ("true"), as tcex does.
  */
-import { invalid } from '../errors.js'
-import { readBoolean } from '../input.js'
+import { invalid } from '../../core/errors.js'
+import { readBoolean } from '../../core/input.js'
 
 export const ACTIONS = ['Create', 'Delete'] as const
 export const ATTRIBUTE_WRITE_TYPES = ['Append', 'Replace', 'Singleton', 'Static'] as const

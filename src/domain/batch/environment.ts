@@ -5,8 +5,8 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../store/database.js'
-import { listUsableAttributeTypes } from '../../store/metadata.repository.js'
-import { ensureStandardLabels, listLabelIds } from '../../store/security-label.repository.js'
+import { listUsableAttributeTypes } from '../../store/repositories/metadata.repository.js'
+import { ensureStandardLabels, listLabelIds } from '../../store/repositories/security-label.repository.js'
 import type { AttributeTypeRow } from '../metadata/item-metadata.js'
 import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'

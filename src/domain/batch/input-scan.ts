@@ -8,7 +8,7 @@
  * as before.
  */
 
-import { INHERITED_NAMES, MAX_INPUT_DEPTH } from '../input.js'
+import { INHERITED_NAMES, MAX_INPUT_DEPTH } from '../../core/input.js'
 
 /** What a batch phase needs of its items: a count, a range, and a walk in order. */
 export interface ItemList {

@@ -7,11 +7,11 @@
 import { gzipSync } from 'node:zlib'
 import {
   type BatchErrorRow, deleteBatchJob, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
-} from '../../store/batch.repository.js'
+} from '../../store/repositories/batch.repository.js'
 import { announceBatchQueued } from '../../store/batch-wakeups.js'
 import type { RequestContext } from '../context.js'
 import { membershipFor, selectOwner } from '../access/owner-scope.js'
-import { DomainError, invalid, notFound } from '../errors.js'
+import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { type Action, isAllowed } from '../permissions.js'
 import { parseBatchDefinition } from './definition.js'
 import { readProgress } from './progress.js'

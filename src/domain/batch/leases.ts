@@ -3,7 +3,7 @@
  * because its node died) with a compare-and-set lease, renews it at every commit (run-job.ts),
  * and hands it back when it stops early so that another node resumes it at once.
  */
-import { claimBatchJob, listClaimableJobs, releaseBatchLease } from '../../store/batch.repository.js'
+import { claimBatchJob, listClaimableJobs, releaseBatchLease } from '../../store/repositories/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import { DEFAULT_LEASE_MS } from './run-job.js'
 

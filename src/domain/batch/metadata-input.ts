@@ -6,12 +6,12 @@
  * may manage labels. A missing array leaves that metadata of an existing item untouched.
  */
 import type { ItemKind } from '../../model/kinds.js'
-import { invalid } from '../errors.js'
+import { invalid } from '../../core/errors.js'
 import { DISPLAYABLE, checkValue } from '../metadata/item-metadata.js'
 import { checkTagName } from '../metadata/tags.js'
 import { LABEL_NAME_MAX_LENGTH, normalizeColor } from '../metadata/security-labels.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
-import { booleanValue } from '../input.js'
+import { booleanValue } from '../../core/input.js'
 
 export type LabelRef = { id: number } | { name: string; color: string | null; description: string | null }
 

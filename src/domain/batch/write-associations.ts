@@ -5,8 +5,8 @@
  * the rows go in both directions with one multi-row INSERT.
  */
 import type { Kysely } from 'kysely'
-import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries, findItemIdsInOwner, insertRows } from '../../store/batch-write.repository.js'
-import { listAssociationTypeRows } from '../../store/association.repository.js'
+import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries, findItemIdsInOwner, insertRows } from '../../store/repositories/batch-write.repository.js'
+import { listAssociationTypeRows } from '../../store/repositories/association.repository.js'
 import type { Database } from '../../store/database.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { AssociationEntry, AssociationRef } from './association-input.js'

@@ -5,9 +5,9 @@
  * live here too.
  */
 import type { Kysely } from 'kysely'
-import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries } from '../../store/batch-write.repository.js'
+import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries } from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
-import { deleteGroupRows } from '../../store/group.repository.js'
+import { deleteGroupRows } from '../../store/repositories/group.repository.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { filesSharingHashes } from '../indicators/file-hashes.js'
 import { insertGroups, updateGroups } from '../groups/write.js'

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely'
 import { composeSummary } from '../../model/indicator-types.js'
 import {
   type ExistingIndicator, type RowUpdate, findFilesByHashes, findIndicatorsBySummaries, insertRows, mergeFilesInto,
-} from '../../store/batch-write.repository.js'
+} from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
 import { insertIndicators, updateIndicators } from '../indicators/write.js'

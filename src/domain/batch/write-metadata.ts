@@ -8,9 +8,9 @@ import type { Kysely } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import {
   deleteAttributesById, deleteItemLinks, findOrCreateTags, insertRows, listAttributeKeys, touchTags,
-} from '../../store/batch-write.repository.js'
+} from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
-import { listLabelIds } from '../../store/security-label.repository.js'
+import { listLabelIds } from '../../store/repositories/security-label.repository.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
 import type { LabelRef, MetadataDraft } from './metadata-input.js'
 

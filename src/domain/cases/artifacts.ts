@@ -4,13 +4,13 @@
  * the artifact types and cannot change after creation.
  */
 import type { Kysely } from 'kysely'
-import * as repo from '../../store/artifact.repository.js'
-import { findCaseByXid } from '../../store/case.repository.js'
+import * as repo from '../../store/repositories/artifact.repository.js'
+import { findCaseByXid } from '../../store/repositories/case.repository.js'
 import type { Database } from '../../store/database.js'
 import type { RequestContext } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
-import { optionalText, requiredText, bodyId } from '../input.js'
+import { invalid, notFound } from '../../core/errors.js'
+import { optionalText, requiredText, bodyId } from '../../core/input.js'
 import { type ItemInfo, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { type MemberName, type NestedMember, applyMembers, takeMembers } from '../items/nested-writes.js'

@@ -5,12 +5,12 @@
  * artifacts and notes, all in one transaction.
  */
 import { CASE_RESOLUTIONS, CASE_SEVERITIES, CASE_STATUSES, DEFAULT_CASE_RESOLUTION } from '../../model/case-management.js'
-import * as repo from '../../store/case.repository.js'
+import * as repo from '../../store/repositories/case.repository.js'
 import { createArtifactIn } from './artifacts.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
-import { optionalText, oneOf, optionalTime, requiredText } from '../input.js'
+import { invalid, notFound } from '../../core/errors.js'
+import { optionalText, oneOf, optionalTime, requiredText } from '../../core/input.js'
 import { type ItemInfo, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { type MemberName, type NestedMember, applyMembers, takeMembers } from '../items/nested-writes.js'

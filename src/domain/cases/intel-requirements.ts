@@ -4,11 +4,11 @@
  * them with case management); unique id and requirement text are unique within the owner.
  */
 import { INTEL_REQUIREMENT_SUBTYPES, KEYWORD_COMPARE_VALUES } from '../../model/case-management.js'
-import * as repo from '../../store/intel-requirement.repository.js'
+import * as repo from '../../store/repositories/intel-requirement.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { conflict, invalid, notFound } from '../errors.js'
-import { optionalBoolean, optionalText, requiredText } from '../input.js'
+import { conflict, invalid, notFound } from '../../core/errors.js'
+import { optionalBoolean, optionalText, requiredText } from '../../core/input.js'
 import { type ItemInfo, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'

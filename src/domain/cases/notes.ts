@@ -2,12 +2,12 @@
  * Notes on a Case, a case Task or an Artifact. A note lives in its parent's owner; writing
  * needs `caseWrite` there. Notes are not items (no tags, attributes or associations).
  */
-import { findArtifactsByIds, findTaskCase } from '../../store/artifact.repository.js'
-import * as repo from '../../store/note.repository.js'
+import { findArtifactsByIds, findTaskCase } from '../../store/repositories/artifact.repository.js'
+import * as repo from '../../store/repositories/note.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
-import { requiredText, bodyId } from '../input.js'
+import { invalid, notFound } from '../../core/errors.js'
+import { requiredText, bodyId } from '../../core/input.js'
 import { requireWritableItem } from '../items/items.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'

@@ -3,9 +3,9 @@
  * their Adversary; reading needs read access to it, writing needs the write permission there.
  */
 import { ADVERSARY_ASSET_TYPES } from '../../model/group-types.js'
-import { deleteAdversaryAssetRow, findAdversaryAssetRow, insertAdversaryAsset, listAdversaryAssetRows, updateAdversaryAssetValue } from '../../store/group.repository.js'
+import { deleteAdversaryAssetRow, findAdversaryAssetRow, insertAdversaryAsset, listAdversaryAssetRows, updateAdversaryAssetValue } from '../../store/repositories/group.repository.js'
 import type { RequestContext } from '../context.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { findReadableGroup, findWritableGroup } from './groups.js'
 import { requireBodyObject } from './input.js'
 

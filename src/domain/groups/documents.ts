@@ -2,9 +2,9 @@
  * File content of Document and Report Groups (upload, replace, download) and the text of
  * Signatures. Content is kept in document_content; the Group's status says whether it has any.
  */
-import { findDocumentContent, hasDocumentContent, saveDocumentContent, updateGroupRow } from '../../store/group.repository.js'
+import { findDocumentContent, hasDocumentContent, saveDocumentContent, updateGroupRow } from '../../store/repositories/group.repository.js'
 import type { RequestContext } from '../context.js'
-import { DomainError, invalid, notFound } from '../errors.js'
+import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { findReadableGroup, findWritableGroup, getGroup } from './groups.js'
 import { withTransactionDb } from '../transaction.js'
 

@@ -6,9 +6,9 @@
 import type { Updateable } from 'kysely'
 import { COMMON_GROUP_DATES, type GroupFieldRule, type GroupTypeDef } from '../../model/group-types.js'
 import type { GroupTable } from '../../store/database.js'
-import { invalid } from '../errors.js'
-import { parseApiTime } from '../time.js'
-import { readBoolean } from '../input.js'
+import { invalid } from '../../core/errors.js'
+import { parseApiTime } from '../../core/time.js'
+import { readBoolean } from '../../core/input.js'
 
 export type GroupColumns = Updateable<GroupTable>
 

@@ -5,8 +5,8 @@
  */
 import type { RequestContext } from '../context.js'
 import { contextForNewObject, keepReadableRows } from '../access/owner-scope.js'
-import { findGroupRowsByIds } from '../../store/group.repository.js'
-import { invalid } from '../errors.js'
+import { findGroupRowsByIds } from '../../store/repositories/group.repository.js'
+import { invalid } from '../../core/errors.js'
 import { type GroupRecord, createGroup, deleteGroup, getGroup, toGroupRecord, updateGroup } from './groups.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'

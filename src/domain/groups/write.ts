@@ -5,7 +5,7 @@
  * input.ts's; permissions are the callers'. Call inside a transaction for more than one row.
  */
 import { COMMON_GROUP_DATES, type GroupTypeDef, GROUP_TYPES } from '../../model/group-types.js'
-import { type ColumnType, insertRows, updateRowsById } from '../../store/batch-write.repository.js'
+import { type ColumnType, insertRows, updateRowsById } from '../../store/repositories/batch-write.repository.js'
 import type { RequestContext } from '../context.js'
 
 const BODY_RULES = [...GROUP_TYPES.flatMap((t) => t.fields), ...COMMON_GROUP_DATES]

@@ -5,14 +5,14 @@
 import {
   insertFalsePositive, insertObservation, listDeletedIndicatorRows, listMostObserved, listObservationsByDay, observationTotals,
   pruneDeletedIndicators,
-} from '../../store/indicator-activity.repository.js'
-import { findIndicatorRow } from '../../store/indicator.repository.js'
-import { listDnsResolutions as listDnsResolutionRows } from '../../store/indicator-tracking.repository.js'
+} from '../../store/repositories/indicator-activity.repository.js'
+import { findIndicatorRow } from '../../store/repositories/indicator.repository.js'
+import { listDnsResolutions as listDnsResolutionRows } from '../../store/repositories/indicator-tracking.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { readableOwners } from '../access/owner-scope.js'
-import { forbidden, invalid } from '../errors.js'
+import { forbidden, invalid } from '../../core/errors.js'
 import { findIndicatorsBySummary, getIndicatorById, indicatorItem } from './indicators.js'
-import { DAY_MS, parseApiTime } from '../time.js'
+import { DAY_MS, parseApiTime } from '../../core/time.js'
 import type { IndicatorRecord } from './record.js'
 import { requireIndicatorType } from './record.js'
 import { withTransactionDb } from '../transaction.js'

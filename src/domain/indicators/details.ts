@@ -4,10 +4,10 @@
  * caller, and partners by custom association types. Each reads a whole page of Indicators at
  * once; partners in owners the caller may not read are left out.
  */
-import { listPartners } from '../../store/association.repository.js'
+import { listPartners } from '../../store/repositories/association.repository.js'
 import {
   listDnsResolutions, listFileActionsOf, listFileOccurrencesOf, listReportedByUser, listTrackedUsers,
-} from '../../store/indicator-tracking.repository.js'
+} from '../../store/repositories/indicator-tracking.repository.js'
 import { membershipFor } from '../access/owner-scope.js'
 import type { RequestContext } from '../context.js'
 

@@ -4,11 +4,11 @@
  */
 import type { Kysely } from 'kysely'
 import type { Database } from '../../store/database.js'
-import * as repo from '../../store/indicator-activity.repository.js'
+import * as repo from '../../store/repositories/indicator-activity.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { type IndicatorQuery, indicatorItem, listIndicators } from './indicators.js'
-import { parseApiTime } from '../time.js'
+import { parseApiTime } from '../../core/time.js'
 import { MAX_TEXT_LENGTH } from './input.js'
 import type { IndicatorRecord } from './record.js'
 

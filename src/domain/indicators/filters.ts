@@ -5,7 +5,7 @@
  * some names: `host.dnsActive`, `indicator.threatAssessScore`) and the filters of one type.
  */
 import { findIndicatorType } from '../../model/indicator-types.js'
-import type { IndicatorColumn, IndicatorCondition } from '../../store/indicator.repository.js'
+import type { IndicatorColumn, IndicatorCondition } from '../../store/repositories/indicator.repository.js'
 import { type FieldFilter, type FilterSpec, type FilterTable, toConditions } from '../listing/list-filters.js'
 
 export type IndicatorFilter = FieldFilter

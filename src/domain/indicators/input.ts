@@ -7,10 +7,10 @@
 import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
 import { INDICATOR } from '../../model/indicator.js'
 import { type IndicatorTypeDef, parseSummary } from '../../model/indicator-types.js'
-import type { IndicatorChanges } from '../../store/indicator.repository.js'
-import { invalid } from '../errors.js'
-import { parseApiTime } from '../time.js'
-import { booleanValue } from '../input.js'
+import type { IndicatorChanges } from '../../store/repositories/indicator.repository.js'
+import { invalid } from '../../core/errors.js'
+import { parseApiTime } from '../../core/time.js'
+import { booleanValue } from '../../core/input.js'
 
 /**
  * Input for creating or updating an Indicator. Value fields go by their API names (`ip`,

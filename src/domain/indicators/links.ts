@@ -5,7 +5,7 @@
  */
 import { associate, dissociate, requireAssociationType } from '../items/associations.js'
 import type { RequestContext } from '../context.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../core/errors.js'
 import { type IndicatorQuery, indicatorItem, listIndicators } from './indicators.js'
 import type { IndicatorRecord } from './record.js'
 

@@ -7,11 +7,11 @@
 import { composeSummary, INDICATOR_TYPES, parseSummary } from '../../model/indicator-types.js'
 import type { RequestContext } from '../context.js'
 import { contextForNestedItem, contextForNewObject, keepReadableRows } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { addObservations, reportFalsePositive } from './activity.js'
 import { readIndicatorValues } from './input.js'
 import { toIndicatorRecord } from './record.js'
-import { findIndicatorRowsByIds } from '../../store/indicator.repository.js'
+import { findIndicatorRowsByIds } from '../../store/repositories/indicator.repository.js'
 import {
   type IndicatorInput, type IndicatorRecord, createOrUpdateIndicator, deleteIndicator, findIndicatorsBySummary, getIndicatorById,
   indicatorItem, listIndicators, requireIndicatorType, updateIndicator,
@@ -20,7 +20,7 @@ import type { ItemInfo } from '../items/items.js'
 import { type Body, type MemberName, type NestedMember, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
-import { booleanValue } from '../input.js'
+import { booleanValue } from '../../core/input.js'
 
 export const INDICATOR_SOURCE: ListSource = { objectType: 'indicators', table: 'indicator', owner: 'owned' }
 

@@ -1,6 +1,6 @@
 /** The row → record literal is compiled from the declaration (record.ts): every column lands where the record type says. */
 import { describe, expect, it } from 'vitest'
-import type { IndicatorRow } from '../../store/indicator.repository.js'
+import type { IndicatorRow } from '../../store/repositories/indicator.repository.js'
 import { toIndicatorRecord } from './record.js'
 
 const row = {

@@ -5,8 +5,8 @@
 import type { FieldDeclaration, KindDeclaration, RecordOf } from '../../model/field.js'
 import { INDICATOR } from '../../model/indicator.js'
 import { type IndicatorTypeDef, findIndicatorType } from '../../model/indicator-types.js'
-import type { IndicatorRow } from '../../store/indicator.repository.js'
-import { invalid } from '../errors.js'
+import type { IndicatorRow } from '../../store/repositories/indicator.repository.js'
+import { invalid } from '../../core/errors.js'
 
 /**
  * The fields declared on model/indicator.ts are the record's under their names (RecordOf); the

@@ -9,9 +9,9 @@ import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
 import { INDICATOR } from '../../model/indicator.js'
 import type { IndicatorTypeDef } from '../../model/indicator-types.js'
 import { composeSummary } from '../../model/indicator-types.js'
-import { type ColumnType, insertRows, updateRowsById } from '../../store/batch-write.repository.js'
-import { refreshThreatAssessment, threatAssessedOnInsert } from '../../store/indicator.repository.js'
-import type { IndicatorChanges } from '../../store/indicator.repository.js'
+import { type ColumnType, insertRows, updateRowsById } from '../../store/repositories/batch-write.repository.js'
+import { refreshThreatAssessment, threatAssessedOnInsert } from '../../store/repositories/indicator.repository.js'
+import type { IndicatorChanges } from '../../store/repositories/indicator.repository.js'
 import type { RequestContext } from '../context.js'
 
 const COLUMN_TYPE_OF: Record<FieldDeclaration['type'], ColumnType | undefined> = {

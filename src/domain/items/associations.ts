@@ -9,11 +9,11 @@
 import type { Kysely } from 'kysely'
 import { ASSOCIATION_SOURCES, type AssociationSource } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { type AssociationKey, deleteAssociation, findAssociationTypeByBranch, findAssociationTypeById, insertAssociation, listPartners } from '../../store/association.repository.js'
+import { type AssociationKey, deleteAssociation, findAssociationTypeByBranch, findAssociationTypeById, insertAssociation, listPartners } from '../../store/repositories/association.repository.js'
 import type { Database } from '../../store/database.js'
-import { countVictimAssets } from '../../store/item.repository.js'
+import { countVictimAssets } from '../../store/repositories/item.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { type ItemInfo, KIND_WORDS } from './items.js'
 
 type Pair = `${ItemKind}:${ItemKind}`

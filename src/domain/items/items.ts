@@ -4,10 +4,10 @@
  * needs a readable membership; writing also needs the action's permission there.
  */
 import type { ItemKind } from '../../model/kinds.js'
-import { findItemOwner } from '../../store/item.repository.js'
+import { findItemOwner } from '../../store/repositories/item.repository.js'
 import { type ItemInfo, type RequestContext, requirePermission } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { notFound } from '../errors.js'
+import { notFound } from '../../core/errors.js'
 import type { Action } from '../permissions.js'
 
 export type { ItemInfo } from '../context.js'

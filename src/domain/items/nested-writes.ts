@@ -9,19 +9,19 @@
  *   await withTransaction(ctx, async (tctx) => { const item = await insertX(tctx, fields); await applyMembers(tctx, item, members, { action: 'create' }) })
  */
 import type { ItemKind } from '../../model/kinds.js'
-import { deleteAttributes, listAttributeIdsOf } from '../../store/metadata.repository.js'
-import { listTagsOf, unlinkLabel, unlinkTag, listLabelsOf } from '../../store/metadata.repository.js'
-import { findLabelByName } from '../../store/security-label.repository.js'
+import { deleteAttributes, listAttributeIdsOf } from '../../store/repositories/metadata.repository.js'
+import { listTagsOf, unlinkLabel, unlinkTag, listLabelsOf } from '../../store/repositories/metadata.repository.js'
+import { findLabelByName } from '../../store/repositories/security-label.repository.js'
 import { associate, dissociate, loadPartnerIds } from './associations.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { contextForNestedItem } from '../access/owner-scope.js'
-import { DomainError, invalid, notFound } from '../errors.js'
+import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { type ItemInfo, findReadableItem } from './items.js'
 import { addAttribute, applyLabel, addTag } from '../metadata/item-metadata.js'
 import { checkTagName } from '../metadata/tags.js'
 import { markingsChanged } from '../metadata/item-changes.js'
 import type { Action } from '../permissions.js'
-import { bodyId } from '../input.js'
+import { bodyId } from '../../core/input.js'
 
 export const MEMBER_MODES = ['append', 'replace', 'delete'] as const
 export type MemberMode = (typeof MEMBER_MODES)[number]

@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Store } from '../../store/connect.js'
-import { deleteFeedResultPartsBefore, insertFeedResultPart, selectFeedResultPart, type FeedResultPartRow } from '../../store/feed-result.repository.js'
+import { deleteFeedResultPartsBefore, insertFeedResultPart, selectFeedResultPart, type FeedResultPartRow } from '../../store/repositories/feed-result.repository.js'
 import type { Caller } from '../context.js'
-import { DAY_MS } from '../time.js'
+import { DAY_MS } from '../../core/time.js'
 import type { FeedPosition } from './feed.js'
 
 export const RESULT_TTL_MS = DAY_MS

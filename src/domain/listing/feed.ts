@@ -16,10 +16,10 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedRows, selectFeedSpan, selectLabelNamesInUse } from '../../store/feed.repository.js'
+import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedRows, selectFeedSpan, selectLabelNamesInUse } from '../../store/repositories/feed.repository.js'
 import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import type { Membership } from '../permissions.js'
 
 /** The largest page one read returns; larger requests are clamped to it. */

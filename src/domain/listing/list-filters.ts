@@ -1,15 +1,15 @@
 /**
  * The one v2 filter builder: filter expressions (`name^Bad`, `dateAdded>2024-01-01`) as the
  * v2 parser gives them, checked against a resource's table of filters and turned into
- * whitelisted column conditions for the repositories (store/list-conditions.ts compiles them).
+ * whitelisted column conditions for the repositories (store/engine/list-conditions.ts compiles them).
  * Every list — Indicators, Groups, Tasks, Victims, attribute types — declares its table and
  * calls toConditions. Unknown names, operators a field does not take and values of the wrong
  * shape are 400s worded alike everywhere.
  */
-import type { ColumnCondition, Comparison } from '../../store/list-conditions.js'
-import { invalid } from '../errors.js'
-import { readBoolean } from '../input.js'
-import { parseApiTime } from '../time.js'
+import type { ColumnCondition, Comparison } from '../../store/engine/list-conditions.js'
+import { invalid } from '../../core/errors.js'
+import { readBoolean } from '../../core/input.js'
+import { parseApiTime } from '../../core/time.js'
 
 /** `^` starts with; `!` is not equal. */
 export type FilterOperator = '=' | '<' | '>' | '^' | '!'

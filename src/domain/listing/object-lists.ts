@@ -1,6 +1,6 @@
 /**
  * Lists and bulk deletes of v3 objects: a TQL filter, the owner scope, sorting by TQL
- * keywords and paging, all compiled to one id query (store/object-list.repository.ts).
+ * keywords and paging, all compiled to one id query (store/repositories/object-list.repository.ts).
  * Each object module then loads its records by those ids. Time-boxed by the caller's TQL
  * timeout, else the system's.
  *
@@ -10,11 +10,11 @@
  */
 import type { Expression, Kysely, SqlBool } from 'kysely'
 import { type TqlScope, compileTql, compileTqlSorting, withTqlTimeout } from '../../tql/index.js'
-import { type IdQuery, countMatches, countOwners, idPageSettings, selectIds } from '../../store/object-list.repository.js'
+import { type IdQuery, countMatches, countOwners, idPageSettings, selectIds } from '../../store/repositories/object-list.repository.js'
 import type { Database } from '../../store/database.js'
 import type { RequestContext } from '../context.js'
 import { type OwnerScope, ownerIdsToRead, readableOwnerIds } from '../access/owner-scope.js'
-import { invalid } from '../errors.js'
+import { invalid } from '../../core/errors.js'
 
 export interface ObjectListQuery {
   tql?: string

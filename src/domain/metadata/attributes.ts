@@ -5,10 +5,10 @@
  * on types and values are item-metadata.ts's.
  */
 import type { ItemKind } from '../../model/kinds.js'
-import { deleteAttributes, findAttributesByIds } from '../../store/metadata.repository.js'
+import { deleteAttributes, findAttributesByIds } from '../../store/repositories/metadata.repository.js'
 import type { RequestContext } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { type ItemInfo, KIND_WORDS, requireWritableItem } from '../items/items.js'
 import { deleteAttribute, updateAttribute } from './item-metadata.js'
 import { addAttributeFromBody, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
@@ -16,7 +16,7 @@ import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, list
 import type { Action } from '../permissions.js'
 import { withTransaction } from '../transaction.js'
 import { type UserRef, loadUsers } from '../access/user-refs.js'
-import { bodyId } from '../input.js'
+import { bodyId } from '../../core/input.js'
 
 export type AttributedKind = 'group' | 'indicator' | 'victim' | 'case'
 

@@ -12,8 +12,8 @@
 import type { Kysely } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { Database } from '../../store/database.js'
-import { stampIndicators } from '../../store/metadata.repository.js'
-import { type Marker, stampIndicatorsMarkedBy } from '../../store/tag.repository.js'
+import { stampIndicators } from '../../store/repositories/metadata.repository.js'
+import { type Marker, stampIndicatorsMarkedBy } from '../../store/repositories/tag.repository.js'
 
 /** The item's tags or labels changed; call in the same transaction as the change. */
 export async function markingsChanged(db: Kysely<Database>, item: { kind: ItemKind; id: number }, now: string): Promise<void> {

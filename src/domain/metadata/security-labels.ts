@@ -4,19 +4,19 @@
  * has the standard TLP labels from its first label lookup on (see security-label.repository).
  * Putting a label on an item is item-metadata.ts's job.
  */
-import * as repo from '../../store/security-label.repository.js'
-import type { LabelFilter } from '../../store/security-label.repository.js'
-import type { Marker } from '../../store/tag.repository.js'
+import * as repo from '../../store/repositories/security-label.repository.js'
+import type { LabelFilter } from '../../store/repositories/security-label.repository.js'
+import type { Marker } from '../../store/repositories/tag.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { conflict, invalid, notFound } from '../errors.js'
-import { textValue } from '../input.js'
+import { conflict, invalid, notFound } from '../../core/errors.js'
+import { textValue } from '../../core/input.js'
 import { withTransactionDb } from '../transaction.js'
 import { markerChanging } from './item-changes.js'
-import { findLabelsByIds } from '../../store/tag-record.repository.js'
+import { findLabelsByIds } from '../../store/repositories/tag-record.repository.js'
 import { membershipFor, ownerIdsToRead } from '../access/owner-scope.js'
 import { type ListSource, type ObjectListQuery, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 
-export type { LabelFilter } from '../../store/security-label.repository.js'
+export type { LabelFilter } from '../../store/repositories/security-label.repository.js'
 
 export const LABEL_NAME_MAX_LENGTH = 100
 export const LABEL_DESCRIPTION_MAX_LENGTH = 4000

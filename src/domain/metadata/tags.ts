@@ -7,19 +7,19 @@
  */
 import { findGroupType } from '../../model/group-types.js'
 import { findIndicatorTypeByBranch, parseSummary } from '../../model/indicator-types.js'
-import * as repo from '../../store/tag.repository.js'
-import type { MarkedFilter, MarkedKind, Marker, Page, TagFilter } from '../../store/tag.repository.js'
+import * as repo from '../../store/repositories/tag.repository.js'
+import type { MarkedFilter, MarkedKind, Marker, Page, TagFilter } from '../../store/repositories/tag.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { conflict, invalid, notFound } from '../errors.js'
+import { conflict, invalid, notFound } from '../../core/errors.js'
 import { withTransactionDb } from '../transaction.js'
-import { findTagsByIds } from '../../store/tag-record.repository.js'
+import { findTagsByIds } from '../../store/repositories/tag-record.repository.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { optionalText } from '../input.js'
+import { optionalText } from '../../core/input.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { markerChanging } from './item-changes.js'
 
-export type { TagFilter } from '../../store/tag.repository.js'
+export type { TagFilter } from '../../store/repositories/tag.repository.js'
 
 export const TAG_MAX_LENGTH = 128
 

@@ -6,13 +6,13 @@
  */
 import { GROUP_TYPES } from '../../model/group-types.js'
 import { INDICATOR_TYPES, type IndicatorTypeDef, findIndicatorType } from '../../model/indicator-types.js'
-import { listAssociationTypeRows } from '../../store/association.repository.js'
+import { listAssociationTypeRows } from '../../store/repositories/association.repository.js'
 import type { Row } from '../../store/database.js'
-import { type AttributeTypeColumn, selectAttributeTypes } from '../../store/metadata.repository.js'
-import { findAttributeTypesByIds } from '../../store/tag-record.repository.js'
+import { type AttributeTypeColumn, selectAttributeTypes } from '../../store/repositories/metadata.repository.js'
+import { findAttributeTypesByIds } from '../../store/repositories/tag-record.repository.js'
 import { type FieldFilter, type FilterTable, toConditions } from '../listing/list-filters.js'
 import type { RequestContext } from '../context.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { membershipFor, membershipNamed, readableOwnerIds } from '../access/owner-scope.js'
 import { type ListSource, type ObjectListQuery, inIdOrder, listObjectIds } from '../listing/object-lists.js'
 

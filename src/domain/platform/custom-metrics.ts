@@ -4,12 +4,12 @@
  * UTC: the hour, midnight, Monday midnight (ISO weeks), the first of the month, 1 January.
  */
 import { CUSTOM_METRIC_DATA_TYPES, CUSTOM_METRIC_INTERVALS } from '../../model/group-types.js'
-import * as repo from '../../store/custom-metric.repository.js'
-import type { MetricDataType } from '../../store/custom-metric.repository.js'
+import * as repo from '../../store/repositories/custom-metric.repository.js'
+import type { MetricDataType } from '../../store/repositories/custom-metric.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
-import { conflict, invalid, notFound } from '../errors.js'
-import { booleanValue } from '../input.js'
-import { parseApiTime } from '../time.js'
+import { conflict, invalid, notFound } from '../../core/errors.js'
+import { booleanValue } from '../../core/input.js'
+import { parseApiTime } from '../../core/time.js'
 import { withTransactionDb } from '../transaction.js'
 
 export type MetricInterval = (typeof CUSTOM_METRIC_INTERVALS)[number]

@@ -5,7 +5,7 @@
  */
 import { pingDatabase, type Store } from '../../store/connect.js'
 import { listMigrations } from '../../store/migrate.js'
-import { batchJobCounts, oldestQueuedJobAdded } from '../../store/batch.repository.js'
+import { batchJobCounts, oldestQueuedJobAdded } from '../../store/repositories/batch.repository.js'
 
 /** Resolves when the database answers a trivial query; rejects otherwise. */
 export function checkDatabase(store: Store): Promise<void> {

@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import { PLAYBOOK_STATUSES } from '../../model/group-types.js'
-import * as repo from '../../store/playbook.repository.js'
+import * as repo from '../../store/repositories/playbook.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { membershipFor } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import type { Membership } from '../permissions.js'
 
 export type PlaybookStatus = (typeof PLAYBOOK_STATUSES)[number]

@@ -4,7 +4,7 @@
  * the platform's other Task members (artifacts, notes) belong to case management.
  */
 import type { RequestContext } from '../context.js'
-import { invalid } from '../errors.js'
+import { invalid } from '../../core/errors.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'

@@ -11,17 +11,17 @@ import type { Database, TaskTable } from '../../store/database.js'
 import {
   type TaskCondition, type TaskRow, type TaskUserRole, type TaskUserRow, addTaskUser, clearTaskUsers, deleteTaskRow, findOwnerMember,
   findTaskRow, findTaskRowsByIds, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
-} from '../../store/task.repository.js'
+} from '../../store/repositories/task.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type FieldFilter, parseFilterValue, toConditions } from '../listing/list-filters.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
-import { parseApiTime } from '../time.js'
+import { parseApiTime } from '../../core/time.js'
 import { withTransactionDb } from '../transaction.js'
-import { bodyId, readBoolean } from '../input.js'
+import { bodyId, readBoolean } from '../../core/input.js'
 
 export interface TaskUser {
   id: number

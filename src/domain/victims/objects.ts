@@ -7,8 +7,8 @@
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import type { RequestContext } from '../context.js'
 import { contextForNewObject, keepReadableRows } from '../access/owner-scope.js'
-import { findVictimRowsByIds } from '../../store/victim.repository.js'
-import { invalid, notFound } from '../errors.js'
+import { findVictimRowsByIds } from '../../store/repositories/victim.repository.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
 import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
@@ -17,7 +17,7 @@ import {
   type VictimAssetRecord, createVictimAsset, deleteVictimAsset, getVictimAssetById, listVictimAssets, loadReadableVictimAssets, updateVictimAsset,
 } from './victim-assets.js'
 import { type VictimRecord, createVictim, deleteVictim, getVictim, toVictimRecord, updateVictim } from './victims.js'
-import { bodyId } from '../input.js'
+import { bodyId } from '../../core/input.js'
 
 export const VICTIM_SOURCE: ListSource = { objectType: 'victims', table: 'victim', owner: 'owned' }
 export const VICTIM_ASSET_SOURCE: ListSource = { objectType: 'victimAssets', table: 'victim_asset', owner: 'owned' }

@@ -7,10 +7,10 @@ import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../.
 import type { ItemKind } from '../../model/kinds.js'
 import {
   type VictimAssetRow, deleteVictimAssetRow, findVictimAssetRow, findVictimAssetRowsByIds, insertVictimAsset, listVictimAssetRows, updateVictimAssetRow,
-} from '../../store/victim.repository.js'
+} from '../../store/repositories/victim.repository.js'
 import type { RequestContext } from '../context.js'
 import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
-import { invalid, notFound } from '../errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { requireBodyObject } from '../groups/input.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'

@@ -6,7 +6,7 @@
  * description, source, tags and attributes (not its security labels or associations). The job's own reading of a stored file, its validation and writes are
  * domain/batch's.
  */
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { AttributeView } from '../../domain/metadata/item-metadata.js'
 import type { Tag } from '../../domain/metadata/tags.js'
 import type { IndicatorRecord } from '../../domain/indicators/record.js'

@@ -5,7 +5,7 @@
  * type without a value name); commas separate cells, double quotes enclose them, `""` is a quote,
  * one record a line.
  */
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { Format } from '../format.js'
 import { readLines } from '../text-lines.js'
 

@@ -6,7 +6,7 @@
 import type { GroupRecord } from '../../domain/groups/groups.js'
 import type { AttributeView } from '../../domain/metadata/item-metadata.js'
 import type { Tag } from '../../domain/metadata/tags.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 
 const PAGE_WIDTH = 612
 const PAGE_HEIGHT = 792

@@ -3,7 +3,7 @@
  * names (a list does not say its own), the line trimmed and taken as the Indicator's summary.
  * Any text is a list, so it is the format a file no other format claims falls to.
  */
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { Format } from '../format.js'
 import { readLines } from '../text-lines.js'
 

@@ -7,7 +7,7 @@
  * (known only once the Indicators are; STIX does not order a bundle's objects).
  */
 import { randomUUID } from 'node:crypto'
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../format.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
-import { UuidV5Namespace, uuidV5 } from '../../domain/uuid.js'
+import { UuidV5Namespace, uuidV5 } from '../../core/uuid.js'
 import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
 import {
   MARKINGS, StixIds, collectionMarkings, expandHive, fromStixIndicator, indicatorsOfPattern, labelOfMarkingDefinition, labelOfMarkingId, markingOf,

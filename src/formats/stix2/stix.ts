@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
-import { UuidV5Namespace } from '../../domain/uuid.js'
+import { UuidV5Namespace } from '../../core/uuid.js'
 
 export type AppVersion = '1.0' | '2.0'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signRequest } from '../../domain/access/credentials.js'
 import { setAccountDisabled } from '../../domain/access/accounts.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import { type TestApp, createTestApp } from '../../test/harness.js'
 
 let t: TestApp

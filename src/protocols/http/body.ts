@@ -3,7 +3,7 @@
  * reader (readJson), so a body can neither shadow inherited names nor nest without bound. An
  * empty body means "no body": SDKs send a JSON Content-Type on bodiless calls.
  */
-import { readJson } from '../../domain/input.js'
+import { readJson } from '../../core/input.js'
 
 export function readJsonBody(_req: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void {
   const text = body.toString()

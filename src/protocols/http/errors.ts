@@ -5,7 +5,7 @@
  * to the log. Each protocol then wraps the result in its own envelope.
  */
 import type { FastifyError } from 'fastify'
-import { type ErrorCode, isDomainError } from '../../domain/errors.js'
+import { type ErrorCode, isDomainError } from '../../core/errors.js'
 
 export interface ClassifiedError {
   status: number

@@ -3,8 +3,8 @@
  * once, whole numbers in a range, booleans. Bad values are 400s that name the parameter.
  */
 import type { FastifyRequest } from 'fastify'
-import { invalid } from '../../domain/errors.js'
-import { booleanValue } from '../../domain/input.js'
+import { invalid } from '../../core/errors.js'
+import { booleanValue } from '../../core/input.js'
 
 /** The spec's paging limits, the same on v2 and v3. */
 export const DEFAULT_RESULT_LIMIT = 100
@@ -37,7 +37,7 @@ export function wholeNumber(q: Query, name: string, fallback: number, min: numbe
   return n
 }
 
-/** A true/false query parameter (domain/input's reading); absent or empty is false. */
+/** A true/false query parameter (core/input's reading); absent or empty is false. */
 export function flag(q: Query, name: string): boolean {
   const text = single(q, name)
   if (text === undefined || text === '') return false

@@ -6,9 +6,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
 import { selectOwner } from '../../domain/access/owner-scope.js'
-import { DomainError } from '../../domain/errors.js'
+import { DomainError } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
-import { isoAt } from '../../domain/time.js'
+import { isoAt } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 import { rateLimitedError } from './rate-limit.js'
 

@@ -4,8 +4,8 @@
  * element. Request bodies in XML are read back into the camelCase objects JSON would give.
  */
 import { XMLBuilder, XMLParser } from 'fast-xml-parser'
-import { invalid } from '../../domain/errors.js'
-import { MAX_INPUT_DEPTH, checkInputShape } from '../../domain/input.js'
+import { invalid } from '../../core/errors.js'
+import { MAX_INPUT_DEPTH, checkInputShape } from '../../core/input.js'
 
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance'
 

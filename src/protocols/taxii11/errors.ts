@@ -3,7 +3,7 @@
  * domain errors are mapped here, in the protocol's one table. Only UNAUTHORIZED changes the
  * HTTP status (401); the TAXII HTTP binding carries every other Status_Message with 200.
  */
-import type { ErrorCode } from '../../domain/errors.js'
+import type { ErrorCode } from '../../core/errors.js'
 import type { StatusType } from './constants.js'
 
 export class Taxii11Error extends Error {

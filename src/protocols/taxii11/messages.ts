@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { XMLParser } from 'fast-xml-parser'
-import { parseApiTime } from '../../domain/time.js'
+import { parseApiTime } from '../../core/time.js'
 import { CONTENT_BINDING_STIX_111, MESSAGE_BINDING, PROTOCOL_HTTPS, SERVICES, SERVICES_VERSION, type ServiceType, type StatusType, TAXII_NS } from './constants.js'
 import { Taxii11Error, badMessage } from './errors.js'
 import { guardXml } from './xml-guard.js'

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyPluginOptions, FastifyReply, FastifyRequest } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
-import { isDomainError } from '../../domain/errors.js'
+import { isDomainError } from '../../core/errors.js'
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'

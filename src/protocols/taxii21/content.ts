@@ -12,7 +12,7 @@ import {
   type FeedIndicator, type FeedPage, type FeedPlan, type FeedPosition, type FeedQuery, feedLabelsInUse, listFeedIndicatorIds, planFeedPage, readFeed,
 } from '../../domain/listing/feed.js'
 import type { Membership } from '../../domain/permissions.js'
-import { notFound } from '../../domain/errors.js'
+import { notFound } from '../../core/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
 import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from '../../formats/stix2/stix.js'

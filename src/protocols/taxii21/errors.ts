@@ -3,7 +3,7 @@
  * each domain error code gets on TAXII: no or wrong credentials 401 (with a Basic challenge),
  * an owner the caller may not read 404 like one that does not exist.
  */
-import type { ErrorCode } from '../../domain/errors.js'
+import type { ErrorCode } from '../../core/errors.js'
 import { classifyError } from '../http/errors.js'
 
 export const TAXII_STATUS: Record<ErrorCode, number> = {

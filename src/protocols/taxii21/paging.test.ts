@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount, createOwner } from '../../domain/access/accounts.js'
-import { isoNow } from '../../domain/time.js'
+import { isoNow } from '../../core/time.js'
 import { type SharedNode as Node, startSharedNodes } from '../../test/harness.js'
 import { authenticate } from '../../domain/access/authentication.js'
 import { type Item, type TaxiiEnv, findCollection, openItemPage } from './content.js'

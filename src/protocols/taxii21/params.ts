@@ -4,7 +4,7 @@
  * process can serve the following page.
  */
 import { MAX_FEED_PAGE } from '../../domain/listing/feed.js'
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 
 export const DEFAULT_PAGE = 1000
 export const MAX_PAGE = MAX_FEED_PAGE

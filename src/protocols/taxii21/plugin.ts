@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
-import { forbidden, notFound } from '../../domain/errors.js'
+import { forbidden, notFound } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { isSecure } from '../http/rest-auth.js'

@@ -2,7 +2,7 @@
  * The v2 general parameters (resultStart, resultLimit, includes…), validated once here.
  * Bad values are 400s that name the parameter.
  */
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import type { FilterOperator } from '../../domain/listing/list-filters.js'
 import { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, flag, wholeNumber } from '../http/query.js'
 

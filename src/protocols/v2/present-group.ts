@@ -7,7 +7,7 @@
 import type { RequestContext } from '../../domain/context.js'
 import type { GroupRecord } from '../../domain/groups/groups.js'
 import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { findGroupType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { legacyLink } from '../http/links.js'

@@ -10,7 +10,7 @@ import { type AttributeView, loadAttributes, loadLabels, loadTags } from '../../
 import type { SecurityLabel } from '../../domain/metadata/security-labels.js'
 import type { Tag } from '../../domain/metadata/tags.js'
 import type { Services } from '../../domain/services.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { findIndicatorType } from '../../model/indicator-types.js'
 import { legacyIndicatorLink } from '../http/links.js'
 import type { Include } from './params.js'

@@ -4,7 +4,7 @@ import type { AttributeView } from '../../domain/metadata/item-metadata.js'
 import type { SecurityLabel } from '../../domain/metadata/security-labels.js'
 import type { Tag, WeighedTag } from '../../domain/metadata/tags.js'
 import type { AssociationType, AttributeType } from '../../domain/metadata/types.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { tagLink } from '../http/links.js'
 
 export function presentAttributeV2(a: AttributeView) {

@@ -1,7 +1,7 @@
 /** Tasks in v2's shape, with their assignees and escalatees as user objects. */
 import type { RequestContext } from '../../domain/context.js'
 import type { TaskRecord, TaskUser } from '../../domain/tasks/tasks.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { legacyLink } from '../http/links.js'
 import type { Include } from './params.js'
 import { type V2Extras, loadV2Extras, ownerObject } from './present-group.js'

@@ -1,10 +1,10 @@
 /**
  * Presenter parts derived from a kind's declaration (model/): the fields a fields= option adds
  * to a v3 answer. Each is compiled once, when the presenter's module loads, into one object
- * literal over the record (as store/row-builder.ts does for rows), so presenting a record costs
+ * literal over the record (as store/engine/row-builder.ts does for rows), so presenting a record costs
  * what the hand-written literal did: no walk over the declaration per record.
  */
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/

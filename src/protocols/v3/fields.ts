@@ -5,7 +5,7 @@
  * shape `{"data": [...]}`. Associations expand one level deep, as the platform does by default.
  */
 import { loadPartnerIds } from '../../domain/items/associations.js'
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import { ASSOCIATION_MEMBERS, type AssociationMember } from '../../domain/items/nested-writes.js'
 import type { ItemKind } from '../../model/kinds.js'

@@ -3,7 +3,7 @@
  * notation), resultStart, resultLimit (1..10000), sorting, count, owner, show. A bad value
  * is a 400 that names the parameter.
  */
-import { invalid } from '../../domain/errors.js'
+import { invalid } from '../../core/errors.js'
 import { DEFAULT_RESULT_LIMIT, MAX_RESULT_LIMIT, type Query, all, flag, single, wholeNumber } from '../http/query.js'
 import type { ObjectListQuery } from '../../domain/listing/object-lists.js'
 import { decodeCursor } from './paging.js'

@@ -5,7 +5,7 @@
  */
 import type { RequestContext } from '../../domain/context.js'
 import type { GroupObject } from '../../domain/groups/objects.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { GROUP } from '../../model/group.js'
 import { findGroupType } from '../../model/group-types.js'
 import { detailsLink, legacyLink } from '../http/links.js'

@@ -5,7 +5,7 @@
  */
 import type { RequestContext } from '../../domain/context.js'
 import type { IndicatorRecord } from '../../domain/indicators/indicators.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { INDICATOR } from '../../model/indicator.js'
 import { findIndicatorType } from '../../model/indicator-types.js'
 import { detailsLink, legacyIndicatorLink } from '../http/links.js'

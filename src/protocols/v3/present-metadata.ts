@@ -2,7 +2,7 @@
 import type { AttributeView } from '../../domain/metadata/item-metadata.js'
 import type { SecurityLabel } from '../../domain/metadata/security-labels.js'
 import type { Tag } from '../../domain/metadata/tags.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import type { UserRef } from '../../domain/access/user-refs.js'
 
 /** Drops undefined and null so absent values are left out, as the platform does. */

@@ -1,7 +1,7 @@
 /** A Task in v3: assignee in the platform's `{type: "User", data: {…}}` form, dates as API times. */
 import type { RequestContext } from '../../domain/context.js'
 import type { TaskRecord, TaskUser } from '../../domain/tasks/tasks.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import { detailsLink } from '../http/links.js'
 import { compact } from './present-metadata.js'
 

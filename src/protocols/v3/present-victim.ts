@@ -1,6 +1,6 @@
 /** Victims and Victim Assets in v3. Asset values go by their v3 names (accountName, phone, website …). */
 import type { RequestContext } from '../../domain/context.js'
-import { toApiTime } from '../../domain/time.js'
+import { toApiTime } from '../../core/time.js'
 import type { VictimAssetRecord } from '../../domain/victims/victim-assets.js'
 import type { VictimRecord } from '../../domain/victims/victims.js'
 import { findVictimAssetType } from '../../model/group-types.js'

@@ -4,7 +4,7 @@
  * compares the Content-Type header to that string before it reads an error.
  */
 import type { FastifyReply } from 'fastify'
-import type { ErrorCode } from '../../domain/errors.js'
+import type { ErrorCode } from '../../core/errors.js'
 import { JSON_MEDIA_TYPE, sendJsonExactly } from '../http/media-types.js'
 import type { PageLinks } from './paging.js'
 

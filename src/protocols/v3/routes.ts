@@ -4,7 +4,7 @@
  * answer 400 naming the endpoint as read-only (or without bulk delete).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { invalid, notFound } from '../../domain/errors.js'
+import { invalid, notFound } from '../../core/errors.js'
 import { parseId } from '../../domain/items/items.js'
 import { requireBulkDelete } from '../../domain/listing/object-lists.js'
 import type { RequestContext } from '../../domain/context.js'

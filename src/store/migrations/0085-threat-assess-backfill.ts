@@ -1,6 +1,6 @@
 /**
  * Fills the ThreatAssess figures of the Indicators stored before Bulwark computed them, with the
- * formula of that release (store/indicator.repository.ts, refreshThreatAssessment). Written out
+ * formula of that release (store/repositories/indicator.repository.ts, refreshThreatAssessment). Written out
  * here rather than imported, so that a later change of the formula does not change this step.
  */
 import { type Kysely, sql } from 'kysely'

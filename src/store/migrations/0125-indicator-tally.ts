@@ -10,7 +10,7 @@
  * PostgreSQL has concurrent writers: a counter row updated by each would serialise them and could
  * deadlock two transactions touching two counters in opposite orders, so each statement appends its
  * delta (statement triggers over the transition tables; a row trigger for the rare flag or owner
- * change) and readers sum. store/indicator-tally.repository.ts folds an owner's deltas when they pile up.
+ * change) and readers sum. store/repositories/indicator-tally.repository.ts folds an owner's deltas when they pile up.
  */
 import { type Kysely, sql } from 'kysely'
 import { isPostgres } from './schema-helpers.js'

@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   BatchInvalidError, createAndUploadBatchJob, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
 } from '../../../domain/batch/jobs.js'
-import { invalid } from '../../../domain/errors.js'
-import { readJson } from '../../../domain/input.js'
+import { invalid } from '../../../core/errors.js'
+import { readJson } from '../../../core/input.js'
 import { parseId } from '../../../domain/items/items.js'
 import { flag, query, single } from '../params.js'
 import { sendData } from '../present.js'

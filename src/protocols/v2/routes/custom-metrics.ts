@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { type CustomMetricConfig, type MetricAggregate, addCustomMetricData, createCustomMetric, deleteCustomMetric, getCustomMetric,
   listCustomMetricData, listCustomMetrics } from '../../../domain/platform/custom-metrics.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { flag, pageOf, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { JSON_MEDIA_TYPE } from '../../http/media-types.js'

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   createAdversaryAsset, deleteAdversaryAsset, getAdversaryAsset, listAdversaryAssets, requireAdversaryAssetType, updateAdversaryAsset,
 } from '../../../domain/groups/adversary-assets.js'
-import { notFound } from '../../../domain/errors.js'
+import { notFound } from '../../../core/errors.js'
 import { requireGroupType } from '../../../domain/groups/groups.js'
 import { parseId, parseItemId } from '../../../domain/items/items.js'
 import { pageOf, parsePaging, query } from '../params.js'

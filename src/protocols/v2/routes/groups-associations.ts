@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { associate, dissociate } from '../../../domain/items/associations.js'
-import { notFound } from '../../../domain/errors.js'
+import { notFound } from '../../../core/errors.js'
 import { findReadableGroup, listGroups, requireGroupType } from '../../../domain/groups/groups.js'
 import { getIndicatorBySummary, indicatorItem, listIndicators, requireIndicatorType } from '../../../domain/indicators/indicators.js'
 import { type ItemInfo, findReadableItem, parseItemId } from '../../../domain/items/items.js'

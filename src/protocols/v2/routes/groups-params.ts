@@ -4,7 +4,7 @@
  * list functions take.
  */
 import type { FastifyRequest } from 'fastify'
-import { invalid } from '../../../domain/errors.js'
+import { invalid } from '../../../core/errors.js'
 import { requireGroupType } from '../../../domain/groups/groups.js'
 import { parseItemId } from '../../../domain/items/items.js'
 import type { FieldFilter, FilterOperator } from '../../../domain/listing/list-filters.js'

@@ -7,7 +7,7 @@ import {
   addObservations, getObservationCount, listDeletedIndicators, listHostDnsResolutions, listIndicatorOwners, listMostObservedIndicators,
   listObservations, reportFalsePositive,
 } from '../../../domain/indicators/activity.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { legacyIndicatorLink } from '../../http/links.js'
 import { pageOf, parsePaging, query, single } from '../params.js'
 import { sendData, sendList, sendNoBody } from '../present.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { associate, dissociate } from '../../../domain/items/associations.js'
-import { notFound } from '../../../domain/errors.js'
+import { notFound } from '../../../core/errors.js'
 import { findReadableGroup, getGroup, listGroups } from '../../../domain/groups/groups.js'
 import { getIndicatorBySummary, indicatorItem, listIndicators } from '../../../domain/indicators/indicators.js'
 import { addTypedAssociation, listTypedAssociations, removeTypedAssociation } from '../../../domain/indicators/links.js'

@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../../../domain/context.js'
-import { notFound } from '../../../domain/errors.js'
+import { notFound } from '../../../core/errors.js'
 import { type IndicatorRecord, listIndicators } from '../../../domain/indicators/indicators.js'
-import { DAY_MS, toApiTime } from '../../../domain/time.js'
+import { DAY_MS, toApiTime } from '../../../core/time.js'
 import { renderPlainXml } from '../../http/xml.js'
 import { presentIndicatorsV2 } from '../present-indicator.js'
 import { wantsXml } from '../present.js'

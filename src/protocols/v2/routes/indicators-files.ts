@@ -9,7 +9,7 @@ import {
   type FileOccurrenceView, addFileAction, addFileOccurrence, deleteFileOccurrence, getFileOccurrence, listFileActionTargets,
   listFileOccurrences, removeFileAction, updateFileOccurrence,
 } from '../../../domain/indicators/files.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { pageOf, parseIncludes, parsePaging, query } from '../params.js'
 import { indicatorEntity, presentIndicatorsV2 } from '../present-indicator.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -4,7 +4,7 @@
  * `filters=` expressions and the list parameters. Meaning stays in the domain.
  */
 import type { FastifyRequest } from 'fastify'
-import { invalid, notFound } from '../../../domain/errors.js'
+import { invalid, notFound } from '../../../core/errors.js'
 import { type IndicatorFilter, type IndicatorQuery, type IndicatorRecord, getIndicatorBySummary, indicatorItem } from '../../../domain/indicators/indicators.js'
 import type { ItemInfo } from '../../../domain/items/items.js'
 import { type IndicatorTypeDef, findIndicatorType } from '../../../model/indicator-types.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import * as metadata from '../../../domain/metadata/item-metadata.js'
-import { notFound } from '../../../domain/errors.js'
+import { notFound } from '../../../core/errors.js'
 import { type ItemInfo, parseId } from '../../../domain/items/items.js'
 import { pageOf, parsePaging, query } from '../params.js'
 import { presentAttributeV2, presentSecurityLabelV2, presentTagV2 } from '../present-metadata.js'

@@ -1,6 +1,6 @@
 /** /v2/owners, /v2/owners/mine, members, metrics, and /v2/whoami. */
 import type { FastifyInstance } from 'fastify'
-import { invalid } from '../../../domain/errors.js'
+import { invalid } from '../../../core/errors.js'
 import { getAccessibleOwner, getMyOrganization, listAccessibleOwners, listMyOrganizationMembers, ownerMetrics, whoami } from '../../../domain/access/owners.js'
 import { pageOf, parsePaging, query } from '../params.js'
 import { presentMemberV2, presentOwnerMetricV2, presentOwnerV2, presentWhoamiV2 } from '../present-owner.js'

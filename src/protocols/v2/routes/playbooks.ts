@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type PlaybookRecord, deletePlaybook, exportPlaybook, getPlaybook, installPlaybook, searchPlaybooks, setPlaybookStatus,
   uploadPlaybookVersion } from '../../../domain/platform/playbooks.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { type Query, flag, parsePaging, query, single } from '../params.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
 import { JSON_MEDIA_TYPE } from '../../http/media-types.js'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isoNow } from '../../../domain/time.js'
-import { findLabelByName } from '../../../store/security-label.repository.js'
+import { isoNow } from '../../../core/time.js'
+import { findLabelByName } from '../../../store/repositories/security-label.repository.js'
 import { ORG, PUBLIC_URL, type TestAccount, type TestApp, createTestApp } from '../../../test/harness.js'
 import { createTestGroup } from '../../../test/factories.js'
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { type LabelFilter, createSecurityLabel, deleteSecurityLabel, getSecurityLabel, listSecurityLabels,
   requireLabelMarker } from '../../../domain/metadata/security-labels.js'
-import { invalid } from '../../../domain/errors.js'
+import { invalid } from '../../../core/errors.js'
 import { type Query, pageOf, parsePaging, query } from '../params.js'
 import { presentSecurityLabelV2 } from '../present-metadata.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isoNow } from '../../../domain/time.js'
+import { isoNow } from '../../../core/time.js'
 import { ORG, PUBLIC_URL, type TestAccount, type TestApp, createTestApp } from '../../../test/harness.js'
 import { createTestGroup } from '../../../test/factories.js'
 

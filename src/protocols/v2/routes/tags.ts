@@ -1,6 +1,6 @@
 /** /v2/tags: Tags as objects (list with weight, one, create or describe, rename, delete) and the items carrying one. */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { invalid } from '../../../domain/errors.js'
+import { invalid } from '../../../core/errors.js'
 import { type TagFilter, createOrDescribeTag, deleteTag, getTag, listTags, requireTagMarker, updateTag } from '../../../domain/metadata/tags.js'
 import { type Query, flag, parsePaging, query } from '../params.js'
 import { presentWeighedTagV2 } from '../present-metadata.js'

@@ -3,7 +3,7 @@ import {
   type ArtifactRecord, type ArtifactTypeRecord, createArtifact, deleteArtifact, deleteArtifactsMatching, listArtifactTypes, listArtifacts,
   loadArtifactTypes, loadArtifacts, updateArtifact,
 } from '../../../domain/cases/artifacts.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { ARTIFACT, ARTIFACT_TYPE } from '../../../model/artifact.js'
 import { type V3Endpoint, declaredBodyFields } from '../endpoint.js'
 import { itemOptions } from '../fields.js'

@@ -3,7 +3,7 @@ import {
   ATTRIBUTE_ENDPOINTS, type AttributeRecord, type AttributedKind, createAttributeRecord, deleteAttributeRecord, deleteAttributeRecordsMatching,
   listAttributeRecords, loadAttributeRecords, updateAttributeRecord,
 } from '../../../domain/metadata/attributes.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { ATTRIBUTE } from '../../../model/attribute.js'
 import { type FieldSpec, type V3Endpoint, declaredBodyFields } from '../endpoint.js'
 import { securityLabelsOption } from '../fields.js'

@@ -1,6 +1,6 @@
 /** /v3/cases: case management Cases. */
 import { type CaseRecord, createCase, deleteCase, deleteCasesMatching, listCases, loadCases, updateCase } from '../../../domain/cases/cases.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { CASE } from '../../../model/case.js'
 import { detailsLink } from '../../http/links.js'
 import { type V3Endpoint, declaredBodyFields } from '../endpoint.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
-import { invalid } from '../../../domain/errors.js'
+import { invalid } from '../../../core/errors.js'
 import { getGroup } from '../../../domain/groups/groups.js'
 import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
 import { groupPdfLines, renderTextPdf } from '../../../formats/group-pdf/group-pdf.js'

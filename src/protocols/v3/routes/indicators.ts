@@ -9,7 +9,7 @@ import {
   createIndicatorObject, deleteIndicatorObject, deleteIndicatorsMatching, listIndicatorObjects, loadIndicatorRecords, resolveIndicatorRef,
   updateIndicatorObject,
 } from '../../../domain/indicators/objects.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { INDICATOR } from '../../../model/indicator.js'
 import { type V3Endpoint, declaredBodyFields } from '../endpoint.js'
 import { parseListQuery, query, single } from '../params.js'

@@ -3,7 +3,7 @@ import {
   type IntelRequirementRecord, createIntelRequirement, deleteIntelRequirement, deleteIntelRequirementsMatching, listIntelRequirements,
   loadIntelRequirements, updateIntelRequirement,
 } from '../../../domain/cases/intel-requirements.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { INTEL_REQUIREMENT } from '../../../model/intel-requirement.js'
 import { detailsLink } from '../../http/links.js'
 import { type V3Endpoint, declaredBodyFields } from '../endpoint.js'

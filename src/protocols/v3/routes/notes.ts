@@ -1,6 +1,6 @@
 /** /v3/notes: notes on Cases, case Tasks and Artifacts. */
 import { type NoteRecord, createNote, deleteNote, deleteNotesMatching, listNotes, loadNotes, updateNote } from '../../../domain/cases/notes.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import { NOTE } from '../../../model/note.js'
 import { type V3Endpoint, declaredBodyFields } from '../endpoint.js'
 import { compact } from '../present-metadata.js'

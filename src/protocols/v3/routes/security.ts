@@ -1,5 +1,5 @@
 /** /v3/security/owners (the caller's owners with their permission vector) and /v3/security/users. */
-import { invalid } from '../../../domain/errors.js'
+import { invalid } from '../../../core/errors.js'
 import { type OwnerPermissions, getOwnerPermissions, listOwnerPermissions } from '../../../domain/access/owner-permissions.js'
 import { type UserRecord, createUser, deleteUser, getUser, listUsers, updateUser } from '../../../domain/access/users.js'
 import { OWNER } from '../../../model/owner.js'

@@ -6,7 +6,7 @@
  * lists the resolutions recorded for a Host, geoLocation the Address data kept with it.
  */
 import { loadIndicatorRecords } from '../../../domain/indicators/objects.js'
-import { toApiTime } from '../../../domain/time.js'
+import { toApiTime } from '../../../core/time.js'
 import {
   customAssociationPartnersOf, dnsResolutionsOf, falsePositivesReportedByCaller, fileActionsOf, fileOccurrencesOf, trackedUsersOf,
 } from '../../../domain/indicators/details.js'

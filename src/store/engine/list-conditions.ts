@@ -1,0 +1,80 @@
+/**
+ * Turns the domain's already-validated list conditions (a whitelisted column, an operator,
+ * a value) into Kysely expressions. Column names come from constants in the calling
+ * repository, never from request text; values are always bound parameters.
+ */
+import { type Expression, type ExpressionBuilder, type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely'
+import type { Dialect } from '../connect.js'
+import type { Database } from '../database.js'
+
+/** `^` is "starts with"; `<>` is "not equal"; `>=` serves "on or after" (modifiedSince). */
+export type Comparison = '=' | '<' | '>' | '>=' | '^' | '<>'
+
+export interface ColumnCondition<C extends string = string> {
+  column: C
+  op: Comparison
+  value: string | number
+}
+
+/** One condition on a qualified column (`intel_group.name`). Starts-with is case-sensitive on both databases. */
+export function columnCondition(eb: ExpressionBuilder<any, any>, ref: string, c: Pick<ColumnCondition, 'op' | 'value'>): Expression<SqlBool> {
+  if (c.op === '^') {
+    const prefix = String(c.value)
+    return sql<SqlBool>`substr(${sql.ref(ref)}, 1, ${prefix.length}) = ${prefix}`
+  }
+  if (c.op === '<>') return eb.or([eb(ref, '<>', c.value), eb(ref, 'is', null)])
+  return eb(ref, c.op, c.value)
+}
+
+/** Joins expressions with AND or OR (the v2 `orParams` switch); an empty list is no restriction. */
+export function combine(eb: ExpressionBuilder<any, any>, parts: Expression<SqlBool>[], mode: 'and' | 'or'): Expression<SqlBool> {
+  if (parts.length === 0) return sql<SqlBool>`1 = 1`
+  return mode === 'or' ? eb.or(parts) : eb.and(parts)
+}
+
+/** "Items of kind `toKind` associated with X": directly, or through a Group both are associated with. */
+export interface AssociationScope {
+  kind: string
+  id: number
+  via?: 'group'
+  /** 0 (the plain association) unless given. */
+  associationTypeId?: number
+}
+
+/** Ids of `toKind` items in the scope, as a subquery for `where id in (…)`. */
+export function associatedIds(db: Kysely<Database>, scope: AssociationScope, toKind: string) {
+  const typeId = scope.associationTypeId ?? 0
+  if (scope.via !== 'group') {
+    return db.selectFrom('association').select('association.to_id as id')
+      .where('association.from_kind', '=', scope.kind).where('association.from_id', '=', scope.id)
+      .where('association.to_kind', '=', toKind).where('association.association_type_id', '=', typeId)
+  }
+  return db.selectFrom('association as first').innerJoin('association as second', (join) => join
+    .on('second.from_kind', '=', 'group').onRef('second.from_id', '=', 'first.to_id'))
+    .select('second.to_id as id')
+    .where('first.from_kind', '=', scope.kind).where('first.from_id', '=', scope.id)
+    .where('first.to_kind', '=', 'group').where('first.association_type_id', '=', 0)
+    .where('second.to_kind', '=', toKind).where('second.association_type_id', '=', typeId)
+    .where((eb) => eb.not(eb.and([eb('second.to_kind', '=', scope.kind), eb('second.to_id', '=', scope.id)])))
+}
+
+export function dialectOf(db: Kysely<any>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
+}
+
+/** The column as an expression no index matches (`+col` on SQLite, `col + 0` on PostgreSQL, for integer columns). */
+export function unindexedInteger(dialect: Dialect, ref: string): Expression<unknown> {
+  return dialect === 'sqlite' ? sql`+${sql.ref(ref)}` : sql`(${sql.ref(ref)} + 0)`
+}
+
+/**
+ * The owner filter of a list (`ref` is the qualified owner_id column). One owner is an equality, so an
+ * (owner_id, id) index serves the filter and the id order together. When the rows are named by id
+ * (`byIds`: loading a page whose ids a listing chose), the owners only check what the ids found: the column
+ * is then an expression no index matches, else a planner without statistics may read every row of the
+ * owners through an owner index and test each against the ids (0.5 s at 1M Indicators).
+ */
+export function ownerFilter(db: Kysely<any>, eb: ExpressionBuilder<any, any>, ref: string, ownerIds: readonly number[], byIds: boolean): Expression<SqlBool> {
+  if (byIds) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
+  return ownerIds.length === 1 ? eb(ref, '=', ownerIds[0]!) : eb(ref, 'in', ownerIds)
+}

@@ -1,0 +1,138 @@
+/**
+ * Planner statistics kept current by the server itself. Nobody can be relied on to run ANALYZE
+ * (and PostgreSQL may run with autovacuum off), yet plans go wrong without statistics: the
+ * batch writer's `owner_id = ? AND type = ? AND summary IN (…)` look-up, planned for an empty
+ * table, turned a long PostgreSQL import quadratic. So:
+ * - at start, SQLite runs `PRAGMA optimize` over every table and PostgreSQL analyzes the
+ *   written tables never analyzed or changed by more than a tenth since (autovacuum's rule);
+ * - writers report the rows they wrote (noteRowsWritten); once those pass a share of the
+ *   rows the tables held at the last analysis (at least MIN_ROWS), the next refreshIfDue
+ *   analyzes the written tables — during a long import as well as after it.
+ * SQLite's analysis is bounded by analysis_limit, PostgreSQL's by its sampling, so a refresh
+ * costs milliseconds to a few hundred at a million rows.
+ *
+ * On PostgreSQL a refresh is `VACUUM (ANALYZE)`: with autovacuum off nothing else marks pages
+ * all-visible, so index-only scans (a feed page's positions, counts, link look-ups) would visit
+ * the table for every row, the first reader of each new row would dirty its page setting hint
+ * bits, and the dead versions that updates and deletes leave would never be reclaimed. VACUUM
+ * skips pages already all-visible, so over an import it passes over each page about once.
+ */
+import { sql } from 'kysely'
+import type { Store } from '../connect.js'
+
+/** The tables bulk writes (batch jobs) fill; the ones whose statistics steer the hot look-ups. */
+export const WRITTEN_TABLES = ['indicator', 'item_tag', 'attribute', 'tag', 'association', 'intel_group'] as const
+
+/** SQLite: rows each index's analysis reads at most (an approximate, bounded ANALYZE). */
+const SQLITE_ANALYSIS_LIMIT = 1000
+/** Fewer rows written than this never trigger a refresh. */
+export const MIN_ROWS = 5000
+/**
+ * The written rows, as a share of the rows at the last analysis, that make statistics stale: once the tables
+ * have doubled. Plans change with the order of magnitude of a table, not with a fifth more rows, and each
+ * PostgreSQL ANALYZE of the written tables costs seconds at a million rows (every column of a 30,000-row sample,
+ * expression indexes included): refreshing at every fifth spent a third of a million-row import's database time
+ * on them, doubling spends a few percent.
+ */
+const STALE_SHARE = 1
+
+interface State {
+  /** Rows the tables held at the last analysis (Indicators, the largest of them). */
+  rowsAtAnalysis: number
+  writtenSince: number
+  minRows: number
+  running?: Promise<void>
+}
+
+/** Keyed by the connection handle, shared by a Store and its transaction-scoped copies. */
+const states = new WeakMap<object, State>()
+
+const handleOf = (store: Store): object => store.sqlite ?? store.pool ?? store.db
+
+function stateOf(store: Store): State {
+  let state = states.get(handleOf(store))
+  if (!state) {
+    state = { rowsAtAnalysis: 0, writtenSince: 0, minRows: MIN_ROWS }
+    states.set(handleOf(store), state)
+  }
+  return state
+}
+
+/** Tests lower the threshold so a small job counts as a large write. */
+export function setRefreshThreshold(store: Store, minRows: number): void {
+  stateOf(store).minRows = minRows
+}
+
+async function indicatorRows(store: Store): Promise<number> {
+  if (store.sqlite) {
+    return (store.sqlite.prepare('select max(rowid) as n from indicator').get() as { n: number | null }).n ?? 0
+  }
+  const r = await sql<{ n: number }>`select greatest(reltuples, 0)::bigint as n from pg_class where relname = 'indicator' and relkind = 'r'`.execute(store.db)
+  return Number(r.rows[0]?.n ?? 0)
+}
+
+async function analyze(store: Store, tables: readonly string[]): Promise<void> {
+  if (store.sqlite) {
+    store.sqlite.pragma(`analysis_limit = ${SQLITE_ANALYSIS_LIMIT}`)
+    // 0x10002: consider every table, not only those this connection has queried; ANALYZE the ones whose size moved.
+    store.sqlite.pragma('optimize = 0x10002')
+    return
+  }
+  await sql`vacuum (analyze) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(store.db)
+}
+
+/**
+ * At start: SQLite's `PRAGMA optimize`; on PostgreSQL, ANALYZE of the written tables without
+ * statistics or with stale ones (a database filled by a server that did not keep them).
+ */
+export async function refreshAtStart(store: Store): Promise<void> {
+  const state = stateOf(store)
+  if (store.sqlite) {
+    await analyze(store, WRITTEN_TABLES)
+  } else {
+    // Never analyzed, or changed since by more than autovacuum's default share would allow.
+    const stale = await sql<{ relname: string }>`select s.relname from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+      where s.relname in (${sql.join([...WRITTEN_TABLES])})
+        and ((s.last_analyze is null and s.last_autoanalyze is null) or s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0))`.execute(store.db)
+    if (stale.rows.length) await analyze(store, stale.rows.map((r) => r.relname))
+  }
+  state.rowsAtAnalysis = await indicatorRows(store)
+  state.writtenSince = 0
+}
+
+/** Counts rows a bulk writer committed; refreshIfDue decides whether they make statistics stale. */
+export function noteRowsWritten(store: Store, rows: number): void {
+  stateOf(store).writtenSince += rows
+}
+
+/** True when the rows written since the last analysis call for a new one. */
+export function refreshDue(store: Store): boolean {
+  const state = stateOf(store)
+  return state.writtenSince >= Math.max(state.minRows, state.rowsAtAnalysis * STALE_SHARE)
+}
+
+/**
+ * Analyzes the written tables when enough rows were written since the last analysis; callers
+ * await it between commits (not inside a transaction), so what follows plans with the new
+ * statistics. Concurrent callers share one run.
+ */
+export async function refreshIfDue(store: Store): Promise<boolean> {
+  const state = stateOf(store)
+  if (state.running) {
+    await state.running
+    return false
+  }
+  if (!refreshDue(store)) return false
+  state.running = (async () => {
+    const written = state.writtenSince
+    await analyze(store, WRITTEN_TABLES)
+    state.rowsAtAnalysis += written
+    state.writtenSince -= written
+  })()
+  try {
+    await state.running
+  } finally {
+    state.running = undefined
+  }
+  return true
+}

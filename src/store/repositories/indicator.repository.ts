@@ -1,0 +1,191 @@
+/**
+ * Indicator rows: look-ups by id, summary and File hash, writes, and the one list query
+ * every interface shares. Conditions arrive already validated (domain/indicators/filters.ts
+ * names the columns); values are always bound, never spliced into SQL.
+ */
+import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
+import type { ItemKind } from '../../model/kinds.js'
+import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
+import { countIndicatorsByTally } from './indicator-tally.repository.js'
+import type { Database, IndicatorTable, Row } from '../database.js'
+import { type ColumnCondition, columnCondition, ownerFilter } from '../engine/list-conditions.js'
+import type { Store } from '../connect.js'
+import { findRowsByIds } from '../engine/rows-by-id.js'
+
+export type IndicatorRow = Row<'indicator'> & { owner_name: string; owner_type: string }
+export type IndicatorValues = Insertable<IndicatorTable>
+export type IndicatorChanges = Updateable<IndicatorTable>
+
+/** Columns a list condition may touch. */
+export type IndicatorColumn = 'active' | 'summary' | 'last_modified' | 'date_added' | 'rating' | 'confidence' | 'threat_assess_score'
+  | 'threat_assess_rating' | 'threat_assess_confidence' | 'false_positive_count' | 'address_city' | 'address_country_code'
+  | 'address_country_name' | 'address_organization' | 'address_state' | 'address_timezone' | 'address_asn' | 'whois_active' | 'dns_active'
+
+export type IndicatorCondition = ColumnCondition<IndicatorColumn>
+
+export interface IndicatorAssociationScope {
+  kind: ItemKind
+  id: number
+  /** 'group': Indicators sharing a Group with the item, not associated with it directly. */
+  via?: 'group'
+  associationTypeId: number
+}
+
+export interface IndicatorListSpec {
+  ownerIds: readonly number[]
+  type?: string
+  conditions: readonly IndicatorCondition[]
+  /** orParams: any condition may match instead of all. */
+  any: boolean
+  activeOnly: boolean
+  modifiedSince?: string
+  association?: IndicatorAssociationScope
+  /** Targets of a File action: `{ fileId, action }`. */
+  fileAction?: { fileId: number; action: string }
+  ids?: readonly number[]
+  offset: number
+  limit: number
+}
+
+type IndicatorQuery = SelectQueryBuilder<Database, 'indicator' | 'owner', {}>
+
+function selectIndicators(db: Kysely<Database>) {
+  return db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
+    .selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
+}
+
+export function findIndicatorRow(db: Kysely<Database>, id: number): Promise<IndicatorRow | undefined> {
+  return selectIndicators(db).where('indicator.id', '=', id).executeTakeFirst()
+}
+
+/**
+ * Indicators by id in any owner, without their owners' names: the caller of a load by ids already
+ * holds the owners it may read (its memberships) and drops the rest.
+ */
+export function findIndicatorRowsByIds(store: Store, ids: readonly number[]): Promise<Row<'indicator'>[]> {
+  return findRowsByIds(store, 'indicator', ids)
+}
+
+export function findIndicatorRowBySummary(db: Kysely<Database>, ownerIds: readonly number[], type: string, summary: string): Promise<IndicatorRow[]> {
+  if (ownerIds.length === 0) return Promise.resolve([])
+  return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', type)
+    .where('indicator.summary', '=', summary).orderBy('indicator.owner_id').execute()
+}
+
+/** Files in the owners holding any of the given hashes (value1 MD5, value2 SHA-1, value3 SHA-256). */
+export function findFileRowsByHashes(db: Kysely<Database>, ownerIds: readonly number[], hashes: readonly (string | null)[]): Promise<IndicatorRow[]> {
+  const [md5, sha1, sha256] = hashes
+  if (ownerIds.length === 0 || (!md5 && !sha1 && !sha256)) return Promise.resolve([])
+  return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', 'File')
+    .where((eb) => eb.or([
+      ...(md5 ? [eb('indicator.value1', '=', md5)] : []),
+      ...(sha1 ? [eb('indicator.value2', '=', sha1)] : []),
+      ...(sha256 ? [eb('indicator.value3', '=', sha256)] : []),
+    ]))
+    .orderBy('indicator.owner_id').orderBy('indicator.id').execute()
+}
+
+function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
+  if (scope.via !== 'group') {
+    return db.selectFrom('association').select('to_id').where('from_kind', '=', scope.kind).where('from_id', '=', scope.id)
+      .where('to_kind', '=', 'indicator').where('association_type_id', '=', scope.associationTypeId)
+  }
+  return db.selectFrom('association as a1')
+    .innerJoin('association as a2', (join) => join.on('a2.from_kind', '=', 'group').onRef('a2.from_id', '=', 'a1.to_id'))
+    .select('a2.to_id').where('a1.from_kind', '=', scope.kind).where('a1.from_id', '=', scope.id).where('a1.to_kind', '=', 'group')
+    .where('a1.association_type_id', '=', 0).where('a2.to_kind', '=', 'indicator').where('a2.association_type_id', '=', 0)
+}
+
+function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: IndicatorListSpec): IndicatorQuery {
+  let q = query.where((eb) => ownerFilter(db, eb, 'indicator.owner_id', spec.ownerIds, spec.ids !== undefined))
+  if (spec.type) q = q.where('indicator.type', '=', spec.type)
+  if (spec.ids) q = spec.ids.length ? q.where('indicator.id', 'in', spec.ids) : q.where(sql<boolean>`1 = 0`)
+  if (spec.activeOnly) q = q.where('indicator.active', '=', 1)
+  if (spec.modifiedSince) q = q.where('indicator.last_modified', '>=', spec.modifiedSince)
+  if (spec.conditions.length) {
+    q = q.where((eb) => {
+      const parts = spec.conditions.map((c) => columnCondition(eb, `indicator.${c.column}`, c))
+      return spec.any ? eb.or(parts) : eb.and(parts)
+    })
+  }
+  if (spec.association) {
+    const ids = associatedIds(db, spec.association)
+    q = q.where('indicator.id', 'in', ids)
+    if (spec.association.kind === 'indicator') q = q.where('indicator.id', '!=', spec.association.id)
+  }
+  if (spec.fileAction) {
+    const { fileId, action } = spec.fileAction
+    q = q.where('indicator.id', 'in', db.selectFrom('file_action').select('target_indicator_id')
+      .where('indicator_id', '=', fileId).where('action', '=', action))
+  }
+  return q
+}
+
+/** One page of Indicators and the total that match, in id order (stable across pages). */
+export async function listIndicatorRows(db: Kysely<Database>, spec: IndicatorListSpec): Promise<{ rows: IndicatorRow[]; total: number }> {
+  if (spec.ownerIds.length === 0) return { rows: [], total: 0 }
+  const base = (): IndicatorQuery => db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
+  const [rows, count] = await Promise.all([
+    applyListSpec(db, base(), spec).selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
+      .orderBy('indicator.id').limit(spec.limit).offset(spec.offset).execute(),
+    countsByTally(spec) ? countIndicatorsByTally(db, spec).then((n) => ({ n }))
+      : applyListSpec(db, base(), spec).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+  ])
+  return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** A list narrowed only by owner, type and the active flag is counted by the tally the database keeps (migration 0125). */
+function countsByTally(spec: IndicatorListSpec): boolean {
+  return !spec.conditions.length && !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
+}
+
+/**
+ * Recomputes the stored ThreatAssess figures of these Indicators from their rating, confidence,
+ * observations and false positives (docs/decisions.md, "ThreatAssess"). Run after any of those change,
+ * as its own statement: inside the statement that changes them, SET would read the old values.
+ *   rating/confidence: the Indicator's own (0 when unset)
+ *   observed        = 2 per observation, at most 200
+ *   falsePositive   = 50 per false positive, at most 500
+ *   score           = rating/5 × confidence/100 × 800 (confidence 50 when unset) + observed − falsePositive,
+ *                     rounded half away from zero (as numeric: PostgreSQL rounds doubles half to even) and
+ *                     kept within 0..1000
+ */
+export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
+  const figures = threatAssessment((column) => column)
+  const set = Object.fromEntries(Object.entries(figures).map(([column, expression]) => [column, sql.raw(expression)]))
+  for (let start = 0; start < ids.length; start += 5000) {
+    await db.updateTable('indicator').where('id', 'in', ids.slice(start, start + 5000)).set(set).execute()
+  }
+}
+
+type ThreatAssessColumn = 'threat_assess_rating' | 'threat_assess_confidence' | 'threat_assess_score_observed'
+  | 'threat_assess_score_false_positive' | 'threat_assess_score'
+
+/** The formula above as SQL text per ThreatAssess column, over the given column references. */
+function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_count' | 'false_positive_count') => string): Record<ThreatAssessColumn, string> {
+  const observed = `CASE WHEN ${ref('observation_count')} >= 100 THEN 200 ELSE ${ref('observation_count')} * 2 END`
+  const falsePositive = `CASE WHEN ${ref('false_positive_count')} >= 10 THEN 500 ELSE ${ref('false_positive_count')} * 50 END`
+  const raw = `(COALESCE(${ref('rating')}, 0) * COALESCE(${ref('confidence')}, 50) * 1.6 + ${observed} - ${falsePositive})`
+  return {
+    threat_assess_rating: `COALESCE(${ref('rating')}, 0)`,
+    threat_assess_confidence: `COALESCE(${ref('confidence')}, 0)`,
+    threat_assess_score_observed: observed,
+    threat_assess_score_false_positive: falsePositive,
+    threat_assess_score: `CAST(CASE WHEN ${raw} < 0 THEN 0 WHEN ${raw} > 1000 THEN 1000 ELSE round(CAST(${raw} AS NUMERIC)) END AS INTEGER)`,
+  }
+}
+
+/**
+ * New Indicators get their ThreatAssess figures in the INSERT itself (no observations or false positives yet),
+ * from the same formula: an UPDATE of every row just inserted cost the batch writer a tenth of its time, and on
+ * PostgreSQL a second version of each row and its index entries.
+ */
+export function threatAssessedOnInsert(types: Record<string, ColumnType>): DerivedColumns {
+  // No observations or false positives yet: those columns start at 0.
+  const figures = (ref: (column: string) => string) => threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0'))
+  return {
+    columns: Object.keys(figures((column) => column)),
+    expressions: (ref) => Object.values(figures(ref)),
+    types,
+  }
+}
