@@ -1,6 +1,15 @@
 /** The slice of autocannon's API the benchmarks use (the package ships no types). */
 declare module 'autocannon' {
-  interface Histogram { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number }
+  interface Histogram {
+    average: number
+    mean: number
+    stddev: number
+    min: number
+    max: number
+    p50: number
+    p90: number
+    p99: number
+  }
   export interface Options {
     url: string
     connections?: number

@@ -6,11 +6,17 @@
 import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
 
-const BODY = { status: 'Success', data: { resultCount: 1, owner: [{ id: 1, name: 'Default Organization', type: 'Organization' }] } }
+const BODY = {
+  status: 'Success',
+  data: { resultCount: 1, owner: [{ id: 1, name: 'Default Organization', type: 'Organization' }] },
+}
 
 const app = Fastify({
   logger: false,
-  https: { cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'), key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8') },
+  https: {
+    cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'),
+    key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8'),
+  },
 })
 app.get('/api/v2/owners', async () => BODY)
 await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_PORT) })

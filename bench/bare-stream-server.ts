@@ -12,7 +12,10 @@ const PIECE = Buffer.from('<stix:Indicator>x</stix:Indicator>'.repeat(2048).slic
 
 const app = Fastify({
   logger: false,
-  https: { cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'), key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8') },
+  https: {
+    cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'),
+    key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8'),
+  },
 })
 app.removeAllContentTypeParsers()
 app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body))

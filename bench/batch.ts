@@ -56,15 +56,32 @@ async function measureDialect(dialect: Dialect, work: string): Promise<Row> {
   const loaded: DatasetManifest = await loadDataset({ dialect, indicators: TOTAL }, work, { keep: true })
   const database = dialect === 'postgres' ? await createDatabase('bulwark_batch_raw') : undefined
   try {
-    const raw = await measureRawInserts(database?.url ?? `sqlite:${join(work, `${dialect}-raw`, 'raw.db')}`, loaded.owners, datasetIndicator)
+    const raw = await measureRawInserts(
+      database?.url ?? `sqlite:${join(work, `${dialect}-raw`, 'raw.db')}`,
+      loaded.owners,
+      datasetIndicator,
+    )
     const rawIndicatorsPerSecond = Math.round(TOTAL / raw.seconds)
     const { load } = loaded
     return {
-      dialect, indicators: TOTAL, jobs: load.jobs, seconds: load.seconds, indicatorsPerSecond: load.indicatorsPerSecond, rawSeconds: round(raw.seconds),
-      rawIndicatorsPerSecond, ratio: round(load.indicatorsPerSecond / rawIndicatorsPerSecond), target: TARGETS[dialect], peakRssMb: load.peakRssMb,
-      serverCpuSeconds: load.serverCpuSeconds, databaseCpuSeconds: load.databaseCpuSeconds, rawCpuSeconds: round(raw.cpuSeconds),
-      cpuRatio: load.serverCpuSeconds ? round(raw.cpuSeconds / (load.serverCpuSeconds + (load.databaseCpuSeconds ?? 0))) : undefined,
-      errors: load.errors, jobSeconds: load.jobSeconds,
+      dialect,
+      indicators: TOTAL,
+      jobs: load.jobs,
+      seconds: load.seconds,
+      indicatorsPerSecond: load.indicatorsPerSecond,
+      rawSeconds: round(raw.seconds),
+      rawIndicatorsPerSecond,
+      ratio: round(load.indicatorsPerSecond / rawIndicatorsPerSecond),
+      target: TARGETS[dialect],
+      peakRssMb: load.peakRssMb,
+      serverCpuSeconds: load.serverCpuSeconds,
+      databaseCpuSeconds: load.databaseCpuSeconds,
+      rawCpuSeconds: round(raw.cpuSeconds),
+      cpuRatio: load.serverCpuSeconds
+        ? round(raw.cpuSeconds / (load.serverCpuSeconds + (load.databaseCpuSeconds ?? 0)))
+        : undefined,
+      errors: load.errors,
+      jobSeconds: load.jobSeconds,
     }
   } finally {
     await database?.drop()
@@ -79,24 +96,65 @@ export async function run(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true })
   }
-  const header = ['database', 'indicators', 'jobs', 'API s', 'API ind/s', 'raw s', 'raw ind/s', 'ratio', 'target', 'peak RSS MB', 'API CPU s', 'raw CPU s', 'CPU ratio', 'errors']
-  const body = rows.map((r) => [r.dialect, String(r.indicators), String(r.jobs), String(r.seconds), String(r.indicatorsPerSecond), String(r.rawSeconds),
-    String(r.rawIndicatorsPerSecond), r.ratio.toFixed(2), `>= ${r.target}`, String(r.peakRssMb),
-    r.serverCpuSeconds === undefined ? '-' : `${r.serverCpuSeconds}${r.databaseCpuSeconds !== undefined ? ` + ${r.databaseCpuSeconds} db` : ''}`,
-    String(r.rawCpuSeconds), r.cpuRatio?.toFixed(2) ?? '-', String(r.errors)])
+  const header = [
+    'database',
+    'indicators',
+    'jobs',
+    'API s',
+    'API ind/s',
+    'raw s',
+    'raw ind/s',
+    'ratio',
+    'target',
+    'peak RSS MB',
+    'API CPU s',
+    'raw CPU s',
+    'CPU ratio',
+    'errors',
+  ]
+  const body = rows.map((r) => [
+    r.dialect,
+    String(r.indicators),
+    String(r.jobs),
+    String(r.seconds),
+    String(r.indicatorsPerSecond),
+    String(r.rawSeconds),
+    String(r.rawIndicatorsPerSecond),
+    r.ratio.toFixed(2),
+    `>= ${r.target}`,
+    String(r.peakRssMb),
+    r.serverCpuSeconds === undefined
+      ? '-'
+      : `${r.serverCpuSeconds}${r.databaseCpuSeconds !== undefined ? ` + ${r.databaseCpuSeconds} db` : ''}`,
+    String(r.rawCpuSeconds),
+    r.cpuRatio?.toFixed(2) ?? '-',
+    String(r.errors),
+  ])
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
-  console.log(`\nbatch benchmark: ${TOTAL} Indicators over three owners (one tag and a Description each) and 200 Groups with 10 associations each, via /v2/batch at default settings`)
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  console.log(
+    `\nbatch benchmark: ${TOTAL} Indicators over three owners (one tag and a Description each) and 200 Groups with 10 associations each, via /v2/batch at default settings`,
+  )
   console.log(line(header))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
   for (const b of body) console.log(line(b))
   for (const r of rows) {
     const s = [...r.jobSeconds].sort((a, b) => a - b)
-    console.log(`${r.dialect}: seconds per job from claim to Completed: first ${r.jobSeconds[0]}, median ${s[Math.floor(s.length / 2)]}, last ${r.jobSeconds.at(-1)}, max ${s.at(-1)}`)
+    console.log(
+      `${r.dialect}: seconds per job from claim to Completed: first ${r.jobSeconds[0]}, median ${s[Math.floor(s.length / 2)]}, last ${r.jobSeconds.at(-1)}, max ${s.at(-1)}`,
+    )
   }
   const report = {
-    benchmark: 'batch', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadAverage: round(loadavg()[0]),
-    indicators: TOTAL, target: 'API Indicators/s >= 0.5 x raw on SQLite, >= 0.4 x on PostgreSQL; server RSS < 256 MB throughout', results: rows,
+    benchmark: 'batch',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    loadAverage: round(loadavg()[0]),
+    indicators: TOTAL,
+    target: 'API Indicators/s >= 0.5 x raw on SQLite, >= 0.4 x on PostgreSQL; server RSS < 256 MB throughout',
+    results: rows,
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
   writeFileSync(join(ROOT, 'bench', 'results', 'batch.json'), `${JSON.stringify(report, null, 2)}\n`)

@@ -29,12 +29,16 @@ if (target.startsWith('sqlite:')) {
   readRow = async (id) => statement.get(id) as Record<string, unknown> | undefined
 } else {
   const pool = new pg.Pool({ connectionString: target, max: 10 })
-  readRow = async (id) => (await pool.query({ name: 'minimal_read', text: 'SELECT * FROM indicator WHERE id = $1', values: [id] })).rows[0]
+  readRow = async (id) =>
+    (await pool.query({ name: 'minimal_read', text: 'SELECT * FROM indicator WHERE id = $1', values: [id] })).rows[0]
 }
 
 const app = Fastify({
   logger: false,
-  https: { cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'), key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8') },
+  https: {
+    cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'),
+    key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8'),
+  },
 })
 app.get<{ Params: { id: string } }>('/api/v3/indicators/:id', async (req, reply) => {
   const token = /^TC-Token (.+)$/.exec(req.headers.authorization ?? '')?.[1]

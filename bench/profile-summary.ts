@@ -5,8 +5,16 @@
  */
 import { readFileSync } from 'node:fs'
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
+interface Profile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
 
 const file = process.argv[2]
 if (!file) {

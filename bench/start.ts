@@ -76,11 +76,19 @@ function cpuMs(pid: number | undefined): number {
 
 function healthy(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/health', method: 'GET', rejectUnauthorized: false, timeout: 2000 }, (res) => {
-      res.resume()
-      resolve(res.statusCode === 200)
-    })
-    req.on('error', () => resolve(false)).on('timeout', () => { req.destroy(); resolve(false) })
+    const req = request(
+      { host: '127.0.0.1', port, path: '/api/health', method: 'GET', rejectUnauthorized: false, timeout: 2000 },
+      (res) => {
+        res.resume()
+        resolve(res.statusCode === 200)
+      },
+    )
+    req
+      .on('error', () => resolve(false))
+      .on('timeout', () => {
+        req.destroy()
+        resolve(false)
+      })
     req.end()
   })
 }
@@ -99,10 +107,13 @@ async function startOnce(target: Target, port: number, logFile: string): Promise
   const began = performance.now()
   const child = spawn(process.execPath, target.args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
-  child.stderr!.on('data', (chunk) => { stderr += chunk })
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk
+  })
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${target.name} exited with ${child.exitCode}: ${stderr.slice(-2000)}`)
+      if (child.exitCode !== null)
+        throw new Error(`${target.name} exited with ${child.exitCode}: ${stderr.slice(-2000)}`)
       if (await healthy(port)) break
       if (performance.now() - began > 60_000) throw new Error(`${target.name} did not answer within 60 s`)
       await new Promise((resolve) => setTimeout(resolve, 5))
@@ -117,7 +128,15 @@ async function startOnce(target: Target, port: number, logFile: string): Promise
 
 function summarise(target: string, starts: Start[]): Row {
   const times = starts.map((s) => s.firstAnswerMs)
-  return { target, medianMs: median(times), minMs: Math.min(...times), maxMs: Math.max(...times), cpuMs: median(starts.map((s) => s.cpuMs)), rssMb: median(starts.map((s) => s.rssMb)), starts }
+  return {
+    target,
+    medianMs: median(times),
+    minMs: Math.min(...times),
+    maxMs: Math.max(...times),
+    cpuMs: median(starts.map((s) => s.cpuMs)),
+    rssMb: median(starts.map((s) => s.rssMb)),
+    starts,
+  }
 }
 
 export async function run(): Promise<void> {
@@ -127,17 +146,36 @@ export async function run(): Promise<void> {
   let datasetIndicators = 0
   try {
     await loadTlsMaterial({ dataDir: work })
-    const tls = { BULWARK_TLS_CERT: join(work, 'tls', 'self-signed.crt'), BULWARK_TLS_KEY: join(work, 'tls', 'self-signed.key') }
-    const admin = { BULWARK_ADMIN_ACCESS_ID: generateAccessId(), BULWARK_ADMIN_SECRET_KEY: generateSecretKey(), BULWARK_ADMIN_TOKEN: generateToken() }
+    const tls = {
+      BULWARK_TLS_CERT: join(work, 'tls', 'self-signed.crt'),
+      BULWARK_TLS_KEY: join(work, 'tls', 'self-signed.key'),
+    }
+    const admin = {
+      BULWARK_ADMIN_ACCESS_ID: generateAccessId(),
+      BULWARK_ADMIN_SECRET_KEY: generateSecretKey(),
+      BULWARK_ADMIN_TOKEN: generateToken(),
+    }
     const base = { ...tls, ...admin, BULWARK_HOST: '127.0.0.1', BULWARK_LOG_LEVEL: LOG_LEVEL }
     const emptyDir = join(work, 'empty')
     let fresh = 0
     const compiled = [join(ROOT, 'scripts', 'start.mjs')]
     const targets: Target[] = [
       { name: 'plain Node HTTPS (baseline)', args: [join(ROOT, 'bench', 'bare-start.mjs')], env: () => cleanEnv(base) },
-      { name: 'npm start, first start (new data directory)', args: compiled, env: () => cleanEnv({ ...base, BULWARK_DATA_DIR: join(work, `first-${++fresh}`) }) },
-      { name: 'npm start, empty database', args: compiled, env: () => cleanEnv({ ...base, BULWARK_DATA_DIR: emptyDir }) },
-      { name: 'from source through tsx, empty database', args: ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], env: () => cleanEnv({ ...base, BULWARK_DATA_DIR: emptyDir }) },
+      {
+        name: 'npm start, first start (new data directory)',
+        args: compiled,
+        env: () => cleanEnv({ ...base, BULWARK_DATA_DIR: join(work, `first-${++fresh}`) }),
+      },
+      {
+        name: 'npm start, empty database',
+        args: compiled,
+        env: () => cleanEnv({ ...base, BULWARK_DATA_DIR: emptyDir }),
+      },
+      {
+        name: 'from source through tsx, empty database',
+        args: ['--import', 'tsx', join(ROOT, 'src', 'main.ts')],
+        env: () => cleanEnv({ ...base, BULWARK_DATA_DIR: emptyDir }),
+      },
     ]
     const port = await freePort()
     // The empty database exists before the timed restarts: a first start of its own.
@@ -152,7 +190,13 @@ export async function run(): Promise<void> {
         const env = () => ({ ...ds.env, BULWARK_LOG_LEVEL: LOG_LEVEL })
         const label = `${datasetIndicators.toLocaleString('en')} Indicators`
         rows.push(await measure({ name: `npm start, ${label}`, args: compiled, env }, ds.port, work))
-        rows.push(await measure({ name: `from source through tsx, ${label}`, args: ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], env }, ds.port, work))
+        rows.push(
+          await measure(
+            { name: `from source through tsx, ${label}`, args: ['--import', 'tsx', join(ROOT, 'src', 'main.ts')], env },
+            ds.port,
+            work,
+          ),
+        )
       } finally {
         await ds.close()
       }
@@ -168,8 +212,15 @@ export async function run(): Promise<void> {
   }
   printTable(rows)
   const report = {
-    benchmark: 'start', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, runs: RUNS,
-    datasetIndicators, target: 'npm start: first HTTPS answer < 1000 ms after spawn with 1,000,000 Indicators (SQLite)', results: rows,
+    benchmark: 'start',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    runs: RUNS,
+    datasetIndicators,
+    target: 'npm start: first HTTPS answer < 1000 ms after spawn with 1,000,000 Indicators (SQLite)',
+    results: rows,
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
   writeFileSync(join(ROOT, 'bench', 'results', 'start.json'), `${JSON.stringify(report, null, 2)}\n`)
@@ -187,11 +238,22 @@ async function measure(target: Target, port: number, work: string): Promise<Row>
 
 function printTable(rows: Row[]) {
   const header = ['target', 'median ms', 'min ms', 'max ms', '× plain Node', 'CPU ms', 'CPU × plain Node', 'RSS MB']
-  const body = rows.map((r) => [r.target, String(r.medianMs), String(r.minMs), String(r.maxMs), r.ratioToBareNode?.toFixed(2) ?? '-', String(r.cpuMs),
-    r.cpuRatioToBareNode?.toFixed(2) ?? '-', String(r.rssMb)])
+  const body = rows.map((r) => [
+    r.target,
+    String(r.medianMs),
+    String(r.minMs),
+    String(r.maxMs),
+    r.ratioToBareNode?.toFixed(2) ?? '-',
+    String(r.cpuMs),
+    r.cpuRatioToBareNode?.toFixed(2) ?? '-',
+    String(r.rssMb),
+  ])
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
-  console.log(`\nstart benchmark: spawn → first 200 from GET /api/health over HTTPS, SQLite, ${RUNS} starts per target (after one warm-up start); CPU time and RSS of the server at its first answer`)
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  console.log(
+    `\nstart benchmark: spawn → first 200 from GET /api/health over HTTPS, SQLite, ${RUNS} starts per target (after one warm-up start); CPU time and RSS of the server at its first answer`,
+  )
   console.log(line(header))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
   for (const b of body) console.log(line(b))

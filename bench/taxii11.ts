@@ -20,7 +20,9 @@ import { openStore } from '../src/store/connect.js'
 import { startDatasetServer } from './lib/dataset.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as (
+  'sqlite' | 'postgres'
+)[]
 const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** BENCH_CPU_PROF=<dir>: profile the polled server (bench/profile-summary.ts reads the file). */
@@ -31,9 +33,13 @@ const TAXII_USER = 'bench-taxii'
 const TAXII_PASSWORD = 'bench-taxii-password-1'
 const NS = 'http://taxii.mitre.org/messages/taxii_xml_binding-1.1'
 const HEADERS = {
-  'content-type': 'application/xml', accept: 'application/xml', 'x-taxii-content-type': 'urn:taxii.mitre.org:message:xml:1.1',
-  'x-taxii-accept': 'urn:taxii.mitre.org:message:xml:1.1', 'x-taxii-services': 'urn:taxii.mitre.org:services:1.1',
-  'x-taxii-protocol': 'urn:taxii.mitre.org:protocol:https:1.0', authorization: `Basic ${Buffer.from(`${TAXII_USER}:${TAXII_PASSWORD}`).toString('base64')}`,
+  'content-type': 'application/xml',
+  accept: 'application/xml',
+  'x-taxii-content-type': 'urn:taxii.mitre.org:message:xml:1.1',
+  'x-taxii-accept': 'urn:taxii.mitre.org:message:xml:1.1',
+  'x-taxii-services': 'urn:taxii.mitre.org:services:1.1',
+  'x-taxii-protocol': 'urn:taxii.mitre.org:protocol:https:1.0',
+  authorization: `Basic ${Buffer.from(`${TAXII_USER}:${TAXII_PASSWORD}`).toString('base64')}`,
 }
 
 interface Transfer {
@@ -44,27 +50,49 @@ interface Transfer {
 }
 
 /** POSTs a body and streams the answer, counting Indicators as they pass (no body is kept beyond its head). */
-function post(agent: Agent, port: number, path: string, body: string, headers: Record<string, string>): Promise<Transfer> {
+function post(
+  agent: Agent,
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<Transfer> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, rejectUnauthorized: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let ttfbMs = -1
-      let bytes = 0
-      let indicators = 0
-      let head = ''
-      let tail = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        if (ttfbMs < 0) ttfbMs = performance.now() - started
-        bytes += Buffer.byteLength(chunk)
-        if (head.length < 2048) head += chunk.slice(0, 2048 - head.length)
-        const text = tail + chunk
-        for (let i = text.indexOf('<stix:Indicator '); i !== -1; i = text.indexOf('<stix:Indicator ', i + 1)) indicators++
-        tail = chunk.length >= 15 ? chunk.slice(-15) : text.slice(-15)
-      })
-      res.on('end', () => (res.statusCode === 200 ? resolve({ bytes, indicators, ttfbMs, head }) : reject(new Error(`${path}: HTTP ${res.statusCode} ${head}`))))
-      res.on('error', reject)
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent,
+        rejectUnauthorized: false,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let ttfbMs = -1
+        let bytes = 0
+        let indicators = 0
+        let head = ''
+        let tail = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => {
+          if (ttfbMs < 0) ttfbMs = performance.now() - started
+          bytes += Buffer.byteLength(chunk)
+          if (head.length < 2048) head += chunk.slice(0, 2048 - head.length)
+          const text = tail + chunk
+          for (let i = text.indexOf('<stix:Indicator '); i !== -1; i = text.indexOf('<stix:Indicator ', i + 1))
+            indicators++
+          tail = chunk.length >= 15 ? chunk.slice(-15) : text.slice(-15)
+        })
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ bytes, indicators, ttfbMs, head })
+            : reject(new Error(`${path}: HTTP ${res.statusCode} ${head}`)),
+        )
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -72,7 +100,13 @@ function post(agent: Agent, port: number, path: string, body: string, headers: R
 
 const attr = (head: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(head)?.[1]
 
-interface PollRun { seconds: number; indicators: number; bytes: number; parts: number; ttfbMs: number }
+interface PollRun {
+  seconds: number
+  indicators: number
+  bytes: number
+  parts: number
+  ttfbMs: number
+}
 
 async function pollAll(port: number, begin: string, end: string): Promise<PollRun> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
@@ -118,7 +152,9 @@ function rssMb(server: ChildServer, field: 'VmHWM' | 'VmRSS'): number {
 /** Samples the server's resident set every 20 ms while `work` runs; resolves with the largest sample. */
 async function sampledPeak<T>(server: ChildServer, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
   let peakMb = rssMb(server, 'VmRSS')
-  const timer = setInterval(() => { peakMb = Math.max(peakMb, rssMb(server, 'VmRSS')) }, 20)
+  const timer = setInterval(() => {
+    peakMb = Math.max(peakMb, rssMb(server, 'VmRSS'))
+  }, 20)
   try {
     const result = await work()
     return { result, peakMb: Math.max(peakMb, rssMb(server, 'VmRSS')) }
@@ -131,7 +167,13 @@ async function sampledPeak<T>(server: ChildServer, work: () => Promise<T>): Prom
 async function discover(port: number): Promise<void> {
   const agent = new Agent({ keepAlive: false })
   try {
-    await post(agent, port, '/api/taxii/discovery/', `<taxii_11:Discovery_Request xmlns:taxii_11="${NS}" message_id="bench-0"/>`, HEADERS)
+    await post(
+      agent,
+      port,
+      '/api/taxii/discovery/',
+      `<taxii_11:Discovery_Request xmlns:taxii_11="${NS}" message_id="bench-0"/>`,
+      HEADERS,
+    )
   } finally {
     agent.destroy()
   }
@@ -142,14 +184,27 @@ const round = (n: number) => Math.round(n * 100) / 100
 
 async function measureDialect(dialect: 'sqlite' | 'postgres', work: string) {
   // One owner holding every Indicator, as the poll reads one collection.
-  const ds = await startDatasetServer({ dialect, indicators: TOTAL, ownerShares: [1], groups: 0 }, work,
-    { nodeArgs: CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR] : [] })
+  const ds = await startDatasetServer({ dialect, indicators: TOTAL, ownerShares: [1], groups: 0 }, work, {
+    nodeArgs: CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROFILE_DIR] : [],
+  })
   const { port, tls } = ds
   const server = ds.server
   try {
     const store = openStore(ds.databaseUrl)
     try {
-      await createAccount(store.db, { userName: TAXII_USER, kind: 'taxii', organization: ORGANIZATION, role: 'Standard User', password: TAXII_PASSWORD, firstName: 'Bench', lastName: 'Poller' }, new Date().toISOString())
+      await createAccount(
+        store.db,
+        {
+          userName: TAXII_USER,
+          kind: 'taxii',
+          organization: ORGANIZATION,
+          role: 'Standard User',
+          password: TAXII_PASSWORD,
+          firstName: 'Bench',
+          lastName: 'Poller',
+        },
+        new Date().toISOString(),
+      )
     } finally {
       await store.close()
     }
@@ -157,7 +212,11 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string) {
     const begin = new Date(Date.parse(ds.manifest.loadStartedAt) - 1000).toISOString()
     const end = ds.manifest.loadFinishedAt
     const basePort = await freePort()
-    const bare = await startServer('bench/bare-stream-server.ts', { ...process.env, BENCH_PORT: String(basePort), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key }, join(work, 'bare.log'))
+    const bare = await startServer(
+      'bench/bare-stream-server.ts',
+      { ...process.env, BENCH_PORT: String(basePort), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key },
+      join(work, 'bare.log'),
+    )
     const runs: PollRun[] = []
     const baselines: { seconds: number; ttfbMs: number }[] = []
     try {
@@ -178,10 +237,23 @@ async function measureDialect(dialect: 'sqlite' | 'postgres', work: string) {
       const seconds = median(runs.map((r) => r.seconds))
       const baseSeconds = median(baselines.map((b) => b.seconds))
       return {
-        dialect, indicators: TOTAL, parts: runs[0].parts, bytes: runs[0].bytes, seconds: round(seconds), indicatorsPerSecond: Math.round(TOTAL / seconds),
-        ttfbMs: round(median(runs.map((r) => r.ttfbMs))), pollPeakRssMb: pollPeakMb, lifetimePeakRssMb: lifetimePeakMb, idleRssMb, readyRssMb, loadAverage: round(loadavg()[0]), baselineSeconds: round(baseSeconds),
-        baselineIndicatorsPerSecond: Math.round(TOTAL / baseSeconds), baselineTtfbMs: round(median(baselines.map((b) => b.ttfbMs))),
-        ratio: round(baseSeconds / seconds), rounds: runs.map((r) => round(r.seconds)),
+        dialect,
+        indicators: TOTAL,
+        parts: runs[0].parts,
+        bytes: runs[0].bytes,
+        seconds: round(seconds),
+        indicatorsPerSecond: Math.round(TOTAL / seconds),
+        ttfbMs: round(median(runs.map((r) => r.ttfbMs))),
+        pollPeakRssMb: pollPeakMb,
+        lifetimePeakRssMb: lifetimePeakMb,
+        idleRssMb,
+        readyRssMb,
+        loadAverage: round(loadavg()[0]),
+        baselineSeconds: round(baseSeconds),
+        baselineIndicatorsPerSecond: Math.round(TOTAL / baseSeconds),
+        baselineTtfbMs: round(median(baselines.map((b) => b.ttfbMs))),
+        ratio: round(baseSeconds / seconds),
+        rounds: runs.map((r) => round(r.seconds)),
       }
     } finally {
       await bare.stop()
@@ -199,14 +271,25 @@ export async function run(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true })
   }
-  console.log(`\ntaxii11 benchmark: poll ${TOTAL} Indicators over one 24-hour window to the last result part (median of ${ROUNDS} rounds)`)
+  console.log(
+    `\ntaxii11 benchmark: poll ${TOTAL} Indicators over one 24-hour window to the last result part (median of ${ROUNDS} rounds)`,
+  )
   for (const r of rows) {
-    console.log(`${r.dialect}: ${r.indicatorsPerSecond} Indicators/s (${r.seconds} s, ${r.parts} parts, ${(r.bytes / 1e6).toFixed(1)} MB), first byte ${r.ttfbMs} ms; server RSS: ${r.idleRssMb} MB started, ${r.readyRssMb} MB after one authenticated request, peak ${r.pollPeakRssMb} MB while polling (sampled every 20 ms), VmHWM ${r.lifetimePeakRssMb} MB; load average ${r.loadAverage}; ` +
-      `bare stream of the same bytes ${r.baselineSeconds} s (${r.baselineIndicatorsPerSecond} Indicators/s equivalent, first byte ${r.baselineTtfbMs} ms), ratio ${r.ratio}`)
+    console.log(
+      `${r.dialect}: ${r.indicatorsPerSecond} Indicators/s (${r.seconds} s, ${r.parts} parts, ${(r.bytes / 1e6).toFixed(1)} MB), first byte ${r.ttfbMs} ms; server RSS: ${r.idleRssMb} MB started, ${r.readyRssMb} MB after one authenticated request, peak ${r.pollPeakRssMb} MB while polling (sampled every 20 ms), VmHWM ${r.lifetimePeakRssMb} MB; load average ${r.loadAverage}; ` +
+        `bare stream of the same bytes ${r.baselineSeconds} s (${r.baselineIndicatorsPerSecond} Indicators/s equivalent, first byte ${r.baselineTtfbMs} ms), ratio ${r.ratio}`,
+    )
   }
   const report = {
-    benchmark: 'taxii11', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, indicators: TOTAL,
-    rounds: ROUNDS, target: '>= 50,000 Indicators/s and peak RSS < 256 MB', results: rows,
+    benchmark: 'taxii11',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    indicators: TOTAL,
+    rounds: ROUNDS,
+    target: '>= 50,000 Indicators/s and peak RSS < 256 MB',
+    results: rows,
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
   writeFileSync(join(ROOT, 'bench', 'results', 'taxii11.json'), `${JSON.stringify(report, null, 2)}\n`)

@@ -11,7 +11,10 @@ const pages = (JSON.parse(readFileSync(process.env.BENCH_PAGES_FILE!, 'utf8')) a
 
 const app = Fastify({
   logger: false,
-  https: { cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'), key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8') },
+  https: {
+    cert: readFileSync(process.env.BENCH_TLS_CERT!, 'utf8'),
+    key: readFileSync(process.env.BENCH_TLS_KEY!, 'utf8'),
+  },
 })
 app.get<{ Params: { n: string } }>('/page/:n', async (req, reply) => {
   reply.header('content-type', 'application/taxii+json;version=2.1')

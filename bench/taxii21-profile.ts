@@ -37,8 +37,12 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
   return new Promise((resolve, reject) => {
     request({ host: '127.0.0.1', port, path, agent, headers }, (res) => {
       const chunks: Buffer[] = []
-      res.on('data', (c) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
-    }).on('error', reject).end()
+      res
+        .on('data', (c) => chunks.push(c))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+    })
+      .on('error', reject)
+      .end()
   })
 }
 
@@ -48,15 +52,31 @@ function rssMB(pid: number): number {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bulwark-taxii-profile-'))
-const ds = await startDatasetServer({ dialect: DIALECT, indicators: TOTAL, ownerShares: [1], groups: 0 }, work,
-  {
-    env: { BULWARK_BATCH_WORKER: 'off' }, logFile: process.env.BENCH_PROFILE_LOG,
-    nodeArgs: [...CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : [], ...(process.env.BENCH_PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean)],
-  })
+const ds = await startDatasetServer({ dialect: DIALECT, indicators: TOTAL, ownerShares: [1], groups: 0 }, work, {
+  env: { BULWARK_BATCH_WORKER: 'off' },
+  logFile: process.env.BENCH_PROFILE_LOG,
+  nodeArgs: [
+    ...(CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE}`] : []),
+    ...(process.env.BENCH_PROFILE_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ],
+})
 const store = openStore(ds.databaseUrl)
 try {
-  await createAccount(store.db, { userName: 'profile', kind: 'taxii', organization: 'Bench Organization', role: 'Standard User', password: 'profile-password' }, isoNow())
-  const headers = { authorization: `Basic ${Buffer.from('profile:profile-password').toString('base64')}`, accept: 'application/taxii+json;version=2.1' }
+  await createAccount(
+    store.db,
+    {
+      userName: 'profile',
+      kind: 'taxii',
+      organization: 'Bench Organization',
+      role: 'Standard User',
+      password: 'profile-password',
+    },
+    isoNow(),
+  )
+  const headers = {
+    authorization: `Basic ${Buffer.from('profile:profile-password').toString('base64')}`,
+    accept: 'application/taxii+json;version=2.1',
+  }
   await get(ds.port, '/api/services/taxii/v2/taxii/svc_taxii/collections/', headers)
   const pid = ds.pid
   for (let round = 0; round < ROUNDS; round++) {
@@ -78,13 +98,19 @@ try {
     }
     const seconds = (performance.now() - wall0) / 1000
     const cpu = ds.server.cpuMicros()! - cpu0
-    console.log(`${DIALECT} limit=${LIMIT} round ${round + 1}: ${objects} objects, ${(bytes / objects).toFixed(0)} B/object; `
-      + `server ${(cpu / objects).toFixed(2)} µs CPU/object; ${Math.round(objects / seconds)} objects/s; max RSS ${maxRss.toFixed(0)} MB`)
+    console.log(
+      `${DIALECT} limit=${LIMIT} round ${round + 1}: ${objects} objects, ${(bytes / objects).toFixed(0)} B/object; ` +
+        `server ${(cpu / objects).toFixed(2)} µs CPU/object; ${Math.round(objects / seconds)} objects/s; max RSS ${maxRss.toFixed(0)} MB`,
+    )
   }
 
   // The feed alone, in this process (the server's connection is idle by now).
   const services = createServices(store, { serverKey: 'profile-key', publicUrl: 'https://bulwark.test' })
-  const caller = await authenticate(services, { authorization: headers.authorization, timestamp: undefined, pathAndQuery: '/', method: 'GET', nowMs: Date.now() }, ['basic'])
+  const caller = await authenticate(
+    services,
+    { authorization: headers.authorization, timestamp: undefined, pathAndQuery: '/', method: 'GET', nowMs: Date.now() },
+    ['basic'],
+  )
   const ownerId = feedOwners(caller)[0].ownerId
   for (let round = 0; round < 2; round++) {
     let rows = 0

@@ -31,15 +31,34 @@ const OBJECTS_PATH = `/api/services/taxii/v2/taxii/svc_taxii/collections/${encod
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
 
-function call(port: number, headers: Record<string, string>, method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; text: string }> {
+function call(
+  port: number,
+  headers: Record<string, string>,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, path, method, agent,
-      headers: { ...headers, ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) },
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c) => chunks.push(c)).on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        agent,
+        headers: {
+          ...headers,
+          ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res
+          .on('data', (c) => chunks.push(c))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+      },
+    )
     req.on('error', reject)
     if (body !== undefined) req.write(body)
     req.end()
@@ -72,8 +91,14 @@ interface Walk {
 }
 
 /** Follows `next` from the first page to the last; `pageUrl(n, next)` names page n. */
-async function walk(port: number, headers: Record<string, string>, limit: number, pageUrl: (n: number, next?: string) => string,
-  keep?: string[], pages?: number): Promise<Walk> {
+async function walk(
+  port: number,
+  headers: Record<string, string>,
+  limit: number,
+  pageUrl: (n: number, next?: string) => string,
+  keep?: string[],
+  pages?: number,
+): Promise<Walk> {
   let next: string | undefined
   let objects = 0
   let bytes = 0
@@ -98,8 +123,18 @@ async function walk(port: number, headers: Record<string, string>, limit: number
   const lastFull = full.lastIndexOf(true)
   const lastPageMs = round(times[lastFull >= 0 ? lastFull : times.length - 1])
   const sorted = [...times].sort((a, b) => a - b)
-  return { limit, objects, pages: times.length, seconds: round(seconds), objectsPerSecond: Math.round(objects / seconds), firstPageMs, lastPageMs,
-    lastToFirst: round(lastPageMs / firstPageMs), medianPageMs: round(sorted[Math.floor(sorted.length / 2)]), bytes }
+  return {
+    limit,
+    objects,
+    pages: times.length,
+    seconds: round(seconds),
+    objectsPerSecond: Math.round(objects / seconds),
+    firstPageMs,
+    lastPageMs,
+    lastToFirst: round(lastPageMs / firstPageMs),
+    medianPageMs: round(sorted[Math.floor(sorted.length / 2)]),
+    bytes,
+  }
 }
 
 interface Row {
@@ -116,16 +151,31 @@ interface Row {
 
 async function measure(dialect: 'sqlite' | 'postgres', work: string): Promise<Row> {
   // One owner's collection holds every Indicator (bench/lib/dataset.ts, cached between runs).
-  const ds = await startDatasetServer({ dialect, indicators: TOTAL, ownerShares: [1], groups: 0 }, work, { env: { BULWARK_BATCH_WORKER: 'off' } })
+  const ds = await startDatasetServer({ dialect, indicators: TOTAL, ownerShares: [1], groups: 0 }, work, {
+    env: { BULWARK_BATCH_WORKER: 'off' },
+  })
   const { port, tls } = ds
   const loaded = { seconds: ds.manifest.load.seconds, jobs: ds.manifest.load.jobs, errors: ds.manifest.load.errors }
   try {
     const store = openStore(ds.databaseUrl)
-    await createAccount(store.db, { userName: 'bench-taxii', kind: 'taxii', organization: ORGANIZATION, role: 'Standard User', password: 'bench-taxii-password' }, isoNow())
+    await createAccount(
+      store.db,
+      {
+        userName: 'bench-taxii',
+        kind: 'taxii',
+        organization: ORGANIZATION,
+        role: 'Standard User',
+        password: 'bench-taxii-password',
+      },
+      isoNow(),
+    )
     await store.close()
     // The dataset's server is a fresh process: its memory is what serving needs, not what the batch import left behind.
     const server = ds.server
-    const headers = { authorization: `Basic ${Buffer.from('bench-taxii:bench-taxii-password').toString('base64')}`, accept: 'application/taxii+json;version=2.1' }
+    const headers = {
+      authorization: `Basic ${Buffer.from('bench-taxii:bench-taxii-password').toString('base64')}`,
+      accept: 'application/taxii+json;version=2.1',
+    }
     // The first request pays for the TLS handshake and the password hash; neither is paging.
     const warm = await call(port, headers, 'GET', '/api/services/taxii/v2/taxii/svc_taxii/collections/')
     if (warm.status !== 200) throw new Error(`collections: ${warm.status} ${warm.text}`)
@@ -142,28 +192,61 @@ async function measure(dialect: 'sqlite' | 'postgres', work: string): Promise<Ro
       for (const limit of LIMITS) {
         const kept: string[] = []
         walkRss = rssBytes(server.child.pid)
-        const measured = await walk(port, headers, limit, (_n, next) => `${OBJECTS_PATH}?limit=${limit}${next ? `&next=${next}` : ''}`, kept)
+        const measured = await walk(
+          port,
+          headers,
+          limit,
+          (_n, next) => `${OBJECTS_PATH}?limit=${limit}${next ? `&next=${next}` : ''}`,
+          kept,
+        )
         measured.maxRssMB = round(Math.max(walkRss, rssBytes(server.child.pid)) / 1024 / 1024)
         const baseline = await walkBaseline(work, tls, limit, kept, measured.pages)
-        walks.push({ ...measured, baselineObjectsPerSecond: baseline.objectsPerSecond, ratioToBaseline: round(measured.objectsPerSecond / baseline.objectsPerSecond) })
+        walks.push({
+          ...measured,
+          baselineObjectsPerSecond: baseline.objectsPerSecond,
+          ratioToBaseline: round(measured.objectsPerSecond / baseline.objectsPerSecond),
+        })
       }
     } finally {
       clearInterval(sampler)
     }
-    return { dialect, indicators: TOTAL, loadSeconds: round(loaded.seconds), loadJobs: loaded.jobs, loadErrors: loaded.errors, walks,
-      idleRssMB: round(idleRss / 1024 / 1024), maxRssMB: round(maxRss / 1024 / 1024) }
+    return {
+      dialect,
+      indicators: TOTAL,
+      loadSeconds: round(loaded.seconds),
+      loadJobs: loaded.jobs,
+      loadErrors: loaded.errors,
+      walks,
+      idleRssMB: round(idleRss / 1024 / 1024),
+      maxRssMB: round(maxRss / 1024 / 1024),
+    }
   } finally {
     await ds.close()
   }
 }
 
 /** The same number of pages of the same bytes, from the bare server. */
-async function walkBaseline(work: string, tls: { cert: string; key: string }, limit: number, pages: string[], count: number): Promise<Walk> {
+async function walkBaseline(
+  work: string,
+  tls: { cert: string; key: string },
+  limit: number,
+  pages: string[],
+  count: number,
+): Promise<Walk> {
   const file = join(work, `pages-${limit}.json`)
   writeFileSync(file, JSON.stringify(pages))
   const port = await freePort()
-  const bare = await startServer('bench/taxii21-bare.ts', { ...process.env, BENCH_PORT: String(port), BENCH_TLS_CERT: tls.cert, BENCH_TLS_KEY: tls.key, BENCH_PAGES_FILE: file },
-    join(work, 'bare.log'))
+  const bare = await startServer(
+    'bench/taxii21-bare.ts',
+    {
+      ...process.env,
+      BENCH_PORT: String(port),
+      BENCH_TLS_CERT: tls.cert,
+      BENCH_TLS_KEY: tls.key,
+      BENCH_PAGES_FILE: file,
+    },
+    join(work, 'bare.log'),
+  )
   try {
     return await walk(port, {}, limit, (n) => `/page/${n}`, undefined, count)
   } finally {
@@ -182,19 +265,60 @@ export async function run(): Promise<void> {
     agent.destroy()
     rmSync(work, { recursive: true, force: true })
   }
-  console.log(`\ntaxii21 benchmark: whole collection of ${TOTAL} Indicators (loaded through /v2/batch), followed by next`)
-  const header = ['database', 'limit', 'pages', 'objects', 'seconds', 'objects/s', 'baseline/s', 'ratio', 'first ms', 'median ms', 'last full ms', 'last/first', 'max RSS MB']
-  const body = rows.flatMap((r) => r.walks.map((w) => [r.dialect, String(w.limit), String(w.pages), String(w.objects), String(w.seconds), String(w.objectsPerSecond),
-    String(w.baselineObjectsPerSecond), w.ratioToBaseline.toFixed(2), String(w.firstPageMs), String(w.medianPageMs), String(w.lastPageMs), w.lastToFirst.toFixed(2), String(w.maxRssMB)]))
+  console.log(
+    `\ntaxii21 benchmark: whole collection of ${TOTAL} Indicators (loaded through /v2/batch), followed by next`,
+  )
+  const header = [
+    'database',
+    'limit',
+    'pages',
+    'objects',
+    'seconds',
+    'objects/s',
+    'baseline/s',
+    'ratio',
+    'first ms',
+    'median ms',
+    'last full ms',
+    'last/first',
+    'max RSS MB',
+  ]
+  const body = rows.flatMap((r) =>
+    r.walks.map((w) => [
+      r.dialect,
+      String(w.limit),
+      String(w.pages),
+      String(w.objects),
+      String(w.seconds),
+      String(w.objectsPerSecond),
+      String(w.baselineObjectsPerSecond),
+      w.ratioToBaseline.toFixed(2),
+      String(w.firstPageMs),
+      String(w.medianPageMs),
+      String(w.lastPageMs),
+      w.lastToFirst.toFixed(2),
+      String(w.maxRssMB),
+    ]),
+  )
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)))
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
   console.log(line(header))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
   for (const b of body) console.log(line(b))
-  for (const r of rows) console.log(`${r.dialect}: load ${r.loadSeconds} s in ${r.loadJobs} batch jobs (${r.loadErrors} errors); server RSS ${r.idleRssMB} MB before the walks, at most ${r.maxRssMB} MB while serving`)
+  for (const r of rows)
+    console.log(
+      `${r.dialect}: load ${r.loadSeconds} s in ${r.loadJobs} batch jobs (${r.loadErrors} errors); server RSS ${r.idleRssMB} MB before the walks, at most ${r.maxRssMB} MB while serving`,
+    )
   const report = {
-    benchmark: 'taxii21', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, indicators: TOTAL,
-    targets: 'objects/s >= 100,000 at limit=10000; last page <= 1.5 x first; server RSS < 256 MB while serving', results: rows,
+    benchmark: 'taxii21',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    indicators: TOTAL,
+    targets: 'objects/s >= 100,000 at limit=10000; last page <= 1.5 x first; server RSS < 256 MB while serving',
+    results: rows,
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
   writeFileSync(join(ROOT, 'bench', 'results', 'taxii21.json'), `${JSON.stringify(report, null, 2)}\n`)

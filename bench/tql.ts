@@ -38,23 +38,55 @@ export const QUERIES: { name: string; tql: string }[] = [
   { name: 'added in last 7 days', tql: 'dateAdded > TODAY() - 7 DAYS' },
 ]
 
-interface Timing { name: string; path: string; p50Ms: number; p99Ms: number; ratioToBaseline?: number; items: number }
-interface Walk { resultLimit: number; pages: number; items: number; seconds: number; firstPageMs: number; medianPageMs: number; lastFullPageMs: number; lastToFirst: number }
-interface DialectResult { dialect: Dialect; indicators: number; loadedNow: boolean; baseline: Timing; timings: Timing[]; walk: Walk }
+interface Timing {
+  name: string
+  path: string
+  p50Ms: number
+  p99Ms: number
+  ratioToBaseline?: number
+  items: number
+}
+interface Walk {
+  resultLimit: number
+  pages: number
+  items: number
+  seconds: number
+  firstPageMs: number
+  medianPageMs: number
+  lastFullPageMs: number
+  lastToFirst: number
+}
+interface DialectResult {
+  dialect: Dialect
+  indicators: number
+  loadedNow: boolean
+  baseline: Timing
+  timings: Timing[]
+  walk: Walk
+}
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
 
 function get(port: number, token: string, path: string): Promise<{ status: number; json: any; ms: number }> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', agent, headers: { authorization: `TC-Token ${token}` } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c) => chunks.push(c)).on('end', () => {
-        const ms = performance.now() - started
-        const text = Buffer.concat(chunks).toString('utf8')
-        try { resolve({ status: res.statusCode ?? 0, json: JSON.parse(text), ms }) } catch { resolve({ status: res.statusCode ?? 0, json: text, ms }) }
-      })
-    })
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'GET', agent, headers: { authorization: `TC-Token ${token}` } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res
+          .on('data', (c) => chunks.push(c))
+          .on('end', () => {
+            const ms = performance.now() - started
+            const text = Buffer.concat(chunks).toString('utf8')
+            try {
+              resolve({ status: res.statusCode ?? 0, json: JSON.parse(text), ms })
+            } catch {
+              resolve({ status: res.statusCode ?? 0, json: text, ms })
+            }
+          })
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -80,7 +112,13 @@ async function time(port: number, token: string, name: string, path: string): Pr
   const times: number[] = []
   for (let i = 0; i < RUNS; i++) times.push((await get(port, token, path)).ms)
   times.sort((a, b) => a - b)
-  return { name, path, p50Ms: round(percentile(times, 50)), p99Ms: round(percentile(times, 99)), items: itemsOf(first.json) }
+  return {
+    name,
+    path,
+    p50Ms: round(percentile(times, 50)),
+    p99Ms: round(percentile(times, 99)),
+    items: itemsOf(first.json),
+  }
 }
 
 async function walk(port: number, token: string, publicUrl: string): Promise<Walk> {
@@ -96,24 +134,51 @@ async function walk(port: number, token: string, publicUrl: string): Promise<Wal
   const full = pages.filter((p) => p.items === WALK_LIMIT)
   const lastFull = full[full.length - 1] ?? pages[pages.length - 1]!
   return {
-    resultLimit: WALK_LIMIT, pages: pages.length, items: pages.reduce((n, p) => n + p.items, 0), seconds: round((performance.now() - started) / 1000),
-    firstPageMs: round(pages[0]!.ms), medianPageMs: round(percentile(pages.map((p) => p.ms).sort((a, b) => a - b), 50)),
-    lastFullPageMs: round(lastFull.ms), lastToFirst: round(lastFull.ms / pages[0]!.ms),
+    resultLimit: WALK_LIMIT,
+    pages: pages.length,
+    items: pages.reduce((n, p) => n + p.items, 0),
+    seconds: round((performance.now() - started) / 1000),
+    firstPageMs: round(pages[0]!.ms),
+    medianPageMs: round(
+      percentile(
+        pages.map((p) => p.ms).sort((a, b) => a - b),
+        50,
+      ),
+    ),
+    lastFullPageMs: round(lastFull.ms),
+    lastToFirst: round(lastFull.ms / pages[0]!.ms),
   }
 }
 
 async function measureDialect(dialect: Dialect, work: string): Promise<DialectResult> {
   const ds = await startDatasetServer({ dialect }, work)
   try {
-    const { port, credentials: { token }, url, manifest } = ds
+    const {
+      port,
+      credentials: { token },
+      url,
+      manifest,
+    } = ds
     const organization = manifest.owners[0]!
-    console.log(`${dialect}: ${manifest.spec.indicators} Indicators (${ds.loadedNow ? 'loaded now' : 'cached dataset'})`)
+    console.log(
+      `${dialect}: ${manifest.spec.indicators} Indicators (${ds.loadedNow ? 'loaded now' : 'cached dataset'})`,
+    )
     const baseline = await time(port, token, 'baseline: v2 owners', '/api/v2/owners')
     const timings: Timing[] = [await time(port, token, 'v3 unfiltered', '/api/v3/indicators?resultLimit=100')]
-    for (const q of QUERIES) timings.push(await time(port, token, `v3 TQL ${q.name}: ${q.tql}`, `/api/v3/indicators?resultLimit=100&tql=${encodeURIComponent(q.tql)}`))
+    for (const q of QUERIES)
+      timings.push(
+        await time(
+          port,
+          token,
+          `v3 TQL ${q.name}: ${q.tql}`,
+          `/api/v3/indicators?resultLimit=100&tql=${encodeURIComponent(q.tql)}`,
+        ),
+      )
     timings.push(await time(port, token, 'v2 first page', '/api/v2/indicators?resultLimit=100'))
     const deep = Math.floor(organization.indicators * 0.9)
-    timings.push(await time(port, token, `v2 at resultStart=${deep}`, `/api/v2/indicators?resultLimit=100&resultStart=${deep}`))
+    timings.push(
+      await time(port, token, `v2 at resultStart=${deep}`, `/api/v2/indicators?resultLimit=100&resultStart=${deep}`),
+    )
     for (const t of timings) t.ratioToBaseline = round(t.p50Ms / baseline.p50Ms)
     console.log(`${dialect}: walking every page of ${WALK_LIMIT}`)
     const walked = await walk(port, token, url)
@@ -127,14 +192,37 @@ function printTable(results: DialectResult[]) {
   const header = ['database', 'request', 'p50 ms', 'p99 ms', 'p50 / baseline', 'items']
   const body: string[][] = []
   for (const r of results) {
-    body.push([r.dialect, r.baseline.name, String(r.baseline.p50Ms), String(r.baseline.p99Ms), '1', String(r.baseline.items)])
-    for (const t of r.timings) body.push([r.dialect, t.name, String(t.p50Ms), String(t.p99Ms), String(t.ratioToBaseline), String(t.items)])
+    body.push([
+      r.dialect,
+      r.baseline.name,
+      String(r.baseline.p50Ms),
+      String(r.baseline.p99Ms),
+      '1',
+      String(r.baseline.items),
+    ])
+    for (const t of r.timings)
+      body.push([r.dialect, t.name, String(t.p50Ms), String(t.p99Ms), String(t.ratioToBaseline), String(t.items)])
     const w = r.walk
-    body.push([r.dialect, `walk via next: first page of ${w.pages} (limit ${w.resultLimit})`, String(w.firstPageMs), '-', '-', String(w.resultLimit)])
-    body.push([r.dialect, `walk via next: last full page = ${w.lastToFirst}x first (median ${w.medianPageMs}; ${w.seconds} s, ${w.items} items)`, String(w.lastFullPageMs), '-', '-', '-'])
+    body.push([
+      r.dialect,
+      `walk via next: first page of ${w.pages} (limit ${w.resultLimit})`,
+      String(w.firstPageMs),
+      '-',
+      '-',
+      String(w.resultLimit),
+    ])
+    body.push([
+      r.dialect,
+      `walk via next: last full page = ${w.lastToFirst}x first (median ${w.medianPageMs}; ${w.seconds} s, ${w.items} items)`,
+      String(w.lastFullPageMs),
+      '-',
+      '-',
+      '-',
+    ])
   }
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)))
-  const line = (cells: string[]) => cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i <= 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   console.log(`\ntql benchmark: ${RUNS} runs per request, one HTTPS connection, one request at a time`)
   console.log(line(header))
   console.log(widths.map((w) => '-'.repeat(w)).join('  '))
@@ -152,9 +240,15 @@ export async function run(): Promise<void> {
   }
   printTable(results)
   const report = {
-    benchmark: 'tql', date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, runsPerRequest: RUNS,
-    targets: 'resultLimit=100: p50 < 5 ms and p99 < 20 ms for the unfiltered first page and the five TQL filters; v2 first page p50 < 10 ms; '
-      + 'walking every page via next, the last page within 1.5x of the first',
+    benchmark: 'tql',
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    runsPerRequest: RUNS,
+    targets:
+      'resultLimit=100: p50 < 5 ms and p99 < 20 ms for the unfiltered first page and the five TQL filters; v2 first page p50 < 10 ms; ' +
+      'walking every page via next, the last page within 1.5x of the first',
     results,
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })

@@ -10,6 +10,8 @@ if (isBuildCurrent()) {
   await import('../dist/cli.mjs')
 } else {
   const tsx = createRequire(import.meta.url).resolve('tsx/cli')
-  const result = spawnSync(process.execPath, [tsx, join(ROOT, 'src/cli/main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' })
+  const result = spawnSync(process.execPath, [tsx, join(ROOT, 'src/cli/main.ts'), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  })
   process.exit(result.status ?? 1)
 }

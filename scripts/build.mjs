@@ -27,7 +27,9 @@ function newestSource(dir, newest = 0) {
 export function isBuildCurrent() {
   if (!existsSync(STAMP)) return false
   const built = statSync(STAMP).mtimeMs
-  const inputs = INPUTS.map((f) => join(ROOT, f)).filter((f) => existsSync(f)).map((f) => statSync(f).mtimeMs)
+  const inputs = INPUTS.map((f) => join(ROOT, f))
+    .filter((f) => existsSync(f))
+    .map((f) => statSync(f).mtimeMs)
   return Math.max(newestSource(join(ROOT, 'src')), ...inputs) <= built
 }
 
@@ -53,17 +55,28 @@ export function ensureBuilt({ quiet = false } = {}) {
     try {
       esbuild = createRequire(import.meta.url)('esbuild')
     } catch {
-      throw new Error('dist/ is missing or older than src/, and esbuild is not installed to build it: run `npm install`')
+      throw new Error(
+        'dist/ is missing or older than src/, and esbuild is not installed to build it: run `npm install`',
+      )
     }
     // Built beside dist/ and swapped in whole, so a process that found the old build current never reads a half-written file.
     const next = `${DIST}.next-${process.pid}`
     rmSync(next, { recursive: true, force: true })
     esbuild.buildSync({
       entryPoints: Object.entries(ENTRIES).map(([out, entry]) => ({ in: join(ROOT, entry), out })),
-      outdir: next, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20',
-      external: ['better-sqlite3', 'pg-native'], sourcemap: 'linked', logLevel: quiet ? 'error' : 'warning',
+      outdir: next,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: ['better-sqlite3', 'pg-native'],
+      sourcemap: 'linked',
+      logLevel: quiet ? 'error' : 'warning',
       // CommonJS packages inside an ES module still call require (for Node's built-ins, mostly).
-      banner: { js: "import { createRequire as __bulwarkRequire } from 'node:module'; const require = __bulwarkRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __bulwarkRequire } from 'node:module'; const require = __bulwarkRequire(import.meta.url);",
+      },
     })
     // The stamp takes the time the build started: a source saved during the build makes the next start build again.
     writeFileSync(join(next, '.built'), '')
@@ -85,7 +98,8 @@ function withLock(work) {
     } catch (error) {
       if (error.code !== 'EEXIST') throw error
       // A lock older than any build is left over from a killed process.
-      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs > 5 * 60_000) rmSync(LOCK, { recursive: true, force: true })
+      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs > 5 * 60_000)
+        rmSync(LOCK, { recursive: true, force: true })
       if (Date.now() > deadline) throw new Error(`waited 10 minutes for ${LOCK}; remove it if no build is running`)
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250)
     }

@@ -55,11 +55,17 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const bodyLimit = options.bodyLimitBytes ?? 5 * 1024 * 1024
   const serverOptions: FastifyServerOptions & { https?: unknown; http?: unknown } = {
-    logger: options.logLevel === false ? false : {
-      level: options.logLevel ?? 'info',
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.timestamp'], censor: '[redacted]' },
-      ...(options.logStream ? { stream: options.logStream } : {}),
-    },
+    logger:
+      options.logLevel === false
+        ? false
+        : {
+            level: options.logLevel ?? 'info',
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.timestamp'],
+              censor: '[redacted]',
+            },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     genReqId: () => randomUUID(),
     // One line per request (written when the response is sent) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -92,7 +98,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
 
-  app.decorate('rateLimiter', options.rateLimit?.max ? createRateLimiter({ max: options.rateLimit.max, windowMs: options.rateLimit.windowMs }) : null)
+  app.decorate(
+    'rateLimiter',
+    options.rateLimit?.max
+      ? createRateLimiter({ max: options.rateLimit.max, windowMs: options.rateLimit.windowMs })
+      : null,
+  )
   const routeTable: RouteSummary[] = []
   app.decorate('routeTable', routeTable)
   // Route schemas document the REST routes; the domain validates (route-schema.ts says why).
@@ -100,7 +111,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(schemaCompilers.serializer)
   app.addHook('onRoute', (route) => {
     if (REST_ROUTE.test(route.url)) route.schema = withPathParams(route.url, route.schema as RouteSchema | undefined)
-    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, schema: route.schema, config: route.config })
+    for (const method of [route.method].flat())
+      routeTable.push({ method, url: route.url, schema: route.schema, config: route.config })
   })
 
   app.decorateRequest('caller', null as unknown as Caller)
@@ -114,7 +126,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const logsRequests = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? false
   if (logsRequests) {
     app.addHook('onResponse', (req, reply, done) => {
-      req.log.info({ method: req.method, url: req.url, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed')
+      req.log.info(
+        {
+          method: req.method,
+          url: req.url,
+          statusCode: reply.statusCode,
+          responseTime: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request completed',
+      )
       done()
     })
   }
@@ -125,16 +145,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(registerV2, { prefix: '/api/v2', store: options.store, services: options.services })
   await app.register(registerV3, { prefix: '/api/v3', store: options.store, services: options.services })
-  await app.register(registerTaxii11, { prefix: '/api/taxii', store: options.store, services: options.services, poll: options.taxii11Poll })
-  await app.register(registerTaxii21, { prefix: TAXII_PREFIX, store: options.store, services: options.services, bodyLimit })
+  await app.register(registerTaxii11, {
+    prefix: '/api/taxii',
+    store: options.store,
+    services: options.services,
+    poll: options.taxii11Poll,
+  })
+  await app.register(registerTaxii21, {
+    prefix: TAXII_PREFIX,
+    store: options.store,
+    services: options.services,
+    bodyLimit,
+  })
   installOpenApiRoutes(app, options.services.publicUrl)
 
   app.setNotFoundHandler((req, reply) => {
-    sendJsonExactly(reply, 404, { status: 'Error', message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}` })
+    sendJsonExactly(reply, 404, {
+      status: 'Error',
+      message: `No such endpoint: ${req.method} ${req.url.split('?')[0]}`,
+    })
   })
   app.setErrorHandler((error, req, reply) => {
     const status = (error as { statusCode?: number }).statusCode
-    if (status && status < 500) return sendJsonExactly(reply, status, { status: 'Error', message: (error as Error).message })
+    if (status && status < 500)
+      return sendJsonExactly(reply, status, { status: 'Error', message: (error as Error).message })
     req.log.error({ err: error }, 'unhandled error')
     return sendJsonExactly(reply, 500, { status: 'Error', message: `Internal error (request ${req.id})` })
   })

@@ -22,18 +22,25 @@ function freshDataDir() {
   return dir
 }
 
-beforeEach(() => { dataDir = freshDataDir() })
-afterAll(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
+beforeEach(() => {
+  dataDir = freshDataDir()
+})
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
 
 beforeAll(async () => {
-  ({ store, services, drop } = await createTestDomain())
+  ;({ store, services, drop } = await createTestDomain())
 })
-afterAll(async () => { await drop() })
+afterAll(async () => {
+  await drop()
+})
 
 /** Each first-start test begins from a database that has never started (cheaper than a new database). */
 function withFreshStore() {
   afterEach(async () => {
-    for (const table of ['api_token', 'access_key', 'membership', 'user_account', 'owner'] as const) await store.db.deleteFrom(table).execute()
+    for (const table of ['api_token', 'access_key', 'membership', 'user_account', 'owner'] as const)
+      await store.db.deleteFrom(table).execute()
   })
 }
 
@@ -54,8 +61,12 @@ async function ownersWith(credentials: { token?: string; accessId?: string; secr
 }
 
 async function administrators() {
-  return store.db.selectFrom('user_account as u').innerJoin('membership as m', 'm.user_id', 'u.id').innerJoin('owner as o', 'o.id', 'm.owner_id')
-    .select(['u.user_name', 'u.kind', 'u.system_role', 'o.name as owner', 'o.type as owner_type', 'm.role']).execute()
+  return store.db
+    .selectFrom('user_account as u')
+    .innerJoin('membership as m', 'm.user_id', 'u.id')
+    .innerJoin('owner as o', 'o.id', 'm.owner_id')
+    .select(['u.user_name', 'u.kind', 'u.system_role', 'o.name as owner', 'o.type as owner_type', 'm.role'])
+    .execute()
 }
 
 describe('ensureFirstStart', () => {
@@ -64,11 +75,24 @@ describe('ensureFirstStart', () => {
   it('creates the Default Organization and an Organization Administrator API account', async () => {
     const config = loadConfig({ BULWARK_DATA_DIR: dataDir })
     const result = await ensureFirstStart(store, config, services.secretBox)
-    expect(result).toEqual({ organization: 'Default Organization', userName: 'admin-api', credentialsFile: join(dataDir, 'admin-credentials.json') })
-    expect(await store.db.selectFrom('owner').select(['id', 'name', 'type']).execute()).toEqual([{ id: expect.any(Number), name: 'Default Organization', type: 'Organization' }])
-    expect(await administrators()).toEqual([{
-      user_name: 'admin-api', kind: 'api', system_role: 'Administrator', owner: 'Default Organization', owner_type: 'Organization', role: 'Organization Administrator',
-    }])
+    expect(result).toEqual({
+      organization: 'Default Organization',
+      userName: 'admin-api',
+      credentialsFile: join(dataDir, 'admin-credentials.json'),
+    })
+    expect(await store.db.selectFrom('owner').select(['id', 'name', 'type']).execute()).toEqual([
+      { id: expect.any(Number), name: 'Default Organization', type: 'Organization' },
+    ])
+    expect(await administrators()).toEqual([
+      {
+        user_name: 'admin-api',
+        kind: 'api',
+        system_role: 'Administrator',
+        owner: 'Default Organization',
+        owner_type: 'Organization',
+        role: 'Organization Administrator',
+      },
+    ])
   })
 
   it('writes working credentials to admin-credentials.json, readable by the owner only', async () => {
@@ -78,23 +102,44 @@ describe('ensureFirstStart', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600)
     const credentials = JSON.parse(readFileSync(file, 'utf8'))
     expect(Object.keys(credentials).sort()).toEqual(['accessId', 'organization', 'secretKey', 'token', 'userName'])
-    expect(credentials).toMatchObject({ userName: 'admin-api', organization: 'Default Organization', accessId: expect.stringMatching(/^\d{20}$/) })
+    expect(credentials).toMatchObject({
+      userName: 'admin-api',
+      organization: 'Default Organization',
+      accessId: expect.stringMatching(/^\d{20}$/),
+    })
     const byToken = await ownersWith({ token: credentials.token })
     expect(byToken.statusCode).toBe(200)
-    expect(byToken.json()).toEqual({ status: 'Success', data: { resultCount: 1, owner: [{ id: expect.any(Number), name: 'Default Organization', type: 'Organization' }] } })
-    expect((await ownersWith({ accessId: credentials.accessId, secretKey: credentials.secretKey })).statusCode).toBe(200)
+    expect(byToken.json()).toEqual({
+      status: 'Success',
+      data: { resultCount: 1, owner: [{ id: expect.any(Number), name: 'Default Organization', type: 'Organization' }] },
+    })
+    expect((await ownersWith({ accessId: credentials.accessId, secretKey: credentials.secretKey })).statusCode).toBe(
+      200,
+    )
     expect((await ownersWith({ accessId: credentials.accessId, secretKey: 'not-the-secret-key' })).statusCode).toBe(401)
   })
 
   it('gives the administrator exactly the credentials from the environment and writes no file', async () => {
     const config = loadConfig({
-      BULWARK_DATA_DIR: dataDir, BULWARK_ORGANIZATION: 'Blue Team', BULWARK_ADMIN_USER: 'root-api',
-      BULWARK_ADMIN_ACCESS_ID: '12345678901234567890', BULWARK_ADMIN_SECRET_KEY: 'environment-secret-key-0123456789', BULWARK_ADMIN_TOKEN: 'environment-token-0123456789',
+      BULWARK_DATA_DIR: dataDir,
+      BULWARK_ORGANIZATION: 'Blue Team',
+      BULWARK_ADMIN_USER: 'root-api',
+      BULWARK_ADMIN_ACCESS_ID: '12345678901234567890',
+      BULWARK_ADMIN_SECRET_KEY: 'environment-secret-key-0123456789',
+      BULWARK_ADMIN_TOKEN: 'environment-token-0123456789',
     })
-    expect(await ensureFirstStart(store, config, services.secretBox)).toEqual({ organization: 'Blue Team', userName: 'root-api' })
+    expect(await ensureFirstStart(store, config, services.secretBox)).toEqual({
+      organization: 'Blue Team',
+      userName: 'root-api',
+    })
     expect(existsSync(join(dataDir, 'admin-credentials.json'))).toBe(false)
-    expect((await ownersWith({ token: 'environment-token-0123456789' })).json().data.owner).toEqual([{ id: expect.any(Number), name: 'Blue Team', type: 'Organization' }])
-    expect((await ownersWith({ accessId: '12345678901234567890', secretKey: 'environment-secret-key-0123456789' })).statusCode).toBe(200)
+    expect((await ownersWith({ token: 'environment-token-0123456789' })).json().data.owner).toEqual([
+      { id: expect.any(Number), name: 'Blue Team', type: 'Organization' },
+    ])
+    expect(
+      (await ownersWith({ accessId: '12345678901234567890', secretKey: 'environment-secret-key-0123456789' }))
+        .statusCode,
+    ).toBe(200)
     expect(await administrators()).toMatchObject([{ user_name: 'root-api', role: 'Organization Administrator' }])
   })
 
@@ -140,7 +185,9 @@ describe('loadServerKey', () => {
   })
 
   it('prefers BULWARK_SECRET_KEY and then writes nothing', () => {
-    expect(loadServerKey(loadConfig({ BULWARK_DATA_DIR: dataDir, BULWARK_SECRET_KEY: 'shared-by-all-nodes' }))).toBe('shared-by-all-nodes')
+    expect(loadServerKey(loadConfig({ BULWARK_DATA_DIR: dataDir, BULWARK_SECRET_KEY: 'shared-by-all-nodes' }))).toBe(
+      'shared-by-all-nodes',
+    )
     expect(existsSync(join(dataDir, 'server.key'))).toBe(false)
   })
 })

@@ -44,14 +44,33 @@ export async function ensureFirstStart(store: Store, config: Config, box: Secret
     const now = isoNow()
     const { organization, userName } = config.admin
     await createOwner(store.db, { name: organization, type: 'Organization' }, now)
-    await createAccount(store.db, { userName, kind: 'api', organization, role: 'Organization Administrator', systemRole: 'Administrator', firstName: 'Bulwark', lastName: 'Administrator' }, now)
-    const key = await createAccessKey(store.db, box, userName, now, { accessId: config.admin.accessId, secretKey: config.admin.secretKey })
+    await createAccount(
+      store.db,
+      {
+        userName,
+        kind: 'api',
+        organization,
+        role: 'Organization Administrator',
+        systemRole: 'Administrator',
+        firstName: 'Bulwark',
+        lastName: 'Administrator',
+      },
+      now,
+    )
+    const key = await createAccessKey(store.db, box, userName, now, {
+      accessId: config.admin.accessId,
+      secretKey: config.admin.secretKey,
+    })
     const token = await issueApiToken(store.db, userName, { token: config.admin.token }, Date.now())
     const fromEnvironment = !!(config.admin.accessId && config.admin.secretKey && config.admin.token)
     if (fromEnvironment) return { organization, userName }
     const credentialsFile = join(config.dataDir, 'admin-credentials.json')
     mkdirSync(config.dataDir, { recursive: true })
-    writeFileSync(credentialsFile, `${JSON.stringify({ userName, organization, accessId: key.accessId, secretKey: key.secretKey, token: token.token }, null, 2)}\n`, { mode: 0o600 })
+    writeFileSync(
+      credentialsFile,
+      `${JSON.stringify({ userName, organization, accessId: key.accessId, secretKey: key.secretKey, token: token.token }, null, 2)}\n`,
+      { mode: 0o600 },
+    )
     chmodSync(credentialsFile, 0o600)
     return { organization, userName, credentialsFile }
   }

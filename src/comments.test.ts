@@ -65,7 +65,10 @@ function skipString(text: string, start: number): number {
       let depth = 1
       i += 2
       while (i < text.length && depth > 0) {
-        if (text[i] === "'" || text[i] === '"' || text[i] === '`') { i = skipString(text, i); continue }
+        if (text[i] === "'" || text[i] === '"' || text[i] === '`') {
+          i = skipString(text, i)
+          continue
+        }
         if (text[i] === '{') depth++
         else if (text[i] === '}') depth--
         i++
@@ -80,7 +83,10 @@ function skipRegex(text: string, start: number): number {
   let inClass = false
   while (i < text.length && text[i] !== '\n') {
     const c = text[i]
-    if (c === '\\') { i += 2; continue }
+    if (c === '\\') {
+      i += 2
+      continue
+    }
     if (c === '[') inClass = true
     else if (c === ']') inClass = false
     else if (c === '/' && !inClass) return i + 1
@@ -94,13 +100,18 @@ function skipRegex(text: string, start: number): number {
  * folders. A name glued to something before it (`*.test.ts`, `<kind>.repository.ts`, a URL's
  * host) is a pattern or an address, not a file.
  */
-const PATH = /(?<![\w.*/<>{}$@:-])((?:\.{1,2}\/)*(?:[\w-][\w.-]*\/)*[\w-][\w.-]*\.(?:ts|mjs|js|md|py|sh|json))(?![\w/-])/g
+const PATH =
+  /(?<![\w.*/<>{}$@:-])((?:\.{1,2}\/)*(?:[\w-][\w.-]*\/)*[\w-][\w.-]*\.(?:ts|mjs|js|md|py|sh|json))(?![\w/-])/g
 
 /**
  * Files no checkout holds that comments name on purpose: the build's output and the real clients'
  * sources and helpers (a machine's clients folder).
  */
-const OUTSIDE = [/^dist\//, /^(threatconnect|tcex|taxii2client|cabby|libtaxii|medallion|stix2\w*)\//, /^(clients|py2src|medallion-tls)\.py$/]
+const OUTSIDE = [
+  /^dist\//,
+  /^(threatconnect|tcex|taxii2client|cabby|libtaxii|medallion|stix2\w*)\//,
+  /^(clients|py2src|medallion-tls)\.py$/,
+]
 
 /** `../shared/…` is the machine's shared folder beside the repository; a machine without it cannot tell. */
 function inShared(path: string): boolean | undefined {
@@ -109,7 +120,12 @@ function inShared(path: string): boolean | undefined {
   return existsSync(SHARED_DIR) ? existsSync(join(SHARED_DIR, inside)) : true
 }
 
-export interface StaleMention { file: string; line: number; path: string; comment: string }
+export interface StaleMention {
+  file: string
+  line: number
+  path: string
+  comment: string
+}
 
 /** Every path named in the comments of `sources` that leads to no file of `tree`. */
 export function staleMentions(sources: { file: string; text: string }[], tree: string[]): StaleMention[] {
@@ -124,22 +140,33 @@ export function staleMentions(sources: { file: string; text: string }[], tree: s
     if ([dirname(file), SRC, ROOT].some((base) => exists(resolve(base, bare)))) return true
     // A path written from a folder the comment leaves implicit: `taxii21/plugin.ts` for src/protocols/taxii21/plugin.ts.
     if (bare.startsWith('../')) return false
-    return tree.some((candidate) => candidate.endsWith(`/${bare}`) || candidate.endsWith(`/${bare.replace(/\.js$/, '.ts')}`))
+    return tree.some(
+      (candidate) => candidate.endsWith(`/${bare}`) || candidate.endsWith(`/${bare.replace(/\.js$/, '.ts')}`),
+    )
   }
-  return sources.flatMap(({ file, text }) => commentsOf(text).flatMap((comment) =>
-    [...comment.text.matchAll(PATH)]
-      .filter((match) => !OUTSIDE.some((pattern) => pattern.test(match[1])) && !found(file, match[1]))
-      .map((match) => ({
-        file: relative(ROOT, file),
-        line: comment.line + comment.text.slice(0, match.index).split('\n').length - 1,
-        path: match[1],
-        comment: comment.text.slice(0, match.index).split('\n').pop()!.replace(/^\s*\*?\s*/, '') + comment.text.slice(match.index).split('\n')[0],
-      }))))
+  return sources.flatMap(({ file, text }) =>
+    commentsOf(text).flatMap((comment) =>
+      [...comment.text.matchAll(PATH)]
+        .filter((match) => !OUTSIDE.some((pattern) => pattern.test(match[1])) && !found(file, match[1]))
+        .map((match) => ({
+          file: relative(ROOT, file),
+          line: comment.line + comment.text.slice(0, match.index).split('\n').length - 1,
+          path: match[1],
+          comment:
+            comment.text
+              .slice(0, match.index)
+              .split('\n')
+              .pop()!
+              .replace(/^\s*\*?\s*/, '') + comment.text.slice(match.index).split('\n')[0],
+        })),
+    ),
+  )
 }
 
 describe('comments', () => {
   const tree = files(ROOT)
-  const sources = tree.filter((file) => /^(src|bench)\//.test(relative(ROOT, file)) && file.endsWith('.ts'))
+  const sources = tree
+    .filter((file) => /^(src|bench)\//.test(relative(ROOT, file)) && file.endsWith('.ts'))
     .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
 
   it('name only files that exist', () => {

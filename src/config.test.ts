@@ -16,7 +16,13 @@ describe('loadConfig', () => {
       tls: { enabled: true, certFile: undefined, keyFile: undefined },
       trustedProxies: [],
       serverKey: undefined,
-      admin: { accessId: undefined, secretKey: undefined, token: undefined, organization: 'Default Organization', userName: 'admin-api' },
+      admin: {
+        accessId: undefined,
+        secretKey: undefined,
+        token: undefined,
+        organization: 'Default Organization',
+        userName: 'admin-api',
+      },
       logLevel: 'info',
       bodyLimitBytes: 5 * 1024 * 1024,
       batchWorker: true,
@@ -28,21 +34,48 @@ describe('loadConfig', () => {
 
   it('reads every BULWARK_* variable', () => {
     const config = loadConfig({
-      BULWARK_HOST: '127.0.0.1', BULWARK_PORT: '9443', BULWARK_DATA_DIR: '/var/lib/bulwark', BULWARK_DATABASE_URL: 'postgres://tip@db:5432/tip',
-      BULWARK_PUBLIC_URL: 'https://tip.example.org', BULWARK_TLS_CERT: '/etc/tls/tip.crt', BULWARK_TLS_KEY: '/etc/tls/tip.key',
-      BULWARK_TRUSTED_PROXIES: ' 10.0.0.1, 10.0.1.0/24 ,,', BULWARK_SECRET_KEY: 'k', BULWARK_ADMIN_ACCESS_ID: '1', BULWARK_ADMIN_SECRET_KEY: 's',
-      BULWARK_ADMIN_TOKEN: 't', BULWARK_ORGANIZATION: 'Blue Team', BULWARK_ADMIN_USER: 'root-api', BULWARK_LOG_LEVEL: 'debug',
-      BULWARK_BODY_LIMIT: '1024', BULWARK_BATCH_WORKER: 'OFF', BULWARK_METRICS_HOST: '0.0.0.0', BULWARK_METRICS_PORT: '9464',
-      BULWARK_METRICS_TOKEN: 'a-scraper-token-16', BULWARK_SHUTDOWN_TIMEOUT_MS: '3000', BULWARK_RATE_LIMIT: '600', BULWARK_RATE_LIMIT_WINDOW_MS: '10000',
+      BULWARK_HOST: '127.0.0.1',
+      BULWARK_PORT: '9443',
+      BULWARK_DATA_DIR: '/var/lib/bulwark',
+      BULWARK_DATABASE_URL: 'postgres://tip@db:5432/tip',
+      BULWARK_PUBLIC_URL: 'https://tip.example.org',
+      BULWARK_TLS_CERT: '/etc/tls/tip.crt',
+      BULWARK_TLS_KEY: '/etc/tls/tip.key',
+      BULWARK_TRUSTED_PROXIES: ' 10.0.0.1, 10.0.1.0/24 ,,',
+      BULWARK_SECRET_KEY: 'k',
+      BULWARK_ADMIN_ACCESS_ID: '1',
+      BULWARK_ADMIN_SECRET_KEY: 's',
+      BULWARK_ADMIN_TOKEN: 't',
+      BULWARK_ORGANIZATION: 'Blue Team',
+      BULWARK_ADMIN_USER: 'root-api',
+      BULWARK_LOG_LEVEL: 'debug',
+      BULWARK_BODY_LIMIT: '1024',
+      BULWARK_BATCH_WORKER: 'OFF',
+      BULWARK_METRICS_HOST: '0.0.0.0',
+      BULWARK_METRICS_PORT: '9464',
+      BULWARK_METRICS_TOKEN: 'a-scraper-token-16',
+      BULWARK_SHUTDOWN_TIMEOUT_MS: '3000',
+      BULWARK_RATE_LIMIT: '600',
+      BULWARK_RATE_LIMIT_WINDOW_MS: '10000',
       BULWARK_DB_POOL_SIZE: '25',
     })
     expect(config).toEqual({
-      host: '127.0.0.1', port: 9443, dataDir: '/var/lib/bulwark', databaseUrl: 'postgres://tip@db:5432/tip', databasePoolSize: 25,
+      host: '127.0.0.1',
+      port: 9443,
+      dataDir: '/var/lib/bulwark',
+      databaseUrl: 'postgres://tip@db:5432/tip',
+      databasePoolSize: 25,
       publicUrl: 'https://tip.example.org',
-      tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' }, trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
-      serverKey: 'k', admin: { accessId: '1', secretKey: 's', token: 't', organization: 'Blue Team', userName: 'root-api' },
-      logLevel: 'debug', bodyLimitBytes: 1024, batchWorker: false,
-      metrics: { host: '0.0.0.0', port: 9464, token: 'a-scraper-token-16' }, shutdownTimeoutMs: 3000, rateLimit: { max: 600, windowMs: 10_000 },
+      tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' },
+      trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
+      serverKey: 'k',
+      admin: { accessId: '1', secretKey: 's', token: 't', organization: 'Blue Team', userName: 'root-api' },
+      logLevel: 'debug',
+      bodyLimitBytes: 1024,
+      batchWorker: false,
+      metrics: { host: '0.0.0.0', port: 9464, token: 'a-scraper-token-16' },
+      shutdownTimeoutMs: 3000,
+      rateLimit: { max: 600, windowMs: 10_000 },
     })
   })
 
@@ -62,12 +95,22 @@ describe('loadConfig', () => {
   })
 
   it('refuses a short metrics token and malformed limits', () => {
-    expect(() => loadConfig({ BULWARK_METRICS_TOKEN: 'short' })).toThrow('BULWARK_METRICS_TOKEN must be at least 16 characters')
-    expect(() => loadConfig({ BULWARK_METRICS_PORT: 'x' })).toThrow("BULWARK_METRICS_PORT must be a port number, not 'x'")
-    expect(() => loadConfig({ BULWARK_RATE_LIMIT: '1.5' })).toThrow("BULWARK_RATE_LIMIT must be a whole number of requests, not '1.5'")
-    expect(() => loadConfig({ BULWARK_RATE_LIMIT_WINDOW_MS: '10' })).toThrow("BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '10'")
+    expect(() => loadConfig({ BULWARK_METRICS_TOKEN: 'short' })).toThrow(
+      'BULWARK_METRICS_TOKEN must be at least 16 characters',
+    )
+    expect(() => loadConfig({ BULWARK_METRICS_PORT: 'x' })).toThrow(
+      "BULWARK_METRICS_PORT must be a port number, not 'x'",
+    )
+    expect(() => loadConfig({ BULWARK_RATE_LIMIT: '1.5' })).toThrow(
+      "BULWARK_RATE_LIMIT must be a whole number of requests, not '1.5'",
+    )
+    expect(() => loadConfig({ BULWARK_RATE_LIMIT_WINDOW_MS: '10' })).toThrow(
+      "BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '10'",
+    )
     expect(loadConfig({ BULWARK_RATE_LIMIT: '0' }).rateLimit.max).toBeUndefined()
-    expect(() => loadConfig({ BULWARK_DB_POOL_SIZE: '0' })).toThrow("BULWARK_DB_POOL_SIZE must be a number of connections, not '0'")
+    expect(() => loadConfig({ BULWARK_DB_POOL_SIZE: '0' })).toThrow(
+      "BULWARK_DB_POOL_SIZE must be a number of connections, not '0'",
+    )
   })
 
   it('refuses a port that is not a port number', () => {
@@ -83,7 +126,9 @@ describe('configuration mistakes stop the start with a clear message', () => {
   })
 
   it('refuses administrator credentials given only in part', () => {
-    expect(() => loadConfig({ BULWARK_ADMIN_TOKEN: 'a-token-of-sufficient-length' })).toThrow(/Set all of BULWARK_ADMIN_ACCESS_ID/)
+    expect(() => loadConfig({ BULWARK_ADMIN_TOKEN: 'a-token-of-sufficient-length' })).toThrow(
+      /Set all of BULWARK_ADMIN_ACCESS_ID/,
+    )
   })
 })
 
@@ -101,7 +146,8 @@ describe('the environment', () => {
 
   it('is read by config.ts alone', () => {
     // Comments may name process.env; code may reach it as process.env, process['env'] or node:process's env.
-    const reads = /\bprocess\s*(\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\bimport\s*\{[^}]*\benv\b[^}]*\}\s*from\s*'(node:)?process'/
+    const reads =
+      /\bprocess\s*(\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\bimport\s*\{[^}]*\benv\b[^}]*\}\s*from\s*'(node:)?process'/
     const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1')
     const offending = sources(SRC)
       .filter((file) => relative(SRC, file) !== 'config.ts' && reads.test(withoutComments(readFileSync(file, 'utf8'))))

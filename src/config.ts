@@ -34,28 +34,41 @@ export interface Config {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.BULWARK_DATA_DIR ?? './data')
   const port = Number(env.BULWARK_PORT ?? 8443)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BULWARK_PORT must be a port number, not '${env.BULWARK_PORT}'`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`BULWARK_PORT must be a port number, not '${env.BULWARK_PORT}'`)
   const tlsEnabled = (env.BULWARK_TLS ?? 'on').toLowerCase() !== 'off'
   const host = env.BULWARK_HOST ?? '0.0.0.0'
   const databasePoolSize = Number(env.BULWARK_DB_POOL_SIZE ?? 10)
-  if (!Number.isInteger(databasePoolSize) || databasePoolSize < 1) throw new Error(`BULWARK_DB_POOL_SIZE must be a number of connections, not '${env.BULWARK_DB_POOL_SIZE}'`)
+  if (!Number.isInteger(databasePoolSize) || databasePoolSize < 1)
+    throw new Error(`BULWARK_DB_POOL_SIZE must be a number of connections, not '${env.BULWARK_DB_POOL_SIZE}'`)
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
-  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024) throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024)
+    throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
   const metricsPort = env.BULWARK_METRICS_PORT ? Number(env.BULWARK_METRICS_PORT) : undefined
   if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
     throw new Error(`BULWARK_METRICS_PORT must be a port number, not '${env.BULWARK_METRICS_PORT}'`)
   }
-  if (env.BULWARK_METRICS_TOKEN !== undefined && env.BULWARK_METRICS_TOKEN.length < 16) throw new Error('BULWARK_METRICS_TOKEN must be at least 16 characters')
+  if (env.BULWARK_METRICS_TOKEN !== undefined && env.BULWARK_METRICS_TOKEN.length < 16)
+    throw new Error('BULWARK_METRICS_TOKEN must be at least 16 characters')
   const shutdownTimeoutMs = Number(env.BULWARK_SHUTDOWN_TIMEOUT_MS ?? 10_000)
-  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) throw new Error(`BULWARK_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, not '${env.BULWARK_SHUTDOWN_TIMEOUT_MS}'`)
+  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0)
+    throw new Error(
+      `BULWARK_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, not '${env.BULWARK_SHUTDOWN_TIMEOUT_MS}'`,
+    )
   const rateLimitMax = env.BULWARK_RATE_LIMIT ? Number(env.BULWARK_RATE_LIMIT) : undefined
-  if (rateLimitMax !== undefined && (!Number.isInteger(rateLimitMax) || rateLimitMax < 0)) throw new Error(`BULWARK_RATE_LIMIT must be a whole number of requests, not '${env.BULWARK_RATE_LIMIT}'`)
+  if (rateLimitMax !== undefined && (!Number.isInteger(rateLimitMax) || rateLimitMax < 0))
+    throw new Error(`BULWARK_RATE_LIMIT must be a whole number of requests, not '${env.BULWARK_RATE_LIMIT}'`)
   const rateLimitWindowMs = Number(env.BULWARK_RATE_LIMIT_WINDOW_MS ?? 60_000)
-  if (!Number.isInteger(rateLimitWindowMs) || rateLimitWindowMs < 1000) throw new Error(`BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '${env.BULWARK_RATE_LIMIT_WINDOW_MS}'`)
+  if (!Number.isInteger(rateLimitWindowMs) || rateLimitWindowMs < 1000)
+    throw new Error(
+      `BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '${env.BULWARK_RATE_LIMIT_WINDOW_MS}'`,
+    )
   const admin = [env.BULWARK_ADMIN_ACCESS_ID, env.BULWARK_ADMIN_SECRET_KEY, env.BULWARK_ADMIN_TOKEN]
   // Half-given credentials would leave the administrator with a mix of chosen and generated secrets.
   if (admin.some(Boolean) && !admin.every(Boolean)) {
-    throw new Error('Set all of BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN, or none of them')
+    throw new Error(
+      'Set all of BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN, or none of them',
+    )
   }
   return {
     host,
@@ -65,7 +78,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize,
     publicUrl: env.BULWARK_PUBLIC_URL ?? `${tlsEnabled ? 'https' : 'http'}://localhost:${port}`,
     tls: { enabled: tlsEnabled, certFile: env.BULWARK_TLS_CERT, keyFile: env.BULWARK_TLS_KEY },
-    trustedProxies: (env.BULWARK_TRUSTED_PROXIES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    trustedProxies: (env.BULWARK_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     serverKey: env.BULWARK_SECRET_KEY,
     admin: {
       accessId: env.BULWARK_ADMIN_ACCESS_ID,
@@ -77,7 +93,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.BULWARK_LOG_LEVEL ?? 'info',
     bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
-    metrics: { host: env.BULWARK_METRICS_HOST ?? '127.0.0.1', port: metricsPort, token: env.BULWARK_METRICS_TOKEN || undefined },
+    metrics: {
+      host: env.BULWARK_METRICS_HOST ?? '127.0.0.1',
+      port: metricsPort,
+      token: env.BULWARK_METRICS_TOKEN || undefined,
+    },
     shutdownTimeoutMs,
     rateLimit: { max: rateLimitMax || undefined, windowMs: rateLimitWindowMs },
   }
@@ -87,6 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * The environment of a child process Bulwark starts (pg_dump, pg_restore): this process's own,
  * so PATH and the PG* variables reach the tool, with `extra` on top.
  */
-export function childEnvironment(extra: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function childEnvironment(
+  extra: Record<string, string> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   return { ...env, ...extra }
 }

@@ -37,17 +37,21 @@ describe('data directory permissions', () => {
     for (const file of files) expect(mode(join(dir, file)), file).toBe(0o600)
   })
 
-  it.runIf(TEST_DB === 'sqlite')('keeps the WAL and shared-memory files of an open SQLite database private, even from a loose database file', async () => {
-    const dir = join(root, 'open')
-    expect(status(dir).status).toBe(0)
-    const path = join(dir, 'bulwark.db')
-    chmodSync(path, 0o644)
-    const store = openStore(`sqlite:${path}`)
-    await sql`create table t (x integer)`.execute(store.db)
-    await sql`insert into t values (1)`.execute(store.db)
-    for (const file of ['bulwark.db', 'bulwark.db-wal', 'bulwark.db-shm']) expect(mode(join(dir, file)), file).toBe(0o600)
-    await store.close()
-  })
+  it.runIf(TEST_DB === 'sqlite')(
+    'keeps the WAL and shared-memory files of an open SQLite database private, even from a loose database file',
+    async () => {
+      const dir = join(root, 'open')
+      expect(status(dir).status).toBe(0)
+      const path = join(dir, 'bulwark.db')
+      chmodSync(path, 0o644)
+      const store = openStore(`sqlite:${path}`)
+      await sql`create table t (x integer)`.execute(store.db)
+      await sql`insert into t values (1)`.execute(store.db)
+      for (const file of ['bulwark.db', 'bulwark.db-wal', 'bulwark.db-shm'])
+        expect(mode(join(dir, file)), file).toBe(0o600)
+      await store.close()
+    },
+  )
 
   it('tightens a world-readable directory and its data files, keeps a certificate readable, and says so', () => {
     const dir = join(root, 'loose')
@@ -56,7 +60,8 @@ describe('data directory permissions', () => {
     writeFileSync(join(dir, 'tls', 'self-signed.crt'), 'certificate')
     writeFileSync(join(dir, 'tls', 'self-signed.key'), 'key')
     for (const path of [dir, join(dir, 'tls')]) chmodSync(path, 0o755)
-    for (const file of [...readdirSync(dir).filter((f) => f !== 'tls'), 'tls/self-signed.crt', 'tls/self-signed.key']) chmodSync(join(dir, file), 0o644)
+    for (const file of [...readdirSync(dir).filter((f) => f !== 'tls'), 'tls/self-signed.crt', 'tls/self-signed.key'])
+      chmodSync(join(dir, file), 0o644)
 
     const run = status(dir)
     expect(run.status, run.stderr).toBe(0)

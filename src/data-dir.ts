@@ -42,8 +42,10 @@ function tighten(path: string, report: DataDirReport, top = false): void {
   if ((stat.mode & 0o077) !== 0) {
     const uid = process.getuid?.()
     if (uid !== undefined && uid !== 0 && stat.uid !== uid) {
-      throw new Error(`${path} is readable by other users (mode ${octal(stat.mode)}) and belongs to another user (uid ${stat.uid}), `
-        + `so Bulwark cannot make it private; run Bulwark as its owner, or run: chmod ${octal(wanted)} ${path}`)
+      throw new Error(
+        `${path} is readable by other users (mode ${octal(stat.mode)}) and belongs to another user (uid ${stat.uid}), ` +
+          `so Bulwark cannot make it private; run Bulwark as its owner, or run: chmod ${octal(wanted)} ${path}`,
+      )
     }
     chmodSync(path, wanted)
     report.tightened.push({ path, from: octal(stat.mode) })

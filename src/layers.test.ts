@@ -35,7 +35,11 @@ function importedModules(file: string): string[] {
 const EDGES: [folder: string, forbidden: RegExp, why: string][] = [
   ['core', /^(?!core\/)/, 'the kernel (errors, time, input readers, name-based ids) stands on nothing of ours'],
   ['model', /^(?!model\/|core\/)/, 'the declarations know no interface, no rule and no table'],
-  ['tql', /^(domain|protocols|formats)\//, 'the query language sits below the domain that uses it (it names the store\'s types only)'],
+  [
+    'tql',
+    /^(domain|protocols|formats)\//,
+    "the query language sits below the domain that uses it (it names the store's types only)",
+  ],
   ['formats', /^(protocols|cli|worker)\//, 'a format serves every adapter and belongs to none'],
   ['protocols/v2', /^protocols\/(v3|taxii11|taxii21)\//, 'one protocol family does not reach into another'],
   ['protocols/v3', /^protocols\/(v2|taxii11|taxii21)\//, 'one protocol family does not reach into another'],
@@ -49,36 +53,49 @@ const EDGES: [folder: string, forbidden: RegExp, why: string][] = [
 describe('layers', () => {
   it.each(EDGES)('%s imports nothing matching %s: %s', (folder, forbidden) => {
     const offending = sources(join(SRC, folder)).flatMap((file) =>
-      importedModules(file).filter((module) => forbidden.test(module)).map((module) => `${relative(SRC, file)} → ${module}`))
+      importedModules(file)
+        .filter((module) => forbidden.test(module))
+        .map((module) => `${relative(SRC, file)} → ${module}`),
+    )
     expect(offending).toEqual([])
   })
 
   it('protocols call no store module: data comes through the domain', () => {
-    const offending = sources(join(SRC, 'protocols')).flatMap((file) => imports(readFileSync(file, 'utf8'))
-      .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type '))
-      .map((line) => `${relative(SRC, file)}: ${line}`))
+    const offending = sources(join(SRC, 'protocols')).flatMap((file) =>
+      imports(readFileSync(file, 'utf8'))
+        .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type '))
+        .map((line) => `${relative(SRC, file)}: ${line}`),
+    )
     expect(offending).toEqual([])
   })
 
   it('the CLI and the worker reach data through the domain too; they open the store and copy its files, nothing more', () => {
     const infrastructure = /from '[./]*\/store\/(connect|backup|batch-wakeups)\.js'/
-    const offending = [...sources(join(SRC, 'cli')), ...sources(join(SRC, 'worker'))].flatMap((file) => imports(readFileSync(file, 'utf8'))
-      .filter((line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type ') && !infrastructure.test(line))
-      .map((line) => `${relative(SRC, file)}: ${line}`))
+    const offending = [...sources(join(SRC, 'cli')), ...sources(join(SRC, 'worker'))].flatMap((file) =>
+      imports(readFileSync(file, 'utf8'))
+        .filter(
+          (line) => /from '[./]*\/store\//.test(line) && !line.startsWith('import type ') && !infrastructure.test(line),
+        )
+        .map((line) => `${relative(SRC, file)}: ${line}`),
+    )
     expect(offending).toEqual([])
   })
 
   it('formats touch no HTTP, SQL or adapter: nothing from protocols/, cli/, fastify, or store/ beyond its types', () => {
     const adapter = /from '(?:[./]*\/(?:protocols|cli)\/[^']*|fastify|@fastify\/[^']*)'/
-    const offending = sources(join(SRC, 'formats')).flatMap((file) => imports(readFileSync(file, 'utf8'))
-      .filter((line) => adapter.test(line) || (/from '[./]*\/store\//.test(line) && !line.startsWith('import type ')))
-      .map((line) => `${relative(SRC, file)}: ${line}`))
+    const offending = sources(join(SRC, 'formats')).flatMap((file) =>
+      imports(readFileSync(file, 'utf8'))
+        .filter((line) => adapter.test(line) || (/from '[./]*\/store\//.test(line) && !line.startsWith('import type ')))
+        .map((line) => `${relative(SRC, file)}: ${line}`),
+    )
     expect(offending).toEqual([])
   })
 
   it('only the store builds SQL', () => {
     const outside = sources(SRC).filter((file) => !/^(store|tql|test)\//.test(relative(SRC, file)))
-    const offending = outside.filter((file) => /\.(selectFrom|insertInto|updateTable|deleteFrom|transaction)\(|\bsql`/.test(readFileSync(file, 'utf8')))
+    const offending = outside.filter((file) =>
+      /\.(selectFrom|insertInto|updateTable|deleteFrom|transaction)\(|\bsql`/.test(readFileSync(file, 'utf8')),
+    )
     expect(offending.map((file) => relative(SRC, file))).toEqual(['domain/transaction.ts'])
   })
 })

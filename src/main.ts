@@ -40,23 +40,49 @@ async function main() {
   let batchWorker: BatchWorkerHandle | undefined
   let stopping = false
   const app = await buildApp({
-    store, services, https: tls, trustedProxies: config.trustedProxies, bodyLimitBytes: config.bodyLimitBytes, logLevel: config.logLevel,
-    metrics, metricsToken: config.metrics.token, rateLimit: config.rateLimit,
+    store,
+    services,
+    https: tls,
+    trustedProxies: config.trustedProxies,
+    bodyLimitBytes: config.bodyLimitBytes,
+    logLevel: config.logLevel,
+    metrics,
+    metricsToken: config.metrics.token,
+    rateLimit: config.rateLimit,
     readiness: { workerRunning: () => !stopping && (!config.batchWorker || !!batchWorker?.running()) },
   })
-  for (const { path, from } of tightened) app.log.warn({ path, mode: from }, 'was readable by other users; made private')
+  for (const { path, from } of tightened)
+    app.log.warn({ path, mode: from }, 'was readable by other users; made private')
   await app.listen({ host: config.host, port: config.port })
   app.log.info({ database: store.dialect, publicUrl: config.publicUrl, tls: config.tls.enabled }, 'Bulwark is serving')
   // After listening, so a large database does not delay the first answer.
   void refreshAtStart(store).catch((err) => app.log.warn({ err }, 'could not refresh planner statistics at start'))
-  if (tls?.generatedAt) app.log.info({ certificate: tls.generatedAt }, 'made a self-signed TLS certificate (set BULWARK_TLS_CERT and BULWARK_TLS_KEY to use your own)')
+  if (tls?.generatedAt)
+    app.log.info(
+      { certificate: tls.generatedAt },
+      'made a self-signed TLS certificate (set BULWARK_TLS_CERT and BULWARK_TLS_KEY to use your own)',
+    )
   if (firstStart) {
-    app.log.info({ organization: firstStart.organization, user: firstStart.userName }, 'first start: created the default Organization and its administrator API account')
-    if (firstStart.credentialsFile) app.log.info({ file: firstStart.credentialsFile }, 'the administrator credentials (access id, secret key, API token) are in this file, readable only by this user; store them safely and delete the file')
-    else app.log.info('the administrator credentials are the ones given in BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN')
+    app.log.info(
+      { organization: firstStart.organization, user: firstStart.userName },
+      'first start: created the default Organization and its administrator API account',
+    )
+    if (firstStart.credentialsFile)
+      app.log.info(
+        { file: firstStart.credentialsFile },
+        'the administrator credentials (access id, secret key, API token) are in this file, readable only by this user; store them safely and delete the file',
+      )
+    else
+      app.log.info(
+        'the administrator credentials are the ones given in BULWARK_ADMIN_ACCESS_ID, BULWARK_ADMIN_SECRET_KEY and BULWARK_ADMIN_TOKEN',
+      )
   }
-  const metricsServer = metrics && config.metrics.port !== undefined ? await serveMetrics(metrics, config.metrics.host, config.metrics.port) : undefined
-  if (metricsServer) app.log.info({ host: config.metrics.host, port: config.metrics.port }, 'serving Prometheus metrics at /metrics')
+  const metricsServer =
+    metrics && config.metrics.port !== undefined
+      ? await serveMetrics(metrics, config.metrics.host, config.metrics.port)
+      : undefined
+  if (metricsServer)
+    app.log.info({ host: config.metrics.host, port: config.metrics.port }, 'serving Prometheus metrics at /metrics')
   batchWorker = config.batchWorker
     ? startBatchWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
     : undefined
@@ -67,7 +93,10 @@ async function main() {
       process.exit(1)
     }
     stopping = true
-    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'stopping: no new connections; finishing requests in flight and handing back batch jobs')
+    app.log.info(
+      { signal, timeoutMs: config.shutdownTimeoutMs },
+      'stopping: no new connections; finishing requests in flight and handing back batch jobs',
+    )
     // Requests still running after the bound lose their connections; their transactions roll back.
     const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs)
     await Promise.all([app.close(), batchWorker?.stop()])

@@ -3,7 +3,13 @@
  * serves; credentials, settings and account state are shared through the database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccessKey, createAccount, createOwner, issueApiToken, setAccountDisabled } from './domain/access/accounts.js'
+import {
+  createAccessKey,
+  createAccount,
+  createOwner,
+  issueApiToken,
+  setAccountDisabled,
+} from './domain/access/accounts.js'
 import { signRequest } from './domain/access/credentials.js'
 import { isoNow } from './core/time.js'
 import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
@@ -19,15 +25,21 @@ function call(node: Node, method: 'GET' | 'POST', url: string, payload?: object,
 }
 
 beforeAll(async () => {
-  ({ nodes, close } = await startSharedNodes(2))
+  ;({ nodes, close } = await startSharedNodes(2))
   const db = nodes[0].store.db
   await createOwner(db, { name: 'Shared Org', type: 'Organization' }, isoNow())
-  await createAccount(db, { userName: 'analyst', kind: 'api', organization: 'Shared Org', role: 'Standard User' }, isoNow())
+  await createAccount(
+    db,
+    { userName: 'analyst', kind: 'api', organization: 'Shared Org', role: 'Standard User' },
+    isoNow(),
+  )
   token = (await issueApiToken(db, 'analyst', {}, Date.now())).token
   key = await createAccessKey(db, nodes[0].services.secretBox, 'analyst', isoNow())
 })
 
-afterAll(async () => { await close?.() })
+afterAll(async () => {
+  await close?.()
+})
 
 describe('two nodes over one database', () => {
   it('serve from one node what the other wrote', async () => {
@@ -41,7 +53,11 @@ describe('two nodes over one database', () => {
   it('verify on one node a signature made with a key created through the other', async () => {
     const ts = String(Math.floor(Date.now() / 1000))
     const auth = `TC ${key.accessId}:${signRequest(key.secretKey, '/api/v2/owners', 'GET', ts)}`
-    const res = await nodes[1].app.inject({ method: 'GET', url: '/api/v2/owners', headers: { 'x-forwarded-proto': 'https', authorization: auth, timestamp: ts } })
+    const res = await nodes[1].app.inject({
+      method: 'GET',
+      url: '/api/v2/owners',
+      headers: { 'x-forwarded-proto': 'https', authorization: auth, timestamp: ts },
+    })
     expect(res.statusCode).toBe(200)
   })
 

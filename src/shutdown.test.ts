@@ -16,16 +16,34 @@ let dataDir: string
 let env: NodeJS.ProcessEnv
 let cleanup = async () => {}
 
-interface Node { port: number; process: ChildProcess; exited: Promise<number | null> }
+interface Node {
+  port: number
+  process: ChildProcess
+  exited: Promise<number | null>
+}
 
 async function startNode(port: number): Promise<Node> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...env, BULWARK_PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...env, BULWARK_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
-  child.stderr!.on('data', (chunk) => { stderr += chunk })
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk
+  })
   let gone = false
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { gone = true; resolve(code) }))
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      gone = true
+      resolve(code)
+    }),
+  )
   for (let i = 0; i < 300 && !gone; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/api/ready`).then((r) => r.status, () => 0)
+    const ready = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
+      (r) => r.status,
+      () => 0,
+    )
     if (ready === 200) return { port, process: child, exited }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -37,9 +55,16 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'bulwark-rolling-'))
   env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
   Object.assign(env, {
-    BULWARK_DATA_DIR: dataDir, BULWARK_HOST: '127.0.0.1', BULWARK_TLS: 'off', BULWARK_TRUSTED_PROXIES: '127.0.0.1',
-    BULWARK_SECRET_KEY: 'shared-node-key', BULWARK_LOG_LEVEL: 'warn', BULWARK_SHUTDOWN_TIMEOUT_MS: '5000',
-    BULWARK_ADMIN_ACCESS_ID: '12345678901234567890', BULWARK_ADMIN_SECRET_KEY: 'rolling-restart-secret-key-0123456789', BULWARK_ADMIN_TOKEN: TOKEN,
+    BULWARK_DATA_DIR: dataDir,
+    BULWARK_HOST: '127.0.0.1',
+    BULWARK_TLS: 'off',
+    BULWARK_TRUSTED_PROXIES: '127.0.0.1',
+    BULWARK_SECRET_KEY: 'shared-node-key',
+    BULWARK_LOG_LEVEL: 'warn',
+    BULWARK_SHUTDOWN_TIMEOUT_MS: '5000',
+    BULWARK_ADMIN_ACCESS_ID: '12345678901234567890',
+    BULWARK_ADMIN_SECRET_KEY: 'rolling-restart-secret-key-0123456789',
+    BULWARK_ADMIN_TOKEN: TOKEN,
   })
   if (TEST_DB === 'postgres') {
     const database = await createDatabase()
@@ -57,7 +82,11 @@ const headers = { authorization: `TC-Token ${TOKEN}`, 'x-forwarded-proto': 'http
 /** One write; true only when the node answered it with success. */
 async function write(port: number, name: string): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/api/v2/indicators/hosts`, { method: 'POST', headers, body: JSON.stringify({ hostName: name }) })
+    const res = await fetch(`http://127.0.0.1:${port}/api/v2/indicators/hosts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ hostName: name }),
+    })
     await res.arrayBuffer()
     return res.status === 201
   } catch {
@@ -78,7 +107,7 @@ describe('graceful shutdown', () => {
       while (writing) {
         const name = `w${c}-${n++}.rolling.example`
         const first = n % 2
-        if (await write(ports[first], name) || await write(ports[1 - first], name)) accepted.push(name)
+        if ((await write(ports[first], name)) || (await write(ports[1 - first], name))) accepted.push(name)
         else refused.push(name)
       }
     })
@@ -97,7 +126,9 @@ describe('graceful shutdown', () => {
 
     expect(exitCodes).toEqual([0, 0])
     expect(accepted.length).toBeGreaterThan(20)
-    const listed = await fetch(`http://127.0.0.1:${ports[0]}/api/v3/indicators?resultLimit=10000`, { headers }).then((r) => r.json())
+    const listed = await fetch(`http://127.0.0.1:${ports[0]}/api/v3/indicators?resultLimit=10000`, { headers }).then(
+      (r) => r.json(),
+    )
     expect(listed.status, JSON.stringify(listed)).toBe('Success')
     const stored = new Set((listed.data as { summary: string }[]).map((i) => i.summary))
     expect(accepted.filter((name) => !stored.has(name))).toEqual([])

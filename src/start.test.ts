@@ -23,16 +23,34 @@ let stderr = ''
 let dropDatabase = async () => {}
 
 /** One HTTPS call to the child (its certificate is self-signed); resolves to the status and the parsed body. */
-function call(path: string, init: { method?: string; body?: unknown; token?: boolean } = {}): Promise<{ status: number; body: any }> {
+function call(
+  path: string,
+  init: { method?: string; body?: unknown; token?: boolean } = {},
+): Promise<{ status: number; body: any }> {
   const payload = init.body === undefined ? undefined : JSON.stringify(init.body)
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, path, method: init.method ?? 'GET', rejectUnauthorized: false,
-      headers: { ...(init.token === false ? {} : { authorization: `TC-Token ${TOKEN}` }), ...(payload ? { 'content-type': 'application/json' } : {}) },
-    }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk) => { text += chunk }).on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: init.method ?? 'GET',
+        rejectUnauthorized: false,
+        headers: {
+          ...(init.token === false ? {} : { authorization: `TC-Token ${TOKEN}` }),
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let text = ''
+        res
+          .setEncoding('utf8')
+          .on('data', (chunk) => {
+            text += chunk
+          })
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }))
+      },
+    )
     req.on('error', reject).end(payload)
   })
 }
@@ -49,13 +67,27 @@ beforeAll(async () => {
   }
   port = await freePort()
   const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_') && k !== 'NODE_OPTIONS')),
-    BULWARK_DATA_DIR: dataDir, BULWARK_DATABASE_URL: databaseUrl, BULWARK_PORT: String(port), BULWARK_HOST: '127.0.0.1',
-    BULWARK_ADMIN_ACCESS_ID: generateAccessId(), BULWARK_ADMIN_SECRET_KEY: generateSecretKey(), BULWARK_ADMIN_TOKEN: TOKEN, BULWARK_LOG_LEVEL: 'warn',
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_') && k !== 'NODE_OPTIONS'),
+    ),
+    BULWARK_DATA_DIR: dataDir,
+    BULWARK_DATABASE_URL: databaseUrl,
+    BULWARK_PORT: String(port),
+    BULWARK_HOST: '127.0.0.1',
+    BULWARK_ADMIN_ACCESS_ID: generateAccessId(),
+    BULWARK_ADMIN_SECRET_KEY: generateSecretKey(),
+    BULWARK_ADMIN_TOKEN: TOKEN,
+    BULWARK_LOG_LEVEL: 'warn',
   }
   const script = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string
-  child = spawn(process.execPath, script.replace(/^node /, '').split(' '), { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
-  child.stderr!.on('data', (chunk) => { stderr += chunk })
+  child = spawn(process.execPath, script.replace(/^node /, '').split(' '), {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk
+  })
   for (let i = 0; i < 300 && child.exitCode === null; i++) {
     const { status } = await call('/api/health', { token: false }).catch(() => ({ status: 0 }))
     if (status === 200) return
@@ -88,11 +120,19 @@ describe('npm start', () => {
 
   it('serves v2 and v3 from the build: create, read by id and by summary, list', async () => {
     expect(stderr).not.toMatch(/Error/)
-    const created = await call('/api/v3/indicators', { method: 'POST', body: { type: 'Host', hostName: 'Compiled.Example', tags: { data: [{ name: 'built' }] } } })
+    const created = await call('/api/v3/indicators', {
+      method: 'POST',
+      body: { type: 'Host', hostName: 'Compiled.Example', tags: { data: [{ name: 'built' }] } },
+    })
     expect(created.status).toBe(201)
     const id = created.body.data.id as number
     const byId = await call(`/api/v3/indicators/${id}?fields=tags`)
-    expect(byId.body.data).toMatchObject({ id, type: 'Host', hostName: 'compiled.example', tags: { data: [{ name: 'built' }] } })
+    expect(byId.body.data).toMatchObject({
+      id,
+      type: 'Host',
+      hostName: 'compiled.example',
+      tags: { data: [{ name: 'built' }] },
+    })
     expect((await call('/api/v3/indicators/compiled.example')).body.data.id).toBe(id)
     const v2 = await call('/api/v2/indicators/hosts/compiled.example')
     expect(v2.body.data.host.summary).toBe('compiled.example')

@@ -116,7 +116,9 @@ const CACHE_DIR = join(ROOT, '.bench', 'datasets')
 const TYPES = ['Host', 'Address', 'EmailAddress', 'URL', 'File'] as const
 const GROUP_TYPES = ['Adversary', 'Threat', 'Intrusion Set'] as const
 const OWNER_NAMES: { name: string; type: DatasetOwner['type'] }[] = [
-  { name: 'Bench Organization', type: 'Organization' }, { name: 'Bench Community', type: 'Community' }, { name: 'Bench Source', type: 'Source' },
+  { name: 'Bench Organization', type: 'Organization' },
+  { name: 'Bench Community', type: 'Community' },
+  { name: 'Bench Source', type: 'Source' },
 ]
 
 export function defaultIndicators(): number {
@@ -125,8 +127,15 @@ export function defaultIndicators(): number {
 
 function completeSpec(spec: DatasetSpec): Required<DatasetSpec> {
   const ownerShares = spec.ownerShares ?? [0.7, 0.25, 0.05]
-  if (ownerShares.length < 1 || ownerShares.length > OWNER_NAMES.length) throw new Error(`ownerShares: 1 to ${OWNER_NAMES.length} owners`)
-  return { dialect: spec.dialect, indicators: spec.indicators ?? defaultIndicators(), ownerShares, groups: spec.groups ?? 200, associationsPerGroup: spec.associationsPerGroup ?? 10 }
+  if (ownerShares.length < 1 || ownerShares.length > OWNER_NAMES.length)
+    throw new Error(`ownerShares: 1 to ${OWNER_NAMES.length} owners`)
+  return {
+    dialect: spec.dialect,
+    indicators: spec.indicators ?? defaultIndicators(),
+    ownerShares,
+    groups: spec.groups ?? 200,
+    associationsPerGroup: spec.associationsPerGroup ?? 10,
+  }
 }
 
 /** Splits `total` by shares so the parts add up exactly. */
@@ -145,7 +154,9 @@ function ownersOf(spec: Required<DatasetSpec>): DatasetOwner[] {
 
 /** The key: parameters, loader shape and every migration, so a schema change loads anew. */
 function datasetKey(spec: Required<DatasetSpec>): string {
-  const migrations = readdirSync(join(ROOT, 'src', 'store', 'migrations')).filter((f) => !f.endsWith('.test.ts')).sort()
+  const migrations = readdirSync(join(ROOT, 'src', 'store', 'migrations'))
+    .filter((f) => !f.endsWith('.test.ts'))
+    .sort()
   return createHash('sha256').update(JSON.stringify({ spec, SHAPE_VERSION, migrations })).digest('hex').slice(0, 16)
 }
 
@@ -153,16 +164,22 @@ function datasetKey(spec: Required<DatasetSpec>): string {
 export function datasetIndicator(o: number, i: number) {
   const n = o * 10_000_000 + i
   const common = {
-    rating: (Math.floor(i / TYPES.length) % 5) + 1, confidence: i % 101,
+    rating: (Math.floor(i / TYPES.length) % 5) + 1,
+    confidence: i % 101,
     tag: [{ name: `feed-${o}-tag-${i % 50}` }],
     attribute: [{ type: 'Description', value: `Seen in feed ${o}, record ${i}` }],
   }
   switch (TYPES[i % TYPES.length]) {
-    case 'Host': return { ...common, type: 'Host', summary: `h${n}.o${o}.bench.example` }
-    case 'Address': return { ...common, type: 'Address', summary: `${10 + o}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }
-    case 'EmailAddress': return { ...common, type: 'EmailAddress', summary: `user${n}@bench.example` }
-    case 'URL': return { ...common, type: 'URL', summary: `https://bench.example/o${o}/path/${i}` }
-    default: return { ...common, type: 'File', summary: createHash('md5').update(String(n)).digest('hex').toUpperCase() }
+    case 'Host':
+      return { ...common, type: 'Host', summary: `h${n}.o${o}.bench.example` }
+    case 'Address':
+      return { ...common, type: 'Address', summary: `${10 + o}.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }
+    case 'EmailAddress':
+      return { ...common, type: 'EmailAddress', summary: `user${n}@bench.example` }
+    case 'URL':
+      return { ...common, type: 'URL', summary: `https://bench.example/o${o}/path/${i}` }
+    default:
+      return { ...common, type: 'File', summary: createHash('md5').update(String(n)).digest('hex').toUpperCase() }
   }
 }
 
@@ -176,7 +193,12 @@ function datasetGroup(o: number, g: number, owner: DatasetOwner, perGroup: numbe
     const it = datasetIndicator(o, ((g * perGroup + k) * step) % owner.indicators)
     return { indicatorType: it.type, summary: it.summary }
   })
-  return { type: GROUP_TYPES[g % GROUP_TYPES.length], name: `Bench group ${o}-${g}`, xid: `bench-group-${o}-${g}`, associatedIndicators }
+  return {
+    type: GROUP_TYPES[g % GROUP_TYPES.length],
+    name: `Bench group ${o}-${g}`,
+    xid: `bench-group-${o}-${g}`,
+    associatedIndicators,
+  }
 }
 
 /** One owner's batch files in order, each within the default limits; Groups ride in the last file. */
@@ -203,18 +225,41 @@ function* batchFiles(o: number, owner: DatasetOwner, perGroup: number): Generato
   }
 }
 
-export function call(port: number, token: string, method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; json: any }> {
+export function call(
+  port: number,
+  token: string,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/json',
+): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, path, method, rejectUnauthorized: false,
-      headers: { authorization: `TC-Token ${token}`, ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}) },
-    }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c) => chunks.push(c)).on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        try { resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }) } catch { resolve({ status: res.statusCode ?? 0, json: text }) }
-      })
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        rejectUnauthorized: false,
+        headers: {
+          authorization: `TC-Token ${token}`,
+          ...(body !== undefined ? { 'content-type': contentType, 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res
+          .on('data', (c) => chunks.push(c))
+          .on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8')
+            try {
+              resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) })
+            } catch {
+              resolve({ status: res.statusCode ?? 0, json: text })
+            }
+          })
+      },
+    )
     req.on('error', reject)
     if (body !== undefined) req.write(body)
     req.end()
@@ -236,7 +281,12 @@ const JOBS_IN_FLIGHT = Number(process.env.BENCH_JOBS_IN_FLIGHT ?? 4)
  * Submits every owner's files, keeping JOBS_IN_FLIGHT jobs queued or running (as a feed client
  * with several uploads in flight would), and waits for the last one.
  */
-async function submitAll(port: number, token: string, owners: DatasetOwner[], perGroup: number): Promise<{ jobs: number; errors: number; success: number }> {
+async function submitAll(
+  port: number,
+  token: string,
+  owners: DatasetOwner[],
+  perGroup: number,
+): Promise<{ jobs: number; errors: number; success: number }> {
   const pending: number[] = []
   let jobs = 0
   let errors = 0
@@ -246,18 +296,35 @@ async function submitAll(port: number, token: string, owners: DatasetOwner[], pe
     for (;;) {
       const { json } = await call(port, token, 'GET', `/api/v2/batch/${id}`)
       const status = json.data?.batchStatus
-      if (status?.status === 'Completed') { errors += status.errorCount; success += status.successCount; return }
+      if (status?.status === 'Completed') {
+        errors += status.errorCount
+        success += status.successCount
+        return
+      }
       await new Promise((r) => setTimeout(r, 25))
     }
   }
   for (const [o, owner] of owners.entries()) {
     for (const file of batchFiles(o, owner, perGroup)) {
       if (pending.length >= JOBS_IN_FLIGHT) await waitOldest()
-      const created = await call(port, token, 'POST', '/api/v2/batch', JSON.stringify({ version: 'V2', owner: owner.name, haltOnError: false, action: 'Create', attributeWriteType: 'Append' }))
+      const created = await call(
+        port,
+        token,
+        'POST',
+        '/api/v2/batch',
+        JSON.stringify({
+          version: 'V2',
+          owner: owner.name,
+          haltOnError: false,
+          action: 'Create',
+          attributeWriteType: 'Append',
+        }),
+      )
       if (created.status !== 201) throw new Error(`POST /v2/batch: ${created.status} ${JSON.stringify(created.json)}`)
       const id = created.json.data.batchId
       const uploaded = await call(port, token, 'POST', `/api/v2/batch/${id}`, file, 'application/octet-stream')
-      if (uploaded.status !== 202) throw new Error(`POST /v2/batch/${id}: ${uploaded.status} ${JSON.stringify(uploaded.json)}`)
+      if (uploaded.status !== 202)
+        throw new Error(`POST /v2/batch/${id}: ${uploaded.status} ${JSON.stringify(uploaded.json)}`)
       pending.push(id)
       jobs++
     }
@@ -281,20 +348,41 @@ async function tlsIn(dir: string): Promise<{ cert: string; key: string }> {
   return { cert: join(dir, 'tls', 'self-signed.crt'), key: join(dir, 'tls', 'self-signed.key') }
 }
 
-function serverEnv(dataDir: string, databaseUrl: string, port: number, tls: { cert: string; key: string }, credentials: Credentials, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+function serverEnv(
+  dataDir: string,
+  databaseUrl: string,
+  port: number,
+  tls: { cert: string; key: string },
+  credentials: Credentials,
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
   return {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_'))),
-    BULWARK_DATA_DIR: dataDir, BULWARK_PORT: String(port), BULWARK_HOST: '127.0.0.1', BULWARK_TLS_CERT: tls.cert, BULWARK_TLS_KEY: tls.key,
-    BULWARK_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', BULWARK_ADMIN_USER: credentials.userName, BULWARK_ADMIN_ACCESS_ID: credentials.accessId,
-    BULWARK_ADMIN_SECRET_KEY: credentials.secretKey, BULWARK_ADMIN_TOKEN: credentials.token, BULWARK_ORGANIZATION: credentials.organization,
-    BULWARK_DATABASE_URL: databaseUrl, BULWARK_PUBLIC_URL: `https://127.0.0.1:${port}`, ...extra,
+    BULWARK_DATA_DIR: dataDir,
+    BULWARK_PORT: String(port),
+    BULWARK_HOST: '127.0.0.1',
+    BULWARK_TLS_CERT: tls.cert,
+    BULWARK_TLS_KEY: tls.key,
+    BULWARK_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    BULWARK_ADMIN_USER: credentials.userName,
+    BULWARK_ADMIN_ACCESS_ID: credentials.accessId,
+    BULWARK_ADMIN_SECRET_KEY: credentials.secretKey,
+    BULWARK_ADMIN_TOKEN: credentials.token,
+    BULWARK_ORGANIZATION: credentials.organization,
+    BULWARK_DATABASE_URL: databaseUrl,
+    BULWARK_PUBLIC_URL: `https://127.0.0.1:${port}`,
+    ...extra,
   }
 }
 
 async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
   await client.connect()
-  try { await client.query(text) } finally { await client.end() }
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
 }
 
 function databaseUrlFor(name: string): string {
@@ -307,18 +395,41 @@ function databaseUrlFor(name: string): string {
  * Loads the dataset into `databaseUrl` (an empty database) through a child server's batch API
  * and stops the server. The server's RSS is sampled throughout.
  */
-async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUrl: string, tls: { cert: string; key: string }, logFile: string): Promise<Omit<DatasetManifest, 'key' | 'template'>> {
+async function loadInto(
+  spec: Required<DatasetSpec>,
+  dataDir: string,
+  databaseUrl: string,
+  tls: { cert: string; key: string },
+  logFile: string,
+): Promise<Omit<DatasetManifest, 'key' | 'template'>> {
   const owners = ownersOf(spec)
-  const credentials: Credentials = { userName: 'bench-admin', accessId: generateAccessId(), secretKey: generateSecretKey(), token: generateToken(), organization: owners[0].name }
+  const credentials: Credentials = {
+    userName: 'bench-admin',
+    accessId: generateAccessId(),
+    secretKey: generateSecretKey(),
+    token: generateToken(),
+    organization: owners[0].name,
+  }
   const prepared = openStore(databaseUrl)
-  try { await prepareDatabase(prepared) } finally { await prepared.close() }
+  try {
+    await prepareDatabase(prepared)
+  } finally {
+    await prepared.close()
+  }
   const port = await freePort()
   const loadStartedAt = new Date().toISOString()
-  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROFILE_DIR] : []
+  const profile = process.env.BENCH_CPU_PROFILE_DIR
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROFILE_DIR]
+    : []
   const extra = process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile, [...profile, ...extra])
+  const server = await startServer('src/main.ts', serverEnv(dataDir, databaseUrl, port, tls, credentials), logFile, [
+    ...profile,
+    ...extra,
+  ])
   let peakRssMb = rssMb(server.child.pid)
-  const sampler = setInterval(() => { peakRssMb = Math.max(peakRssMb, rssMb(server.child.pid)) }, 100)
+  const sampler = setInterval(() => {
+    peakRssMb = Math.max(peakRssMb, rssMb(server.child.pid))
+  }, 100)
   const backends = spec.dialect === 'postgres' ? new BackendCpu(databaseUrl) : undefined
   try {
     // The other owners are set up the way an operator does it (bulwark owners create / memberships set).
@@ -345,9 +456,18 @@ async function loadInto(spec: Required<DatasetSpec>, dataDir: string, databaseUr
     await server.stop()
     const associations = owners.reduce((n, o) => n + o.groups * Math.min(spec.associationsPerGroup, o.indicators), 0)
     const load: LoadFigures = {
-      indicators: spec.indicators, groups: spec.groups, associations, jobs: submitted.jobs, seconds: Math.round(seconds * 100) / 100,
-      indicatorsPerSecond: Math.round(spec.indicators / seconds), errors: submitted.errors, peakRssMb,
-      serverCpuSeconds: cpuBefore !== undefined && cpuAfter !== undefined ? Math.round((cpuAfter - cpuBefore) / 10_000) / 100 : undefined,
+      indicators: spec.indicators,
+      groups: spec.groups,
+      associations,
+      jobs: submitted.jobs,
+      seconds: Math.round(seconds * 100) / 100,
+      indicatorsPerSecond: Math.round(spec.indicators / seconds),
+      errors: submitted.errors,
+      peakRssMb,
+      serverCpuSeconds:
+        cpuBefore !== undefined && cpuAfter !== undefined
+          ? Math.round((cpuAfter - cpuBefore) / 10_000) / 100
+          : undefined,
       databaseCpuSeconds,
       jobSeconds: await jobSeconds(databaseUrl),
     }
@@ -373,14 +493,23 @@ export class BackendCpu {
   private ready: Promise<void>
   private stopped?: Promise<number>
 
-  constructor(databaseUrl: string, private readonly excludePid?: number) {
+  constructor(
+    databaseUrl: string,
+    private readonly excludePid?: number,
+  ) {
     this.client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
     this.ready = this.client.connect().then(() => this.sample(new URL(databaseUrl).pathname.slice(1)))
-    this.timer = setInterval(() => { this.ready = this.ready.then(() => this.sample(new URL(databaseUrl).pathname.slice(1))).catch(() => {}) }, 500)
+    this.timer = setInterval(() => {
+      this.ready = this.ready.then(() => this.sample(new URL(databaseUrl).pathname.slice(1))).catch(() => {})
+    }, 500)
   }
 
   private async sample(database: string): Promise<void> {
-    const rows = (await this.client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])).rows as { pid: number }[]
+    const rows = (
+      await this.client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
+        database,
+      ])
+    ).rows as { pid: number }[]
     for (const { pid } of rows) {
       if (pid === this.excludePid) continue
       const micros = readCpuMicros(pid)
@@ -408,14 +537,19 @@ export class BackendCpu {
  * Loads a dataset afresh into a new database (never from the cache) and returns the figures of
  * the load; the database is dropped afterwards unless `keep` is set (then it becomes the cache).
  */
-export async function loadDataset(given: DatasetSpec, work: string, options: { keep?: boolean } = {}): Promise<DatasetManifest> {
+export async function loadDataset(
+  given: DatasetSpec,
+  work: string,
+  options: { keep?: boolean } = {},
+): Promise<DatasetManifest> {
   const spec = completeSpec(given)
   const key = datasetKey(spec)
   const tls = await tlsIn(work)
   const dir = options.keep ? join(CACHE_DIR, key) : join(work, `dataset-${key}`)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
-  const template = spec.dialect === 'postgres' ? `bulwark_ds_${options.keep ? key : `${key}_${process.pid}_${Date.now()}`}` : undefined
+  const template =
+    spec.dialect === 'postgres' ? `bulwark_ds_${options.keep ? key : `${key}_${process.pid}_${Date.now()}`}` : undefined
   if (template) {
     await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)
     await adminQuery(`CREATE DATABASE ${template}`)
@@ -463,14 +597,22 @@ async function cachedManifest(spec: Required<DatasetSpec>): Promise<DatasetManif
  * `work` is a scratch directory of the caller (the copy and the logs go there).
  * @example const ds = await startDatasetServer({ dialect: 'sqlite' }, work); … await ds.close()
  */
-export async function startDatasetServer(given: DatasetSpec, work: string, options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; logFile?: string } = {}): Promise<DatasetServer> {
+export async function startDatasetServer(
+  given: DatasetSpec,
+  work: string,
+  options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; logFile?: string } = {},
+): Promise<DatasetServer> {
   const spec = completeSpec(given)
   let manifest = await cachedManifest(spec)
   const loadedNow = !manifest
   if (!manifest) {
-    console.log(`dataset: loading ${spec.indicators} Indicators on ${spec.dialect} through /v2/batch (cached for later runs)`)
+    console.log(
+      `dataset: loading ${spec.indicators} Indicators on ${spec.dialect} through /v2/batch (cached for later runs)`,
+    )
     manifest = await loadDataset(spec, work, { keep: true })
-    console.log(`dataset: loaded in ${manifest.load.seconds} s (${manifest.load.indicatorsPerSecond} Indicators/s, ${manifest.load.jobs} jobs, peak RSS ${manifest.load.peakRssMb} MB)`)
+    console.log(
+      `dataset: loaded in ${manifest.load.seconds} s (${manifest.load.indicatorsPerSecond} Indicators/s, ${manifest.load.jobs} jobs, peak RSS ${manifest.load.peakRssMb} MB)`,
+    )
   }
   const dataDir = join(work, `run-${spec.dialect}-${manifest.key}-${Date.now()}`)
   mkdirSync(dataDir, { recursive: true })
@@ -486,20 +628,36 @@ export async function startDatasetServer(given: DatasetSpec, work: string, optio
   }
   // The database file (SQLite) and the server key that sealed the stored access-key secrets.
   for (const file of readdirSync(join(CACHE_DIR, manifest.key))) {
-    if (file !== 'manifest.json' && !file.endsWith('-shm')) copyFileSync(join(CACHE_DIR, manifest.key, file), join(dataDir, file))
+    if (file !== 'manifest.json' && !file.endsWith('-shm'))
+      copyFileSync(join(CACHE_DIR, manifest.key, file), join(dataDir, file))
   }
   const tls = await tlsIn(work)
   const port = await freePort()
   const env = serverEnv(dataDir, databaseUrl, port, tls, manifest.credentials, options.env)
   let server: ChildServer
   try {
-    server = await startServer('src/main.ts', env, options.logFile ?? join(work, `bulwark-${spec.dialect}.log`), options.nodeArgs)
+    server = await startServer(
+      'src/main.ts',
+      env,
+      options.logFile ?? join(work, `bulwark-${spec.dialect}.log`),
+      options.nodeArgs,
+    )
   } catch (error) {
     await dropCopy()
     throw error
   }
   return {
-    manifest, loadedNow, url: `https://127.0.0.1:${port}`, port, credentials: manifest.credentials, dataDir, databaseUrl, server, pid: server.child.pid!, env, tls,
+    manifest,
+    loadedNow,
+    url: `https://127.0.0.1:${port}`,
+    port,
+    credentials: manifest.credentials,
+    dataDir,
+    databaseUrl,
+    server,
+    pid: server.child.pid!,
+    env,
+    tls,
     async close() {
       await server.stop()
       await dropCopy()

@@ -20,17 +20,30 @@ export const LOAD = {
 }
 
 /** Loads the server for `seconds`, reading its CPU use around the run. Headers are made afresh for each run (signatures carry a time). */
-export async function measureFor(seconds: number, target: { url: string; headers?: () => Record<string, string> }, serverCpuMicros?: () => number | undefined): Promise<LoadFigures> {
+export async function measureFor(
+  seconds: number,
+  target: { url: string; headers?: () => Record<string, string> },
+  serverCpuMicros?: () => number | undefined,
+): Promise<LoadFigures> {
   const cpuBefore = serverCpuMicros?.()
   const result = await autocannon({
-    url: target.url, headers: target.headers?.(), connections: LOAD.connections, duration: seconds, tlsOptions: { rejectUnauthorized: false },
+    url: target.url,
+    headers: target.headers?.(),
+    connections: LOAD.connections,
+    duration: seconds,
+    tlsOptions: { rejectUnauthorized: false },
   })
   const cpuAfter = serverCpuMicros?.()
-  const ok = Object.entries(result.statusCodeStats).filter(([code]) => code.startsWith('2')).reduce((n, [, s]) => n + Number(s.count), 0)
+  const ok = Object.entries(result.statusCodeStats)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((n, [, s]) => n + Number(s.count), 0)
   const answered = ok + result.non2xx
   return {
     requestsPerSecond: Math.round(result.requests.average),
-    serverCpuMicrosPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && answered > 0 ? round((cpuAfter - cpuBefore) / answered) : undefined,
+    serverCpuMicrosPerRequest:
+      cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
+        ? round((cpuAfter - cpuBefore) / answered)
+        : undefined,
     latencyMs: { average: round(result.latency.average), p50: result.latency.p50, p99: result.latency.p99 },
     requests: answered,
     non2xx: result.non2xx,
@@ -68,7 +81,11 @@ export function summariseRounds(target: string, runs: LoadFigures[], bareRuns?: 
     target,
     requestsPerSecond: Math.round(m((f) => f.requestsPerSecond)!),
     serverCpuMicrosPerRequest: roundTenth(m((f) => f.serverCpuMicrosPerRequest)),
-    latencyMs: { average: roundTenth(m((f) => f.latencyMs.average))!, p50: m((f) => f.latencyMs.p50)!, p99: m((f) => f.latencyMs.p99)! },
+    latencyMs: {
+      average: roundTenth(m((f) => f.latencyMs.average))!,
+      p50: m((f) => f.latencyMs.p50)!,
+      p99: m((f) => f.latencyMs.p99)!,
+    },
     requests: runs.reduce((n, f) => n + f.requests, 0),
     non2xx: runs.reduce((n, f) => n + f.non2xx, 0),
     errors: runs.reduce((n, f) => n + f.errors, 0),
@@ -77,7 +94,8 @@ export function summariseRounds(target: string, runs: LoadFigures[], bareRuns?: 
   if (!bareRuns) return row
   const perRound = runs.map((f, i) => ratio(f.requestsPerSecond, bareRuns[i].requestsPerSecond))
   const cpuPerRound = runs.flatMap((f, i) => {
-    const own = f.serverCpuMicrosPerRequest, base = bareRuns[i].serverCpuMicrosPerRequest
+    const own = f.serverCpuMicrosPerRequest,
+      base = bareRuns[i].serverCpuMicrosPerRequest
     return own && base ? [ratio(base, own)] : []
   })
   return {

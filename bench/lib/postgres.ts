@@ -8,7 +8,11 @@ export async function createDatabase(prefix: string): Promise<{ url: string; dro
   const run = async (text: string) => {
     const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL })
     await client.connect()
-    try { await client.query(text) } finally { await client.end() }
+    try {
+      await client.query(text)
+    } finally {
+      await client.end()
+    }
   }
   await run(`CREATE DATABASE ${name}`)
   const url = new URL(POSTGRES_ADMIN_URL)

@@ -29,10 +29,12 @@ export function readCpuMicros(pid: number | undefined): number | undefined {
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    }).on('error', reject)
+    const server = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => resolve(port))
+      })
+      .on('error', reject)
   })
 }
 
@@ -44,24 +46,32 @@ export const SERVER = 'src/main.ts'
  * either way, so --cpu-prof sees the server itself),
  * with output going to logFile, and resolves once the port answers any HTTPS request.
  */
-export async function startServer(script: string, env: NodeJS.ProcessEnv, logFile: string, nodeArgs: string[] = []): Promise<ChildServer> {
+export async function startServer(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  nodeArgs: string[] = [],
+): Promise<ChildServer> {
   const port = Number(env.BULWARK_PORT ?? env.BENCH_PORT)
   const log = openSync(logFile, 'a')
   // The server runs as `npm start` runs it (compiled, no transpiler), so start, RSS and CPU are what users get.
   const command = script === SERVER ? [join(ROOT, 'scripts/start.mjs')] : ['--import', 'tsx', join(ROOT, script)]
   const child = spawn(process.execPath, [...nodeArgs, ...command], { cwd: ROOT, env, stdio: ['ignore', log, log] })
   closeSync(log)
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}; see ${logFile}`))))
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}; see ${logFile}`))),
+  )
   await Promise.race([waitForHttps(port), exited])
   return {
     port,
     child,
     cpuMicros: () => readCpuMicros(child.pid),
-    stop: () => new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
   }
 }
 
@@ -69,11 +79,19 @@ async function waitForHttps(port: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     const answered = await new Promise<boolean>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', rejectUnauthorized: false, timeout: 1000 }, (res) => {
-        res.resume()
-        resolve(true)
-      })
-      req.on('error', () => resolve(false)).on('timeout', () => { req.destroy(); resolve(false) })
+      const req = request(
+        { host: '127.0.0.1', port, path: '/', method: 'GET', rejectUnauthorized: false, timeout: 1000 },
+        (res) => {
+          res.resume()
+          resolve(true)
+        },
+      )
+      req
+        .on('error', () => resolve(false))
+        .on('timeout', () => {
+          req.destroy()
+          resolve(false)
+        })
       req.end()
     })
     if (answered) return

@@ -10,7 +10,12 @@ import type { Services } from '../domain/services.js'
 import type { Store } from '../store/connect.js'
 
 /** The context the API would give this account, working in `ownerName` (default: its Organization). */
-export async function cliContext(store: Store, services: Services, userName: string, ownerName?: string): Promise<RequestContext> {
+export async function cliContext(
+  store: Store,
+  services: Services,
+  userName: string,
+  ownerName?: string,
+): Promise<RequestContext> {
   const caller = await callerOf(store, services, { userName })
   if (!caller) throw notFound(`No enabled account '${userName}'`)
   return contextOutsideRequest(store, services, caller, selectOwner(caller, ownerName))

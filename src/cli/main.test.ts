@@ -23,14 +23,19 @@ describe('bin/bulwark.mjs', () => {
     expect(run.status).toBe(0)
     expect(run.stdout.trim().split('\n')).toHaveLength(1)
     expect(JSON.parse(run.stdout)).toEqual({
-      owners: [{ id: 1, name: 'Default Organization', type: 'Organization', description: null, dateAdded: expect.any(String) }],
+      owners: [
+        { id: 1, name: 'Default Organization', type: 'Organization', description: null, dateAdded: expect.any(String) },
+      ],
     })
     expect(run.stderr).toContain("First start: created 'Default Organization' and its administrator 'admin-api'")
     expect(statSync(join(dataDir, 'admin-credentials.json')).mode & 0o777).toBe(0o600)
   })
 
   it('reads a password from standard input and never echoes it', () => {
-    const run = bulwark(['users', 'create', 'feed-reader', '--kind', 'taxii', '--password-stdin', '--json'], 'a long password\n')
+    const run = bulwark(
+      ['users', 'create', 'feed-reader', '--kind', 'taxii', '--password-stdin', '--json'],
+      'a long password\n',
+    )
     expect(run.status).toBe(0)
     expect(JSON.parse(run.stdout)).toMatchObject({ userName: 'feed-reader', kind: 'taxii', role: 'Standard User' })
     expect(run.stdout + run.stderr).not.toContain('a long password')
@@ -39,7 +44,10 @@ describe('bin/bulwark.mjs', () => {
   it('answers errors with {"error"} and a non-zero exit code', () => {
     const refused = bulwark(['tokens', 'create', 'feed-reader', '--json'])
     expect(refused.status).toBe(1)
-    expect(JSON.parse(refused.stdout)).toEqual({ error: 'TAXII accounts use Basic authentication, not API tokens', code: 'invalid' })
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: 'TAXII accounts use Basic authentication, not API tokens',
+      code: 'invalid',
+    })
     const usage = bulwark(['memberships', 'set', 'feed-reader', '--json'])
     expect(usage.status).toBe(2)
     expect(JSON.parse(usage.stdout)).toEqual({ error: "missing required argument 'owner'" })

@@ -16,7 +16,12 @@ import { getSettingCommand, listSettingsCommand, setSettingCommand } from './com
 import { statusCommand } from './commands/status.js'
 import { createTokenCommand, revokeTokensCommand } from './commands/tokens.js'
 import {
-  createUserCommand, disableUserCommand, enableUserCommand, listUsersCommand, setUserPasswordCommand, setUserTokenLifetimeCommand,
+  createUserCommand,
+  disableUserCommand,
+  enableUserCommand,
+  listUsersCommand,
+  setUserPasswordCommand,
+  setUserTokenLifetimeCommand,
 } from './commands/users.js'
 import { type CommandResult, errorResult, renderJson, renderText } from './output.js'
 import { openRuntime } from './runtime.js'
@@ -37,16 +42,23 @@ async function execute(run: Run): Promise<void> {
   await executeWithConfig((store, _config, services) => run(store, services))
 }
 
-async function executeWithConfig(run: (store: Store, config: Config, services: Services) => Promise<CommandResult>): Promise<void> {
+async function executeWithConfig(
+  run: (store: Store, config: Config, services: Services) => Promise<CommandResult>,
+): Promise<void> {
   const runtime = await openRuntime()
   try {
     if (runtime.firstStart) {
-      const where = runtime.firstStart.credentialsFile ? ` Its credentials are in ${runtime.firstStart.credentialsFile}.` : ''
-      process.stderr.write(`First start: created '${runtime.firstStart.organization}' and its administrator '${runtime.firstStart.userName}'.${where}\n`)
+      const where = runtime.firstStart.credentialsFile
+        ? ` Its credentials are in ${runtime.firstStart.credentialsFile}.`
+        : ''
+      process.stderr.write(
+        `First start: created '${runtime.firstStart.organization}' and its administrator '${runtime.firstStart.userName}'.${where}\n`,
+      )
     }
     const result = await run(runtime.store, runtime.config, runtime.services)
     process.stdout.write(json ? renderJson(result) : renderText(result))
-    if (!json && ('token' in result || 'secretKey' in result)) process.stderr.write('This secret is shown only now; store it safely.\n')
+    if (!json && ('token' in result || 'secretKey' in result))
+      process.stderr.write('This secret is shown only now; store it safely.\n')
   } finally {
     await runtime.close()
   }
@@ -55,7 +67,9 @@ async function executeWithConfig(run: (store: Store, config: Config, services: S
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 async function passwordFrom(o: Options): Promise<string | undefined> {
@@ -75,129 +89,242 @@ function area(name: string, summary: string): Command {
 const str = (value: unknown) => value as string | undefined
 
 const program = new Command('bulwark')
-  .description('Administer a Bulwark database: owners, accounts, credentials, settings, backups, imports, exports. Reads the same BULWARK_* variables as the server.')
+  .description(
+    'Administer a Bulwark database: owners, accounts, credentials, settings, backups, imports, exports. Reads the same BULWARK_* variables as the server.',
+  )
   .option('--json', JSON_HELP)
   .exitOverride()
   .configureOutput({
-    writeErr: (text) => { if (!json) process.stderr.write(text) },
-    outputError: (text, write) => { if (!json) write(text) },
+    writeErr: (text) => {
+      if (!json) process.stderr.write(text)
+    },
+    outputError: (text, write) => {
+      if (!json) write(text)
+    },
   })
 
 const owners = area('owners', 'Organizations, Communities and Sources')
-leaf(owners, 'create', 'Create an owner').argument('<name>', 'owner name')
+leaf(owners, 'create', 'Create an owner')
+  .argument('<name>', 'owner name')
   .addOption(new Option('--type <type>', 'owner type').choices(OWNER_TYPES).default('Organization'))
   .option('--description <text>', 'free-text description')
-  .action((name: string, o: Options) => execute((s, v) => createOwnerCommand(s, v, { name, type: str(o.type), description: str(o.description) })))
+  .action((name: string, o: Options) =>
+    execute((s, v) => createOwnerCommand(s, v, { name, type: str(o.type), description: str(o.description) })),
+  )
 leaf(owners, 'list', 'List every owner').action(() => execute((s, v) => listOwnersCommand(s, v)))
 
 const users = area('users', 'Human, API and TAXII accounts')
-leaf(users, 'create', 'Create an account in an Organization').argument('<userName>', 'unique user name')
+leaf(users, 'create', 'Create an account in an Organization')
+  .argument('<userName>', 'unique user name')
   .addOption(new Option('--kind <kind>', 'account kind').choices(ACCOUNT_KINDS).default('api'))
   .option('--organization <name>', 'home Organization (default: the only Organization)')
-  .option('--role <role>', `Organization role: ${ORGANIZATION_ROLES.join(', ')} (default Standard User; TAXII accounts: Standard User only)`)
-  .option('--system-role <role>', `System role: ${SYSTEM_ROLES.join(', ')} (default by kind: User, Api User, Taxii User)`)
-  .option('--first-name <name>').option('--last-name <name>').option('--pseudonym <name>').option('--email <address>')
+  .option(
+    '--role <role>',
+    `Organization role: ${ORGANIZATION_ROLES.join(', ')} (default Standard User; TAXII accounts: Standard User only)`,
+  )
+  .option(
+    '--system-role <role>',
+    `System role: ${SYSTEM_ROLES.join(', ')} (default by kind: User, Api User, Taxii User)`,
+  )
+  .option('--first-name <name>')
+  .option('--last-name <name>')
+  .option('--pseudonym <name>')
+  .option('--email <address>')
   .option('--password <password>', 'password (required for TAXII accounts)')
   .option('--password-stdin', 'read the password from standard input instead')
   .option('--token-lifetime-days <days>', 'lifetime of the API tokens issued to this account (default: no expiry)')
   .action(async (userName: string, o: Options) => {
     const password = await passwordFrom(o)
-    await execute((s, v) => createUserCommand(s, v, {
-      userName, kind: str(o.kind), organization: str(o.organization), role: str(o.role), systemRole: str(o.systemRole),
-      firstName: str(o.firstName), lastName: str(o.lastName), pseudonym: str(o.pseudonym), email: str(o.email), password,
-      tokenLifetimeDays: str(o.tokenLifetimeDays),
-    }))
+    await execute((s, v) =>
+      createUserCommand(s, v, {
+        userName,
+        kind: str(o.kind),
+        organization: str(o.organization),
+        role: str(o.role),
+        systemRole: str(o.systemRole),
+        firstName: str(o.firstName),
+        lastName: str(o.lastName),
+        pseudonym: str(o.pseudonym),
+        email: str(o.email),
+        password,
+        tokenLifetimeDays: str(o.tokenLifetimeDays),
+      }),
+    )
   })
 leaf(users, 'list', 'List accounts (never their credentials)')
-  .option('--organization <name>', 'only this Organization').addOption(new Option('--kind <kind>', 'only this kind').choices(ACCOUNT_KINDS))
-  .action((o: Options) => execute((s, v) => listUsersCommand(s, v, { organization: str(o.organization), kind: str(o.kind) })))
-leaf(users, 'disable', 'Refuse every credential of an account').argument('<userName>')
+  .option('--organization <name>', 'only this Organization')
+  .addOption(new Option('--kind <kind>', 'only this kind').choices(ACCOUNT_KINDS))
+  .action((o: Options) =>
+    execute((s, v) => listUsersCommand(s, v, { organization: str(o.organization), kind: str(o.kind) })),
+  )
+leaf(users, 'disable', 'Refuse every credential of an account')
+  .argument('<userName>')
   .action((userName: string) => execute((s, v) => disableUserCommand(s, v, { userName })))
-leaf(users, 'enable', 'Accept the credentials of a disabled account again').argument('<userName>')
+leaf(users, 'enable', 'Accept the credentials of a disabled account again')
+  .argument('<userName>')
   .action((userName: string) => execute((s, v) => enableUserCommand(s, v, { userName })))
-leaf(users, 'set-password', 'Set the password of a TAXII or human account').argument('<userName>')
-  .option('--password <password>', 'the new password (at least 8 characters)').option('--password-stdin', 'read it from standard input instead')
+leaf(users, 'set-password', 'Set the password of a TAXII or human account')
+  .argument('<userName>')
+  .option('--password <password>', 'the new password (at least 8 characters)')
+  .option('--password-stdin', 'read it from standard input instead')
   .action(async (userName: string, o: Options) => {
     const password = await passwordFrom(o)
     await execute((s, v) => setUserPasswordCommand(s, v, { userName, password }))
   })
-leaf(users, 'set-token-lifetime', 'Set how many days new API tokens of the account live').argument('<userName>')
+leaf(users, 'set-token-lifetime', 'Set how many days new API tokens of the account live')
+  .argument('<userName>')
   .argument('<days>', "whole number of days, or 'none' for tokens that do not expire")
   .action((userName: string, days: string) => execute((s, v) => setUserTokenLifetimeCommand(s, v, { userName, days })))
 
 const memberships = area('memberships', 'Roles of accounts in owners')
 leaf(memberships, 'set', 'Give an account a role in an owner (adds or changes the membership)')
-  .argument('<userName>').argument('<owner>', 'owner name')
-  .argument('<role>', `Organization role (${ORGANIZATION_ROLES.join(', ')}) or Community/Source role (${COMMUNITY_ROLES.join(', ')})`)
-  .action((userName: string, owner: string, role: string) => execute((s, v) => setMembershipCommand(s, v, { userName, owner, role })))
-leaf(memberships, 'remove', 'Take an account out of a Community or Source').argument('<userName>').argument('<owner>')
+  .argument('<userName>')
+  .argument('<owner>', 'owner name')
+  .argument(
+    '<role>',
+    `Organization role (${ORGANIZATION_ROLES.join(', ')}) or Community/Source role (${COMMUNITY_ROLES.join(', ')})`,
+  )
+  .action((userName: string, owner: string, role: string) =>
+    execute((s, v) => setMembershipCommand(s, v, { userName, owner, role })),
+  )
+leaf(memberships, 'remove', 'Take an account out of a Community or Source')
+  .argument('<userName>')
+  .argument('<owner>')
   .action((userName: string, owner: string) => execute((s, v) => removeMembershipCommand(s, v, { userName, owner })))
-leaf(memberships, 'list', 'List memberships').option('--user <userName>', 'only this account').option('--owner <name>', 'only this owner')
-  .action((o: Options) => execute((s, v) => listMembershipsCommand(s, v, { userName: str(o.user), owner: str(o.owner) })))
+leaf(memberships, 'list', 'List memberships')
+  .option('--user <userName>', 'only this account')
+  .option('--owner <name>', 'only this owner')
+  .action((o: Options) =>
+    execute((s, v) => listMembershipsCommand(s, v, { userName: str(o.user), owner: str(o.owner) })),
+  )
 
 const tokens = area('tokens', 'API tokens (Authorization: TC-Token <token>)')
-leaf(tokens, 'create', 'Issue an API token and print it once').argument('<userName>')
+leaf(tokens, 'create', 'Issue an API token and print it once')
+  .argument('<userName>')
   .option('--lifetime-days <days>', "lifetime in days (default: the account's token lifetime, else no expiry)")
   .option('--temporary', 'a 4-hour token (Standard User, Sharing User, Organization Administrator, App Developer)')
-  .action((userName: string, o: Options) => execute((s, v) => createTokenCommand(s, v, {
-    userName, lifetimeDays: str(o.lifetimeDays), temporary: !!o.temporary,
-  })))
-leaf(tokens, 'revoke', 'Revoke every API token of an account').argument('<userName>')
+  .action((userName: string, o: Options) =>
+    execute((s, v) =>
+      createTokenCommand(s, v, {
+        userName,
+        lifetimeDays: str(o.lifetimeDays),
+        temporary: !!o.temporary,
+      }),
+    ),
+  )
+leaf(tokens, 'revoke', 'Revoke every API token of an account')
+  .argument('<userName>')
   .action((userName: string) => execute((s, v) => revokeTokensCommand(s, v, { userName })))
 
 const keys = area('keys', 'Access id + secret key pairs for HMAC signatures (API accounts)')
-leaf(keys, 'create', 'Create an access id and secret key and print them once').argument('<userName>')
+leaf(keys, 'create', 'Create an access id and secret key and print them once')
+  .argument('<userName>')
   .action((userName: string) => execute((s, v) => createKeyCommand(s, v, { userName })))
-leaf(keys, 'revoke', 'Revoke access keys of an account').argument('<userName>').option('--access-id <id>', 'only this one (default: all)')
-  .action((userName: string, o: Options) => execute((s, v) => revokeKeysCommand(s, v, { userName, accessId: str(o.accessId) })))
+leaf(keys, 'revoke', 'Revoke access keys of an account')
+  .argument('<userName>')
+  .option('--access-id <id>', 'only this one (default: all)')
+  .action((userName: string, o: Options) =>
+    execute((s, v) => revokeKeysCommand(s, v, { userName, accessId: str(o.accessId) })),
+  )
 
-program.command('backup').description('Write a consistent copy of the whole database to a new file (SQLite: online, while the server runs; PostgreSQL: pg_dump custom format)')
-  .argument('<file>', 'the backup file to create (mode 0600)').option('--json', JSON_HELP)
+program
+  .command('backup')
+  .description(
+    'Write a consistent copy of the whole database to a new file (SQLite: online, while the server runs; PostgreSQL: pg_dump custom format)',
+  )
+  .argument('<file>', 'the backup file to create (mode 0600)')
+  .option('--json', JSON_HELP)
   .action((file: string) => executeWithConfig((store, config) => backupCommand(store, config, { file })))
-program.command('restore').description('Replace the whole database with a backup; stop every node first')
-  .argument('<file>', 'a file written by bulwark backup').option('--json', JSON_HELP)
+program
+  .command('restore')
+  .description('Replace the whole database with a backup; stop every node first')
+  .argument('<file>', 'a file written by bulwark backup')
+  .option('--json', JSON_HELP)
   .action(async (file: string) => {
     const result = await restoreCommand(loadConfig(), { file })
     // Opening it afterwards applies the migrations of this version to an older backup.
     await execute(async () => result)
   })
 
-program.command('import').description('Import Indicators into an owner from a STIX 2.1 bundle, a V2 batch file, a CSV or a plain list; bad items are reported, the rest written')
-  .argument('<file>', 'the file to read').requiredOption('--owner <name>', 'the owner to import into')
-  .addOption(new Option('--format <format>', 'default by extension: .csv csv, .stix stix, .json a STIX bundle if it starts like one else batch, anything else list')
-    .choices(IMPORT_FORMATS))
+program
+  .command('import')
+  .description(
+    'Import Indicators into an owner from a STIX 2.1 bundle, a V2 batch file, a CSV or a plain list; bad items are reported, the rest written',
+  )
+  .argument('<file>', 'the file to read')
+  .requiredOption('--owner <name>', 'the owner to import into')
+  .addOption(
+    new Option(
+      '--format <format>',
+      'default by extension: .csv csv, .stix stix, .json a STIX bundle if it starts like one else batch, anything else list',
+    ).choices(IMPORT_FORMATS),
+  )
   .option('--type <type>', 'the Indicator type of every line of a plain list (Host, Address, URL, …)')
   .option('--as <userName>', 'the account the import runs as (default: the first-start administrator)')
   .option('--json', JSON_HELP)
   .action((file: string, o: Options) => {
     const bar = progressOn(process.stderr, json)
-    return executeWithConfig((store, config, services) => importCommand(store, services, {
-      file, owner: o.owner as string, format: str(o.format), type: str(o.type), userName: str(o.as) ?? config.admin.userName,
-      progress: bar && ((t) => bar.update(`${t.items} items: ${t.successCount} written, ${t.errorCount} errors`, t.fraction)),
-    }).finally(() => bar?.done()))
+    return executeWithConfig((store, config, services) =>
+      importCommand(store, services, {
+        file,
+        owner: o.owner as string,
+        format: str(o.format),
+        type: str(o.type),
+        userName: str(o.as) ?? config.admin.userName,
+        progress:
+          bar && ((t) => bar.update(`${t.items} items: ${t.successCount} written, ${t.errorCount} errors`, t.fraction)),
+      }).finally(() => bar?.done()),
+    )
   })
 
-program.command('export').description("Export an owner's Indicators, optionally filtered by TQL, as a STIX 2.1 bundle or a V2 batch file (bulwark import reads both back)")
-  .requiredOption('--owner <name>', 'the owner to export').requiredOption('--output <file>', 'the file to create (mode 0600)')
-  .addOption(new Option('--format <format>', 'default: stix for a .stix or .stix.json file, else batch').choices(EXPORT_FORMATS))
+program
+  .command('export')
+  .description(
+    "Export an owner's Indicators, optionally filtered by TQL, as a STIX 2.1 bundle or a V2 batch file (bulwark import reads both back)",
+  )
+  .requiredOption('--owner <name>', 'the owner to export')
+  .requiredOption('--output <file>', 'the file to create (mode 0600)')
+  .addOption(
+    new Option('--format <format>', 'default: stix for a .stix or .stix.json file, else batch').choices(EXPORT_FORMATS),
+  )
   .option('--tql <filter>', 'only the Indicators this TQL filter matches, e.g. "rating >= 3"')
   .option('--as <userName>', 'the account the export runs as (default: the first-start administrator)')
   .option('--json', JSON_HELP)
   .action((o: Options) => {
     const bar = progressOn(process.stderr, json)
-    return executeWithConfig((store, config, services) => exportCommand(store, services, {
-      owner: o.owner as string, output: o.output as string, tql: str(o.tql), format: str(o.format), userName: str(o.as) ?? config.admin.userName,
-      progress: bar && ((count, total) => bar.update(`exported ${count}${total === undefined ? '' : ` of ${total}`} Indicators`, total ? count / total : undefined)),
-    }).finally(() => bar?.done()))
+    return executeWithConfig((store, config, services) =>
+      exportCommand(store, services, {
+        owner: o.owner as string,
+        output: o.output as string,
+        tql: str(o.tql),
+        format: str(o.format),
+        userName: str(o.as) ?? config.admin.userName,
+        progress:
+          bar &&
+          ((count, total) =>
+            bar.update(
+              `exported ${count}${total === undefined ? '' : ` of ${total}`} Indicators`,
+              total ? count / total : undefined,
+            )),
+      }).finally(() => bar?.done()),
+    )
   })
 
 const settings = area('settings', 'System settings shared by every node')
-leaf(settings, 'list', 'List every setting with its value and default').action(() => execute((s, v) => listSettingsCommand(s, v)))
-leaf(settings, 'get', 'Show one setting').argument('<name>').action((name: string) => execute((s, v) => getSettingCommand(s, v, { name })))
-leaf(settings, 'set', 'Change a setting (true/false or a whole number)').argument('<name>').argument('<value>')
+leaf(settings, 'list', 'List every setting with its value and default').action(() =>
+  execute((s, v) => listSettingsCommand(s, v)),
+)
+leaf(settings, 'get', 'Show one setting')
+  .argument('<name>')
+  .action((name: string) => execute((s, v) => getSettingCommand(s, v, { name })))
+leaf(settings, 'set', 'Change a setting (true/false or a whole number)')
+  .argument('<name>')
+  .argument('<value>')
   .action((name: string, value: string) => execute((s, v) => setSettingCommand(s, v, { name, value })))
 
-leaf(program, 'status', 'Database dialect, migrations, counts and settings').action(() => execute((s, v) => statusCommand(s, v)))
+leaf(program, 'status', 'Database dialect, migrations, counts and settings').action(() =>
+  execute((s, v) => statusCommand(s, v)),
+)
 
 function fail(error: unknown, exitCode: number) {
   if (json) process.stdout.write(renderJson(errorResult(error)))
@@ -209,8 +336,14 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return
     // Without --json, commander has already printed the usage error.
-    if (!json) { process.exitCode = USAGE_EXIT_CODE; return }
-    const message = error.code === 'commander.help' ? 'A command is required; add --help to see them' : error.message.replace(/^error: /, '')
+    if (!json) {
+      process.exitCode = USAGE_EXIT_CODE
+      return
+    }
+    const message =
+      error.code === 'commander.help'
+        ? 'A command is required; add --help to see them'
+        : error.message.replace(/^error: /, '')
     fail(new Error(message), USAGE_EXIT_CODE)
     return
   }

@@ -10,19 +10,32 @@ describe('renderJson', () => {
 
 describe('renderText', () => {
   it('aligns scalars, tabulates lists and indents nested records', () => {
-    expect(renderText({ userName: 'svc', disabled: false, expiresAt: null, owners: [{ id: 1, name: 'Acme' }, { id: 22, name: 'B' }], counts: { owners: 2 } })).toBe([
-      'userName:  svc',
-      'disabled:  false',
-      'expiresAt: -',
-      'owners:',
-      '  id  name',
-      '  --  ----',
-      '  1   Acme',
-      '  22  B',
-      'counts:',
-      '  owners: 2',
-      '',
-    ].join('\n'))
+    expect(
+      renderText({
+        userName: 'svc',
+        disabled: false,
+        expiresAt: null,
+        owners: [
+          { id: 1, name: 'Acme' },
+          { id: 22, name: 'B' },
+        ],
+        counts: { owners: 2 },
+      }),
+    ).toBe(
+      [
+        'userName:  svc',
+        'disabled:  false',
+        'expiresAt: -',
+        'owners:',
+        '  id  name',
+        '  --  ----',
+        '  1   Acme',
+        '  22  B',
+        'counts:',
+        '  owners: 2',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('says (none) for an empty list', () => {

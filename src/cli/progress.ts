@@ -16,7 +16,9 @@ export function progressOn(stream: NodeJS.WriteStream, json: boolean): Progress 
   if (json || !stream.isTTY) return undefined
   let shownAt = 0
   let last: string | undefined
-  const draw = () => { if (last !== undefined) stream.write(`\r${last}\x1b[K`) }
+  const draw = () => {
+    if (last !== undefined) stream.write(`\r${last}\x1b[K`)
+  }
   return {
     update(label, fraction) {
       last = fraction === undefined ? label : `${bar(fraction)} ${label}`

@@ -20,7 +20,8 @@ export interface CliRuntime {
 
 export async function openRuntime(config: Config = loadConfig()): Promise<CliRuntime> {
   const { tightened } = secureDataDir(config.dataDir)
-  for (const { path, from } of tightened) process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
+  for (const { path, from } of tightened)
+    process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize })
   try {
     await prepareDatabase(store)

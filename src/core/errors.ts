@@ -17,13 +17,18 @@ export type ErrorCode =
   | 'unavailable' // a feature switched off: 503
 
 export class DomainError extends Error {
-  constructor(readonly code: ErrorCode, message: string, readonly details?: Record<string, unknown>) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
     super(message)
     this.name = 'DomainError'
   }
 }
 
-export const invalid = (message: string, details?: Record<string, unknown>) => new DomainError('invalid', message, details)
+export const invalid = (message: string, details?: Record<string, unknown>) =>
+  new DomainError('invalid', message, details)
 export const notFound = (message: string) => new DomainError('not_found', message)
 export const forbidden = (message: string) => new DomainError('forbidden', message)
 export const conflict = (message: string) => new DomainError('conflict', message)

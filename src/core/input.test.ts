@@ -8,7 +8,8 @@ describe('readBoolean, the one reading of true/false', () => {
   })
 
   it('reads nothing else as a boolean', () => {
-    for (const other of ['', 'yes', 'no', 'on', 2, -1, null, undefined, {}, []]) expect(readBoolean(other)).toBeUndefined()
+    for (const other of ['', 'yes', 'no', 'on', 2, -1, null, undefined, {}, []])
+      expect(readBoolean(other)).toBeUndefined()
   })
 
   it('booleanValue: absent is undefined, anything not true/false a 400 naming the field and the value', () => {

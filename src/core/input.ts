@@ -29,7 +29,8 @@ export function checkInputShape(value: unknown): void {
   while (pending.length) {
     const next = pending.pop()!
     if (typeof next.value !== 'object' || next.value === null || Buffer.isBuffer(next.value)) continue
-    if (next.depth >= MAX_INPUT_DEPTH) throw invalid(`The input is nested more than ${MAX_INPUT_DEPTH} levels deep (at ${next.path})`)
+    if (next.depth >= MAX_INPUT_DEPTH)
+      throw invalid(`The input is nested more than ${MAX_INPUT_DEPTH} levels deep (at ${next.path})`)
     if (Array.isArray(next.value)) {
       next.value.forEach((item, i) => pending.push({ value: item, path: `${next.path}[${i}]`, depth: next.depth + 1 }))
       continue
@@ -68,12 +69,18 @@ export function textValue(value: unknown, field: string, options: { max?: number
   if (value === undefined) return undefined
   if (value === null) return null
   if (typeof value !== 'string') throw invalid(`${field} must be a string`)
-  if (options.max !== undefined && value.length > options.max) throw invalid(`${field} is longer than ${options.max} characters`)
+  if (options.max !== undefined && value.length > options.max)
+    throw invalid(`${field} is longer than ${options.max} characters`)
   return value
 }
 
 /** A non-empty string; required on create (`required`), optional on update. */
-export function requiredText(body: Body, field: string, required: boolean, options: { max?: number } = {}): string | undefined {
+export function requiredText(
+  body: Body,
+  field: string,
+  required: boolean,
+  options: { max?: number } = {},
+): string | undefined {
   const value = optionalText(body, field, options)
   if (value === undefined && !required) return undefined
   if (value === undefined || value === null || !value.trim()) throw invalid(`${field} is required`)
@@ -81,13 +88,19 @@ export function requiredText(body: Body, field: string, required: boolean, optio
 }
 
 /** One of a fixed list, matched case-insensitively and returned in the list's spelling. */
-export function oneOf<T extends string>(body: Body, field: string, values: readonly T[], required: boolean): T | undefined {
+export function oneOf<T extends string>(
+  body: Body,
+  field: string,
+  values: readonly T[],
+  required: boolean,
+): T | undefined {
   const value = body[field]
   if (value === undefined || value === null || value === '') {
     if (required) throw invalid(`${field} is required (one of ${values.join(', ')})`)
     return undefined
   }
-  const found = typeof value === 'string' ? values.find((v) => v.toLowerCase() === value.trim().toLowerCase()) : undefined
+  const found =
+    typeof value === 'string' ? values.find((v) => v.toLowerCase() === value.trim().toLowerCase()) : undefined
   if (!found) throw invalid(`${field} must be one of ${values.join(', ')}; not '${String(value)}'`)
   return found
 }
@@ -129,7 +142,11 @@ export function booleanValue(value: unknown, field: string): boolean | undefined
   return read
 }
 
-export function optionalInteger(body: Body, field: string, options: { min?: number; max?: number } = {}): number | null | undefined {
+export function optionalInteger(
+  body: Body,
+  field: string,
+  options: { min?: number; max?: number } = {},
+): number | null | undefined {
   const value = body[field]
   if (value === undefined) return undefined
   if (value === null) return null
@@ -143,7 +160,8 @@ export function optionalInteger(body: Body, field: string, options: { min?: numb
 /** Parses an id given as a number or a numeric string. */
 export function bodyId(value: unknown): number | undefined {
   if (value === undefined || value === null || value === '') return undefined
-  const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN
+  const id =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN
   if (!Number.isSafeInteger(id) || id <= 0) throw invalid(`'${String(value)}' is not a valid id`)
   return id
 }

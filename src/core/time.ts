@@ -38,7 +38,8 @@ export function toApiTime(stored: string | null | undefined): string | undefined
  */
 export function parseApiTime(input: unknown): string | null {
   if (input instanceof Date) return validTime(input)
-  if (typeof input === 'number' && Number.isFinite(input)) return validTime(new Date(input > 1e11 ? input : input * 1000))
+  if (typeof input === 'number' && Number.isFinite(input))
+    return validTime(new Date(input > 1e11 ? input : input * 1000))
   if (typeof input !== 'string' || !input.trim()) return null
   const text = input.trim()
   if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null

@@ -13,7 +13,10 @@ export function uuidNamespace(uuid: string): Buffer {
 
 /** `namespace` as bytes (uuidNamespace) when many UUIDs share it, so it is parsed once. */
 export function uuidV5(namespace: string | Buffer, name: string): string {
-  const hash = createHash('sha1').update(typeof namespace === 'string' ? uuidNamespace(namespace) : namespace).update(name, 'utf8').digest()
+  const hash = createHash('sha1')
+    .update(typeof namespace === 'string' ? uuidNamespace(namespace) : namespace)
+    .update(name, 'utf8')
+    .digest()
   hash[6] = (hash[6] & 0x0f) | 0x50
   hash[8] = (hash[8] & 0x3f) | 0x80
   const hex = hash.toString('hex', 0, 16)

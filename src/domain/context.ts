@@ -90,14 +90,26 @@ export interface RequestContext {
 
 export function toAccount(row: AccountRow): Account {
   return {
-    id: row.id, userName: row.user_name, kind: row.kind, firstName: row.first_name, lastName: row.last_name, pseudonym: row.pseudonym,
-    systemRole: row.system_role, organizationId: row.organization_id, observationsEnabled: !!row.observations_enabled,
+    id: row.id,
+    userName: row.user_name,
+    kind: row.kind,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    pseudonym: row.pseudonym,
+    systemRole: row.system_role,
+    organizationId: row.organization_id,
+    observationsEnabled: !!row.observations_enabled,
     tqlTimeoutMs: row.tql_timeout_ms,
   }
 }
 
 /** Authorizes an action in the context's owner, with the system settings that widen roles. */
-export async function requirePermission(ctx: RequestContext, action: Action, membership: Membership = ctx.membership): Promise<void> {
-  const readOnlyUserUpdatesAllowed = action === 'observe' ? await ctx.services.settings.getBoolean('readOnlyUserUpdatesAllowed') : false
+export async function requirePermission(
+  ctx: RequestContext,
+  action: Action,
+  membership: Membership = ctx.membership,
+): Promise<void> {
+  const readOnlyUserUpdatesAllowed =
+    action === 'observe' ? await ctx.services.settings.getBoolean('readOnlyUserUpdatesAllowed') : false
   authorize(membership, action, { readOnlyUserUpdatesAllowed })
 }

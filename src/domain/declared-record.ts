@@ -8,18 +8,26 @@ import type { FieldDeclaration, KindDeclaration } from '../model/field.js'
 
 type Declared<K extends KindDeclaration> = Exclude<Extract<K['fields'][number], { column: string }>, { record: false }>
 type RecordName<F> = F extends { record: string } ? F['record'] : F extends { name: string } ? F['name'] : never
-type RecordValue<F, Row> = F extends { type: 'boolean' } ? boolean : F extends { column: infer C extends keyof Row } ? Row[C] : never
+type RecordValue<F, Row> = F extends { type: 'boolean' }
+  ? boolean
+  : F extends { column: infer C extends keyof Row }
+    ? Row[C]
+    : never
 
 /** The record a row of a declared kind becomes. */
-export type DeclaredRecord<K extends KindDeclaration, Row> = { [F in Declared<K> as RecordName<F>]: RecordValue<F, Row> }
+export type DeclaredRecord<K extends KindDeclaration, Row> = {
+  [F in Declared<K> as RecordName<F>]: RecordValue<F, Row>
+}
 
 /**
  * `(row) => ({ id: row.id, …, malware: !!row.malware, ownerName: row.owner_name })`: the declared
  * columns, then `extra` (record name → a column the row brings from elsewhere, e.g. a join).
  */
-export function declaredRecordReader<K extends KindDeclaration, Row, Extra extends Record<string, string> = Record<never, string>>(
-  kind: K, extra?: Extra,
-): (row: Row) => DeclaredRecord<K, Row> & { [E in keyof Extra]: Row[Extra[E] & keyof Row] } {
+export function declaredRecordReader<
+  K extends KindDeclaration,
+  Row,
+  Extra extends Record<string, string> = Record<never, string>,
+>(kind: K, extra?: Extra): (row: Row) => DeclaredRecord<K, Row> & { [E in keyof Extra]: Row[Extra[E] & keyof Row] } {
   const entries = new Map<string, string>()
   for (const f of kind.fields as readonly FieldDeclaration[]) {
     if (!f.column || f.record === false) continue

@@ -38,9 +38,12 @@ describe('domain records against the declarations', () => {
     expectTypeOf<StoredNamesOf<typeof SECURITY_LABEL>>().toExtend<keyof SecurityLabel>()
     expectTypeOf<StoredNamesOf<typeof OWNER>>().toExtend<keyof OwnerPermissions>()
     // An account's settings are shown only to administrators, so the record keeps them apart.
-    expectTypeOf<Extract<StoredNamesOf<typeof USER>, 'id' | 'userName' | 'firstName' | 'lastName' | 'pseudonym'>>()
-      .toExtend<keyof UserRecord>()
-    expectTypeOf<Exclude<StoredNamesOf<typeof USER>, keyof UserRecord>>().toExtend<keyof NonNullable<UserRecord['details']>>()
+    expectTypeOf<
+      Extract<StoredNamesOf<typeof USER>, 'id' | 'userName' | 'firstName' | 'lastName' | 'pseudonym'>
+    >().toExtend<keyof UserRecord>()
+    expectTypeOf<Exclude<StoredNamesOf<typeof USER>, keyof UserRecord>>().toExtend<
+      keyof NonNullable<UserRecord['details']>
+    >()
   })
 
   it('name nothing undeclared', () => {

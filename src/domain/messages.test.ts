@@ -17,7 +17,8 @@ describe('domain messages', () => {
       for (const line of readFileSync(file, 'utf8').split('\n')) {
         const code = line.trim()
         if (code.startsWith('*') || code.startsWith('/**') || code.startsWith('//')) continue
-        if (/(invalid|notFound|conflict|forbidden|DomainError)\(.*\/(v2|v3|api)\//.test(code)) offending.push(`${file}: ${code}`)
+        if (/(invalid|notFound|conflict|forbidden|DomainError)\(.*\/(v2|v3|api)\//.test(code))
+          offending.push(`${file}: ${code}`)
       }
     }
     expect(offending).toEqual([])

@@ -33,8 +33,21 @@ export type Action = (typeof ACTIONS)[number]
 
 type Matrix = Partial<Record<OwnerRole, readonly Action[]>>
 
-const ORG_WRITER: readonly Action[] = ['read', 'create', 'update', 'delete', 'associate', 'applyLabel', 'manageTags', 'observe',
-  'batch', 'managePlaybooks', 'addMetricData', 'issueTemporaryToken', 'readFeed']
+const ORG_WRITER: readonly Action[] = [
+  'read',
+  'create',
+  'update',
+  'delete',
+  'associate',
+  'applyLabel',
+  'manageTags',
+  'observe',
+  'batch',
+  'managePlaybooks',
+  'addMetricData',
+  'issueTemporaryToken',
+  'readFeed',
+]
 
 const ORGANIZATION: Matrix = {
   'Read Only User': ['read'],
@@ -42,12 +55,32 @@ const ORGANIZATION: Matrix = {
   'Standard User': ORG_WRITER,
   'Sharing User': ORG_WRITER,
   'App Developer': ORG_WRITER,
-  'Organization Administrator': [...ORG_WRITER, 'manageLabels', 'manageAttributeTypes', 'configureMetrics', 'caseWrite',
-    'manageUsers', 'publish'],
+  'Organization Administrator': [
+    ...ORG_WRITER,
+    'manageLabels',
+    'manageAttributeTypes',
+    'configureMetrics',
+    'caseWrite',
+    'manageUsers',
+    'publish',
+  ],
 }
 
-const COMMUNITY_EDITOR: readonly Action[] = ['read', 'create', 'update', 'delete', 'associate', 'applyLabel', 'manageTags',
-  'observe', 'batch', 'publish', 'manageLabels', 'addMetricData', 'readFeed']
+const COMMUNITY_EDITOR: readonly Action[] = [
+  'read',
+  'create',
+  'update',
+  'delete',
+  'associate',
+  'applyLabel',
+  'manageTags',
+  'observe',
+  'batch',
+  'publish',
+  'manageLabels',
+  'addMetricData',
+  'readFeed',
+]
 
 const COMMUNITY: Matrix = {
   Subscriber: ['read', 'readFeed'],
@@ -69,7 +102,11 @@ export interface Membership {
   role: OwnerRole
 }
 
-export function isAllowed(membership: Membership, action: Action, options: { readOnlyUserUpdatesAllowed?: boolean } = {}): boolean {
+export function isAllowed(
+  membership: Membership,
+  action: Action,
+  options: { readOnlyUserUpdatesAllowed?: boolean } = {},
+): boolean {
   const matrix = membership.ownerType === 'Organization' ? ORGANIZATION : COMMUNITY
   const allowed = matrix[membership.role] ?? []
   if (allowed.includes(action)) return true
@@ -82,18 +119,37 @@ export function canAccessOwner(membership: Membership): boolean {
 }
 
 const ACTION_WORDS: Record<Action, string> = {
-  read: 'read data', create: 'create data', update: 'update data', delete: 'delete data', associate: 'create associations',
-  applyLabel: 'apply security labels', manageLabels: 'manage security labels', manageTags: 'manage tags',
-  manageAttributeTypes: 'manage attribute types', observe: 'report observations and false positives', batch: 'run batch jobs',
-  publish: 'publish', managePlaybooks: 'manage playbooks', configureMetrics: 'configure custom metrics',
-  addMetricData: 'add custom metric data', caseWrite: 'write case management data', manageUsers: 'manage users',
-  issueTemporaryToken: 'create temporary API tokens', readFeed: 'read its data as a feed',
+  read: 'read data',
+  create: 'create data',
+  update: 'update data',
+  delete: 'delete data',
+  associate: 'create associations',
+  applyLabel: 'apply security labels',
+  manageLabels: 'manage security labels',
+  manageTags: 'manage tags',
+  manageAttributeTypes: 'manage attribute types',
+  observe: 'report observations and false positives',
+  batch: 'run batch jobs',
+  publish: 'publish',
+  managePlaybooks: 'manage playbooks',
+  configureMetrics: 'configure custom metrics',
+  addMetricData: 'add custom metric data',
+  caseWrite: 'write case management data',
+  manageUsers: 'manage users',
+  issueTemporaryToken: 'create temporary API tokens',
+  readFeed: 'read its data as a feed',
 }
 
 /** Throws `forbidden` (401 on the REST API) naming what was refused and where. */
-export function authorize(membership: Membership, action: Action, options: { readOnlyUserUpdatesAllowed?: boolean } = {}): void {
+export function authorize(
+  membership: Membership,
+  action: Action,
+  options: { readOnlyUserUpdatesAllowed?: boolean } = {},
+): void {
   if (!isAllowed(membership, action, options)) {
-    throw new DomainError('forbidden',
-      `You do not have permission to ${ACTION_WORDS[action]} in ${membership.ownerName} (role: ${membership.role})`)
+    throw new DomainError(
+      'forbidden',
+      `You do not have permission to ${ACTION_WORDS[action]} in ${membership.ownerName} (role: ${membership.role})`,
+    )
   }
 }

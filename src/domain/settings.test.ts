@@ -5,8 +5,12 @@ import { SETTINGS, SettingsService } from './settings.js'
 
 let store: Store
 let drop: () => Promise<void>
-beforeAll(async () => { ({ store, drop } = await createTestStore()) })
-afterAll(async () => { await drop() })
+beforeAll(async () => {
+  ;({ store, drop } = await createTestStore())
+})
+afterAll(async () => {
+  await drop()
+})
 
 describe('SettingsService', () => {
   it('answers the defaults before anything is stored', async () => {
@@ -26,12 +30,17 @@ describe('SettingsService', () => {
     expect(await settings.get('bulkDeleteEnabled')).toBe(true)
     expect(await settings.set('indicatorDeleteRetentionDays', '0')).toBe(0)
     expect(await settings.set('tqlTimeoutMs', '100')).toBe(100)
-    expect(await new SettingsService(store).getAll()).toMatchObject({ bulkDeleteEnabled: true, indicatorDeleteRetentionDays: 0, tqlTimeoutMs: 100 })
+    expect(await new SettingsService(store).getAll()).toMatchObject({
+      bulkDeleteEnabled: true,
+      indicatorDeleteRetentionDays: 0,
+      tqlTimeoutMs: 100,
+    })
   })
 
   it('refuses an unknown name, naming the known ones', async () => {
     await expect(new SettingsService(store).set('bulkDelete', 'true')).rejects.toMatchObject({
-      code: 'invalid', message: `Unknown setting 'bulkDelete'. Known settings: ${Object.keys(SETTINGS).join(', ')}`,
+      code: 'invalid',
+      message: `Unknown setting 'bulkDelete'. Known settings: ${Object.keys(SETTINGS).join(', ')}`,
     })
   })
 
@@ -39,16 +48,23 @@ describe('SettingsService', () => {
     expect(await new SettingsService(store).set('readOnlyUserUpdatesAllowed', '1')).toBe(true)
     expect(await new SettingsService(store).set('readOnlyUserUpdatesAllowed', ' FALSE ')).toBe(false)
     for (const text of ['yes', 'on', '']) {
-      await expect(new SettingsService(store).set('readOnlyUserUpdatesAllowed', text))
-        .rejects.toMatchObject({ code: 'invalid', message: "Setting 'readOnlyUserUpdatesAllowed' takes true or false" })
+      await expect(new SettingsService(store).set('readOnlyUserUpdatesAllowed', text)).rejects.toMatchObject({
+        code: 'invalid',
+        message: "Setting 'readOnlyUserUpdatesAllowed' takes true or false",
+      })
     }
   })
 
   it('refuses a number below the minimum or not whole', async () => {
     const settings = new SettingsService(store)
-    await expect(settings.set('tqlTimeoutMs', '99')).rejects.toMatchObject({ message: "Setting 'tqlTimeoutMs' takes a whole number of at least 100" })
-    await expect(settings.set('batchMaxIndicators', '0')).rejects.toMatchObject({ message: "Setting 'batchMaxIndicators' takes a whole number of at least 1" })
-    for (const text of ['-5', '2.5', '1e3', 'many']) await expect(settings.set('batchMaxIndicators', text)).rejects.toMatchObject({ code: 'invalid' })
+    await expect(settings.set('tqlTimeoutMs', '99')).rejects.toMatchObject({
+      message: "Setting 'tqlTimeoutMs' takes a whole number of at least 100",
+    })
+    await expect(settings.set('batchMaxIndicators', '0')).rejects.toMatchObject({
+      message: "Setting 'batchMaxIndicators' takes a whole number of at least 1",
+    })
+    for (const text of ['-5', '2.5', '1e3', 'many'])
+      await expect(settings.set('batchMaxIndicators', text)).rejects.toMatchObject({ code: 'invalid' })
     expect(await settings.get('tqlTimeoutMs')).toBe(100)
   })
 

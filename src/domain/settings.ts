@@ -16,15 +16,43 @@ interface SettingDef {
 }
 
 export const SETTINGS = {
-  bulkDeleteEnabled: { type: 'boolean', default: false, description: 'Allow DELETE /v3/<type>?tql=… to delete every match' },
-  tqlTimeoutMs: { type: 'integer', default: 30_000, min: 100, description: 'System-wide TQL query timeout in milliseconds' },
-  readOnlyUserUpdatesAllowed: { type: 'boolean', default: false, description: 'Let read-only roles report observations and false positives' },
+  bulkDeleteEnabled: {
+    type: 'boolean',
+    default: false,
+    description: 'Allow DELETE /v3/<type>?tql=… to delete every match',
+  },
+  tqlTimeoutMs: {
+    type: 'integer',
+    default: 30_000,
+    min: 100,
+    description: 'System-wide TQL query timeout in milliseconds',
+  },
+  readOnlyUserUpdatesAllowed: {
+    type: 'boolean',
+    default: false,
+    description: 'Let read-only roles report observations and false positives',
+  },
   batchJobEnabled: { type: 'boolean', default: true, description: 'Enable the v2 batch API' },
   batchMaxIndicators: { type: 'integer', default: 25_000, min: 1, description: 'Indicators allowed in one batch job' },
   batchMaxUploadBytes: { type: 'integer', default: 2_000_000, min: 1, description: 'Largest batch upload in bytes' },
-  indicatorDeleteRetentionDays: { type: 'integer', default: 30, min: 0, description: 'Days deleted-indicator records are kept' },
-  observedIndicatorLimit: { type: 'integer', default: 20_000, min: 1, description: 'Most items returned by /v2/indicators/observed' },
-  documentMaxBytes: { type: 'integer', default: 50 * 1024 * 1024, min: 1, description: 'Largest document or report upload in bytes' },
+  indicatorDeleteRetentionDays: {
+    type: 'integer',
+    default: 30,
+    min: 0,
+    description: 'Days deleted-indicator records are kept',
+  },
+  observedIndicatorLimit: {
+    type: 'integer',
+    default: 20_000,
+    min: 1,
+    description: 'Most items returned by /v2/indicators/observed',
+  },
+  documentMaxBytes: {
+    type: 'integer',
+    default: 50 * 1024 * 1024,
+    min: 1,
+    description: 'Largest document or report upload in bytes',
+  },
 } as const satisfies Record<string, SettingDef>
 
 export type SettingName = keyof typeof SETTINGS
@@ -68,10 +96,14 @@ export class SettingsService {
 
   /** Validates and stores a setting given as text (from the CLI or an admin call). */
   async set(name: string, text: string): Promise<boolean | number> {
-    if (!(name in SETTINGS)) throw invalid(`Unknown setting '${name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
+    if (!(name in SETTINGS))
+      throw invalid(`Unknown setting '${name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
     const def: SettingDef = SETTINGS[name as SettingName]
     const value = parse(def, text)
-    if (value === null) throw invalid(`Setting '${name}' takes ${def.type === 'boolean' ? 'true or false' : `a whole number${def.min !== undefined ? ` of at least ${def.min}` : ''}`}`)
+    if (value === null)
+      throw invalid(
+        `Setting '${name}' takes ${def.type === 'boolean' ? 'true or false' : `a whole number${def.min !== undefined ? ` of at least ${def.min}` : ''}`}`,
+      )
     await upsertSetting(this.store.db, name, String(value))
     this.cache.delete(name)
     return value

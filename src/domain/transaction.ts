@@ -18,11 +18,18 @@ export async function withTransaction<T>(ctx: RequestContext, work: (tctx: Reque
 
 /** The context whose handle is `trx`, settings included (for a transaction opened elsewhere, e.g. a batch chunk's). */
 export function contextIn(ctx: RequestContext, trx: Kysely<Database>): RequestContext {
-  return { ...ctx, store: { ...ctx.store, db: trx }, services: { ...ctx.services, settings: ctx.services.settings.within(trx) } }
+  return {
+    ...ctx,
+    store: { ...ctx.store, db: trx },
+    services: { ...ctx.services, settings: ctx.services.settings.within(trx) },
+  }
 }
 
 /** The same for code written against a bare db handle: joins the open transaction or opens one. */
-export async function withTransactionDb<T>(ctx: RequestContext, work: (db: RequestContext['store']['db']) => Promise<T>): Promise<T> {
+export async function withTransactionDb<T>(
+  ctx: RequestContext,
+  work: (db: RequestContext['store']['db']) => Promise<T>,
+): Promise<T> {
   return withTransaction(ctx, (tctx) => work(tctx.store.db))
 }
 

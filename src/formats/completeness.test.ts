@@ -26,16 +26,26 @@ type Values = [string | null, string | null, string | null]
  * both address families, a File of one hash, a Registry Key whose value type has no value name.
  */
 const SAMPLES: Record<string, Values[]> = {
-  Address: [['198.51.100.7', null, null], ['2001:db8::7', null, null]],
+  Address: [
+    ['198.51.100.7', null, null],
+    ['2001:db8::7', null, null],
+  ],
   EmailAddress: [["o'brien@bad.example", null, null]],
   File: [
-    ['D41D8CD98F00B204E9800998ECF8427E', 'DA39A3EE5E6B4B0D3255BFEF95601890AFD80709', 'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855'],
+    [
+      'D41D8CD98F00B204E9800998ECF8427E',
+      'DA39A3EE5E6B4B0D3255BFEF95601890AFD80709',
+      'E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855',
+    ],
     [null, 'DA39A3EE5E6B4B0D3255BFEF95601890AFD80709', null],
   ],
   Host: [['bad.example', null, null]],
   URL: [['http://bad.example/a\'b\\c?q="1",2', null, null]],
   ASN: [['ASN64500', null, null]],
-  CIDR: [['10.10.1.0/24', null, null], ['2001:db8::/32', null, null]],
+  CIDR: [
+    ['10.10.1.0/24', null, null],
+    ['2001:db8::/32', null, null],
+  ],
   Mutex: [['Global\\evil, "quoted"', null, null]],
   'Registry Key': [
     ['HKEY_LOCAL_MACHINE\\Software\\Run', 'evil', 'REG_SZ'],
@@ -45,15 +55,41 @@ const SAMPLES: Record<string, Values[]> = {
 }
 
 /** STIX IndicatorTypeVocab-1.1. */
-const STIX1_INDICATOR_TYPES = ['Anonymization', 'C2', 'Compromised PKI Certificate', 'Domain Watchlist', 'Exfiltration', 'File Hash Watchlist',
-  'Host Characteristics', 'IMEI Watchlist', 'IMSI Watchlist', 'IP Watchlist', 'Login Name', 'Malicious E-mail', 'Malware Artifacts', 'URL Watchlist']
+const STIX1_INDICATOR_TYPES = [
+  'Anonymization',
+  'C2',
+  'Compromised PKI Certificate',
+  'Domain Watchlist',
+  'Exfiltration',
+  'File Hash Watchlist',
+  'Host Characteristics',
+  'IMEI Watchlist',
+  'IMSI Watchlist',
+  'IP Watchlist',
+  'Login Name',
+  'Malicious E-mail',
+  'Malware Artifacts',
+  'URL Watchlist',
+]
 
 const ids = new StixIds('0d9c9d3a-2f55-4c67-9d0b-0e2bd1c0c001')
 
 function feedIndicator(def: IndicatorTypeDef, values: Values): FeedIndicator {
   return {
-    id: 7, ownerId: 2, type: def.name, summary: composeSummary(def, values), values, rating: 3, confidence: 60, description: null, active: true,
-    dateAdded: '2026-01-02T03:04:05.006Z', lastModified: '2026-01-03T00:00:00.000Z', expires: null, tags: [], securityLabels: [],
+    id: 7,
+    ownerId: 2,
+    type: def.name,
+    summary: composeSummary(def, values),
+    values,
+    rating: 3,
+    confidence: 60,
+    description: null,
+    active: true,
+    dateAdded: '2026-01-02T03:04:05.006Z',
+    lastModified: '2026-01-03T00:00:00.000Z',
+    expires: null,
+    tags: [],
+    securityLabels: [],
   }
 }
 
@@ -72,14 +108,17 @@ async function readAll(format: Format, text: string, type?: string): Promise<Rea
 }
 
 /** What the batch job takes each read item to be. */
-const asJobReadsThem = (found: ReadIndicator[]) => found.map(({ indicator }) => {
-  const key = readIndicatorKey(indicator as Record<string, unknown>)
-  return { type: key.def.name, values: key.values }
-})
+const asJobReadsThem = (found: ReadIndicator[]) =>
+  found.map(({ indicator }) => {
+    const key = readIndicatorKey(indicator as Record<string, unknown>)
+    return { type: key.def.name, values: key.values }
+  })
 
 const csvCell = (text: string) => `"${text.replace(/"/g, '""')}"`
 
-const cases = INDICATOR_TYPES.flatMap((def) => (SAMPLES[def.name] ?? [undefined]).map((values) => [def.name, def, values] as const))
+const cases = INDICATOR_TYPES.flatMap((def) =>
+  (SAMPLES[def.name] ?? [undefined]).map((values) => [def.name, def, values] as const),
+)
 
 describe.each(cases)('%s', (_name, def, values) => {
   it('has samples in this test', () => {
@@ -88,7 +127,9 @@ describe.each(cases)('%s', (_name, def, values) => {
   if (!values) return
   const expected = { type: def.name, values: values.slice(0, def.fields.length) }
   // A summary leaves empty fields out; Files place hashes by length, other types by order, so a field missing before one that is not needs its slot said.
-  const summarySaysAll = def.name === 'File' || !expected.values.some((v, i, all) => v === null && all.slice(i + 1).some((later) => later !== null))
+  const summarySaysAll =
+    def.name === 'File' ||
+    !expected.values.some((v, i, all) => v === null && all.slice(i + 1).some((later) => later !== null))
 
   it(`${JSON.stringify(values)}: STIX 2.1 pattern and back`, () => {
     const pattern = stixPattern(def.name, values)
@@ -116,15 +157,28 @@ describe.each(cases)('%s', (_name, def, values) => {
       if (typeof node === 'string') texts.push(node)
       else if (node && typeof node === 'object') Object.values(node).forEach(walk)
     }
-    walk(new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false }).parse(`<r>${properties}</r>`))
-    for (const value of values) if (value !== null) expect(texts.some((t) => t !== '' && value.endsWith(t)), `${value} in ${properties}`).toBe(true)
+    walk(
+      new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: false }).parse(`<r>${properties}</r>`),
+    )
+    for (const value of values)
+      if (value !== null)
+        expect(
+          texts.some((t) => t !== '' && value.endsWith(t)),
+          `${value} in ${properties}`,
+        ).toBe(true)
   })
 
   it(`${JSON.stringify(values)}: CSV`, async () => {
     const summary = composeSummary(def, values)
-    const found = await readAll(csvFile, `type,summary,value1,value2,value3\n${[def.name, summary, ...values.map((v) => v ?? '')].map(csvCell).join(',')}\n`)
+    const found = await readAll(
+      csvFile,
+      `type,summary,value1,value2,value3\n${[def.name, summary, ...values.map((v) => v ?? '')].map(csvCell).join(',')}\n`,
+    )
     expect(asJobReadsThem(found)).toEqual([expected])
-    if (summarySaysAll) expect(asJobReadsThem(await readAll(csvFile, `type,summary\n${csvCell(def.name)},${csvCell(summary)}\n`))).toEqual([expected])
+    if (summarySaysAll)
+      expect(
+        asJobReadsThem(await readAll(csvFile, `type,summary\n${csvCell(def.name)},${csvCell(summary)}\n`)),
+      ).toEqual([expected])
   })
 
   it.skipIf(!summarySaysAll)(`${JSON.stringify(values)}: plain list (a summary a line)`, async () => {
@@ -134,7 +188,8 @@ describe.each(cases)('%s', (_name, def, values) => {
   it(`${JSON.stringify(values)}: V2 batch file, written and read`, async () => {
     const record = { ...feedIndicator(def, values), source: null } as unknown as IndicatorRecord
     const writer = batchFile.writer!.open({ installationId: 'x', ownerName: 'Owner' })
-    const text = writer.opening() + writer.indicator({ record, tags: [], securityLabels: [], attributes: [] })! + writer.closing()
+    const text =
+      writer.opening() + writer.indicator({ record, tags: [], securityLabels: [], attributes: [] })! + writer.closing()
     expect(asJobReadsThem(await readAll(batchFile, text))).toEqual([expected])
   })
 })

@@ -32,8 +32,7 @@ export interface ReadIndicator {
  * before it (a file cut short), which are kept.
  */
 export type ReadEvent =
-  | { kind: 'element'; where: string; indicators: ReadIndicator[]; error?: string }
-  | { kind: 'input'; error: string }
+  { kind: 'element'; where: string; indicators: ReadIndicator[]; error?: string } | { kind: 'input'; error: string }
 
 export interface IndicatorReader {
   /** Refuses, before anything is read, options the format cannot read with (a plain list without its type). */

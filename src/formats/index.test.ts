@@ -18,19 +18,38 @@ describe('the format list', () => {
   })
 
   it.each([
-    ['feed.stix', '', 'stix'], ['feed.STIX.json', '{"indicator": []}', 'stix'], ['feed.json', BUNDLE_HEAD, 'stix'],
-    ['feed.json', '{"objects": [', 'stix'], ['feed.json', '{"spec_version": "2.1"', 'stix'], ['feed.json', '{"indicator": [{"type": "Host"}]}', 'batch'],
-    ['feed.csv', BUNDLE_HEAD, 'csv'], ['feed.txt', BUNDLE_HEAD, 'list'], ['feed', 'bad.example', 'list'],
+    ['feed.stix', '', 'stix'],
+    ['feed.STIX.json', '{"indicator": []}', 'stix'],
+    ['feed.json', BUNDLE_HEAD, 'stix'],
+    ['feed.json', '{"objects": [', 'stix'],
+    ['feed.json', '{"spec_version": "2.1"', 'stix'],
+    ['feed.json', '{"indicator": [{"type": "Host"}]}', 'batch'],
+    ['feed.csv', BUNDLE_HEAD, 'csv'],
+    ['feed.txt', BUNDLE_HEAD, 'list'],
+    ['feed', 'bad.example', 'list'],
   ])('reads %s starting %j as %s', (name, head, format) => {
     expect(detectFormat(name, () => head).name).toBe(format)
   })
 
   it('reads the start of a file only where its name leaves the format open', () => {
-    const unread = () => { throw new Error('read') }
-    expect(['a.stix', 'a.stix.json', 'a.csv', 'a.txt'].map((name) => detectFormat(name, unread).name)).toEqual(['stix', 'stix', 'csv', 'list'])
+    const unread = () => {
+      throw new Error('read')
+    }
+    expect(['a.stix', 'a.stix.json', 'a.csv', 'a.txt'].map((name) => detectFormat(name, unread).name)).toEqual([
+      'stix',
+      'stix',
+      'csv',
+      'list',
+    ])
   })
 
-  it.each([['out.stix', 'stix'], ['out.stix.json', 'stix'], ['out.json', 'batch'], ['out.csv', 'batch'], ['out', 'batch']])('writes %s as %s', (name, format) => {
+  it.each([
+    ['out.stix', 'stix'],
+    ['out.stix.json', 'stix'],
+    ['out.json', 'batch'],
+    ['out.csv', 'batch'],
+    ['out', 'batch'],
+  ])('writes %s as %s', (name, format) => {
     expect(formatForOutput(name).name).toBe(format)
   })
 })

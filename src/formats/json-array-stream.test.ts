@@ -32,7 +32,12 @@ describe('JsonArrayReader', () => {
     const { reader, elements } = await read(`\ufeff  ${JSON.stringify(doc, null, 1)}`)
     expect(elements.map((e) => ('text' in e ? JSON.parse(e.text) : e))).toEqual(objects)
     expect(elements.map((e) => e.index)).toEqual([0, 1, 2, 3, 4])
-    expect(reader.strings).toEqual(new Map([['type', 'bundle'], ['id', 'bundle--1']]))
+    expect(reader.strings).toEqual(
+      new Map([
+        ['type', 'bundle'],
+        ['id', 'bundle--1'],
+      ]),
+    )
     expect(reader.found && reader.completed).toBe(true)
   })
 
@@ -46,8 +51,14 @@ describe('JsonArrayReader', () => {
   })
 
   it('reports an element that is too long by its place and goes on', async () => {
-    const { elements } = await read(JSON.stringify({ objects: [{ a: 1 }, 'x'.repeat(MAX_ELEMENT_CHARS + 10), { b: 2 }] }))
-    expect(elements).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, error: `longer than ${MAX_ELEMENT_CHARS} characters` }, { index: 2, text: '{"b":2}' }])
+    const { elements } = await read(
+      JSON.stringify({ objects: [{ a: 1 }, 'x'.repeat(MAX_ELEMENT_CHARS + 10), { b: 2 }] }),
+    )
+    expect(elements).toEqual([
+      { index: 0, text: '{"a":1}' },
+      { index: 1, error: `longer than ${MAX_ELEMENT_CHARS} characters` },
+      { index: 2, text: '{"b":2}' },
+    ])
   })
 
   it('refuses a file that is not a JSON object, and says when one ends early', async () => {
@@ -56,19 +67,31 @@ describe('JsonArrayReader', () => {
     const partial: ArrayElement[] = []
     const file = join(dir, 'cut.json')
     writeFileSync(file, '{"objects":[{"a":1},{"b":2},{"c"')
-    await expect((async () => { for await (const e of new JsonArrayReader(chunks(file), 'objects').elements()) partial.push(e) })())
-      .rejects.toThrow('The file ends before its JSON document does')
-    expect(partial).toEqual([{ index: 0, text: '{"a":1}' }, { index: 1, text: '{"b":2}' }])
+    await expect(
+      (async () => {
+        for await (const e of new JsonArrayReader(chunks(file), 'objects').elements()) partial.push(e)
+      })(),
+    ).rejects.toThrow('The file ends before its JSON document does')
+    expect(partial).toEqual([
+      { index: 0, text: '{"a":1}' },
+      { index: 1, text: '{"b":2}' },
+    ])
   })
 
   it('holds one element at a time: 150,000 objects (about 45 MB) read with the heap growing far less than the file', async () => {
     const file = join(dir, 'big.json')
     const out = createWriteStream(file)
     out.write('{"type":"bundle","objects":[')
-    const object = (i: number) => JSON.stringify({
-      type: 'indicator', spec_version: '2.1', id: `indicator--${String(i).padStart(12, '0')}`, pattern: `[domain-name:value = 'h${i}.example']`,
-      pattern_type: 'stix', labels: ['a', 'b'], description: 'd'.repeat(150),
-    })
+    const object = (i: number) =>
+      JSON.stringify({
+        type: 'indicator',
+        spec_version: '2.1',
+        id: `indicator--${String(i).padStart(12, '0')}`,
+        pattern: `[domain-name:value = 'h${i}.example']`,
+        pattern_type: 'stix',
+        labels: ['a', 'b'],
+        description: 'd'.repeat(150),
+      })
     for (let i = 0; i < 150_000; i++) if (!out.write(`${i ? ',' : ''}${object(i)}`)) await once(out, 'drain')
     out.end(']}')
     await once(out, 'close')

@@ -19,7 +19,10 @@ export class JsonArrayReader {
   /** The array was found. */
   found = false
 
-  constructor(private readonly input: AsyncIterable<string>, private readonly key: string) {}
+  constructor(
+    private readonly input: AsyncIterable<string>,
+    private readonly key: string,
+  ) {}
 
   async *elements(): AsyncGenerator<ArrayElement> {
     let depth = 0
@@ -37,7 +40,9 @@ export class JsonArrayReader {
       const text = element.trim()
       element = ''
       if (!text && !overflow) return undefined
-      const out: ArrayElement = overflow ? { index, error: `longer than ${MAX_ELEMENT_CHARS} characters` } : { index, text }
+      const out: ArrayElement = overflow
+        ? { index, error: `longer than ${MAX_ELEMENT_CHARS} characters` }
+        : { index, text }
       overflow = false
       index++
       return out
@@ -46,7 +51,10 @@ export class JsonArrayReader {
       let segment = 0
       const keep = (end: number) => {
         if (!overflow) element += text.slice(segment, end)
-        if (element.length > MAX_ELEMENT_CHARS) { overflow = true; element = '' }
+        if (element.length > MAX_ELEMENT_CHARS) {
+          overflow = true
+          element = ''
+        }
       }
       for (let i = 0; i < text.length; i++) {
         const c = text[i]
@@ -87,7 +95,10 @@ export class JsonArrayReader {
             if (last) yield last
             inArray = false
           }
-          if (depth === 0) { this.completed = true; return }
+          if (depth === 0) {
+            this.completed = true
+            return
+          }
         } else if (c === ':' && depth === 1) {
           memberKey = lastString
           lastString = undefined

@@ -13,7 +13,10 @@ import { type JsonArrayReader, MalformedJsonFile } from './json-array-stream.js'
 export type ElementReading = { indicators: ReadIndicator[]; error?: string }
 
 export async function* readJsonArray(
-  reader: JsonArrayReader, name: string, key: string, indicatorsOf: (value: unknown, where: string) => ElementReading,
+  reader: JsonArrayReader,
+  name: string,
+  key: string,
+  indicatorsOf: (value: unknown, where: string) => ElementReading,
 ): AsyncGenerator<ReadEvent> {
   let elements = 0
   try {

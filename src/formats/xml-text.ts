@@ -3,9 +3,19 @@
  * lone surrogates, U+FFFE/U+FFFF) are replaced by U+FFFD: an Indicator value holding one must
  * not make the whole Poll_Response unreadable.
  */
-const SPECIAL = /[&<>"'\r\n\t]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const SPECIAL =
+  /[&<>"'\r\n\t]|[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
-const TEXT: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '"', "'": "'", '\r': '&#13;', '\n': '\n', '\t': '\t' }
+const TEXT: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '"',
+  "'": "'",
+  '\r': '&#13;',
+  '\n': '\n',
+  '\t': '\t',
+}
 const ATTRIBUTE: Record<string, string> = { ...TEXT, '"': '&quot;', "'": '&apos;', '\n': '&#10;', '\t': '&#9;' }
 
 /** Element content. */

@@ -91,18 +91,20 @@ export interface FieldDeclaration {
    * `write` (the Security Labels v2 edits and v3 only shows); `unlisted` where answers carry it
    * but OPTIONS and the route schemas do not name it.
    */
-  v3?: {
-    type?: string
-    list?: boolean
-    option?: string
-    write?: Writability
-    /** Answers carry it (and a body may set it), but OPTIONS /v3/<type> does not list it (a Group's sightings and external dates). */
-    unlisted?: true
-    /** Another name in v3 answers (`observations` for the observation count). */
-    name?: string
-    /** Not a body field: shown in answers only (through `option`), so OPTIONS /v3/<type> does not list it. */
-    body?: false
-  } | false
+  v3?:
+    | {
+        type?: string
+        list?: boolean
+        option?: string
+        write?: Writability
+        /** Answers carry it (and a body may set it), but OPTIONS /v3/<type> does not list it (a Group's sightings and external dates). */
+        unlisted?: true
+        /** Another name in v3 answers (`observations` for the observation count). */
+        name?: string
+        /** Not a body field: shown in answers only (through `option`), so OPTIONS /v3/<type> does not list it. */
+        body?: false
+      }
+    | false
   /**
    * v2's details: another name, `false` where v2 does not carry the field, `body: false` where
    * v2 bodies do not carry it (`optional` where a v2 body may leave out a required field),
@@ -154,7 +156,9 @@ export interface KindDeclaration<F extends readonly FieldDeclaration[] = readonl
 }
 
 /** Checks a declaration's shape and keeps its literal types, so a row type can be held against its columns. */
-export function defineKind<const F extends readonly FieldDeclaration[]>(declaration: KindDeclaration<F>): KindDeclaration<F> {
+export function defineKind<const F extends readonly FieldDeclaration[]>(
+  declaration: KindDeclaration<F>,
+): KindDeclaration<F> {
   const names = new Set<string>()
   for (const field of declaration.fields) {
     if (names.has(field.name)) throw new Error(`${declaration.kind} declares ${field.name} twice`)
@@ -172,15 +176,25 @@ export function tqlOf(field: FieldDeclaration): readonly TqlDeclaration[] {
 /** The columns a declaration names, as a union of literals. */
 export type ColumnsOf<K extends KindDeclaration> = Extract<K['fields'][number], { column: string }>['column']
 
-type ValueOf<T extends ValueType> = T extends 'text' | 'date' ? string : T extends 'boolean' ? boolean : T extends 'object' ? unknown : number
+type ValueOf<T extends ValueType> = T extends 'text' | 'date'
+  ? string
+  : T extends 'boolean'
+    ? boolean
+    : T extends 'object'
+      ? unknown
+      : number
 
 /** What a domain record holds for a field: never null for flags, fields with a default and `notNull` fields. */
-export type RecordValueOf<F extends FieldDeclaration> =
-  F extends { type: 'boolean' } | { default: boolean | number | string } | { notNull: true } ? ValueOf<F['type']> : ValueOf<F['type']> | null
+export type RecordValueOf<F extends FieldDeclaration> = F extends
+  { type: 'boolean' } | { default: boolean | number | string } | { notNull: true }
+  ? ValueOf<F['type']>
+  : ValueOf<F['type']> | null
 
 /** The domain record's flat fields that a declaration spells: each column field held under its name (not `record: false` or a path). */
 export type RecordOf<K extends KindDeclaration> = {
-  [F in Extract<K['fields'][number], { column: string }> as F extends { record: string | false } ? never : F['name']]: RecordValueOf<F>
+  [
+    F in Extract<K['fields'][number], { column: string }> as F extends { record: string | false } ? never : F['name']
+  ]: RecordValueOf<F>
 }
 
 /** The names a declaration gives its fields, as a union of literals. */

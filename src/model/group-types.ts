@@ -6,7 +6,14 @@
 import type { FieldDeclaration } from './field.js'
 import { GROUP, GROUP_SUBTYPES, type GroupSubtype, findGroupSubtype } from './group.js'
 
-import { ADVERSARY_ASSET, ADVERSARY_ASSET_SUBTYPES, VICTIM_ASSET, VICTIM_ASSET_SUBTYPES, subtypeFieldOn, v2NameOf } from './victim.js'
+import {
+  ADVERSARY_ASSET,
+  ADVERSARY_ASSET_SUBTYPES,
+  VICTIM_ASSET,
+  VICTIM_ASSET_SUBTYPES,
+  subtypeFieldOn,
+  v2NameOf,
+} from './victim.js'
 
 export { DOCUMENT_STATUSES, EVENT_STATUSES, INCIDENT_STATUSES, SIGNATURE_FILE_TYPES } from './group.js'
 
@@ -27,10 +34,19 @@ export interface GroupTypeDef extends GroupSubtype {
   fields: readonly GroupFieldRule[]
 }
 
-function ruleOf(field: FieldDeclaration, requiredOnCreate?: boolean, requiredOnUpdate?: boolean, values = field.values): GroupFieldRule {
+function ruleOf(
+  field: FieldDeclaration,
+  requiredOnCreate?: boolean,
+  requiredOnUpdate?: boolean,
+  values = field.values,
+): GroupFieldRule {
   return {
-    name: field.name, column: field.column!, kind: field.type as GroupFieldRule['kind'],
-    ...(requiredOnCreate ? { requiredOnCreate } : {}), ...(requiredOnUpdate ? { requiredOnUpdate } : {}), ...(values ? { values } : {}),
+    name: field.name,
+    column: field.column!,
+    kind: field.type as GroupFieldRule['kind'],
+    ...(requiredOnCreate ? { requiredOnCreate } : {}),
+    ...(requiredOnUpdate ? { requiredOnUpdate } : {}),
+    ...(values ? { values } : {}),
   }
 }
 
@@ -39,7 +55,10 @@ function ruleOf(field: FieldDeclaration, requiredOnCreate?: boolean, requiredOnU
  * `externalDates`): the declared dates a body sets that no type claims for itself.
  */
 export const COMMON_GROUP_DATES: readonly GroupFieldRule[] = GROUP.fields
-  .filter((f: FieldDeclaration) => !f.subtypes && f.type === 'date' && f.column && f.write !== 'never' && f.write !== 'create')
+  .filter(
+    (f: FieldDeclaration) =>
+      !f.subtypes && f.type === 'date' && f.column && f.write !== 'never' && f.write !== 'create',
+  )
   .map((f) => ruleOf(f))
 
 export const GROUP_TYPES: readonly GroupTypeDef[] = GROUP_SUBTYPES.map((t) => ({
@@ -73,7 +92,13 @@ export interface AssetTypeDef {
 function assetTypeOf(t: { name: string; apiBranch: string; apiEntity: string }): AssetTypeDef {
   const value = subtypeFieldOn(VICTIM_ASSET.fields, t.name, 'value')!
   const detail = subtypeFieldOn(VICTIM_ASSET.fields, t.name, 'detail')
-  return { ...t, valueField: v2NameOf(value), detailField: detail ? v2NameOf(detail) : null, v3ValueField: value.name, v3DetailField: detail?.name ?? null }
+  return {
+    ...t,
+    valueField: v2NameOf(value),
+    detailField: detail ? v2NameOf(detail) : null,
+    v3ValueField: value.name,
+    v3DetailField: detail?.name ?? null,
+  }
 }
 
 /** Derived from the Victim Asset declaration (model/victim.ts). */
@@ -81,11 +106,16 @@ export const VICTIM_ASSET_TYPES: readonly AssetTypeDef[] = VICTIM_ASSET_SUBTYPES
 
 export function findVictimAssetType(nameOrBranch: string): AssetTypeDef | undefined {
   const key = nameOrBranch.toLowerCase()
-  return VICTIM_ASSET_TYPES.find((t) => t.apiBranch.toLowerCase() === key || t.name.toLowerCase() === key || t.apiEntity.toLowerCase() === key)
+  return VICTIM_ASSET_TYPES.find(
+    (t) => t.apiBranch.toLowerCase() === key || t.name.toLowerCase() === key || t.apiEntity.toLowerCase() === key,
+  )
 }
 
 /** Derived from the Adversary Asset declaration (model/victim.ts). */
-export const ADVERSARY_ASSET_TYPES = ADVERSARY_ASSET_SUBTYPES.map((t) => ({ ...t, valueField: v2NameOf(subtypeFieldOn(ADVERSARY_ASSET.fields, t.name, 'value')!) }))
+export const ADVERSARY_ASSET_TYPES = ADVERSARY_ASSET_SUBTYPES.map((t) => ({
+  ...t,
+  valueField: v2NameOf(subtypeFieldOn(ADVERSARY_ASSET.fields, t.name, 'value')!),
+}))
 
 export { TASK_STATUSES } from './task.js'
 export const CASE_STATUSES = ['Open', 'Closed'] as const

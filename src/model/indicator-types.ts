@@ -29,8 +29,19 @@ export interface IndicatorTypeDef {
   normalize(field: number, value: string): string | null
 }
 
-export const REGISTRY_VALUE_TYPES = ['REG_NONE', 'REG_BINARY', 'REG_DWORD', 'REG_DWORD_LITTLE_ENDIAN', 'REG_DWORD_BIG_ENDIAN',
-  'REG_EXPAND_SZ', 'REG_LINK', 'REG_MULTI_SZ', 'REG_QWORD', 'REG_QWORD_LITTLE_ENDIAN', 'REG_SZ'] as const
+export const REGISTRY_VALUE_TYPES = [
+  'REG_NONE',
+  'REG_BINARY',
+  'REG_DWORD',
+  'REG_DWORD_LITTLE_ENDIAN',
+  'REG_DWORD_BIG_ENDIAN',
+  'REG_EXPAND_SZ',
+  'REG_LINK',
+  'REG_MULTI_SZ',
+  'REG_QWORD',
+  'REG_QWORD_LITTLE_ENDIAN',
+  'REG_SZ',
+] as const
 
 const HOST_RE = /^(?=.{1,253}$)(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
@@ -39,7 +50,11 @@ const HASH_RE: Record<number, RegExp> = { 0: /^[0-9a-fA-F]{32}$/, 1: /^[0-9a-fA-
 
 function normalizeAddress(value: string): string | null {
   const kind = isIP(value)
-  if (kind === 4) return value.split('.').map((octet) => String(Number(octet))).join('.')
+  if (kind === 4)
+    return value
+      .split('.')
+      .map((octet) => String(Number(octet)))
+      .join('.')
   if (kind === 6) return compressIPv6(value)
   return null
 }
@@ -53,7 +68,11 @@ function compressIPv6(value: string): string {
   const expandV4 = (parts: string[]) => {
     if (!last) return parts
     const octets = last.split('.').map(Number)
-    return [...parts.slice(0, -1), ((octets[0] << 8) | octets[1]).toString(16), ((octets[2] << 8) | octets[3]).toString(16)]
+    return [
+      ...parts.slice(0, -1),
+      ((octets[0] << 8) | octets[1]).toString(16),
+      ((octets[2] << 8) | octets[3]).toString(16),
+    ]
   }
   if (value.includes('::')) {
     const h = parse(head)
@@ -65,11 +84,17 @@ function compressIPv6(value: string): string {
   groups = groups.map((g) => parseInt(g, 16).toString(16))
   let bestStart = -1
   let bestLen = 0
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') { i++; continue }
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== '0') {
+      i++
+      continue
+    }
     let j = i
     while (j < 8 && groups[j] === '0') j++
-    if (j - i > bestLen && j - i > 1) { bestStart = i; bestLen = j - i }
+    if (j - i > bestLen && j - i > 1) {
+      bestStart = i
+      bestLen = j - i
+    }
     i = j
   }
   if (bestStart < 0) return groups.join(':')
@@ -89,7 +114,12 @@ function isCidrBlock(value: string): boolean {
   return (kind === 4 && prefix <= 32) || (kind === 6 && prefix <= 128)
 }
 
-function customType(def: Omit<IndicatorTypeDef, 'custom' | 'normalize' | 'regexes'> & { pattern?: RegExp; valid?: (value: string) => boolean }): IndicatorTypeDef {
+function customType(
+  def: Omit<IndicatorTypeDef, 'custom' | 'normalize' | 'regexes'> & {
+    pattern?: RegExp
+    valid?: (value: string) => boolean
+  },
+): IndicatorTypeDef {
   return {
     ...def,
     custom: true,
@@ -111,19 +141,34 @@ const text = (name: string, required = true): IndicatorValueField => ({ name, la
 
 export const INDICATOR_TYPES: readonly IndicatorTypeDef[] = [
   {
-    name: 'Address', apiBranch: 'addresses', apiEntity: 'address', custom: false, parsable: true, casePreference: null,
+    name: 'Address',
+    apiBranch: 'addresses',
+    apiEntity: 'address',
+    custom: false,
+    parsable: true,
+    casePreference: null,
     fields: [{ name: 'ip', label: 'ip', type: 'text', required: true }],
     regexes: ['\\b(?:\\d{1,3}\\.){3}\\d{1,3}\\b', '(?:[0-9a-fA-F]{0,4}:){2,7}[0-9a-fA-F]{0,4}'],
     normalize: (_f, v) => normalizeAddress(v.trim()),
   },
   {
-    name: 'EmailAddress', apiBranch: 'emailAddresses', apiEntity: 'emailAddress', custom: false, parsable: true, casePreference: null,
+    name: 'EmailAddress',
+    apiBranch: 'emailAddresses',
+    apiEntity: 'emailAddress',
+    custom: false,
+    parsable: true,
+    casePreference: null,
     fields: [{ name: 'address', label: 'address', type: 'text', required: true }],
     regexes: [EMAIL_RE.source],
     normalize: (_f, v) => (EMAIL_RE.test(v.trim()) ? v.trim().toLowerCase() : null),
   },
   {
-    name: 'File', apiBranch: 'files', apiEntity: 'file', custom: false, parsable: true, casePreference: null,
+    name: 'File',
+    apiBranch: 'files',
+    apiEntity: 'file',
+    custom: false,
+    parsable: true,
+    casePreference: null,
     fields: [
       { name: 'md5', label: 'MD5', type: 'text', required: false },
       { name: 'sha1', label: 'SHA-1', type: 'text', required: false },
@@ -134,7 +179,12 @@ export const INDICATOR_TYPES: readonly IndicatorTypeDef[] = [
     normalize: (field, v) => (HASH_RE[field]?.test(v.trim()) ? v.trim().toUpperCase() : null),
   },
   {
-    name: 'Host', apiBranch: 'hosts', apiEntity: 'host', custom: false, parsable: true, casePreference: null,
+    name: 'Host',
+    apiBranch: 'hosts',
+    apiEntity: 'host',
+    custom: false,
+    parsable: true,
+    casePreference: null,
     fields: [{ name: 'hostName', label: 'hostName', type: 'text', required: true }],
     regexes: [HOST_RE.source],
     normalize: (_f, v) => {
@@ -143,25 +193,63 @@ export const INDICATOR_TYPES: readonly IndicatorTypeDef[] = [
     },
   },
   {
-    name: 'URL', apiBranch: 'urls', apiEntity: 'url', custom: false, parsable: true, casePreference: null,
+    name: 'URL',
+    apiBranch: 'urls',
+    apiEntity: 'url',
+    custom: false,
+    parsable: true,
+    casePreference: null,
     fields: [{ name: 'text', label: 'text', type: 'text', required: true }],
     regexes: [URL_RE.source],
     normalize: (_f, v) => (URL_RE.test(v.trim()) ? v.trim() : null),
   },
   customType({
-    name: 'ASN', apiBranch: 'asns', apiEntity: 'asn', parsable: true, casePreference: 'upper',
-    fields: [text('AS Number')], pattern: /^ASN?\d{1,10}$/,
+    name: 'ASN',
+    apiBranch: 'asns',
+    apiEntity: 'asn',
+    parsable: true,
+    casePreference: 'upper',
+    fields: [text('AS Number')],
+    pattern: /^ASN?\d{1,10}$/,
   }),
   customType({
-    name: 'CIDR', apiBranch: 'cidrBlocks', apiEntity: 'cidrBlock', parsable: true, casePreference: 'lower',
-    fields: [text('Block')], pattern: /^(?:(?:\d{1,3}\.){3}\d{1,3}\/\d{1,2}|[0-9a-f:.]+\/\d{1,3})$/, valid: isCidrBlock,
+    name: 'CIDR',
+    apiBranch: 'cidrBlocks',
+    apiEntity: 'cidrBlock',
+    parsable: true,
+    casePreference: 'lower',
+    fields: [text('Block')],
+    pattern: /^(?:(?:\d{1,3}\.){3}\d{1,3}\/\d{1,2}|[0-9a-f:.]+\/\d{1,3})$/,
+    valid: isCidrBlock,
   }),
-  customType({ name: 'Mutex', apiBranch: 'mutexes', apiEntity: 'mutex', parsable: false, casePreference: 'sensitive', fields: [text('Mutex')] }),
   customType({
-    name: 'Registry Key', apiBranch: 'registryKeys', apiEntity: 'registryKey', parsable: false, casePreference: 'sensitive',
-    fields: [text('Key Name'), text('Value Name', false), { name: 'Value Type', label: 'Value Type', type: 'selectone', options: REGISTRY_VALUE_TYPES, required: false }],
+    name: 'Mutex',
+    apiBranch: 'mutexes',
+    apiEntity: 'mutex',
+    parsable: false,
+    casePreference: 'sensitive',
+    fields: [text('Mutex')],
   }),
-  customType({ name: 'User Agent', apiBranch: 'userAgents', apiEntity: 'userAgent', parsable: false, casePreference: 'sensitive', fields: [text('User Agent String')] }),
+  customType({
+    name: 'Registry Key',
+    apiBranch: 'registryKeys',
+    apiEntity: 'registryKey',
+    parsable: false,
+    casePreference: 'sensitive',
+    fields: [
+      text('Key Name'),
+      text('Value Name', false),
+      { name: 'Value Type', label: 'Value Type', type: 'selectone', options: REGISTRY_VALUE_TYPES, required: false },
+    ],
+  }),
+  customType({
+    name: 'User Agent',
+    apiBranch: 'userAgents',
+    apiEntity: 'userAgent',
+    parsable: false,
+    casePreference: 'sensitive',
+    fields: [text('User Agent String')],
+  }),
 ]
 
 const byName = new Map(INDICATOR_TYPES.map((t) => [t.name.toLowerCase(), t]))
@@ -189,7 +277,10 @@ export function findIndicatorTypeByBranch(branch: string): IndicatorTypeDef | un
 export const SUMMARY_SEPARATOR = ' : '
 
 export function composeSummary(type: IndicatorTypeDef, values: readonly (string | null | undefined)[]): string {
-  return values.slice(0, type.fields.length).filter((v): v is string => !!v).join(SUMMARY_SEPARATOR)
+  return values
+    .slice(0, type.fields.length)
+    .filter((v): v is string => !!v)
+    .join(SUMMARY_SEPARATOR)
 }
 
 /**

@@ -2,7 +2,17 @@
  * The kinds of item that carry metadata (attributes, tags, labels) and take part in
  * associations. The string is what polymorphic rows store in item_kind / from_kind / to_kind.
  */
-export const ITEM_KINDS = ['indicator', 'group', 'task', 'victim', 'victimAsset', 'case', 'artifact', 'intelRequirement', 'attribute'] as const
+export const ITEM_KINDS = [
+  'indicator',
+  'group',
+  'task',
+  'victim',
+  'victimAsset',
+  'case',
+  'artifact',
+  'intelRequirement',
+  'attribute',
+] as const
 export type ItemKind = (typeof ITEM_KINDS)[number]
 
 /** Owner kinds, as the API names them. */

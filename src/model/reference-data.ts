@@ -44,24 +44,76 @@ export interface AttributeTypeSeed {
 const ALL = ['indicator', 'group', 'task', 'victim', 'case']
 
 export const ATTRIBUTE_TYPES: readonly AttributeTypeSeed[] = [
-  { name: 'Description', description: 'A description of the item.', maxLength: 65500, allowMarkdown: true, appliesTo: ALL },
+  {
+    name: 'Description',
+    description: 'A description of the item.',
+    maxLength: 65500,
+    allowMarkdown: true,
+    appliesTo: ALL,
+  },
   { name: 'Source', description: 'Where the intelligence came from.', maxLength: 500, appliesTo: ALL },
-  { name: 'Additional Analysis and Context', description: 'Analysis that adds context.', maxLength: 65500, allowMarkdown: true, appliesTo: ALL },
+  {
+    name: 'Additional Analysis and Context',
+    description: 'Analysis that adds context.',
+    maxLength: 65500,
+    allowMarkdown: true,
+    appliesTo: ALL,
+  },
   { name: 'Title', description: 'A short title.', maxLength: 255, appliesTo: ALL },
   { name: 'External ID', description: 'An identifier in another system.', maxLength: 255, appliesTo: ALL },
-  { name: 'Attack Phase', description: 'Kill-chain phase of the activity.', maxLength: 100, appliesTo: ['indicator', 'group'],
-    validationRule: { name: 'Kill Chain Phase', type: 'selectone', text: 'Reconnaissance;Weaponization;Delivery;Exploitation;Installation;Command and Control;Actions on Objectives', description: 'One kill-chain phase.' } },
-  { name: 'Attack Vector', description: 'How the target was reached.', maxLength: 500, appliesTo: ['indicator', 'group'] },
-  { name: 'Course of Action Taken', description: 'What was done about it.', maxLength: 65500, appliesTo: ['group', 'indicator'] },
-  { name: 'Detection Percentage', description: 'Share of engines that detect it.', maxLength: 3, appliesTo: ['indicator'],
-    validationRule: { name: 'Percentage', type: 'number', text: '^(100|[1-9]?\\d)$', description: 'A whole number from 0 to 100.' } },
+  {
+    name: 'Attack Phase',
+    description: 'Kill-chain phase of the activity.',
+    maxLength: 100,
+    appliesTo: ['indicator', 'group'],
+    validationRule: {
+      name: 'Kill Chain Phase',
+      type: 'selectone',
+      text: 'Reconnaissance;Weaponization;Delivery;Exploitation;Installation;Command and Control;Actions on Objectives',
+      description: 'One kill-chain phase.',
+    },
+  },
+  {
+    name: 'Attack Vector',
+    description: 'How the target was reached.',
+    maxLength: 500,
+    appliesTo: ['indicator', 'group'],
+  },
+  {
+    name: 'Course of Action Taken',
+    description: 'What was done about it.',
+    maxLength: 65500,
+    appliesTo: ['group', 'indicator'],
+  },
+  {
+    name: 'Detection Percentage',
+    description: 'Share of engines that detect it.',
+    maxLength: 3,
+    appliesTo: ['indicator'],
+    validationRule: {
+      name: 'Percentage',
+      type: 'number',
+      text: '^(100|[1-9]?\\d)$',
+      description: 'A whole number from 0 to 100.',
+    },
+  },
   { name: 'First Seen', description: 'When it was first seen.', maxLength: 100, appliesTo: ['indicator', 'group'] },
   { name: 'Last Seen', description: 'When it was last seen.', maxLength: 100, appliesTo: ['indicator', 'group'] },
-  { name: 'Targeted Industry', description: 'Industry the activity aims at.', maxLength: 255, appliesTo: ['group', 'victim'] },
+  {
+    name: 'Targeted Industry',
+    description: 'Industry the activity aims at.',
+    maxLength: 255,
+    appliesTo: ['group', 'victim'],
+  },
   { name: 'Impact Description', description: 'What the impact was.', maxLength: 65500, appliesTo: ['group'] },
   { name: 'Physical Address', description: 'A postal address.', maxLength: 500, appliesTo: ['victim'] },
-  { name: 'Country Code', description: 'ISO 3166 country code.', maxLength: 2, appliesTo: ['indicator', 'victim'],
-    validationRule: { name: 'Country Code', type: 'regex', text: '^[A-Z]{2}$', description: 'Two capital letters.' } },
+  {
+    name: 'Country Code',
+    description: 'ISO 3166 country code.',
+    maxLength: 2,
+    appliesTo: ['indicator', 'victim'],
+    validationRule: { name: 'Country Code', type: 'regex', text: '^[A-Z]{2}$', description: 'Two capital letters.' },
+  },
 ]
 
 export const ARTIFACT_TYPES: readonly { name: string; dataType: string; intelType: string | null }[] = [

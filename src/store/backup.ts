@@ -58,7 +58,11 @@ export async function restoreDatabase(url: string, file: string): Promise<Backup
     return { database: 'sqlite', file, bytes: statSync(path).size }
   }
   const { args, env } = postgresTarget(url)
-  await run('pg_restore', ['--clean', '--if-exists', '--no-owner', '--single-transaction', '--exit-on-error', ...args, file], env)
+  await run(
+    'pg_restore',
+    ['--clean', '--if-exists', '--no-owner', '--single-transaction', '--exit-on-error', ...args, file],
+    env,
+  )
   return { database: 'postgres', file, bytes: statSync(file).size }
 }
 
@@ -88,8 +92,16 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.once('error', (error) => reject(new Error(`${command} could not be run (${error.message}); install the PostgreSQL client tools`)))
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' ')}`))))
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.once('error', (error) =>
+      reject(new Error(`${command} could not be run (${error.message}); install the PostgreSQL client tools`)),
+    )
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${command} failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' ')}`)),
+    )
   })
 }

@@ -31,7 +31,11 @@ export interface BatchWakeups {
  * opened; `onError` hears of one lost later. Either way polling carries on alone until the
  * caller watches again.
  */
-export async function watchBatchQueue(store: Store, wake: Listener, onError?: (error: unknown) => void): Promise<BatchWakeups> {
+export async function watchBatchQueue(
+  store: Store,
+  wake: Listener,
+  onError?: (error: unknown) => void,
+): Promise<BatchWakeups> {
   const handle = handleOf(store)
   const set = listeners.get(handle) ?? new Set<Listener>()
   listeners.set(handle, set)
@@ -40,7 +44,9 @@ export async function watchBatchQueue(store: Store, wake: Listener, onError?: (e
   if (store.pool) {
     const options = store.pool.options as pg.ClientConfig
     client = new pg.Client(options)
-    client.on('notification', (message) => { if (message.channel === BATCH_CHANNEL) wake() })
+    client.on('notification', (message) => {
+      if (message.channel === BATCH_CHANNEL) wake()
+    })
     client.on('error', (error) => {
       client = undefined
       onError?.(error)

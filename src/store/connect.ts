@@ -54,7 +54,10 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   // After a checkpoint the WAL file is cut back to this size rather than left at its largest.
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: reusingStatements(sqlite) }), plugins: [new CredentialWritePlugin()] })
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: reusingStatements(sqlite) }),
+    plugins: [new CredentialWritePlugin()],
+  })
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
 }
 

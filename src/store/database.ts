@@ -582,4 +582,6 @@ export interface Database {
   taxii_collection: TaxiiCollectionTable
 }
 
-export type Row<T extends keyof Database> = { [K in keyof Database[T]]: Database[T][K] extends ColumnType<infer S, any, any> ? S : Database[T][K] }
+export type Row<T extends keyof Database> = {
+  [K in keyof Database[T]]: Database[T][K] extends ColumnType<infer S, any, any> ? S : Database[T][K]
+}

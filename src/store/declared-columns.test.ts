@@ -21,7 +21,22 @@ import type { ADVERSARY_ASSET, VICTIM, VICTIM_ASSET } from '../model/victim.js'
 import { createTestStore } from '../test/harness.js'
 import type { Store } from './connect.js'
 import type {
-  AdversaryAssetTable, ArtifactTable, ArtifactTypeTable, GroupTable, TaskTable, VictimAssetTable, VictimTable, IndicatorTable, NoteTable, AttributeTable, AttributeTypeTable, CaseTable, IntelRequirementTable, OwnerTable, SecurityLabelTable, TagTable,
+  AdversaryAssetTable,
+  ArtifactTable,
+  ArtifactTypeTable,
+  GroupTable,
+  TaskTable,
+  VictimAssetTable,
+  VictimTable,
+  IndicatorTable,
+  NoteTable,
+  AttributeTable,
+  AttributeTypeTable,
+  CaseTable,
+  IntelRequirementTable,
+  OwnerTable,
+  SecurityLabelTable,
+  TagTable,
   UserAccountTable,
 } from './database.js'
 
@@ -32,9 +47,14 @@ describe('declared columns', () => {
   afterAll(() => drop())
 
   it('every column a kind declares exists in its table after the migrations', async () => {
-    const tables = new Map((await store.db.introspection.getTables()).map((t) => [t.name, new Set(t.columns.map((c) => c.name))]))
-    const missing = DECLARED_KINDS.flatMap((k) => k.fields.flatMap((f) =>
-      f.column && !tables.get(k.table)?.has(f.column) ? [`${k.table}.${f.column} (${k.kind}.${f.name})`] : []))
+    const tables = new Map(
+      (await store.db.introspection.getTables()).map((t) => [t.name, new Set(t.columns.map((c) => c.name))]),
+    )
+    const missing = DECLARED_KINDS.flatMap((k) =>
+      k.fields.flatMap((f) =>
+        f.column && !tables.get(k.table)?.has(f.column) ? [`${k.table}.${f.column} (${k.kind}.${f.name})`] : [],
+      ),
+    )
     expect(missing).toEqual([])
   })
 
@@ -61,12 +81,19 @@ describe('declared columns', () => {
   // Adding a scalar field touches only the model (and a migration): a column of the row type that no
   // field declares fails here, unless it is one the interfaces never see.
   it('every column of the indicator row type is declared or internal', () => {
-    expectTypeOf<keyof IndicatorTable>().toExtend<ColumnsOf<typeof INDICATOR> | (typeof INDICATOR_INTERNAL_COLUMNS)[number]>()
+    expectTypeOf<keyof IndicatorTable>().toExtend<
+      ColumnsOf<typeof INDICATOR> | (typeof INDICATOR_INTERNAL_COLUMNS)[number]
+    >()
   })
 
   it('every column of the indicator table is declared or internal', async () => {
-    const columns = (await store.db.introspection.getTables()).find((t) => t.name === INDICATOR.table)!.columns.map((c) => c.name)
-    const known = new Set<string>([...DECLARED_KINDS.find((k) => k === INDICATOR)!.fields.flatMap((f) => (f.column ? [f.column] : [])), ...INDICATOR_INTERNAL_COLUMNS])
+    const columns = (await store.db.introspection.getTables())
+      .find((t) => t.name === INDICATOR.table)!
+      .columns.map((c) => c.name)
+    const known = new Set<string>([
+      ...DECLARED_KINDS.find((k) => k === INDICATOR)!.fields.flatMap((f) => (f.column ? [f.column] : [])),
+      ...INDICATOR_INTERNAL_COLUMNS,
+    ])
     expect(columns.filter((c) => !known.has(c))).toEqual([])
   })
 })

@@ -48,5 +48,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
 /** Every known migration with the time it ran, or null when it has not run yet. */
 export async function listMigrations(db: Kysely<any>): Promise<{ name: string; executedAt: string | null }[]> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider() })
-  return (await migrator.getMigrations()).map((m) => ({ name: m.name, executedAt: m.executedAt ? m.executedAt.toISOString() : null }))
+  return (await migrator.getMigrations()).map((m) => ({
+    name: m.name,
+    executedAt: m.executedAt ? m.executedAt.toISOString() : null,
+  }))
 }

@@ -43,19 +43,37 @@ export async function createCliSandbox(prefix: string, options: { dataDir?: stri
     root,
     env,
     run(args, { input, timeoutMs = 60_000, env: extra } = {}) {
-      const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, input, encoding: 'utf8', timeout: timeoutMs })
+      const result = spawnSync(process.execPath, [BIN, ...args], {
+        env: { ...env, ...extra },
+        input,
+        encoding: 'utf8',
+        timeout: timeoutMs,
+      })
       return { status: result.status, stdout: result.stdout, stderr: result.stderr }
     },
     runAsync(args, { timeoutMs = 60_000, env: extra } = {}) {
       return new Promise((resolvePromise, reject) => {
-        const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+        const child = spawn(process.execPath, [BIN, ...args], {
+          env: { ...env, ...extra },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
         let stdout = ''
         let stderr = ''
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          stdout += chunk
+        })
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+          stderr += chunk
+        })
         const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-        child.on('error', (error) => { clearTimeout(timer); reject(error) })
-        child.on('close', (status) => { clearTimeout(timer); resolvePromise({ status, stdout, stderr }) })
+        child.on('error', (error) => {
+          clearTimeout(timer)
+          reject(error)
+        })
+        child.on('close', (status) => {
+          clearTimeout(timer)
+          resolvePromise({ status, stdout, stderr })
+        })
       })
     },
     async close() {

@@ -13,7 +13,10 @@ import type { TestApp } from './harness.js'
  *
  * @example const groupId = await createTestGroup(t, { type: 'Incident', name: 'Op Dawn' })
  */
-export async function createTestGroup(t: TestApp, options: { name: string; type?: string; ownerId?: number; xid?: string }): Promise<number> {
+export async function createTestGroup(
+  t: TestApp,
+  options: { name: string; type?: string; ownerId?: number; xid?: string },
+): Promise<number> {
   const ctx = await t.context()
   const def = findGroupType(options.type ?? 'Adversary')
   if (!def) throw new Error(`no Group type ${options.type}`)

@@ -52,7 +52,12 @@ export interface TestApp {
   admin: TestAccount
   request(options: TestRequest): Promise<LightMyRequestResponse>
   /** Creates an account with an Organization role (in ORG) and optional extra memberships. */
-  createAccount(options: { kind?: 'api' | 'human' | 'taxii'; role?: string; memberships?: Record<string, string>; password?: string }): Promise<TestAccount>
+  createAccount(options: {
+    kind?: 'api' | 'human' | 'taxii'
+    role?: string
+    memberships?: Record<string, string>
+    password?: string
+  }): Promise<TestAccount>
   createOwner(name: string, type: 'Organization' | 'Community' | 'Source'): Promise<number>
   /** A RequestContext for domain-level tests, as the REST gate would build it. */
   context(account?: TestAccount, ownerName?: string): Promise<RequestContext>
@@ -85,7 +90,13 @@ export async function createTestStore(): Promise<{ store: Store; drop(): Promise
     const database = await createDatabase()
     const store = openStore(database.url)
     await prepareDatabase(store)
-    return { store, drop: async () => { await store.close(); await database.drop() } }
+    return {
+      store,
+      drop: async () => {
+        await store.close()
+        await database.drop()
+      },
+    }
   }
   const store = openStore('sqlite::memory:')
   await prepareDatabase(store)
@@ -93,13 +104,19 @@ export async function createTestStore(): Promise<{ store: Store; drop(): Promise
 }
 
 /** A migrated store and the domain services over it, as a node has them; drop() removes the store. */
-export async function createTestDomain(publicUrl = PUBLIC_URL): Promise<{ store: Store; services: Services; drop(): Promise<void> }> {
+export async function createTestDomain(
+  publicUrl = PUBLIC_URL,
+): Promise<{ store: Store; services: Services; drop(): Promise<void> }> {
   const { store, drop } = await createTestStore()
   return { store, services: createServices(store, { serverKey: 'test-server-key', publicUrl }), drop }
 }
 
 /** One node of a deployment: its own store connection, services and app, over a database other nodes share. */
-export interface SharedNode { store: Store; services: Services; app: FastifyInstance }
+export interface SharedNode {
+  store: Store
+  services: Services
+  app: FastifyInstance
+}
 
 /**
  * Several nodes over one database (a PostgreSQL database of their own, or one SQLite file), each
@@ -122,7 +139,11 @@ export async function startSharedNodes(count: number): Promise<{ nodes: SharedNo
     const store = openStore(url)
     await prepareDatabase(store)
     const services = createServices(store, { serverKey: 'shared-key', publicUrl: 'https://bulwark.test' })
-    nodes.push({ store, services, app: await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false }) })
+    nodes.push({
+      store,
+      services,
+      app: await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false }),
+    })
   }
   return {
     nodes,
@@ -174,8 +195,21 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const makeAccount: TestApp['createAccount'] = async (options) => {
     const kind = options.kind ?? 'api'
     const userName = `${kind}-user-${++counter}-${randomBytes(3).toString('hex')}`
-    await createAccount(store.db, { userName, kind, organization: ORG, role: options.role ?? 'Standard User', password: options.password, firstName: 'Test', lastName: `User ${counter}` }, isoNow())
-    for (const [owner, role] of Object.entries(options.memberships ?? {})) await setMembership(store.db, userName, owner, role, isoNow())
+    await createAccount(
+      store.db,
+      {
+        userName,
+        kind,
+        organization: ORG,
+        role: options.role ?? 'Standard User',
+        password: options.password,
+        firstName: 'Test',
+        lastName: `User ${counter}`,
+      },
+      isoNow(),
+    )
+    for (const [owner, role] of Object.entries(options.memberships ?? {}))
+      await setMembership(store.db, userName, owner, role, isoNow())
     if (kind === 'taxii') return { userName, token: '' }
     const { token } = await issueApiToken(store.db, userName, {}, Date.now())
     if (kind !== 'api') return { userName, token }
@@ -185,18 +219,46 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 
   const admin = await makeAccount({ role: 'Organization Administrator' })
   const https = port === undefined ? undefined : await testTlsMaterial()
-  const app = await buildApp({ store, services, https, trustedProxies: ['127.0.0.1'], logLevel: false, taxii11Poll: options.taxii11Poll })
+  const app = await buildApp({
+    store,
+    services,
+    https,
+    trustedProxies: ['127.0.0.1'],
+    logLevel: false,
+    taxii11Poll: options.taxii11Poll,
+  })
   await app.ready()
   if (port !== undefined) await app.listen({ host: '127.0.0.1', port })
 
   return {
-    app, store, services, admin, baseUrl,
+    app,
+    store,
+    services,
+    admin,
+    baseUrl,
     createAccount: makeAccount,
     createOwner: async (name, type) => (await createOwner(store.db, { name, type }, isoNow())).id,
     async context(account = admin, ownerName) {
-      const caller = await authenticate(services, { authorization: `TC-Token ${account.token}`, timestamp: undefined, pathAndQuery: '/', method: 'GET', nowMs: Date.now() }, ['token'])
+      const caller = await authenticate(
+        services,
+        {
+          authorization: `TC-Token ${account.token}`,
+          timestamp: undefined,
+          pathAndQuery: '/',
+          method: 'GET',
+          nowMs: Date.now(),
+        },
+        ['token'],
+      )
       const membership = selectOwner(caller, ownerName)
-      return { store, services, caller, membership, now: isoNow(), owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType } }
+      return {
+        store,
+        services,
+        caller,
+        membership,
+        now: isoNow(),
+        owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
+      }
     },
     request({ as, hmac, headers, ...rest }) {
       const account = as === undefined ? admin : as

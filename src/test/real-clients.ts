@@ -28,8 +28,9 @@ export const CLIENTS_DIR = process.env.BULWARK_CLIENTS_DIR || DEFAULT_CLIENTS_DI
  * kit). A git worktree sits elsewhere than its repository, so the folder beside the main checkout
  * counts too.
  */
-export const SHARED_DIR = [REPO_ROOT, mainCheckout(REPO_ROOT)].map((root) => resolve(root, '..', 'shared')).find((dir) => existsSync(dir))
-  ?? resolve(REPO_ROOT, '..', 'shared')
+export const SHARED_DIR =
+  [REPO_ROOT, mainCheckout(REPO_ROOT)].map((root) => resolve(root, '..', 'shared')).find((dir) => existsSync(dir)) ??
+  resolve(REPO_ROOT, '..', 'shared')
 
 /** The STIX and TAXII schemas stay in the shared folder wherever the clients were put: BULWARK_CLIENTS_DIR does not move them. */
 export const SCHEMAS_DIR = process.env.BULWARK_SCHEMAS_DIR || join(SHARED_DIR, 'schemas')
@@ -55,8 +56,10 @@ export const PYTHON = process.env.BULWARK_CLIENTS_PYTHON ?? '/usr/bin/python3'
  */
 export function realClientsUnavailable(): string | undefined {
   if (!existsSync(resolve(CLIENTS_DIR, 'clients.py'))) {
-    return `real-client runs skipped: ${CLIENTS_DIR} has no clients.py. Fetch each repository of ../shared/clients/SOURCES.txt, `
-      + 'run ../shared/clients/setup.sh and set BULWARK_CLIENTS_DIR to the folder it prints (README, "Real clients"; docs/real-clients.md)'
+    return (
+      `real-client runs skipped: ${CLIENTS_DIR} has no clients.py. Fetch each repository of ../shared/clients/SOURCES.txt, ` +
+      'run ../shared/clients/setup.sh and set BULWARK_CLIENTS_DIR to the folder it prints (README, "Real clients"; docs/real-clients.md)'
+    )
   }
   return undefined
 }
@@ -81,8 +84,18 @@ export interface ClientRun<T> {
  * and its target through the variables in `env`. A non-zero exit rejects with the script's
  * standard error, so a failing client shows why.
  */
-export function runClientScript<T = unknown>(script: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ClientRun<T>> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, BULWARK_CLIENTS_DIR: CLIENTS_DIR, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1', ...env }
+export function runClientScript<T = unknown>(
+  script: string,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<ClientRun<T>> {
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    BULWARK_CLIENTS_DIR: CLIENTS_DIR,
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONUNBUFFERED: '1',
+    ...env,
+  }
   // requests ignores verify=False while either of these is set (clients README).
   delete childEnv.REQUESTS_CA_BUNDLE
   delete childEnv.CURL_CA_BUNDLE
@@ -90,29 +103,47 @@ export function runClientScript<T = unknown>(script: string, env: Record<string,
     const child = spawn(PYTHON, [script], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', (error) => { clearTimeout(timer); reject(new Error(`could not run ${PYTHON}: ${error.message}`)) })
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      reject(new Error(`could not run ${PYTHON}: ${error.message}`))
+    })
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       if (code !== 0) {
         const why = signal ? `was killed (${signal}) after ${timeoutMs} ms` : `exited with ${code}`
-        reject(new Error(`${script} ${why}\n--- stderr ---\n${stderr.slice(-6000)}\n--- stdout ---\n${stdout.slice(-2000)}`))
+        reject(
+          new Error(`${script} ${why}\n--- stderr ---\n${stderr.slice(-6000)}\n--- stdout ---\n${stdout.slice(-2000)}`),
+        )
         return
       }
       const last = stdout.trim().split('\n').pop() ?? ''
       try {
         resolvePromise({ result: JSON.parse(last) as T, stdout, stderr })
       } catch {
-        reject(new Error(`${script} did not end with a JSON line\n--- stdout ---\n${stdout.slice(-2000)}\n--- stderr ---\n${stderr.slice(-2000)}`))
+        reject(
+          new Error(
+            `${script} did not end with a JSON line\n--- stdout ---\n${stdout.slice(-2000)}\n--- stderr ---\n${stderr.slice(-2000)}`,
+          ),
+        )
       }
     })
   })
 }
 
 /** One check a client script ran: the value it read, or the client's own error and trace. */
-export interface ClientCheck { ok: boolean; value?: any; error?: string; trace?: string }
+export interface ClientCheck {
+  ok: boolean
+  value?: any
+  error?: string
+  trace?: string
+}
 
 /** The value of a check that must have passed; a failed check shows the client's error and trace. */
 export function passedCheck(checks: Record<string, ClientCheck>, name: string): any {

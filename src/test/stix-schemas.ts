@@ -11,10 +11,15 @@ import { SCHEMAS_DIR } from './real-clients.js'
 
 export const STIX_SCHEMAS_DIR = process.env.BULWARK_STIX_SCHEMAS_DIR || resolve(SCHEMAS_DIR, 'stix-2.1', 'schemas')
 
-const ENTRY: Record<string, string> = { indicator: 'sdos/indicator.json', 'marking-definition': 'common/marking-definition.json' }
+const ENTRY: Record<string, string> = {
+  indicator: 'sdos/indicator.json',
+  'marking-definition': 'common/marking-definition.json',
+}
 
 export function stixSchemasUnavailable(): string | undefined {
-  return existsSync(join(STIX_SCHEMAS_DIR, ENTRY.indicator)) ? undefined : `STIX schema checks skipped: ${STIX_SCHEMAS_DIR} is absent`
+  return existsSync(join(STIX_SCHEMAS_DIR, ENTRY.indicator))
+    ? undefined
+    : `STIX schema checks skipped: ${STIX_SCHEMAS_DIR} is absent`
 }
 
 let validators: Map<string, ValidateFunction> | undefined

@@ -3,7 +3,9 @@ import type { Reporter, TestModule } from 'vitest/node'
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>) {
-    let passed = 0, failed = 0, skipped = 0
+    let passed = 0,
+      failed = 0,
+      skipped = 0
     for (const module of modules) {
       for (const test of module.children.allTests()) {
         const state = test.result().state

@@ -31,11 +31,18 @@ function stixWrapperSchema(dir: string): string {
     [STIX_NAMESPACES.tlpMarking, join(stix, 'extensions', 'marking', 'tlp_marking.xsd')],
     [STIX_NAMESPACES.simpleMarking, join(stix, 'extensions', 'marking', 'simple_marking.xsd')],
     [STIX_NAMESPACES.cyboxVocabs, join(stix, 'cybox', 'cybox_default_vocabularies.xsd')],
-    ...Object.entries(CYBOX_OBJECT_SCHEMAS).map(([prefix, file]): [string, string] => [STIX_NAMESPACES[prefix], join(stix, 'cybox', 'objects', file)]),
+    ...Object.entries(CYBOX_OBJECT_SCHEMAS).map(([prefix, file]): [string, string] => [
+      STIX_NAMESPACES[prefix],
+      join(stix, 'cybox', 'objects', file),
+    ]),
   ]
   const path = join(dir, 'stix-wrapper.xsd')
-  writeFileSync(path, `<?xml version="1.0"?><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:bulwark:test" elementFormDefault="qualified">${
-    imports.map(([ns, file]) => `<xs:import namespace="${ns}" schemaLocation="${file}"/>`).join('')}</xs:schema>`)
+  writeFileSync(
+    path,
+    `<?xml version="1.0"?><xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:bulwark:test" elementFormDefault="qualified">${imports
+      .map(([ns, file]) => `<xs:import namespace="${ns}" schemaLocation="${file}"/>`)
+      .join('')}</xs:schema>`,
+  )
   return path
 }
 
@@ -59,11 +66,17 @@ export async function validateXml(kind: 'taxii' | 'stix', documents: string[]): 
       return file
     })
     const stderr = await new Promise<string>((resolvePromise, reject) => {
-      execFile('xmllint', ['--noout', '--nonet', '--schema', schema, ...files], { maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, err) => {
-        // Exit code 3 is "some document is invalid"; not finding xmllint at all must fail, not pass.
-        if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') reject(new Error('xmllint is not installed (Debian package libxml2-utils)'))
-        else resolvePromise(err)
-      })
+      execFile(
+        'xmllint',
+        ['--noout', '--nonet', '--schema', schema, ...files],
+        { maxBuffer: 64 * 1024 * 1024 },
+        (error, _stdout, err) => {
+          // Exit code 3 is "some document is invalid"; not finding xmllint at all must fail, not pass.
+          if (error && (error as NodeJS.ErrnoException).code === 'ENOENT')
+            reject(new Error('xmllint is not installed (Debian package libxml2-utils)'))
+          else resolvePromise(err)
+        },
+      )
     })
     const errors: Record<number, string> = {}
     const verdicts = new Set<number>()
@@ -71,12 +84,17 @@ export async function validateXml(kind: 'taxii' | 'stix', documents: string[]): 
       const match = /doc-(\d+)\.xml(?::\d+)?[: ](.*)$/.exec(line)
       if (!match) continue
       const i = Number(match[1])
-      if (/ validates$/.test(line)) { verdicts.add(i); continue }
+      if (/ validates$/.test(line)) {
+        verdicts.add(i)
+        continue
+      }
       if (/ fails to validate$/.test(line)) verdicts.add(i)
       errors[i] = `${errors[i] ?? ''}${match[2]}\n`
     }
     if (/failed to compile|WXS schema .* failed/.test(stderr)) errors[-1] = stderr.slice(0, 2000)
-    documents.forEach((_, i) => { if (!verdicts.has(i)) errors[i] = `${errors[i] ?? ''}xmllint gave no verdict\n` })
+    documents.forEach((_, i) => {
+      if (!verdicts.has(i)) errors[i] = `${errors[i] ?? ''}xmllint gave no verdict\n`
+    })
     return errors
   } finally {
     rmSync(dir, { recursive: true, force: true })

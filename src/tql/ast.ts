@@ -4,11 +4,24 @@
  */
 
 export type Operator =
-  | 'eq' | 'ne' | 'gt' | 'geq' | 'lt' | 'leq'
-  | 'in' | 'notIn'
-  | 'like' | 'notLike' | 'contains' | 'notContains'
-  | 'startsWith' | 'notStartsWith' | 'endsWith' | 'notEndsWith'
-  | 'isNull' | 'isNotNull'
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'geq'
+  | 'lt'
+  | 'leq'
+  | 'in'
+  | 'notIn'
+  | 'like'
+  | 'notLike'
+  | 'contains'
+  | 'notContains'
+  | 'startsWith'
+  | 'notStartsWith'
+  | 'endsWith'
+  | 'notEndsWith'
+  | 'isNull'
+  | 'isNotNull'
 
 export type DateUnit = 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year'
 
@@ -36,12 +49,32 @@ export type Node =
 
 /** Negated operators and their positive forms, used for set-valued keywords (not exists …). */
 export const POSITIVE_OF: Partial<Record<Operator, Operator>> = {
-  ne: 'eq', notIn: 'in', notLike: 'like', notContains: 'contains', notStartsWith: 'startsWith', notEndsWith: 'endsWith',
+  ne: 'eq',
+  notIn: 'in',
+  notLike: 'like',
+  notContains: 'contains',
+  notStartsWith: 'startsWith',
+  notEndsWith: 'endsWith',
 }
 
 /** How operators are spelled in messages. */
 export const OPERATOR_TEXT: Record<Operator, string> = {
-  eq: '=', ne: '!=', gt: '>', geq: '>=', lt: '<', leq: '<=', in: 'IN', notIn: 'NOT IN', like: 'LIKE', notLike: 'NOT LIKE',
-  contains: 'CONTAINS', notContains: 'NOT CONTAINS', startsWith: 'STARTSWITH', notStartsWith: 'NOT STARTSWITH',
-  endsWith: 'ENDSWITH', notEndsWith: 'NOT ENDSWITH', isNull: 'IS NULL', isNotNull: 'IS NOT NULL',
+  eq: '=',
+  ne: '!=',
+  gt: '>',
+  geq: '>=',
+  lt: '<',
+  leq: '<=',
+  in: 'IN',
+  notIn: 'NOT IN',
+  like: 'LIKE',
+  notLike: 'NOT LIKE',
+  contains: 'CONTAINS',
+  notContains: 'NOT CONTAINS',
+  startsWith: 'STARTSWITH',
+  notStartsWith: 'NOT STARTSWITH',
+  endsWith: 'ENDSWITH',
+  notEndsWith: 'NOT ENDSWITH',
+  isNull: 'IS NULL',
+  isNotNull: 'IS NOT NULL',
 }

@@ -11,7 +11,14 @@
  * `col + 0` on PostgreSQL), so no planner, with or without statistics, reads a type, rating or
  * date range through an index and then sorts all it found (docs/benchmarks.md, "Listing plans").
  */
-import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, expressionBuilder, sql } from 'kysely'
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  expressionBuilder,
+  sql,
+} from 'kysely'
 import type { Dialect } from '../store/connect.js'
 import { type Operator, POSITIVE_OF } from './ast.js'
 import type { DateValue } from './dates.js'
@@ -52,26 +59,45 @@ export class TqlCompiler {
 
   private compile(node: Resolved, type: ObjectTypeDef, alias: string): Expression<SqlBool> {
     switch (node.kind) {
-      case 'and': return eb.and([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
-      case 'or': return eb.or([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
-      case 'nested': return this.nested(node.def, node.type, node.query, alias)
-      case 'compare': return this.compare(node.def, node.operator, node.values, alias, type)
+      case 'and':
+        return eb.and([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
+      case 'or':
+        return eb.or([this.compile(node.left, type, alias), this.compile(node.right, type, alias)])
+      case 'nested':
+        return this.nested(node.def, node.type, node.query, alias)
+      case 'compare':
+        return this.compare(node.def, node.operator, node.values, alias, type)
     }
   }
 
-  private compare(def: KeywordDef, operator: Operator, values: ResolvedValue[], alias: string, type: ObjectTypeDef): Expression<SqlBool> {
+  private compare(
+    def: KeywordDef,
+    operator: Operator,
+    values: ResolvedValue[],
+    alias: string,
+    type: ObjectTypeDef,
+  ): Expression<SqlBool> {
     const target = def.target
     switch (target.kind) {
       case 'absent':
         return operator === 'isNull' ? TRUE : FALSE
       case 'value': {
         const value = valueOf(target.source, alias)
-        return this.predicate(def, seeks(type, def, operator) || !('column' in target.source) ? value : this.unindexed(def, value), operator, values)
+        return this.predicate(
+          def,
+          seeks(type, def, operator) || !('column' in target.source) ? value : this.unindexed(def, value),
+          operator,
+          values,
+        )
       }
       case 'related': {
         const related = (test?: (value: Expression<unknown>) => Expression<SqlBool>) => {
-          const fromTarget = test !== undefined && !target.onLink && 'column' in target.source && SEEK_OPERATORS.has(POSITIVE_OF[operator] ?? operator)
-            && SEEK_COLUMNS.has(`${target.table}.${target.source.column}`)
+          const fromTarget =
+            test !== undefined &&
+            !target.onLink &&
+            'column' in target.source &&
+            SEEK_OPERATORS.has(POSITIVE_OF[operator] ?? operator) &&
+            SEEK_COLUMNS.has(`${target.table}.${target.source.column}`)
           const link = this.openLink(target.link, target.table, alias, fromTarget)
           let q = target.where ? link.query.where(target.where(link.targetAlias) as Expression<SqlBool>) : link.query
           if (test) q = q.where(test(valueOf(target.source, target.onLink ? link.linkAlias! : link.targetAlias)))
@@ -95,21 +121,34 @@ export class TqlCompiler {
     const member = (condition: (targetAlias: string) => Expression<SqlBool>) => {
       const fromTarget = isSeekable(query, type)
       const opened = this.openLink(link, type.table, alias, fromTarget)
-      const q = type.restrict ? opened.query.where(`${opened.targetAlias}.${type.restrict.column}`, '=', sql.lit(type.restrict.value)) : opened.query
+      const q = type.restrict
+        ? opened.query.where(`${opened.targetAlias}.${type.restrict.column}`, '=', sql.lit(type.restrict.value))
+        : opened.query
       return this.memberOf(opened.outer, q.where(condition(opened.targetAlias)), fromTarget)
     }
     if (!all) return member((t) => this.compile(query, type, t))
     // hasAllTags(name in (…)): the item carries every tag named, whether or not such a tag exists anywhere.
-    if (query.kind === 'compare' && (query.def.keyword === 'name' || query.def.keyword === 'summary') && (query.operator === 'eq' || query.operator === 'in')) {
-      return eb.and(query.values.map((value) => member((t) => eb(lower(eb.ref(`${t}.name`)), '=', lower(eb.val(value))))))
+    if (
+      query.kind === 'compare' &&
+      (query.def.keyword === 'name' || query.def.keyword === 'summary') &&
+      (query.operator === 'eq' || query.operator === 'in')
+    ) {
+      return eb.and(
+        query.values.map((value) => member((t) => eb(lower(eb.ref(`${t}.name`)), '=', lower(eb.val(value))))),
+      )
     }
     // Any other query: some tag matches it, and no matching tag name is missing from the item.
     const some = this.selectTags()
     const every = this.selectTags()
     return eb.and([
       eb.exists(some.query.where(this.compile(query, type, some.alias))),
-      eb.not(eb.exists(every.query.where(this.compile(query, type, every.alias))
-        .where(eb.not(member((t) => eb(lower(eb.ref(`${t}.name`)), '=', lower(eb.ref(`${every.alias}.name`)))))))),
+      eb.not(
+        eb.exists(
+          every.query
+            .where(this.compile(query, type, every.alias))
+            .where(eb.not(member((t) => eb(lower(eb.ref(`${t}.name`)), '=', lower(eb.ref(`${every.alias}.name`)))))),
+        ),
+      ),
     ])
   }
 
@@ -126,7 +165,8 @@ export class TqlCompiler {
    * smallest owner at 1M Indicators).
    */
   private memberOf(outer: string, related: Query, fromTarget: boolean): Expression<SqlBool> {
-    if (fromTarget && this.settings.dialect === 'postgres') return sql<SqlBool>`${eb.ref(outer)} = any(array(${related}))`
+    if (fromTarget && this.settings.dialect === 'postgres')
+      return sql<SqlBool>`${eb.ref(outer)} = any(array(${related}))`
     return eb(eb.ref(outer), 'in', related)
   }
 
@@ -137,41 +177,79 @@ export class TqlCompiler {
    * (a tag or Group name), so the join starts there and reaches the link rows by their index on
    * the target (a CROSS JOIN keeps that order on SQLite, which otherwise may scan every link row of the kind).
    */
-  private openLink(link: Link, table: string, outer: string, fromTarget = false): { query: Query; outer: string; targetAlias: string; linkAlias?: string } {
+  private openLink(
+    link: Link,
+    table: string,
+    outer: string,
+    fromTarget = false,
+  ): { query: Query; outer: string; targetAlias: string; linkAlias?: string } {
     const t = this.fresh('t')
     const owned = (query: Query) => this.ownedBy(query, t, table)
-    const joined = (linkTable: string, linkAlias: string, key: string) => (fromTarget
-      ? eb.selectFrom(`${table} as ${t}`).crossJoin(`${linkTable} as ${linkAlias}`).whereRef(`${t}.id`, '=', `${linkAlias}.${key}`)
-      : eb.selectFrom(`${linkTable} as ${linkAlias}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${linkAlias}.${key}`))
+    const joined = (linkTable: string, linkAlias: string, key: string) =>
+      fromTarget
+        ? eb
+            .selectFrom(`${table} as ${t}`)
+            .crossJoin(`${linkTable} as ${linkAlias}`)
+            .whereRef(`${t}.id`, '=', `${linkAlias}.${key}`)
+        : eb.selectFrom(`${linkTable} as ${linkAlias}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${linkAlias}.${key}`)
     switch (link.via) {
       case 'association': {
         const a = this.fresh('a')
         // Rows are stored in both directions: reading the target → outer row lets the primary key
         // (from_kind, from_id, to_kind, …) lead from the matching targets to the outer ids.
-        const q = joined('association', a, 'from_id').select(`${a}.to_id`)
-          .where(`${a}.from_kind`, '=', sql.lit(link.to)).where(`${a}.to_kind`, '=', sql.lit(link.from))
-        return { query: owned(link.customOnly ? q.where(`${a}.association_type_id`, '<>', sql.lit(0)) : q), outer: `${outer}.id`, targetAlias: t, linkAlias: a }
+        const q = joined('association', a, 'from_id')
+          .select(`${a}.to_id`)
+          .where(`${a}.from_kind`, '=', sql.lit(link.to))
+          .where(`${a}.to_kind`, '=', sql.lit(link.from))
+        return {
+          query: owned(link.customOnly ? q.where(`${a}.association_type_id`, '<>', sql.lit(0)) : q),
+          outer: `${outer}.id`,
+          targetAlias: t,
+          linkAlias: a,
+        }
       }
       case 'foreignKey':
-        return { query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.id`)), outer: `${outer}.${link.column}`, targetAlias: t }
+        return {
+          query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.id`)),
+          outer: `${outer}.${link.column}`,
+          targetAlias: t,
+        }
       case 'reverseKey':
         // NOT IN over a nullable column would turn every answer unknown; keep nulls out of the list.
-        return { query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.${link.column}`).where(`${t}.${link.column}`, 'is not', null)), outer: `${outer}.id`, targetAlias: t }
+        return {
+          query: owned(
+            eb
+              .selectFrom(`${table} as ${t}`)
+              .select(`${t}.${link.column}`)
+              .where(`${t}.${link.column}`, 'is not', null),
+          ),
+          outer: `${outer}.id`,
+          targetAlias: t,
+        }
       case 'attribute':
-        return { query: owned(eb.selectFrom(`${table} as ${t}`).select(`${t}.item_id`).where(`${t}.item_kind`, '=', sql.lit(link.kind))), outer: `${outer}.id`, targetAlias: t }
+        return {
+          query: owned(
+            eb.selectFrom(`${table} as ${t}`).select(`${t}.item_id`).where(`${t}.item_kind`, '=', sql.lit(link.kind)),
+          ),
+          outer: `${outer}.id`,
+          targetAlias: t,
+        }
       case 'itemTag':
       case 'itemLabel': {
         const [linkTable, key] = link.via === 'itemTag' ? ['item_tag', 'tag_id'] : ['item_security_label', 'label_id']
         const x = this.fresh('x')
-        const q = joined(linkTable, x, key).select(`${x}.item_id`)
-          .where(`${x}.item_kind`, '=', sql.lit(link.kind))
+        const q = joined(linkTable, x, key).select(`${x}.item_id`).where(`${x}.item_kind`, '=', sql.lit(link.kind))
         return { query: owned(q), outer: `${outer}.id`, targetAlias: t, linkAlias: x }
       }
       case 'taggedItem':
       case 'labelledItem': {
-        const [linkTable, key] = link.via === 'taggedItem' ? ['item_tag', 'tag_id'] : ['item_security_label', 'label_id']
+        const [linkTable, key] =
+          link.via === 'taggedItem' ? ['item_tag', 'tag_id'] : ['item_security_label', 'label_id']
         const x = this.fresh('x')
-        const q = eb.selectFrom(`${linkTable} as ${x}`).innerJoin(`${table} as ${t}`, `${t}.id`, `${x}.item_id`).select(`${x}.${key}`)
+        const q = eb
+          .selectFrom(`${linkTable} as ${x}`)
+          .innerJoin(`${table} as ${t}`, `${t}.id`, `${x}.item_id`)
+          .select(`${x}.${key}`)
           .where(`${x}.item_kind`, '=', sql.lit(link.kind))
         return { query: owned(q), outer: `${outer}.id`, targetAlias: t, linkAlias: x }
       }
@@ -181,10 +259,21 @@ export class TqlCompiler {
   private ownedBy(query: Query, alias: string, table: string): Query {
     const owners = this.settings.visibleOwnerIds
     if (!owners || OWNERLESS.has(table)) return query
-    return owners.length === 0 ? query.where(FALSE) : query.where(`${alias}.owner_id`, 'in', owners.map((id) => this.integer(id)))
+    return owners.length === 0
+      ? query.where(FALSE)
+      : query.where(
+          `${alias}.owner_id`,
+          'in',
+          owners.map((id) => this.integer(id)),
+        )
   }
 
-  private predicate(def: KeywordDef, lhs: Expression<unknown>, operator: Operator, values: ResolvedValue[]): Expression<SqlBool> {
+  private predicate(
+    def: KeywordDef,
+    lhs: Expression<unknown>,
+    operator: Operator,
+    values: ResolvedValue[],
+  ): Expression<SqlBool> {
     if (operator === 'isNull') return eb(lhs, 'is', null)
     if (operator === 'isNotNull') return eb(lhs, 'is not', null)
     if (def.type === 'Date') return this.datePredicate(lhs, operator, values as DateValue[])
@@ -196,18 +285,28 @@ export class TqlCompiler {
       return caseless ? lower(bound) : bound
     }
     switch (operator) {
-      case 'eq': return eb(left, '=', bind(values[0]))
-      case 'ne': return eb(left, '<>', bind(values[0]))
-      case 'gt': return eb(left, '>', bind(values[0]))
-      case 'geq': return eb(left, '>=', bind(values[0]))
-      case 'lt': return eb(left, '<', bind(values[0]))
-      case 'leq': return eb(left, '<=', bind(values[0]))
-      case 'in': return eb(left, 'in', values.map(bind))
-      case 'notIn': return eb(left, 'not in', values.map(bind))
+      case 'eq':
+        return eb(left, '=', bind(values[0]))
+      case 'ne':
+        return eb(left, '<>', bind(values[0]))
+      case 'gt':
+        return eb(left, '>', bind(values[0]))
+      case 'geq':
+        return eb(left, '>=', bind(values[0]))
+      case 'lt':
+        return eb(left, '<', bind(values[0]))
+      case 'leq':
+        return eb(left, '<=', bind(values[0]))
+      case 'in':
+        return eb(left, 'in', values.map(bind))
+      case 'notIn':
+        return eb(left, 'not in', values.map(bind))
       default: {
         const positive = POSITIVE_OF[operator]
         const op = positive ?? operator
-        const tests = values.map((v) => (positive ? like(left, op, String(v)) : this.withPrefixRange(left, op, String(v), like(left, op, String(v)))))
+        const tests = values.map((v) =>
+          positive ? like(left, op, String(v)) : this.withPrefixRange(left, op, String(v), like(left, op, String(v))),
+        )
         const any = tests.length === 1 ? tests[0] : eb.or(tests)
         return positive ? eb.not(any) : any
       }
@@ -220,18 +319,28 @@ export class TqlCompiler {
   }
 
   private datePredicateOf(lhs: Expression<unknown>, operator: Operator, values: DateValue[]): Expression<SqlBool> {
-    const within = (v: DateValue) => (v.until ? eb.and([eb(lhs, '>=', v.from), eb(lhs, '<', v.until)]) : eb(lhs, '=', v.from))
+    const within = (v: DateValue) =>
+      v.until ? eb.and([eb(lhs, '>=', v.from), eb(lhs, '<', v.until)]) : eb(lhs, '=', v.from)
     const v = values[0]
     switch (operator) {
-      case 'eq': return within(v)
-      case 'ne': return v.until ? eb.not(within(v)) : eb(lhs, '<>', v.from)
-      case 'gt': return v.until ? eb(lhs, '>=', v.until) : eb(lhs, '>', v.from)
-      case 'geq': return eb(lhs, '>=', v.from)
-      case 'lt': return eb(lhs, '<', v.from)
-      case 'leq': return v.until ? eb(lhs, '<', v.until) : eb(lhs, '<=', v.from)
-      case 'in': return eb.or(values.map(within))
-      case 'notIn': return eb.not(eb.or(values.map(within)))
-      default: throw new Error(`operator ${operator} on a Date`)
+      case 'eq':
+        return within(v)
+      case 'ne':
+        return v.until ? eb.not(within(v)) : eb(lhs, '<>', v.from)
+      case 'gt':
+        return v.until ? eb(lhs, '>=', v.until) : eb(lhs, '>', v.from)
+      case 'geq':
+        return eb(lhs, '>=', v.from)
+      case 'lt':
+        return eb(lhs, '<', v.from)
+      case 'leq':
+        return v.until ? eb(lhs, '<', v.until) : eb(lhs, '<=', v.from)
+      case 'in':
+        return eb.or(values.map(within))
+      case 'notIn':
+        return eb.not(eb.or(values.map(within)))
+      default:
+        throw new Error(`operator ${operator} on a Date`)
     }
   }
 
@@ -241,7 +350,12 @@ export class TqlCompiler {
    * lower(column) serve it. Binary collation makes the range exact there; PostgreSQL's
    * collations do not, so on PostgreSQL the LIKE stands alone.
    */
-  private withPrefixRange(left: Expression<unknown>, operator: Operator, value: string, test: Expression<SqlBool>): Expression<SqlBool> {
+  private withPrefixRange(
+    left: Expression<unknown>,
+    operator: Operator,
+    value: string,
+    test: Expression<SqlBool>,
+  ): Expression<SqlBool> {
     if (operator !== 'startsWith' || this.settings.dialect !== 'sqlite' || value === '') return test
     const low = lower(eb.val(value))
     // unlikely(): a bound prefix hides its selectivity; without the hint SQLite reads every row in id order.
@@ -272,8 +386,16 @@ function lower(expression: Expression<unknown>): Expression<unknown> {
 }
 
 function isPattern(operator: Operator): boolean {
-  return operator !== 'eq' && operator !== 'ne' && operator !== 'gt' && operator !== 'geq' && operator !== 'lt' && operator !== 'leq'
-    && operator !== 'in' && operator !== 'notIn'
+  return (
+    operator !== 'eq' &&
+    operator !== 'ne' &&
+    operator !== 'gt' &&
+    operator !== 'geq' &&
+    operator !== 'lt' &&
+    operator !== 'leq' &&
+    operator !== 'in' &&
+    operator !== 'notIn'
+  )
 }
 
 /** Text operators are case-insensitive on both databases (SQLite's LIKE is, PostgreSQL's is not). */
@@ -299,11 +421,15 @@ function seeks(type: ObjectTypeDef, def: KeywordDef, operator: Operator): boolea
 export function isSeekable(node: Resolved | null, type: ObjectTypeDef): boolean {
   if (!node) return false
   switch (node.kind) {
-    case 'and': return isSeekable(node.left, type) || isSeekable(node.right, type)
-    case 'or': return isSeekable(node.left, type) && isSeekable(node.right, type)
-    case 'nested': return true
+    case 'and':
+      return isSeekable(node.left, type) || isSeekable(node.right, type)
+    case 'or':
+      return isSeekable(node.left, type) && isSeekable(node.right, type)
+    case 'nested':
+      return true
     case 'compare':
-      if (node.def.target.kind === 'related') return node.operator !== 'isNull' && node.operator !== 'isNotNull' && !POSITIVE_OF[node.operator]
+      if (node.def.target.kind === 'related')
+        return node.operator !== 'isNull' && node.operator !== 'isNotNull' && !POSITIVE_OF[node.operator]
       return seeks(type, node.def, node.operator)
   }
 }

@@ -24,7 +24,9 @@ export function todayValue(now: Date, amount: number, unit: DateUnit | null): Da
   else if (unit) start.setTime(start.getTime() + amount * FIXED_MS[unit]!)
   if (Number.isNaN(start.getTime())) return null
   const dayPrecision = unit === null || unit === 'day' || unit === 'week' || unit === 'month' || unit === 'year'
-  return dayPrecision ? { from: start.toISOString(), until: new Date(start.getTime() + DAY_MS).toISOString() } : { from: start.toISOString() }
+  return dayPrecision
+    ? { from: start.toISOString(), until: new Date(start.getTime() + DAY_MS).toISOString() }
+    : { from: start.toISOString() }
 }
 
 /** Reads a quoted date value: `'2024-01-31'`, `'2024-01-31 10:00:00'`, ISO with zone, or `'TODAY() - 7 DAYS'`. */

@@ -42,10 +42,20 @@ const ERRORS: [tql: string, message: string, type?: string][] = [
   ['indicatorActive > true', 'TQL error at column 17: operator > cannot be used with indicatorActive (Boolean)'],
   ['dateAdded > "yesterday"', "TQL error at column 13: dateAdded expects a Date, found 'yesterday'"],
   ['dateAdded > 5', 'TQL error at column 13: dateAdded expects a Date, found 5'],
-  ['dateAdded > TODAY() - 7 FORTNIGHTS', 'TQL error at column 25: expected a unit (MINUTES, HOURS, DAYS, WEEKS, MONTHS or YEARS)'],
+  [
+    'dateAdded > TODAY() - 7 FORTNIGHTS',
+    'TQL error at column 25: expected a unit (MINUTES, HOURS, DAYS, WEEKS, MONTHS or YEARS)',
+  ],
   ['dateAdded > TODAY', "TQL error at column 18: expected '()' after TODAY"],
-  ['associatedGroupSource = "WEB"', "TQL error at column 25: associatedGroupSource expects one of UNKNOWN, MANUAL, API, TQL, DNS, EMAIL, found 'WEB'"],
-  ['severity = "huge"', "TQL error at column 12: severity expects one of Low, Medium, High, Critical, found 'huge'", 'cases'],
+  [
+    'associatedGroupSource = "WEB"',
+    "TQL error at column 25: associatedGroupSource expects one of UNKNOWN, MANUAL, API, TQL, DNS, EMAIL, found 'WEB'",
+  ],
+  [
+    'severity = "huge"',
+    "TQL error at column 12: severity expects one of Low, Medium, High, Critical, found 'huge'",
+    'cases',
+  ],
   ['summary = abc', "TQL error at column 11: summary expects a String in quotes, found 'abc'"],
   ['id in 3', "TQL error at column 7: expected '(' and a list of values after 'in'"],
   ['id in ()', "TQL error at column 8: expected a value after 'in (', found ')'"],
@@ -55,9 +65,15 @@ const ERRORS: [tql: string, message: string, type?: string][] = [
   ['tag = TODAY()', 'TQL error at column 7: tag expects a String, found TODAY()'],
   ['1 = 1', "TQL error at column 1: expected a keyword, found '1'"],
   ['and = 1', "TQL error at column 1: expected a keyword, found 'and'"],
-  [`${'('.repeat(45)}rating = 1${')'.repeat(45)}`, 'TQL error at column 42: the query is nested too deeply (at most 40 levels)'],
+  [
+    `${'('.repeat(45)}rating = 1${')'.repeat(45)}`,
+    'TQL error at column 42: the query is nested too deeply (at most 40 levels)',
+  ],
   ['rating = 1', "TQL is not available for 'widgets'", 'widgets'],
-  [Array.from({ length: 501 }, () => 'id = 1').join(' or '), 'TQL error at column 5001: too many conditions (at most 500)'],
+  [
+    Array.from({ length: 501 }, () => 'id = 1').join(' or '),
+    'TQL error at column 5001: too many conditions (at most 500)',
+  ],
 ]
 
 describe('TQL errors', () => {
@@ -83,14 +99,24 @@ describe('TQL strings, words and values', () => {
   })
 
   it('accepts operators, booleans and TODAY() in any case, and the enum-name spellings of older SDKs', () => {
-    for (const tql of ['rating GEQ 3 And indicatorActive eq TRUE', 'rating geq 3 AND indicatoractive = true', 'summary NOT_STARTS_WITH "x"',
-      'summary STARTS_WITH "x"', 'dateAdded > today() - 1 day', 'id NOT_IN (1, 2)', 'typename = "host"', 'HASGROUP(ID = 1)']) {
+    for (const tql of [
+      'rating GEQ 3 And indicatorActive eq TRUE',
+      'rating geq 3 AND indicatoractive = true',
+      'summary NOT_STARTS_WITH "x"',
+      'summary STARTS_WITH "x"',
+      'dateAdded > today() - 1 day',
+      'id NOT_IN (1, 2)',
+      'typename = "host"',
+      'HASGROUP(ID = 1)',
+    ]) {
       expect(() => compile(tql), tql).not.toThrow()
     }
   })
 
   it('treats a TODAY() string like the function', () => {
-    expect(JSON.stringify(compile("dateAdded > 'TODAY() - 7 DAYS'").where)).toBe(JSON.stringify(compile('dateAdded > TODAY() - 7 DAYS').where))
+    expect(JSON.stringify(compile("dateAdded > 'TODAY() - 7 DAYS'").where)).toBe(
+      JSON.stringify(compile('dateAdded > TODAY() - 7 DAYS').where),
+    )
   })
 
   it('accepts hasGroup = <id> and hasGroup in (<ids>) as SDKs send them', () => {
@@ -101,10 +127,66 @@ describe('TQL strings, words and values', () => {
 
 describe('TQL never crashes', () => {
   const keywords = listTqlKeywords('indicators').map((k) => k.keyword)
-  const pieces = [...keywords.slice(0, 30), 'hasGroup(', 'hasTag(', '(', ')', ')', ',', 'and', 'or', 'AND', 'OR', 'not', 'NOT', 'in', 'IN', 'is', 'null',
-    'IS NOT NULL', '=', '!=', '>', '>=', '<', '<=', 'EQ', 'GEQ', 'LEQ', 'contains', 'startswith', 'endswith', 'like', '"x"', "'y'", '`z`',
-    '"TODAY() - 7 DAYS"', '"2026-01-01"', 'TODAY()', '-', '+', '7', 'DAYS', '3.5', '-2', 'true', 'false', '"unterminated', '\\', '"a\\"b"', 'API',
-    '99999999999999999999', '1e5', '\u0000', 'é', '😀', '$1', '?', ';', "'; drop table indicator; --"]
+  const pieces = [
+    ...keywords.slice(0, 30),
+    'hasGroup(',
+    'hasTag(',
+    '(',
+    ')',
+    ')',
+    ',',
+    'and',
+    'or',
+    'AND',
+    'OR',
+    'not',
+    'NOT',
+    'in',
+    'IN',
+    'is',
+    'null',
+    'IS NOT NULL',
+    '=',
+    '!=',
+    '>',
+    '>=',
+    '<',
+    '<=',
+    'EQ',
+    'GEQ',
+    'LEQ',
+    'contains',
+    'startswith',
+    'endswith',
+    'like',
+    '"x"',
+    "'y'",
+    '`z`',
+    '"TODAY() - 7 DAYS"',
+    '"2026-01-01"',
+    'TODAY()',
+    '-',
+    '+',
+    '7',
+    'DAYS',
+    '3.5',
+    '-2',
+    'true',
+    'false',
+    '"unterminated',
+    '\\',
+    '"a\\"b"',
+    'API',
+    '99999999999999999999',
+    '1e5',
+    '\u0000',
+    'é',
+    '😀',
+    '$1',
+    '?',
+    ';',
+    "'; drop table indicator; --",
+  ]
   let seed = 42
   const random = (n: number) => {
     seed = (seed * 1103515245 + 12345) % 2147483648
@@ -122,11 +204,13 @@ describe('TQL never crashes', () => {
 
   it('on random characters', () => {
     const alphabet = 'abcdeRATINGsummary()=!<>"\'`\\, -+0123456789.\t\n%_'
-    for (let i = 0; i < 3000; i++) check(Array.from({ length: random(40) }, () => alphabet[random(alphabet.length)]).join(''))
+    for (let i = 0; i < 3000; i++)
+      check(Array.from({ length: random(40) }, () => alphabet[random(alphabet.length)]).join(''))
   })
 
   it('on random token soups', () => {
-    for (let i = 0; i < 4000; i++) check(Array.from({ length: 1 + random(14) }, () => pieces[random(pieces.length)]).join(' '))
+    for (let i = 0; i < 4000; i++)
+      check(Array.from({ length: 1 + random(14) }, () => pieces[random(pieces.length)]).join(' '))
   })
 
   it('on every prefix of valid queries', () => {
@@ -148,10 +232,20 @@ describe('TQL never crashes', () => {
     }
     refused(`id in (${Array.from({ length: 20_000 }, (_, i) => i).join(',')})`, /too many values \(at most 10000\)/)
     refused(Array.from({ length: 2000 }, (_, i) => `rating = ${i}`).join(' or '), /too many conditions \(at most 500\)/)
-    refused(Array.from({ length: 500 }, (_, i) => `hasGroup(id = ${i})`).join(' and '), /too many conditions \(at most 500\)/)
+    refused(
+      Array.from({ length: 500 }, (_, i) => `hasGroup(id = ${i})`).join(' and '),
+      /too many conditions \(at most 500\)/,
+    )
     refused('('.repeat(100_000), /nested too deeply \(at most 40 levels\)/)
     const deep = `${'hasGroup(hasIndicator('.repeat(20)}id = 1${'))'.repeat(20)}`
     const { where, table } = compileTql('indicators', deep, { dialect: 'postgres', now: NOW })
-    expect(COMPILE_ONLY.postgres.selectFrom(table).select('id').where(where).compile().sql.match(/select/gi)?.length).toBeGreaterThan(20)
+    expect(
+      COMPILE_ONLY.postgres
+        .selectFrom(table)
+        .select('id')
+        .where(where)
+        .compile()
+        .sql.match(/select/gi)?.length,
+    ).toBeGreaterThan(20)
   })
 })

@@ -5,7 +5,10 @@
 import { DomainError } from '../core/errors.js'
 
 export class TqlError extends DomainError {
-  constructor(message: string, readonly column?: number) {
+  constructor(
+    message: string,
+    readonly column?: number,
+  ) {
     super('invalid', message, column === undefined ? undefined : { column })
     this.name = 'TqlError'
   }

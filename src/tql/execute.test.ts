@@ -7,18 +7,36 @@ import { TqlError, compileTql, compileTqlSorting } from './index.js'
 import { NOW, type TestStore, createTestStoreForTql } from './test-seed.js'
 
 const LABEL: Record<string, string> = {
-  indicator: 'summary', intel_group: 'name', tag: 'name', victim: 'name', victim_asset: 'value', intel_case: 'name', artifact: 'summary',
-  task: 'name', note: 'text', attribute: 'value', intel_requirement: 'requirement_text', security_label: 'name',
+  indicator: 'summary',
+  intel_group: 'name',
+  tag: 'name',
+  victim: 'name',
+  victim_asset: 'value',
+  intel_case: 'name',
+  artifact: 'summary',
+  task: 'name',
+  note: 'text',
+  attribute: 'value',
+  intel_requirement: 'requirement_text',
+  security_label: 'name',
 }
 
 let seeded: TestStore
-beforeAll(async () => { seeded = await createTestStoreForTql() })
-afterAll(async () => { await seeded?.drop() })
+beforeAll(async () => {
+  seeded = await createTestStoreForTql()
+})
+afterAll(async () => {
+  await seeded?.drop()
+})
 
 async function select(type: string, tql: string, visibleOwnerIds?: number[]): Promise<string[]> {
   const { store } = seeded
   const { where, table } = compileTql(type, tql, { dialect: store.dialect, now: NOW, visibleOwnerIds })
-  const rows = await store.db.selectFrom(table as 'indicator').select(`${LABEL[table]} as label` as 'summary as label').where(where).execute()
+  const rows = await store.db
+    .selectFrom(table as 'indicator')
+    .select(`${LABEL[table]} as label` as 'summary as label')
+    .where(where)
+    .execute()
   return rows.map((r) => r.label).sort()
 }
 
@@ -79,7 +97,8 @@ const INDICATOR_CASES: [tql: string, summaries: string[]][] = [
 ]
 
 describe('indicators selected by TQL', () => {
-  for (const [tql, summaries] of INDICATOR_CASES) it(tql, async () => expect(await select('indicators', tql)).toEqual([...summaries].sort()))
+  for (const [tql, summaries] of INDICATOR_CASES)
+    it(tql, async () => expect(await select('indicators', tql)).toEqual([...summaries].sort()))
 
   it('by associated ids', async () => {
     const { ids } = seeded
@@ -119,7 +138,11 @@ const OTHER_CASES: [type: string, tql: string, labels: string[]][] = [
   ['cases', 'severity = high or status = closed', ['Case One', 'Case Two']],
   ['cases', 'hasTask(status = "In Progress") and hasNote(summary contains "first") and tag = "apt28"', ['Case One']],
   ['cases', 'hasIndicator(typeName = "Host")', ['Case One']],
-  ['artifacts', 'typeName = "host" and hasCase(name = "Case One") and hasTask(name = "triage") and hasNote(text = "first note")', ['evil.example.com']],
+  [
+    'artifacts',
+    'typeName = "host" and hasCase(name = "Case One") and hasTask(name = "triage") and hasNote(text = "first note")',
+    ['evil.example.com'],
+  ],
   ['tasks', 'hasCase(severity = "High") and hasArtifact(summary endswith ".com")', ['Triage']],
   ['notes', 'hasArtifact(typeName = "Host") and author = "alice"', ['first note']],
   ['indicatorAttributes', 'typeName = "Description"', ['Seen in the wild']],
@@ -130,7 +153,8 @@ const OTHER_CASES: [type: string, tql: string, labels: string[]][] = [
 ]
 
 describe('other object types selected by TQL', () => {
-  for (const [type, tql, labels] of OTHER_CASES) it(`${type}: ${tql}`, async () => expect(await select(type, tql)).toEqual(labels))
+  for (const [type, tql, labels] of OTHER_CASES)
+    it(`${type}: ${tql}`, async () => expect(await select(type, tql)).toEqual(labels))
 })
 
 describe('sorting by TQL keywords', () => {
@@ -148,7 +172,11 @@ describe('sorting by TQL keywords', () => {
 
   it('rejects keywords that are not one value of the row', () => {
     expect(() => compileTqlSorting('indicators', 'tag asc')).toThrow(new TqlError("Cannot sort indicators by 'tag'"))
-    expect(() => compileTqlSorting('indicators', 'bogus')).toThrow(new TqlError("Unknown TQL keyword 'bogus' for indicators in sorting"))
-    expect(() => compileTqlSorting('indicators', 'desc rating')).toThrow(new TqlError("Sorting must start with a TQL keyword, not 'desc'"))
+    expect(() => compileTqlSorting('indicators', 'bogus')).toThrow(
+      new TqlError("Unknown TQL keyword 'bogus' for indicators in sorting"),
+    )
+    expect(() => compileTqlSorting('indicators', 'desc rating')).toThrow(
+      new TqlError("Sorting must start with a TQL keyword, not 'desc'"),
+    )
   })
 })

@@ -67,7 +67,10 @@ export interface TqlSortTerm {
 export function compileTql(objectType: string, tql: string, options: CompileTqlOptions): CompiledTql {
   const type = requireObjectType(objectType)
   const query = tql.trim() === '' ? null : resolveTql(type, parseTql(tql), options.now)
-  const where = new TqlCompiler({ dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds }).compileRoot(type, query)
+  const where = new TqlCompiler({ dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds }).compileRoot(
+    type,
+    query,
+  )
   return { where, table: type.table, objectType: type.name, seekable: isSeekable(query, type), filters: where !== TRUE }
 }
 
@@ -79,7 +82,12 @@ export function hasTqlObjectType(objectType: string): boolean {
 /** The items of OPTIONS /v3/<objectType>/tql, in table order. */
 export function listTqlKeywords(objectType: string): TqlKeywordInfo[] {
   return requireObjectType(objectType).keywords.map((k) => ({
-    keyword: k.keyword, name: k.name, type: k.type, description: k.description, groupable: k.groupable ?? false, targetable: k.targetable ?? false,
+    keyword: k.keyword,
+    name: k.name,
+    type: k.type,
+    description: k.description,
+    groupable: k.groupable ?? false,
+    targetable: k.targetable ?? false,
   }))
 }
 
@@ -92,7 +100,9 @@ export function sortableKeyword(objectType: string, keyword: string): Expression
   const def = findKeyword(type, keyword)
   if (!def || def.target.kind !== 'value') return undefined
   const source = def.target.source
-  return 'column' in source ? expressionBuilder<any, any>().ref(`${type.table}.${source.column}`) : source.expression(type.table)
+  return 'column' in source
+    ? expressionBuilder<any, any>().ref(`${type.table}.${source.column}`)
+    : source.expression(type.table)
 }
 
 const SORT_WORDS = new Set(['asc', 'desc', 'nullsfirst', 'nullslast'])
@@ -118,7 +128,11 @@ export function compileTqlSorting(objectType: string, sorting: string): TqlSortT
     }
     const expression = sortableKeyword(type.name, word)
     if (!expression) {
-      throw new TqlError(findKeyword(type, word) ? `Cannot sort ${type.name} by '${word}'` : `Unknown TQL keyword '${word}' for ${type.name} in sorting`)
+      throw new TqlError(
+        findKeyword(type, word)
+          ? `Cannot sort ${type.name} by '${word}'`
+          : `Unknown TQL keyword '${word}' for ${type.name} in sorting`,
+      )
     }
     terms.push({ expression, direction: 'asc' })
   }

@@ -53,7 +53,8 @@ export function tokenize(text: string): Token[] {
         i++
         while (i < text.length && DIGIT.test(text[i])) i++
       }
-      if (i < text.length && WORD_START.test(text[i])) throw syntaxError(start, `malformed number '${text.slice(start, i + 1)}'`)
+      if (i < text.length && WORD_START.test(text[i]))
+        throw syntaxError(start, `malformed number '${text.slice(start, i + 1)}'`)
       tokens.push({ type: 'number', text: text.slice(start, i), at: start })
     } else if (WORD_START.test(ch)) {
       const start = i

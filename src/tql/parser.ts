@@ -23,23 +23,76 @@ const MAX_VALUES = 10_000
 /** AND/OR chains become nested SQL expressions; far more would exhaust the stack while compiling. */
 const MAX_CONDITIONS = 500
 
-const SYMBOL_OPERATORS: Record<string, Operator> = { '=': 'eq', '==': 'eq', '!=': 'ne', '<>': 'ne', '>': 'gt', '>=': 'geq', '<': 'lt', '<=': 'leq' }
+const SYMBOL_OPERATORS: Record<string, Operator> = {
+  '=': 'eq',
+  '==': 'eq',
+  '!=': 'ne',
+  '<>': 'ne',
+  '>': 'gt',
+  '>=': 'geq',
+  '<': 'lt',
+  '<=': 'leq',
+}
 const WORD_OPERATORS: Record<string, Operator> = {
-  EQ: 'eq', NE: 'ne', NEQ: 'ne', GT: 'gt', GEQ: 'geq', GTE: 'geq', LT: 'lt', LEQ: 'leq', LTE: 'leq',
-  IN: 'in', LIKE: 'like', CONTAINS: 'contains', STARTSWITH: 'startsWith', ENDSWITH: 'endsWith',
+  EQ: 'eq',
+  NE: 'ne',
+  NEQ: 'ne',
+  GT: 'gt',
+  GEQ: 'geq',
+  GTE: 'geq',
+  LT: 'lt',
+  LEQ: 'leq',
+  LTE: 'leq',
+  IN: 'in',
+  LIKE: 'like',
+  CONTAINS: 'contains',
+  STARTSWITH: 'startsWith',
+  ENDSWITH: 'endsWith',
   // Older SDKs print the operator enum's name instead of its value.
-  NOT_IN: 'notIn', NOT_LIKE: 'notLike', NOT_CONTAINS: 'notContains', STARTS_WITH: 'startsWith', ENDS_WITH: 'endsWith',
-  NOT_STARTS_WITH: 'notStartsWith', NOT_ENDS_WITH: 'notEndsWith', NOT_STARTSWITH: 'notStartsWith', NOT_ENDSWITH: 'notEndsWith',
+  NOT_IN: 'notIn',
+  NOT_LIKE: 'notLike',
+  NOT_CONTAINS: 'notContains',
+  STARTS_WITH: 'startsWith',
+  ENDS_WITH: 'endsWith',
+  NOT_STARTS_WITH: 'notStartsWith',
+  NOT_ENDS_WITH: 'notEndsWith',
+  NOT_STARTSWITH: 'notStartsWith',
+  NOT_ENDSWITH: 'notEndsWith',
 }
 const NEGATED: Partial<Record<Operator, Operator>> = {
-  in: 'notIn', like: 'notLike', contains: 'notContains', startsWith: 'notStartsWith', endsWith: 'notEndsWith',
+  in: 'notIn',
+  like: 'notLike',
+  contains: 'notContains',
+  startsWith: 'notStartsWith',
+  endsWith: 'notEndsWith',
 }
-const LIST_OPERATORS = new Set<Operator>(['in', 'notIn', 'contains', 'notContains', 'like', 'notLike', 'startsWith', 'notStartsWith', 'endsWith', 'notEndsWith'])
+const LIST_OPERATORS = new Set<Operator>([
+  'in',
+  'notIn',
+  'contains',
+  'notContains',
+  'like',
+  'notLike',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
+])
 const RESERVED = new Set(['AND', 'OR', 'NOT', 'IN', 'IS', 'NULL', 'TRUE', 'FALSE', 'TODAY'])
 
 export const DATE_UNITS: Record<string, DateUnit> = {
-  MINUTE: 'minute', MINUTES: 'minute', HOUR: 'hour', HOURS: 'hour', DAY: 'day', DAYS: 'day',
-  WEEK: 'week', WEEKS: 'week', MONTH: 'month', MONTHS: 'month', YEAR: 'year', YEARS: 'year',
+  MINUTE: 'minute',
+  MINUTES: 'minute',
+  HOUR: 'hour',
+  HOURS: 'hour',
+  DAY: 'day',
+  DAYS: 'day',
+  WEEK: 'week',
+  WEEKS: 'week',
+  MONTH: 'month',
+  MONTHS: 'month',
+  YEAR: 'year',
+  YEARS: 'year',
 }
 
 /** Parses TQL text into an AST, or throws a TqlError naming the column. */
@@ -93,9 +146,13 @@ class Parser {
       return node
     }
     if (token.type !== 'word' || RESERVED.has(token.text.toUpperCase())) {
-      throw syntaxError(token.at, `expected a keyword${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`)
+      throw syntaxError(
+        token.at,
+        `expected a keyword${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`,
+      )
     }
-    if (++this.conditions > MAX_CONDITIONS) throw syntaxError(token.at, `too many conditions (at most ${MAX_CONDITIONS})`)
+    if (++this.conditions > MAX_CONDITIONS)
+      throw syntaxError(token.at, `too many conditions (at most ${MAX_CONDITIONS})`)
     this.index++
     const keyword = { name: token.text, at: token.at }
     const open = this.peek()
@@ -109,17 +166,23 @@ class Parser {
     const operatorAt = this.peek().at
     const start = this.index
     const operator = this.parseOperator(token.text)
-    if (operator === 'isNull' || operator === 'isNotNull') return { kind: 'compare', keyword, operator, operatorAt, value: null }
-    const operatorText = this.tokens.slice(start, this.index).map((t) => t.text).join(' ')
+    if (operator === 'isNull' || operator === 'isNotNull')
+      return { kind: 'compare', keyword, operator, operatorAt, value: null }
+    const operatorText = this.tokens
+      .slice(start, this.index)
+      .map((t) => t.text)
+      .join(' ')
     if (this.isWord('NULL') && (operator === 'eq' || operator === 'ne')) {
       this.index++
       return { kind: 'compare', keyword, operator: operator === 'eq' ? 'isNull' : 'isNotNull', operatorAt, value: null }
     }
     if (this.isSymbol('(')) {
-      if (!LIST_OPERATORS.has(operator)) throw syntaxError(this.peek().at, `a list of values needs IN or NOT IN, not '${operatorText}'`)
+      if (!LIST_OPERATORS.has(operator))
+        throw syntaxError(this.peek().at, `a list of values needs IN or NOT IN, not '${operatorText}'`)
       return { kind: 'compare', keyword, operator, operatorAt, value: this.parseList(operatorText) }
     }
-    if (operator === 'in' || operator === 'notIn') throw syntaxError(this.peek().at, `expected '(' and a list of values after '${operatorText}'`)
+    if (operator === 'in' || operator === 'notIn')
+      throw syntaxError(this.peek().at, `expected '(' and a list of values after '${operatorText}'`)
     return { kind: 'compare', keyword, operator, operatorAt, value: this.parseValue(operatorText) }
   }
 
@@ -153,7 +216,10 @@ class Parser {
         return not ? 'isNotNull' : 'isNull'
       }
     }
-    throw syntaxError(token.at, `expected an operator after '${keyword}'${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`)
+    throw syntaxError(
+      token.at,
+      `expected an operator after '${keyword}'${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`,
+    )
   }
 
   private parseList(operatorText: string): Value[] {
@@ -171,7 +237,11 @@ class Parser {
   private parseValue(after: string): Value {
     if (++this.values > MAX_VALUES) throw syntaxError(this.peek().at, `too many values (at most ${MAX_VALUES})`)
     const token = this.peek()
-    const missing = () => syntaxError(token.at, `expected a value after '${after}'${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`)
+    const missing = () =>
+      syntaxError(
+        token.at,
+        `expected a value after '${after}'${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`,
+      )
     if (token.type === 'string') {
       this.index++
       return { kind: 'string', value: token.text, at: token.at }
@@ -208,7 +278,8 @@ class Parser {
     const sign = this.peek().text === '-' ? -1 : 1
     this.index++
     const amount = this.peek()
-    if (amount.type !== 'number' || !/^\d+$/.test(amount.text)) throw syntaxError(amount.at, `expected a whole number after 'TODAY() ${sign < 0 ? '-' : '+'}'`)
+    if (amount.type !== 'number' || !/^\d+$/.test(amount.text))
+      throw syntaxError(amount.at, `expected a whole number after 'TODAY() ${sign < 0 ? '-' : '+'}'`)
     this.index++
     const unitToken = this.peek()
     const unit = unitToken.type === 'word' ? DATE_UNITS[unitToken.text.toUpperCase()] : undefined
@@ -218,7 +289,8 @@ class Parser {
   }
 
   private nested<T>(parse: () => T): T {
-    if (++this.depth > MAX_DEPTH) throw syntaxError(this.peek().at, `the query is nested too deeply (at most ${MAX_DEPTH} levels)`)
+    if (++this.depth > MAX_DEPTH)
+      throw syntaxError(this.peek().at, `the query is nested too deeply (at most ${MAX_DEPTH} levels)`)
     const result = parse()
     this.depth--
     return result
@@ -227,7 +299,10 @@ class Parser {
   private expectClose(open: Token): void {
     if (!this.isSymbol(')')) {
       const token = this.peek()
-      throw syntaxError(token.at, `expected ')' to close the '(' at column ${open.at + 1}${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`)
+      throw syntaxError(
+        token.at,
+        `expected ')' to close the '(' at column ${open.at + 1}${token.type === 'end' ? ' but the query ended' : `, found ${describe(token)}`}`,
+      )
     }
     this.index++
   }
@@ -249,6 +324,7 @@ class Parser {
 
 function describe(token: Token): string {
   if (token.type === 'end') return 'the end of the query'
-  if (token.type === 'string') return `the string '${token.text.length > 30 ? `${token.text.slice(0, 30)}…` : token.text}'`
+  if (token.type === 'string')
+    return `the string '${token.text.length > 30 ? `${token.text.slice(0, 30)}…` : token.text}'`
   return `'${token.text}'`
 }

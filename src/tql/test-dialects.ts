@@ -1,6 +1,13 @@
 /** Compile-only Kysely instances for asserting generated SQL per dialect in tests. */
 import {
-  DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
 } from 'kysely'
 import type { Dialect } from '../store/connect.js'
 

@@ -6,8 +6,12 @@ import { compileTql, withTqlTimeout } from './index.js'
 import { NOW, type TestStore, createTestStoreForTql } from './test-seed.js'
 
 let seeded: TestStore
-beforeAll(async () => { seeded = await createTestStoreForTql() })
-afterAll(async () => { await seeded?.drop() })
+beforeAll(async () => {
+  seeded = await createTestStoreForTql()
+})
+afterAll(async () => {
+  await seeded?.drop()
+})
 
 /** A statement that takes far longer than any limit below, on either database. */
 function slowQuery(store: TestStore['store'], db: typeof store.db, guard: (w: any, table: string) => any) {
@@ -20,7 +24,9 @@ describe('withTqlTimeout', () => {
   it('stops a query that runs past the limit with a timeout error', async () => {
     const { store } = seeded
     const started = Date.now()
-    const error = await withTqlTimeout(store, 100, ({ db, guard }) => slowQuery(store, db, guard)).catch((e: unknown) => e)
+    const error = await withTqlTimeout(store, 100, ({ db, guard }) => slowQuery(store, db, guard)).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(DomainError)
     expect(error).toMatchObject({ code: 'timeout', message: 'TQL query exceeded the time limit of 100 ms' })
     expect(Date.now() - started).toBeLessThan(3000)
@@ -30,7 +36,13 @@ describe('withTqlTimeout', () => {
     const { store } = seeded
     const compiled = compileTql('indicators', 'rating >= 3', { dialect: store.dialect, now: NOW })
     const rows = await withTqlTimeout(store, 5000, ({ db, guard }) =>
-      db.selectFrom('indicator').select('summary').where(guard(compiled.where, compiled.table)).orderBy('summary').execute())
+      db
+        .selectFrom('indicator')
+        .select('summary')
+        .where(guard(compiled.where, compiled.table))
+        .orderBy('summary')
+        .execute(),
+    )
     expect(rows.map((r) => r.summary)).toEqual(['10.0.0.1', 'evil.example.com'])
   })
 
@@ -47,6 +59,10 @@ describe('withTqlTimeout', () => {
 
   it('passes other errors through unchanged', async () => {
     const { store } = seeded
-    await expect(withTqlTimeout(store, 1000, async () => { throw new Error('boom') })).rejects.toThrow('boom')
+    await expect(
+      withTqlTimeout(store, 1000, async () => {
+        throw new Error('boom')
+      }),
+    ).rejects.toThrow('boom')
   })
 })

@@ -40,8 +40,12 @@ const registered = new WeakSet<object>()
  * const rows = await withTqlTimeout(store, 5000, ({ db, guard }) =>
  *   db.selectFrom('indicator').selectAll('indicator').where(guard(compiled.where, compiled.table)).execute())
  */
-export async function withTqlTimeout<T>(store: Store, ms: number | null | undefined, run: (scope: TqlScope) => Promise<T>,
-  options: { settings?: Record<string, string> } = {}): Promise<T> {
+export async function withTqlTimeout<T>(
+  store: Store,
+  ms: number | null | undefined,
+  run: (scope: TqlScope) => Promise<T>,
+  options: { settings?: Record<string, string> } = {},
+): Promise<T> {
   if (!ms || !Number.isFinite(ms) || ms <= 0) return run({ db: store.db, guard: (where) => where })
   const limit = Math.max(1, Math.floor(ms))
   const timedOut = () => new DomainError('timeout', `TQL query exceeded the time limit of ${limit} ms`)
@@ -64,7 +68,8 @@ export async function withTqlTimeout<T>(store: Store, ms: number | null | undefi
   try {
     return await run({
       db: store.db,
-      guard: (where, table) => sql<SqlBool>`(${sql.raw(DEADLINE_FUNCTION)}(${deadline}, ${sql.ref(`${table}.id`)}) = 1 and ${where})`,
+      guard: (where, table) =>
+        sql<SqlBool>`(${sql.raw(DEADLINE_FUNCTION)}(${deadline}, ${sql.ref(`${table}.id`)}) = 1 and ${where})`,
     })
   } catch (error) {
     if (error instanceof DeadlinePassed) throw timedOut()

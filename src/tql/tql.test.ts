@@ -11,19 +11,33 @@ const NOW = new Date('2026-03-15T10:20:30Z')
 
 function compileWhere(dialect: Dialect, type: string, tql: string, visibleOwnerIds?: number[]) {
   const compiled = compileTql(type, tql, { dialect, now: NOW, visibleOwnerIds })
-  const { sql, parameters } = COMPILE_ONLY[dialect].selectFrom(compiled.table).select('id').where(compiled.where).compile()
+  const { sql, parameters } = COMPILE_ONLY[dialect]
+    .selectFrom(compiled.table)
+    .select('id')
+    .where(compiled.where)
+    .compile()
   return { sql: sql.replace(/^select "id" from "[a-z_]+" where /, ''), parameters }
 }
 
-interface Case { type?: string; tql: string; sqlite: string; postgres: string; params: unknown[]; sqliteParams?: unknown[] }
+interface Case {
+  type?: string
+  tql: string
+  sqlite: string
+  postgres: string
+  params: unknown[]
+  sqliteParams?: unknown[]
+}
 
 // A tag named by value is read first, then the items carrying it (item_tag_tag); CROSS JOIN keeps that order on SQLite,
 // and PostgreSQL gets the ids as an array so that it cannot walk every Indicator in id order as a semi-join instead.
-const TAGGED = (p: string) => `select "x2"."item_id" from "tag" as "t1" cross join "item_tag" as "x2" where "t1"."id" = "x2"."tag_id" `
-  + `and "x2"."item_kind" = 'indicator' and lower("t1"."name") = lower(${p})`
-const HAS_TAG = (p: string) => (p === '?' ? `"indicator"."id" in (${TAGGED(p)})` : `"indicator"."id" = any(array((${TAGGED(p)})))`)
-const HAS_GROUP = (condition: string) => `"indicator"."id" in (select "a2"."to_id" from "association" as "a2" inner join "intel_group" as "t1" on "t1"."id" = "a2"."from_id" `
-  + `where "a2"."from_kind" = 'group' and "a2"."to_kind" = 'indicator' and ${condition})`
+const TAGGED = (p: string) =>
+  `select "x2"."item_id" from "tag" as "t1" cross join "item_tag" as "x2" where "t1"."id" = "x2"."tag_id" ` +
+  `and "x2"."item_kind" = 'indicator' and lower("t1"."name") = lower(${p})`
+const HAS_TAG = (p: string) =>
+  p === '?' ? `"indicator"."id" in (${TAGGED(p)})` : `"indicator"."id" = any(array((${TAGGED(p)})))`
+const HAS_GROUP = (condition: string) =>
+  `"indicator"."id" in (select "a2"."to_id" from "association" as "a2" inner join "intel_group" as "t1" on "t1"."id" = "a2"."from_id" ` +
+  `where "a2"."from_kind" = 'group' and "a2"."to_kind" = 'indicator' and ${condition})`
 
 const CASES: Case[] = [
   {
@@ -35,13 +49,15 @@ const CASES: Case[] = [
   {
     tql: 'rating > 2 OR confidence LEQ 50 AND indicatorActive EQ True',
     sqlite: '(+"indicator"."rating" > ? or (+"indicator"."confidence" <= ? and +"indicator"."active" = 1))',
-    postgres: '(("indicator"."rating" + 0) > cast($1 as bigint) or (("indicator"."confidence" + 0) <= cast($2 as bigint) and ("indicator"."active" + 0) = 1))',
+    postgres:
+      '(("indicator"."rating" + 0) > cast($1 as bigint) or (("indicator"."confidence" + 0) <= cast($2 as bigint) and ("indicator"."active" + 0) = 1))',
     params: [2, 50],
   },
   {
     tql: '(rating > 2 or confidence <= 50) and activeLocked != false',
     sqlite: '((+"indicator"."rating" > ? or +"indicator"."confidence" <= ?) and +"indicator"."active_locked" <> 0)',
-    postgres: '((("indicator"."rating" + 0) > cast($1 as bigint) or ("indicator"."confidence" + 0) <= cast($2 as bigint)) and ("indicator"."active_locked" + 0) <> 0)',
+    postgres:
+      '((("indicator"."rating" + 0) > cast($1 as bigint) or ("indicator"."confidence" + 0) <= cast($2 as bigint)) and ("indicator"."active_locked" + 0) <> 0)',
     params: [2, 50],
   },
   {
@@ -102,11 +118,18 @@ const CASES: Case[] = [
     postgres: HAS_GROUP('"t1"."id" in (cast($1 as bigint), cast($2 as bigint))'),
     params: [1, 2],
   },
-  { tql: 'associatedGroupSource = api', sqlite: HAS_GROUP('"a2"."source" = ?'), postgres: HAS_GROUP('"a2"."source" = $1'), params: ['API'] },
+  {
+    tql: 'associatedGroupSource = api',
+    sqlite: HAS_GROUP('"a2"."source" = ?'),
+    postgres: HAS_GROUP('"a2"."source" = $1'),
+    params: ['API'],
+  },
   {
     tql: 'ownerName = "Org A"',
-    sqlite: '(select "indicator_owner"."name" from "owner" as "indicator_owner" where "indicator_owner"."id" = "indicator"."owner_id") = ?',
-    postgres: '(select "indicator_owner"."name" from "owner" as "indicator_owner" where "indicator_owner"."id" = "indicator"."owner_id") = $1',
+    sqlite:
+      '(select "indicator_owner"."name" from "owner" as "indicator_owner" where "indicator_owner"."id" = "indicator"."owner_id") = ?',
+    postgres:
+      '(select "indicator_owner"."name" from "owner" as "indicator_owner" where "indicator_owner"."id" = "indicator"."owner_id") = $1',
     params: ['Org A'],
   },
   {
@@ -127,14 +150,23 @@ const CASES: Case[] = [
   },
   { type: 'tags', tql: 'financialRisk = "High"', sqlite: '1 = 0', postgres: '1 = 0', params: [] },
   { type: 'tags', tql: 'financialRisk is null', sqlite: '1 = 1', postgres: '1 = 1', params: [] },
-  { type: 'cases', tql: 'severity in (high, "CRITICAL")', sqlite: '+"intel_case"."severity" in (?, ?)', postgres: `("intel_case"."severity" || '') in ($1, $2)`, params: ['High', 'Critical'] },
+  {
+    type: 'cases',
+    tql: 'severity in (high, "CRITICAL")',
+    sqlite: '+"intel_case"."severity" in (?, ?)',
+    postgres: `("intel_case"."severity" || '') in ($1, $2)`,
+    params: ['High', 'Critical'],
+  },
 ]
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`${dialect}: TQL compiles to`, () => {
     for (const c of CASES) {
       it(`${c.type ?? 'indicators'}: ${c.tql}`, () => {
-        expect(compileWhere(dialect, c.type ?? 'indicators', c.tql)).toEqual({ sql: c[dialect], parameters: (dialect === 'sqlite' ? c.sqliteParams : undefined) ?? c.params })
+        expect(compileWhere(dialect, c.type ?? 'indicators', c.tql)).toEqual({
+          sql: c[dialect],
+          parameters: (dialect === 'sqlite' ? c.sqliteParams : undefined) ?? c.params,
+        })
       })
     }
 
@@ -146,7 +178,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const { sql } = compileWhere(dialect, 'indicators', 'hasGroup(hasIndicator(id = 7))')
       const member = dialect === 'postgres' ? ' = any\\(array\\(\\(' : ' in \\('
       const close = dialect === 'postgres' ? '\\){6}' : '\\){2}'
-      expect(sql).toMatch(new RegExp(`^"indicator"."id"${member}select "a2"."to_id" .* "t1"."id"${member}select "a4"."to_id" .* "t3"."id" = (\\?|cast\\(\\$1 as bigint\\))${close}$`))
+      expect(sql).toMatch(
+        new RegExp(
+          `^"indicator"."id"${member}select "a2"."to_id" .* "t1"."id"${member}select "a4"."to_id" .* "t3"."id" = (\\?|cast\\(\\$1 as bigint\\))${close}$`,
+        ),
+      )
     })
 
     it('owner limits on every related row when visibleOwnerIds is given', () => {

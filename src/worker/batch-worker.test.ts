@@ -8,17 +8,32 @@ import { claimJob } from '../domain/batch/leases.js'
 import { runPendingJobs, startBatchWorker } from './batch-worker.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 async function queuedJob(input: unknown): Promise<number> {
-  const created = await t.request({ method: 'POST', url: '/api/v2/batch', payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' } })
+  const created = await t.request({
+    method: 'POST',
+    url: '/api/v2/batch',
+    payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+  })
   const id = created.json().data.batchId
-  await t.request({ method: 'POST', url: `/api/v2/batch/${id}`, payload: JSON.stringify(input), headers: { 'content-type': 'application/octet-stream' } })
+  await t.request({
+    method: 'POST',
+    url: `/api/v2/batch/${id}`,
+    payload: JSON.stringify(input),
+    headers: { 'content-type': 'application/octet-stream' },
+  })
   return id
 }
 
-const hosts = (prefix: string, n: number) => ({ indicator: Array.from({ length: n }, (_, i) => ({ type: 'Host', summary: `${prefix}${i}.example` })) })
+const hosts = (prefix: string, n: number) => ({
+  indicator: Array.from({ length: n }, (_, i) => ({ type: 'Host', summary: `${prefix}${i}.example` })),
+})
 
 describe('batch worker leases', () => {
   it('lets exactly one of two racing workers claim a job', async () => {
@@ -29,7 +44,11 @@ describe('batch worker leases', () => {
     expect(job.status).toBe('Running')
     expect(job.lease_owner).toBe(wins[0] ? 'node-a' : 'node-b')
     expect(await claimJob(t.store, id, 'node-c')).toBe(false)
-    await t.store.db.updateTable('batch_job').set({ lease_expires: '2000-01-01T00:00:00.000Z' }).where('id', '=', id).execute()
+    await t.store.db
+      .updateTable('batch_job')
+      .set({ lease_expires: '2000-01-01T00:00:00.000Z' })
+      .where('id', '=', id)
+      .execute()
     await runPendingJobs(t.store, t.services)
   })
 
@@ -37,22 +56,44 @@ describe('batch worker leases', () => {
     const id = await queuedJob(hosts('expired', 2))
     expect(await claimJob(t.store, id, 'dead-node', -1000)).toBe(true)
     expect(await claimJob(t.store, id, 'new-node')).toBe(true)
-    const stale = await commitBatchProgress(t.store.db, id, 'dead-node', { progress: '{}', successCount: 9, errorCount: 9, leaseUntil: new Date(Date.now() + 60_000).toISOString() })
+    const stale = await commitBatchProgress(t.store.db, id, 'dead-node', {
+      progress: '{}',
+      successCount: 9,
+      errorCount: 9,
+      leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    })
     expect(stale).toBe(false)
-    await t.store.db.updateTable('batch_job').set({ lease_expires: '2000-01-01T00:00:00.000Z' }).where('id', '=', id).execute()
+    await t.store.db
+      .updateTable('batch_job')
+      .set({ lease_expires: '2000-01-01T00:00:00.000Z' })
+      .where('id', '=', id)
+      .execute()
     expect(await runPendingJobs(t.store, t.services, { workerId: 'fresh' })).toBe(1)
-    expect((await findBatchJob(t.store.db, id))).toMatchObject({ status: 'Completed', success_count: 2, lease_owner: null })
+    expect(await findBatchJob(t.store.db, id)).toMatchObject({
+      status: 'Completed',
+      success_count: 2,
+      lease_owner: null,
+    })
   })
 
   it('resumes a job left Running by a dead node at its committed offset', async () => {
     const id = await queuedJob(hosts('resume', 3))
     expect(await claimJob(t.store, id, 'dead-node', -1000)).toBe(true)
     const progress = { phase: 'indicators', offset: 2, counts: { successIndicatorCount: 2 } }
-    await t.store.db.updateTable('batch_job').set({ progress: JSON.stringify(progress), success_count: 2 }).where('id', '=', id).execute()
+    await t.store.db
+      .updateTable('batch_job')
+      .set({ progress: JSON.stringify(progress), success_count: 2 })
+      .where('id', '=', id)
+      .execute()
     const restarted = createServices(t.store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL })
     expect(await runPendingJobs(t.store, restarted)).toBe(1)
     expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 3, error_count: 0 })
-    const made = await t.store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'resume%').orderBy('summary').execute()
+    const made = await t.store.db
+      .selectFrom('indicator')
+      .select('summary')
+      .where('summary', 'like', 'resume%')
+      .orderBy('summary')
+      .execute()
     expect(made.map((r) => r.summary)).toEqual(['resume2.example'])
   })
 
@@ -60,22 +101,37 @@ describe('batch worker leases', () => {
     const id = await queuedJob(hosts('handback', CHUNK_SIZE + 500))
     let checks = 0
     // Stop once the first chunk is committed, as SIGTERM would arrive mid-job.
-    expect(await runPendingJobs(t.store, t.services, { workerId: 'stopping-node', stopping: () => ++checks > 2 })).toBe(0)
+    expect(await runPendingJobs(t.store, t.services, { workerId: 'stopping-node', stopping: () => ++checks > 2 })).toBe(
+      0,
+    )
     const paused = (await findBatchJob(t.store.db, id))!
     expect(paused).toMatchObject({ status: 'Running', lease_owner: null, success_count: CHUNK_SIZE })
     expect(Date.parse(paused.lease_expires!)).toBeLessThanOrEqual(Date.now())
     expect(JSON.parse(paused.progress!)).toMatchObject({ phase: 'indicators', offset: CHUNK_SIZE })
     expect(await runPendingJobs(t.store, t.services, { workerId: 'other-node' })).toBe(1)
-    expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: CHUNK_SIZE + 500, error_count: 0 })
-    const made = await t.store.db.selectFrom('indicator').select((eb) => eb.fn.countAll<number>().as('n')).where('summary', 'like', 'handback%').executeTakeFirstOrThrow()
+    expect(await findBatchJob(t.store.db, id)).toMatchObject({
+      status: 'Completed',
+      success_count: CHUNK_SIZE + 500,
+      error_count: 0,
+    })
+    const made = await t.store.db
+      .selectFrom('indicator')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('summary', 'like', 'handback%')
+      .executeTakeFirstOrThrow()
     expect(Number(made.n)).toBe(CHUNK_SIZE + 500)
   })
 
   it('completes a submitted job with a freshly started worker instance', async () => {
     const id = await queuedJob(hosts('fresh', 5))
-    const worker = startBatchWorker(t.store, createServices(t.store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }), { pollMs: 20 })
+    const worker = startBatchWorker(
+      t.store,
+      createServices(t.store, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }),
+      { pollMs: 20 },
+    )
     try {
-      for (let i = 0; i < 200 && (await findBatchJob(t.store.db, id))!.status !== 'Completed'; i++) await new Promise((r) => setTimeout(r, 20))
+      for (let i = 0; i < 200 && (await findBatchJob(t.store.db, id))!.status !== 'Completed'; i++)
+        await new Promise((r) => setTimeout(r, 20))
     } finally {
       await worker.stop()
     }
@@ -88,10 +144,15 @@ describe('batch worker leases', () => {
       // The first pass (at start) finds nothing; from here only a wake-up can start a job.
       await new Promise((r) => setTimeout(r, 200))
       const queuedAt = Date.now()
-      const ids = [await queuedJob(hosts('woken-a', 3)), await queuedJob(hosts('woken-b', 4)), await queuedJob(hosts('woken-c', 5))]
+      const ids = [
+        await queuedJob(hosts('woken-a', 3)),
+        await queuedJob(hosts('woken-b', 4)),
+        await queuedJob(hosts('woken-c', 5)),
+      ]
       await waitForCompleted(ids, 10_000)
       expect(Date.now() - queuedAt).toBeLessThan(10_000)
-      for (const [k, id] of ids.entries()) expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 3 + k })
+      for (const [k, id] of ids.entries())
+        expect(await findBatchJob(t.store.db, id)).toMatchObject({ status: 'Completed', success_count: 3 + k })
     } finally {
       await worker.stop()
     }
@@ -99,7 +160,11 @@ describe('batch worker leases', () => {
 
   it.runIf(TEST_DB === 'postgres')('wakes a worker of another node through NOTIFY', async () => {
     const otherNode = openStore((t.store.pool!.options as { connectionString: string }).connectionString)
-    const worker = startBatchWorker(otherNode, createServices(otherNode, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }), { pollMs: 60_000, workerId: 'node-b' })
+    const worker = startBatchWorker(
+      otherNode,
+      createServices(otherNode, { serverKey: 'test-server-key', publicUrl: PUBLIC_URL }),
+      { pollMs: 60_000, workerId: 'node-b' },
+    )
     try {
       await new Promise((r) => setTimeout(r, 300))
       const id = await queuedJob(hosts('notified', 2))
@@ -118,7 +183,8 @@ async function waitForCompleted(ids: number[], withinMs: number) {
   for (;;) {
     const jobs = await Promise.all(ids.map((id) => findBatchJob(t.store.db, id)))
     if (jobs.every((j) => j?.status === 'Completed')) return
-    if (Date.now() > deadline) throw new Error(`jobs not completed within ${withinMs} ms: ${jobs.map((j) => j?.status).join(', ')}`)
+    if (Date.now() > deadline)
+      throw new Error(`jobs not completed within ${withinMs} ms: ${jobs.map((j) => j?.status).join(', ')}`)
     await new Promise((r) => setTimeout(r, 20))
   }
 }

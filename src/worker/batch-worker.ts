@@ -37,7 +37,10 @@ export async function runPendingJobs(store: Store, services: Services, options: 
     const candidates = await claimableJobs(store, 10)
     let claimed: number | undefined
     for (const id of candidates) {
-      if (await claimJob(store, id, workerId, options.leaseMs)) { claimed = id; break }
+      if (await claimJob(store, id, workerId, options.leaseMs)) {
+        claimed = id
+        break
+      }
     }
     if (claimed === undefined) return ran
     try {
@@ -67,7 +70,11 @@ export interface BatchWorkerHandle {
  * PostgreSQL through LISTEN/NOTIFY), back to back while any are claimable, and polls every
  * `pollMs` as the fallback (expired leases, a lost listening connection).
  */
-export function startBatchWorker(store: Store, services: Services, options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {}): BatchWorkerHandle {
+export function startBatchWorker(
+  store: Store,
+  services: Services,
+  options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
+): BatchWorkerHandle {
   const workerId = options.workerId ?? newWorkerId()
   const pollMs = options.pollMs ?? 1000
   let stopped = false
@@ -82,11 +89,15 @@ export function startBatchWorker(store: Store, services: Services, options: Work
     listening = watchBatchQueue(store, wake, (error) => {
       options.log?.('batch worker lost its wake-up connection; polling until it is back', error)
       wakeups = undefined
-    }).then((w) => {
-      if (stopped) return w.close()
-      wakeups = w
-    }).catch((error) => options.log?.('batch worker could not listen for queued jobs; polling instead', error))
-      .finally(() => { listening = undefined })
+    })
+      .then((w) => {
+        if (stopped) return w.close()
+        wakeups = w
+      })
+      .catch((error) => options.log?.('batch worker could not listen for queued jobs; polling instead', error))
+      .finally(() => {
+        listening = undefined
+      })
   }
   const pass = () => {
     if (timer) clearTimeout(timer)
@@ -94,9 +105,13 @@ export function startBatchWorker(store: Store, services: Services, options: Work
     busy = true
     wokenWhileBusy = false
     current = runPendingJobs(store, services, {
-      workerId, leaseMs: options.leaseMs, stopping: () => stopped,
-      onError: (jobId, error) => options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
-    }).catch((error) => options.log?.('batch worker poll failed', error))
+      workerId,
+      leaseMs: options.leaseMs,
+      stopping: () => stopped,
+      onError: (jobId, error) =>
+        options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
+    })
+      .catch((error) => options.log?.('batch worker poll failed', error))
       .finally(() => {
         busy = false
         if (stopped) return

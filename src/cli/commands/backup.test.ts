@@ -53,12 +53,19 @@ describe('backup and restore', () => {
     expect(restore.status, JSON.stringify(restore.result)).toBe(0)
     expect(restore.result).toMatchObject({ database: TEST_DB, file })
     expect(ownerNames()).toEqual(before.filter((name) => name !== 'After Backup'))
-    expect(ownerNames()).toEqual(['Default Organization', 'Kept Org', ...(TEST_DB === 'sqlite' ? ['Written While Serving'] : [])])
+    expect(ownerNames()).toEqual([
+      'Default Organization',
+      'Kept Org',
+      ...(TEST_DB === 'sqlite' ? ['Written While Serving'] : []),
+    ])
   }, 180_000)
 
   it('refuses to overwrite a file, and refuses to restore what is not a backup, leaving the database as it was', () => {
     const existing = join(dir, 'bulwark.backup')
-    expect(bulwark('backup', existing)).toMatchObject({ status: 1, result: { error: `${existing} exists already; choose a new file` } })
+    expect(bulwark('backup', existing)).toMatchObject({
+      status: 1,
+      result: { error: `${existing} exists already; choose a new file` },
+    })
     const junk = join(dir, 'junk.backup')
     writeFileSync(junk, 'not a database at all, but long enough to look like a file of some sort')
     const restore = bulwark('restore', junk)

@@ -14,21 +14,45 @@ let services: Services
 let drop: () => Promise<void>
 
 beforeAll(async () => {
-  ({ store, services, drop } = await createTestDomain())
+  ;({ store, services, drop } = await createTestDomain())
   await createOwner(store.db, { name: 'Acme', type: 'Organization' }, isoNow())
   await createAccount(store.db, { userName: 'svc', kind: 'api', organization: 'Acme', role: 'Standard User' }, isoNow())
-  await createAccount(store.db, { userName: 'viewer', kind: 'api', organization: 'Acme', role: 'Read Only User', tokenLifetimeDays: 2 }, isoNow())
-  await createAccount(store.db, { userName: 'feed', kind: 'taxii', organization: 'Acme', password: 'feed-password' }, isoNow())
+  await createAccount(
+    store.db,
+    { userName: 'viewer', kind: 'api', organization: 'Acme', role: 'Read Only User', tokenLifetimeDays: 2 },
+    isoNow(),
+  )
+  await createAccount(
+    store.db,
+    { userName: 'feed', kind: 'taxii', organization: 'Acme', password: 'feed-password' },
+    isoNow(),
+  )
 })
-afterAll(async () => { await drop() })
+afterAll(async () => {
+  await drop()
+})
 
 const byToken = (token: string, nowMs = Date.now()) =>
-  authenticate(services, { authorization: `TC-Token ${token}`, timestamp: undefined, pathAndQuery: '/api/v2/owners', method: 'GET', nowMs }, ['token', 'hmac'])
+  authenticate(
+    services,
+    { authorization: `TC-Token ${token}`, timestamp: undefined, pathAndQuery: '/api/v2/owners', method: 'GET', nowMs },
+    ['token', 'hmac'],
+  )
 
 function bySignature(accessId: string, secretKey: string) {
   const timestamp = String(Math.floor(Date.now() / 1000))
   const signature = signRequest(secretKey, '/api/v2/owners', 'GET', timestamp)
-  return authenticate(services, { authorization: `TC ${accessId}:${signature}`, timestamp, pathAndQuery: '/api/v2/owners', method: 'GET', nowMs: Date.now() }, ['token', 'hmac'])
+  return authenticate(
+    services,
+    {
+      authorization: `TC ${accessId}:${signature}`,
+      timestamp,
+      pathAndQuery: '/api/v2/owners',
+      method: 'GET',
+      nowMs: Date.now(),
+    },
+    ['token', 'hmac'],
+  )
 }
 
 describe('tokens create|revoke', () => {
@@ -46,7 +70,10 @@ describe('tokens create|revoke', () => {
     expect(Date.parse(given.expiresAt!) - before).toBeLessThan(10 * DAY_MS + 5000)
     const inherited = await createTokenCommand(store, services, { userName: 'viewer' })
     expect(Date.parse(inherited.expiresAt!) - before).toBeGreaterThanOrEqual(2 * DAY_MS)
-    await expect(byToken(inherited.token, Date.parse(inherited.expiresAt!))).rejects.toMatchObject({ code: 'unauthenticated', message: 'Unauthorized: the token has expired' })
+    await expect(byToken(inherited.token, Date.parse(inherited.expiresAt!))).rejects.toMatchObject({
+      code: 'unauthenticated',
+      message: 'Unauthorized: the token has expired',
+    })
   })
 
   it('issues a 4-hour temporary token to a Standard User only', async () => {
@@ -55,15 +82,28 @@ describe('tokens create|revoke', () => {
     expect(temporary.kind).toBe('temporary')
     expect(Date.parse(temporary.expiresAt!) - before).toBeGreaterThanOrEqual(4 * HOUR_MS)
     expect(Date.parse(temporary.expiresAt!) - before).toBeLessThan(4 * HOUR_MS + 5000)
-    await expect(createTokenCommand(store, services, { userName: 'viewer', temporary: true })).rejects.toMatchObject({ code: 'forbidden' })
-    await expect(createTokenCommand(store, services, { userName: 'svc', temporary: true, lifetimeDays: '1' })).rejects.toMatchObject({ code: 'invalid' })
+    await expect(createTokenCommand(store, services, { userName: 'viewer', temporary: true })).rejects.toMatchObject({
+      code: 'forbidden',
+    })
+    await expect(
+      createTokenCommand(store, services, { userName: 'svc', temporary: true, lifetimeDays: '1' }),
+    ).rejects.toMatchObject({ code: 'invalid' })
   })
 
   it('refuses TAXII accounts, unknown accounts and a bad lifetime', async () => {
-    await expect(createTokenCommand(store, services, { userName: 'feed' })).rejects.toMatchObject({ code: 'invalid', message: 'TAXII accounts use Basic authentication, not API tokens' })
-    await expect(createTokenCommand(store, services, { userName: 'ghost' })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(createTokenCommand(store, services, { userName: 'svc', lifetimeDays: '0' })).rejects.toMatchObject({ code: 'invalid' })
-    await expect(createTokenCommand(store, services, { userName: 'svc', lifetimeDays: '1.5' })).rejects.toMatchObject({ code: 'invalid' })
+    await expect(createTokenCommand(store, services, { userName: 'feed' })).rejects.toMatchObject({
+      code: 'invalid',
+      message: 'TAXII accounts use Basic authentication, not API tokens',
+    })
+    await expect(createTokenCommand(store, services, { userName: 'ghost' })).rejects.toMatchObject({
+      code: 'not_found',
+    })
+    await expect(createTokenCommand(store, services, { userName: 'svc', lifetimeDays: '0' })).rejects.toMatchObject({
+      code: 'invalid',
+    })
+    await expect(createTokenCommand(store, services, { userName: 'svc', lifetimeDays: '1.5' })).rejects.toMatchObject({
+      code: 'invalid',
+    })
   })
 
   it('revokes every token of the account at once', async () => {
@@ -85,7 +125,11 @@ describe('keys create|revoke', () => {
 
   it('keeps the secret key sealed at rest', async () => {
     const key = await createKeyCommand(store, services, { userName: 'svc' })
-    const row = await store.db.selectFrom('access_key').selectAll().where('access_id', '=', key.accessId).executeTakeFirstOrThrow()
+    const row = await store.db
+      .selectFrom('access_key')
+      .selectAll()
+      .where('access_id', '=', key.accessId)
+      .executeTakeFirstOrThrow()
     expect(row.secret_ciphertext).not.toContain(key.secretKey)
   })
 
@@ -96,10 +140,15 @@ describe('keys create|revoke', () => {
   it('revokes one key by access id, then the rest', async () => {
     const first = await createKeyCommand(store, services, { userName: 'viewer' })
     const second = await createKeyCommand(store, services, { userName: 'viewer' })
-    expect(await revokeKeysCommand(store, services, { userName: 'viewer', accessId: first.accessId })).toEqual({ userName: 'viewer', revoked: 1 })
+    expect(await revokeKeysCommand(store, services, { userName: 'viewer', accessId: first.accessId })).toEqual({
+      userName: 'viewer',
+      revoked: 1,
+    })
     await expect(bySignature(first.accessId, first.secretKey)).rejects.toMatchObject({ code: 'unauthenticated' })
     expect((await bySignature(second.accessId, second.secretKey)).account.userName).toBe('viewer')
-    await expect(revokeKeysCommand(store, services, { userName: 'viewer', accessId: first.accessId })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(
+      revokeKeysCommand(store, services, { userName: 'viewer', accessId: first.accessId }),
+    ).rejects.toMatchObject({ code: 'not_found' })
     expect(await revokeKeysCommand(store, services, { userName: 'viewer' })).toEqual({ userName: 'viewer', revoked: 1 })
   })
 })

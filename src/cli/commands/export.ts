@@ -38,7 +38,9 @@ export async function exportCommand(store: Store, services: Services, args: Expo
   // 0600: an export holds the owner's intelligence.
   const out = createWriteStream(args.output, { flags: 'wx', mode: 0o600 })
   await once(out, 'open')
-  const write = async (text: string) => { if (!out.write(text)) await once(out, 'drain') }
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain')
+  }
   const writer = format.writer.open({ installationId: services.installationId, ownerName: ctx.owner.name })
   const none = new Map<number, never[]>()
   let count = 0
@@ -49,7 +51,12 @@ export async function exportCommand(store: Store, services: Services, args: Expo
     await write(writer.opening())
     for (;;) {
       const page = await listIndicatorObjects(ctx, {
-        tql: args.tql, resultStart: 0, resultLimit: EXPORT_PAGE, ownerScope: 'context', afterId, count: afterId === undefined,
+        tql: args.tql,
+        resultStart: 0,
+        resultLimit: EXPORT_PAGE,
+        ownerScope: 'context',
+        afterId,
+        count: afterId === undefined,
       })
       total ??= page.total
       const ids = page.items.map((r) => r.id)
@@ -60,9 +67,15 @@ export async function exportCommand(store: Store, services: Services, args: Expo
       ])
       for (const record of page.items) {
         const text = writer.indicator({
-          record, tags: tags.get(record.id) ?? [], securityLabels: labels.get(record.id) ?? [], attributes: attributes.get(record.id) ?? [],
+          record,
+          tags: tags.get(record.id) ?? [],
+          securityLabels: labels.get(record.id) ?? [],
+          attributes: attributes.get(record.id) ?? [],
         })
-        if (text === undefined) { skipped++; continue }
+        if (text === undefined) {
+          skipped++
+          continue
+        }
         await write(text)
         count++
       }

@@ -43,15 +43,28 @@ export interface ImportArgs {
   progress?: (done: ImportProgress) => void
 }
 
-interface ItemError { item: string; message: string }
+interface ItemError {
+  item: string
+  message: string
+}
 
-interface Tally { items: number; jobs: number; successCount: number; errorCount: number; errors: ItemError[] }
+interface Tally {
+  items: number
+  jobs: number
+  successCount: number
+  errorCount: number
+  errors: ItemError[]
+}
 
 /** Batch items waiting for their job, each with the place in the file its errors are reported by. */
-interface Pending { indicators: unknown[]; sources: string[] }
+interface Pending {
+  indicators: unknown[]
+  sources: string[]
+}
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
-  const format = args.format === undefined ? detectFormat(args.file, () => readHead(args.file)) : findFormat(args.format)
+  const format =
+    args.format === undefined ? detectFormat(args.file, () => readHead(args.file)) : findFormat(args.format)
   if (!format?.reader) throw invalid(`--format must be ${IMPORT_FORMATS.join(', ')}, not '${args.format}'`)
   const reader = format.reader
   const options = { name: args.file, type: args.type }
@@ -110,10 +123,14 @@ function addError(tally: Tally, error: ItemError) {
 }
 
 async function runChunk(ctx: RequestContext, owner: string, pending: Pending, tally: Tally) {
-  const id = await createBatchJob({ ...ctx, now: isoNow() }, { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' })
+  const id = await createBatchJob(
+    { ...ctx, now: isoNow() },
+    { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+  )
   await uploadBatchInput(ctx, id, JSON.stringify({ indicator: pending.indicators }))
   const workerId = newWorkerId()
-  if (!(await claimJob(ctx.store, id, workerId))) throw new Error(`Batch job ${id} was taken by a running server; it completes there`)
+  if (!(await claimJob(ctx.store, id, workerId)))
+    throw new Error(`Batch job ${id} was taken by a running server; it completes there`)
   await runBatchJob(ctx.store, ctx.services, id, { workerId })
   const outcome = await readBatchOutcome(ctx, id)
   tally.jobs++
@@ -122,7 +139,10 @@ async function runChunk(ctx: RequestContext, owner: string, pending: Pending, ta
   for (const error of outcome.results) {
     if (tally.errors.length >= MAX_REPORTED_ERRORS) break
     // The job numbers items from 0 within its chunk; the report names their place in the file.
-    const item = (error.errorSource ?? '').replace(/^indicator\[(\d+)\]/, (_m, i: string) => pending.sources[Number(i)] ?? `indicator[${i}]`)
+    const item = (error.errorSource ?? '').replace(
+      /^indicator\[(\d+)\]/,
+      (_m, i: string) => pending.sources[Number(i)] ?? `indicator[${i}]`,
+    )
     tally.errors.push({ item, message: error.errorMessage.replace(/^indicator\[\d+\]\s*/, '') })
   }
 }

@@ -13,6 +13,10 @@ export async function createKeyCommand(store: Store, services: Services, args: {
 }
 
 /** Without an access id, every pair of the account goes. */
-export async function revokeKeysCommand(store: Store, _services: Services, args: { userName: string; accessId?: string }) {
+export async function revokeKeysCommand(
+  store: Store,
+  _services: Services,
+  args: { userName: string; accessId?: string },
+) {
   return { userName: args.userName, revoked: await revokeAccessKeys(store.db, args.userName, args.accessId) }
 }

@@ -19,6 +19,10 @@ export async function removeMembershipCommand(store: Store, _services: Services,
   return { userName: args.userName, owner: args.owner, removed: true }
 }
 
-export async function listMembershipsCommand(store: Store, _services: Services, args: { userName?: string; owner?: string } = {}) {
+export async function listMembershipsCommand(
+  store: Store,
+  _services: Services,
+  args: { userName?: string; owner?: string } = {},
+) {
   return { memberships: await listMembershipSummaries(store.db, { userName: args.userName, ownerName: args.owner }) }
 }

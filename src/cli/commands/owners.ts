@@ -11,7 +11,11 @@ export interface CreateOwnerArgs {
 }
 
 export async function createOwnerCommand(store: Store, _services: Services, args: CreateOwnerArgs) {
-  const owner = await createOwner(store.db, { name: args.name, type: args.type ?? 'Organization', description: args.description }, isoNow())
+  const owner = await createOwner(
+    store.db,
+    { name: args.name, type: args.type ?? 'Organization', description: args.description },
+    isoNow(),
+  )
   return { id: owner.id, name: owner.name, type: owner.type }
 }
 

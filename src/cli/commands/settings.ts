@@ -15,7 +15,8 @@ export async function listSettingsCommand(_store: Store, services: Services, _ar
 }
 
 export async function getSettingCommand(_store: Store, services: Services, args: { name: string }) {
-  if (!(args.name in SETTINGS)) throw invalid(`Unknown setting '${args.name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
+  if (!(args.name in SETTINGS))
+    throw invalid(`Unknown setting '${args.name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
   const name = args.name as SettingName
   return describe(name, (await services.settings.getAll())[name])
 }

@@ -16,7 +16,8 @@ export interface CreateTokenArgs {
 }
 
 export async function createTokenCommand(store: Store, _services: Services, args: CreateTokenArgs) {
-  if (args.temporary && args.lifetimeDays !== undefined) throw invalid('A temporary token always lives 4 hours; leave out --lifetime-days')
+  if (args.temporary && args.lifetimeDays !== undefined)
+    throw invalid('A temporary token always lives 4 hours; leave out --lifetime-days')
   const issued = args.temporary
     ? await issueTemporaryToken(store.db, args.userName, Date.now())
     : await issueApiToken(store.db, args.userName, { lifetimeDays: wholeNumber(args.lifetimeDays) }, Date.now())

@@ -3,7 +3,13 @@
  * and token lifetime. Passwords go in, never out; nothing here prints a credential.
  */
 import {
-  type CreateAccountInput, createAccount, listAccountSummaries, listAllOwners, setAccountDisabled, setPassword, setTokenLifetime,
+  type CreateAccountInput,
+  createAccount,
+  listAccountSummaries,
+  listAllOwners,
+  setAccountDisabled,
+  setPassword,
+  setTokenLifetime,
 } from '../../domain/access/accounts.js'
 import { invalid } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
@@ -20,23 +26,41 @@ export type CreateUserArgs = Omit<CreateAccountInput, 'kind' | 'organization' | 
 }
 
 export async function createUserCommand(store: Store, _services: Services, args: CreateUserArgs) {
-  const organization = args.organization ?? await soleOrganization(store)
-  return createAccount(store.db, {
-    userName: args.userName, kind: args.kind ?? 'api', organization, role: args.role, systemRole: args.systemRole,
-    firstName: args.firstName, lastName: args.lastName, pseudonym: args.pseudonym, email: args.email, password: args.password,
-    tokenLifetimeDays: wholeNumber(args.tokenLifetimeDays),
-  }, isoNow())
+  const organization = args.organization ?? (await soleOrganization(store))
+  return createAccount(
+    store.db,
+    {
+      userName: args.userName,
+      kind: args.kind ?? 'api',
+      organization,
+      role: args.role,
+      systemRole: args.systemRole,
+      firstName: args.firstName,
+      lastName: args.lastName,
+      pseudonym: args.pseudonym,
+      email: args.email,
+      password: args.password,
+      tokenLifetimeDays: wholeNumber(args.tokenLifetimeDays),
+    },
+    isoNow(),
+  )
 }
 
 async function soleOrganization(store: Store): Promise<string> {
   const organizations = (await listAllOwners(store.db)).filter((o) => o.type === 'Organization')
   if (organizations.length !== 1) {
-    throw invalid(`There are ${organizations.length} Organizations; name the account's Organization with --organization`)
+    throw invalid(
+      `There are ${organizations.length} Organizations; name the account's Organization with --organization`,
+    )
   }
   return organizations[0].name
 }
 
-export async function listUsersCommand(store: Store, _services: Services, args: { organization?: string; kind?: string } = {}) {
+export async function listUsersCommand(
+  store: Store,
+  _services: Services,
+  args: { organization?: string; kind?: string } = {},
+) {
   return { users: await listAccountSummaries(store.db, args) }
 }
 
@@ -48,14 +72,22 @@ export async function enableUserCommand(store: Store, _services: Services, args:
   return setAccountDisabled(store.db, args.userName, false, isoNow())
 }
 
-export async function setUserPasswordCommand(store: Store, _services: Services, args: { userName: string; password?: string }) {
+export async function setUserPasswordCommand(
+  store: Store,
+  _services: Services,
+  args: { userName: string; password?: string },
+) {
   if (args.password === undefined) throw invalid('Give the new password with --password or --password-stdin')
   await setPassword(store.db, args.userName, args.password, isoNow())
   return { userName: args.userName, passwordChanged: true }
 }
 
 /** `none` (or `0`) makes new tokens of the account permanent. */
-export async function setUserTokenLifetimeCommand(store: Store, _services: Services, args: { userName: string; days: string | number }) {
+export async function setUserTokenLifetimeCommand(
+  store: Store,
+  _services: Services,
+  args: { userName: string; days: string | number },
+) {
   const days = args.days === 'none' || args.days === '0' || args.days === 0 ? null : wholeNumber(args.days)!
   await setTokenLifetime(store.db, args.userName, days, isoNow())
   return { userName: args.userName, tokenLifetimeDays: days }

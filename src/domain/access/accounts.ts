@@ -4,10 +4,23 @@
  */
 import type { Kysely } from 'kysely'
 import { OWNER_TYPES, type OwnerType } from '../../model/kinds.js'
-import { ACCOUNT_KINDS, type AccountKind, COMMUNITY_ROLES, ORGANIZATION_ROLES, SYSTEM_ROLES } from '../../model/roles.js'
+import {
+  ACCOUNT_KINDS,
+  type AccountKind,
+  COMMUNITY_ROLES,
+  ORGANIZATION_ROLES,
+  SYSTEM_ROLES,
+} from '../../model/roles.js'
 import * as accounts from '../../store/repositories/account.repository.js'
 import type { Database } from '../../store/database.js'
-import { generateAccessId, generateSecretKey, generateToken, hashPassword, hashToken, type SecretBox } from './credentials.js'
+import {
+  generateAccessId,
+  generateSecretKey,
+  generateToken,
+  hashPassword,
+  hashToken,
+  type SecretBox,
+} from './credentials.js'
 import { DomainError, conflict, invalid, notFound } from '../../core/errors.js'
 import { DAY_MS, HOUR_MS } from '../../core/time.js'
 import { isAllowed, type Membership } from '../permissions.js'
@@ -15,12 +28,22 @@ import { inTransaction } from '../transaction.js'
 
 export const TEMPORARY_TOKEN_MS = 4 * HOUR_MS
 
-export async function createOwner(db: Kysely<Database>, input: { name: string; type: string; description?: string }, now: string) {
+export async function createOwner(
+  db: Kysely<Database>,
+  input: { name: string; type: string; description?: string },
+  now: string,
+) {
   const name = input.name?.trim()
   if (!name) throw invalid('An owner needs a name')
-  if (!(OWNER_TYPES as readonly string[]).includes(input.type)) throw invalid(`Owner type must be one of ${OWNER_TYPES.join(', ')}`)
+  if (!(OWNER_TYPES as readonly string[]).includes(input.type))
+    throw invalid(`Owner type must be one of ${OWNER_TYPES.join(', ')}`)
   if (await accounts.findOwnerByName(db, name)) throw conflict(`An owner named '${name}' already exists`)
-  const id = await accounts.insertOwner(db, { name, type: input.type as OwnerType, description: input.description ?? null, date_added: now })
+  const id = await accounts.insertOwner(db, {
+    name,
+    type: input.type as OwnerType,
+    description: input.description ?? null,
+    date_added: now,
+  })
   return { id, name, type: input.type as OwnerType }
 }
 
@@ -56,27 +79,46 @@ const DEFAULT_SYSTEM_ROLE: Record<AccountKind, string> = { human: 'User', api: '
 export async function createAccount(db: Kysely<Database>, input: CreateAccountInput, now: string) {
   const userName = input.userName?.trim()
   if (!userName) throw invalid('An account needs a user name')
-  if (!(ACCOUNT_KINDS as readonly string[]).includes(input.kind)) throw invalid(`Account kind must be one of ${ACCOUNT_KINDS.join(', ')}`)
+  if (!(ACCOUNT_KINDS as readonly string[]).includes(input.kind))
+    throw invalid(`Account kind must be one of ${ACCOUNT_KINDS.join(', ')}`)
   const kind = input.kind as AccountKind
   const org = await requireOwner(db, input.organization)
-  if (org.type !== 'Organization') throw invalid(`'${org.name}' is a ${org.type}; an account's home must be an Organization`)
+  if (org.type !== 'Organization')
+    throw invalid(`'${org.name}' is a ${org.type}; an account's home must be an Organization`)
   const role = kind === 'taxii' ? 'Standard User' : (input.role ?? 'Standard User')
-  if (kind === 'taxii' && input.role && input.role !== 'Standard User') throw invalid('Standard User is the only Organization role a TAXII account may have')
-  if (!(ORGANIZATION_ROLES as readonly string[]).includes(role)) throw invalid(`Organization role must be one of ${ORGANIZATION_ROLES.join(', ')}`)
+  if (kind === 'taxii' && input.role && input.role !== 'Standard User')
+    throw invalid('Standard User is the only Organization role a TAXII account may have')
+  if (!(ORGANIZATION_ROLES as readonly string[]).includes(role))
+    throw invalid(`Organization role must be one of ${ORGANIZATION_ROLES.join(', ')}`)
   const systemRole = input.systemRole ?? DEFAULT_SYSTEM_ROLE[kind]
-  if (!(SYSTEM_ROLES as readonly string[]).includes(systemRole)) throw invalid(`System role must be one of ${SYSTEM_ROLES.join(', ')}`)
+  if (!(SYSTEM_ROLES as readonly string[]).includes(systemRole))
+    throw invalid(`System role must be one of ${SYSTEM_ROLES.join(', ')}`)
   if (kind === 'taxii' && !input.password) throw invalid('A TAXII account needs a password')
   if (input.password !== undefined) checkPassword(input.password)
-  if (input.tokenLifetimeDays !== undefined && (!Number.isInteger(input.tokenLifetimeDays) || input.tokenLifetimeDays < 1)) {
+  if (
+    input.tokenLifetimeDays !== undefined &&
+    (!Number.isInteger(input.tokenLifetimeDays) || input.tokenLifetimeDays < 1)
+  ) {
     throw invalid('Token lifetime is a whole number of days, at least 1')
   }
-  if (await accounts.findAccountByUserName(db, userName)) throw conflict(`An account named '${userName}' already exists`)
+  if (await accounts.findAccountByUserName(db, userName))
+    throw conflict(`An account named '${userName}' already exists`)
   const passwordHash = input.password ? await hashPassword(input.password) : null
   return inTransaction(db, async (trx) => {
     const id = await accounts.insertAccount(trx, {
-      user_name: userName, kind, first_name: input.firstName ?? null, last_name: input.lastName ?? null, pseudonym: input.pseudonym ?? null,
-      email: input.email ?? null, system_role: systemRole, organization_id: org.id, password_hash: passwordHash,
-      token_lifetime_days: input.tokenLifetimeDays ?? null, tql_timeout_ms: null, date_added: now, last_modified: now,
+      user_name: userName,
+      kind,
+      first_name: input.firstName ?? null,
+      last_name: input.lastName ?? null,
+      pseudonym: input.pseudonym ?? null,
+      email: input.email ?? null,
+      system_role: systemRole,
+      organization_id: org.id,
+      password_hash: passwordHash,
+      token_lifetime_days: input.tokenLifetimeDays ?? null,
+      tql_timeout_ms: null,
+      date_added: now,
+      last_modified: now,
     })
     await accounts.upsertMembership(trx, id, org.id, role, now)
     return { id, userName, kind, organization: org.name, role, systemRole }
@@ -84,11 +126,20 @@ export async function createAccount(db: Kysely<Database>, input: CreateAccountIn
 }
 
 /** Gives an account a role in an owner; the role must belong to the owner's kind. */
-export async function setMembership(db: Kysely<Database>, userName: string, ownerName: string, role: string, now: string) {
+export async function setMembership(
+  db: Kysely<Database>,
+  userName: string,
+  ownerName: string,
+  role: string,
+  now: string,
+) {
   const account = await requireAccount(db, userName)
   const owner = await requireOwner(db, ownerName)
   const roles: readonly string[] = owner.type === 'Organization' ? ORGANIZATION_ROLES : COMMUNITY_ROLES
-  if (!roles.includes(role)) throw invalid(`Role for ${owner.type === 'Organization' ? 'an' : 'a'} ${owner.type} must be one of ${roles.join(', ')}`)
+  if (!roles.includes(role))
+    throw invalid(
+      `Role for ${owner.type === 'Organization' ? 'an' : 'a'} ${owner.type} must be one of ${roles.join(', ')}`,
+    )
   if (owner.type === 'Organization' && owner.id !== account.organization_id) {
     throw invalid('An account belongs to one Organization; add it to Communities or Sources instead')
   }
@@ -102,8 +153,10 @@ export async function setMembership(db: Kysely<Database>, userName: string, owne
 export async function removeMembership(db: Kysely<Database>, userName: string, ownerName: string) {
   const account = await requireAccount(db, userName)
   const owner = await requireOwner(db, ownerName)
-  if (owner.id === account.organization_id) throw invalid("An account cannot leave its own Organization; disable it instead")
-  if (!(await accounts.deleteMembership(db, account.id, owner.id))) throw notFound(`'${userName}' is not a member of '${ownerName}'`)
+  if (owner.id === account.organization_id)
+    throw invalid('An account cannot leave its own Organization; disable it instead')
+  if (!(await accounts.deleteMembership(db, account.id, owner.id)))
+    throw notFound(`'${userName}' is not a member of '${ownerName}'`)
 }
 
 function checkPassword(password: string) {
@@ -120,7 +173,12 @@ export interface IssuedToken {
  * A permanent API token lives for the account's token lifetime (days, set by an
  * Organization Administrator) or the given one; without either it does not expire.
  */
-export async function issueApiToken(db: Kysely<Database>, userName: string, options: { lifetimeDays?: number; token?: string }, nowMs: number): Promise<IssuedToken> {
+export async function issueApiToken(
+  db: Kysely<Database>,
+  userName: string,
+  options: { lifetimeDays?: number; token?: string },
+  nowMs: number,
+): Promise<IssuedToken> {
   const account = await requireAccount(db, userName)
   if (account.kind === 'taxii') throw invalid('TAXII accounts use Basic authentication, not API tokens')
   if (options.lifetimeDays !== undefined && (!Number.isInteger(options.lifetimeDays) || options.lifetimeDays < 1)) {
@@ -136,18 +194,36 @@ export async function issueTemporaryToken(db: Kysely<Database>, userName: string
   const account = await requireAccount(db, userName)
   const org = await accounts.findOwnerById(db, account.organization_id)
   const membership = (await accounts.listOwnerMembers(db, account.organization_id)).find((m) => m.id === account.id)
-  const asMembership: Membership | undefined = membership && org
-    ? { ownerId: org.id, ownerName: org.name, ownerType: org.type, role: membership.role as Membership['role'] } : undefined
+  const asMembership: Membership | undefined =
+    membership && org
+      ? { ownerId: org.id, ownerName: org.name, ownerType: org.type, role: membership.role as Membership['role'] }
+      : undefined
   if (account.kind === 'taxii' || !asMembership || !isAllowed(asMembership, 'issueTemporaryToken')) {
-    throw new DomainError('forbidden', 'Temporary tokens are for Standard User, Sharing User, Organization Administrator and App Developer roles')
+    throw new DomainError(
+      'forbidden',
+      'Temporary tokens are for Standard User, Sharing User, Organization Administrator and App Developer roles',
+    )
   }
   return insertToken(db, account.id, 'temporary', new Date(nowMs + TEMPORARY_TOKEN_MS).toISOString(), nowMs)
 }
 
-async function insertToken(db: Kysely<Database>, userId: number, kind: 'api' | 'temporary', expiresAt: string | null, nowMs: number, given?: string): Promise<IssuedToken> {
+async function insertToken(
+  db: Kysely<Database>,
+  userId: number,
+  kind: 'api' | 'temporary',
+  expiresAt: string | null,
+  nowMs: number,
+  given?: string,
+): Promise<IssuedToken> {
   const token = given ?? generateToken()
   if (token.length < 16) throw invalid('A token must be at least 16 characters long')
-  await accounts.insertApiToken(db, { user_id: userId, token_hash: hashToken(token), kind, expires_at: expiresAt, date_added: new Date(nowMs).toISOString() })
+  await accounts.insertApiToken(db, {
+    user_id: userId,
+    token_hash: hashToken(token),
+    kind,
+    expires_at: expiresAt,
+    date_added: new Date(nowMs).toISOString(),
+  })
   return { token, expiresAt, kind }
 }
 
@@ -157,7 +233,13 @@ export async function revokeTokens(db: Kysely<Database>, userName: string) {
 }
 
 /** Creates an access id + secret key pair; the secret is sealed at rest and returned only here. */
-export async function createAccessKey(db: Kysely<Database>, box: SecretBox, userName: string, now: string, given: { accessId?: string; secretKey?: string } = {}) {
+export async function createAccessKey(
+  db: Kysely<Database>,
+  box: SecretBox,
+  userName: string,
+  now: string,
+  given: { accessId?: string; secretKey?: string } = {},
+) {
   const account = await requireAccount(db, userName)
   if (account.kind !== 'api') throw invalid('Access id and secret key pairs belong to API accounts')
   const accessId = given.accessId ?? generateAccessId()
@@ -166,7 +248,12 @@ export async function createAccessKey(db: Kysely<Database>, box: SecretBox, user
   if (await accounts.accessIdExists(db, accessId)) {
     throw conflict(`Access id '${accessId}' is already in use`)
   }
-  await accounts.insertAccessKey(db, { user_id: account.id, access_id: accessId, secret_ciphertext: box.seal(secretKey), date_added: now })
+  await accounts.insertAccessKey(db, {
+    user_id: account.id,
+    access_id: accessId,
+    secret_ciphertext: box.seal(secretKey),
+    date_added: now,
+  })
   return { accessId, secretKey }
 }
 
@@ -184,21 +271,32 @@ export async function setAccountDisabled(db: Kysely<Database>, userName: string,
 
 export async function setTokenLifetime(db: Kysely<Database>, userName: string, days: number | null, now: string) {
   const account = await requireAccount(db, userName)
-  if (days !== null && (!Number.isInteger(days) || days < 1)) throw invalid('Token lifetime is a whole number of days, at least 1')
+  if (days !== null && (!Number.isInteger(days) || days < 1))
+    throw invalid('Token lifetime is a whole number of days, at least 1')
   await accounts.updateAccount(db, account.id, { token_lifetime_days: days, last_modified: now })
 }
 
 /** Every owner, oldest first (the admin view: not limited to one caller's memberships). */
 export async function listAllOwners(db: Kysely<Database>) {
-  return (await accounts.listOwners(db)).map((o) => ({ id: o.id, name: o.name, type: o.type, description: o.description, dateAdded: o.date_added }))
+  return (await accounts.listOwners(db)).map((o) => ({
+    id: o.id,
+    name: o.name,
+    type: o.type,
+    description: o.description,
+    dateAdded: o.date_added,
+  }))
 }
 
 /**
  * Accounts with their Organization and role there, optionally narrowed to one
  * Organization or kind. Carries no credential of any sort.
  */
-export async function listAccountSummaries(db: Kysely<Database>, filter: { organization?: string; kind?: string } = {}) {
-  if (filter.kind && !(ACCOUNT_KINDS as readonly string[]).includes(filter.kind)) throw invalid(`Account kind must be one of ${ACCOUNT_KINDS.join(', ')}`)
+export async function listAccountSummaries(
+  db: Kysely<Database>,
+  filter: { organization?: string; kind?: string } = {},
+) {
+  if (filter.kind && !(ACCOUNT_KINDS as readonly string[]).includes(filter.kind))
+    throw invalid(`Account kind must be one of ${ACCOUNT_KINDS.join(', ')}`)
   const organization = filter.organization ? await requireOwner(db, filter.organization) : undefined
   const owners = new Map((await accounts.listOwners(db)).map((o) => [o.id, o.name]))
   const rows = await accounts.listAccounts(db, { organizationId: organization?.id, kind: filter.kind })
@@ -207,20 +305,34 @@ export async function listAccountSummaries(db: Kysely<Database>, filter: { organ
     for (const member of await accounts.listOwnerMembers(db, orgId)) roles.set(member.id, member.role)
   }
   return rows.map((r) => ({
-    id: r.id, userName: r.user_name, kind: r.kind, organization: owners.get(r.organization_id) ?? null, role: roles.get(r.id) ?? null,
-    systemRole: r.system_role, firstName: r.first_name, lastName: r.last_name, pseudonym: r.pseudonym, email: r.email,
-    disabled: !!r.disabled, tokenLifetimeDays: r.token_lifetime_days, dateAdded: r.date_added,
+    id: r.id,
+    userName: r.user_name,
+    kind: r.kind,
+    organization: owners.get(r.organization_id) ?? null,
+    role: roles.get(r.id) ?? null,
+    systemRole: r.system_role,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    pseudonym: r.pseudonym,
+    email: r.email,
+    disabled: !!r.disabled,
+    tokenLifetimeDays: r.token_lifetime_days,
+    dateAdded: r.date_added,
   }))
 }
 
 /** Memberships of one account, of one owner, or (with neither) of everyone. */
-export async function listMembershipSummaries(db: Kysely<Database>, filter: { userName?: string; ownerName?: string } = {}) {
+export async function listMembershipSummaries(
+  db: Kysely<Database>,
+  filter: { userName?: string; ownerName?: string } = {},
+) {
   const account = filter.userName ? await requireAccount(db, filter.userName) : undefined
   const owners = filter.ownerName ? [await requireOwner(db, filter.ownerName)] : await accounts.listOwners(db)
   const result: { userName: string; owner: string; ownerType: OwnerType; role: string }[] = []
   for (const owner of owners) {
     for (const member of await accounts.listOwnerMembers(db, owner.id)) {
-      if (!account || member.id === account.id) result.push({ userName: member.user_name, owner: owner.name, ownerType: owner.type, role: member.role })
+      if (!account || member.id === account.id)
+        result.push({ userName: member.user_name, owner: owner.name, ownerType: owner.type, role: member.role })
     }
   }
   return result
@@ -237,7 +349,10 @@ export async function revokeAccessKeys(db: Kysely<Database>, userName: string, a
 /** Row counts for the admin status report. */
 export async function countRecords(db: Kysely<Database>) {
   const [owners, accountCount, indicators, groups] = await Promise.all([
-    accounts.countRows(db, 'owner'), accounts.countRows(db, 'user_account'), accounts.countRows(db, 'indicator'), accounts.countRows(db, 'intel_group'),
+    accounts.countRows(db, 'owner'),
+    accounts.countRows(db, 'user_account'),
+    accounts.countRows(db, 'indicator'),
+    accounts.countRows(db, 'intel_group'),
   ])
   return { owners, accounts: accountCount, indicators, groups }
 }

@@ -36,7 +36,11 @@ const openedSecrets = new Map<string, string>()
 
 const fail = (message: string) => new DomainError('unauthenticated', message)
 
-export async function authenticate(services: Services, credentials: Credentials, accepted: readonly Scheme[]): Promise<Caller> {
+export async function authenticate(
+  services: Services,
+  credentials: Credentials,
+  accepted: readonly Scheme[],
+): Promise<Caller> {
   const header = credentials.authorization?.trim()
   const space = header?.indexOf(' ') ?? -1
   const word = space > 0 ? header!.slice(0, space) : ''
@@ -45,12 +49,19 @@ export async function authenticate(services: Services, credentials: Credentials,
   if (!scheme || !accepted.includes(scheme)) {
     throw new DomainError('no_credentials', `Authorization required: use ${describeSchemes(accepted)}`)
   }
-  const row = scheme === 'token' || scheme === 'bearer' ? await byToken(services, value, credentials.nowMs)
-    : scheme === 'hmac' ? await bySignature(services, value, credentials)
-      : await byPassword(services, value)
+  const row =
+    scheme === 'token' || scheme === 'bearer'
+      ? await byToken(services, value, credentials.nowMs)
+      : scheme === 'hmac'
+        ? await bySignature(services, value, credentials)
+        : await byPassword(services, value)
   if (row.disabled) throw fail('Access Denied: the account is disabled')
   if ((row.kind === 'taxii') !== (scheme === 'basic')) {
-    throw fail(row.kind === 'taxii' ? 'Access Denied: TAXII accounts may only use the TAXII services' : 'Access Denied: only TAXII accounts use Basic authentication')
+    throw fail(
+      row.kind === 'taxii'
+        ? 'Access Denied: TAXII accounts may only use the TAXII services'
+        : 'Access Denied: only TAXII accounts use Basic authentication',
+    )
   }
   return callerFrom(row)
 }
@@ -73,17 +84,28 @@ function callerFrom(row: AuthRow<object>): Caller {
 
 function schemeOf(word: string): Scheme | undefined {
   switch (word.toLowerCase()) {
-    case 'svc-token': case 'tc-token': return 'token'
-    case 'svc': case 'tc': return 'hmac'
-    case 'basic': return 'basic'
-    case 'bearer': return 'bearer'
-    default: return undefined
+    case 'svc-token':
+    case 'tc-token':
+      return 'token'
+    case 'svc':
+    case 'tc':
+      return 'hmac'
+    case 'basic':
+      return 'basic'
+    case 'bearer':
+      return 'bearer'
+    default:
+      return undefined
   }
 }
 
 function describeSchemes(accepted: readonly Scheme[]) {
-  const names = { token: 'Svc-Token <token>', hmac: 'Svc <accessId>:<signature> with a Timestamp header', basic: 'Basic <credentials>',
-    bearer: 'Bearer <API token>' }
+  const names = {
+    token: 'Svc-Token <token>',
+    hmac: 'Svc <accessId>:<signature> with a Timestamp header',
+    basic: 'Basic <credentials>',
+    bearer: 'Bearer <API token>',
+  }
   return accepted.map((s) => names[s]).join(' or ')
 }
 
@@ -105,11 +127,19 @@ async function bySignature(services: Services, value: string, c: Credentials): P
   }
   const skew = Math.abs(c.nowMs / 1000 - Number(c.timestamp))
   if (skew > TIMESTAMP_WINDOW_SECONDS) {
-    throw new DomainError('timestamp', 'Timestamp Out of Acceptable Time Range: the Timestamp header must be within 5 minutes of server time')
+    throw new DomainError(
+      'timestamp',
+      'Timestamp Out of Acceptable Time Range: the Timestamp header must be within 5 minutes of server time',
+    )
   }
   const row = await services.auth.findByAccessId(accessId)
   if (!row) throw fail('Access Denied: unknown access id')
-  const expected = signRequest(openSecret(services, row.secret_ciphertext), c.pathAndQuery, c.method, c.timestamp.trim())
+  const expected = signRequest(
+    openSecret(services, row.secret_ciphertext),
+    c.pathAndQuery,
+    c.method,
+    c.timestamp.trim(),
+  )
   if (!constantTimeEqual(expected, signature)) throw fail('Signature Data Did Not Match Expected Result')
   return row
 }
@@ -139,7 +169,8 @@ async function byPassword(services: Services, value: string): Promise<AuthRow<ob
   const key = createHash('sha256').update(`${value}\0${row.password_hash}`).digest('hex')
   const until = verifiedBasic.get(key)
   if (until !== undefined && until > Date.now()) return row
-  if (!(await verifyPassword(decoded.slice(colon + 1), row.password_hash))) throw fail('Access Denied: wrong user name or password')
+  if (!(await verifyPassword(decoded.slice(colon + 1), row.password_hash)))
+    throw fail('Access Denied: wrong user name or password')
   if (verifiedBasic.size >= BASIC_CACHE_MAX) verifiedBasic.clear()
   verifiedBasic.set(key, Date.now() + BASIC_CACHE_MS)
   return row

@@ -2,10 +2,24 @@
  * Secret handling: how tokens and passwords are hashed, how HMAC secret keys are sealed at
  * rest, and how signatures are checked. Secrets are compared in constant time and never logged.
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hash,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from 'node:crypto'
 import { promisify } from 'node:util'
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: object,
+) => Promise<Buffer>
 
 /**
  * API tokens are long random strings, so a fast SHA-256 is a sufficient one-way store. Every
@@ -44,8 +58,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, saltB64, keyB64] = stored.split('$')
   if (scheme !== 'scrypt' || !keyB64) return false
   const expected = Buffer.from(keyB64, 'base64')
-  const key = await scryptAsync(password, Buffer.from(saltB64, 'base64'), expected.length,
-    { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem })
+  const key = await scryptAsync(password, Buffer.from(saltB64, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  })
   return timingSafeEqual(key, expected)
 }
 

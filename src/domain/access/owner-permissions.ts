@@ -32,19 +32,42 @@ function permissionsOf(m: Membership): OwnerPermissions {
   const intel = level(m, ['create', 'update'])
   const caseLevel = org ? level(m, ['caseWrite']) : 'NONE'
   const playbooks = org ? level(m, ['managePlaybooks']) : 'NONE'
-  const share = org ? (m.role === 'Sharing User' || m.role === 'Organization Administrator' ? 'FULL' : 'NONE')
-    : (['Contributor', 'Editor', 'Director'].includes(m.role) ? 'FULL' : 'NONE')
+  const share = org
+    ? m.role === 'Sharing User' || m.role === 'Organization Administrator'
+      ? 'FULL'
+      : 'NONE'
+    : ['Contributor', 'Editor', 'Director'].includes(m.role)
+      ? 'FULL'
+      : 'NONE'
   return {
-    id: m.ownerId, name: m.ownerName, type: m.ownerType, ownerRole: m.role,
-    permIndicator: intel, permGroup: intel, permPost: level(m, ['update']), permTrack: level(m, ['observe']), permVictim: intel,
+    id: m.ownerId,
+    name: m.ownerName,
+    type: m.ownerType,
+    ownerRole: m.role,
+    permIndicator: intel,
+    permGroup: intel,
+    permPost: level(m, ['update']),
+    permTrack: level(m, ['observe']),
+    permVictim: intel,
     permAttribute: level(m, ['update', 'create']),
     permApps: org && (m.role === 'Organization Administrator' || m.role === 'App Developer') ? 'BUILD' : 'NONE',
-    permUsers: level(m, ['manageUsers']), permSecurityLabel: level(m, ['manageLabels']), permTag: level(m, ['manageTags']),
-    permAttributeType: level(m, ['manageAttributeTypes']), permSettings: level(m, ['manageUsers'], 'NONE'),
+    permUsers: level(m, ['manageUsers']),
+    permSecurityLabel: level(m, ['manageLabels']),
+    permTag: level(m, ['manageTags']),
+    permAttributeType: level(m, ['manageAttributeTypes']),
+    permSettings: level(m, ['manageUsers'], 'NONE'),
     permMembers: org ? (isAllowed(m, 'manageUsers') ? 'READ' : 'NONE') : level(m, ['manageUsers'], 'NONE'),
-    permCopyData: share, permInvite: level(m, ['manageUsers'], 'NONE'),
-    permTask: caseLevel, permCaseTag: caseLevel, permArtifact: caseLevel, permComment: caseLevel, permTimeline: caseLevel,
-    permWorkflowTemplate: caseLevel, permPublish: level(m, ['publish'], 'NONE'), permPlaybooksExecute: playbooks, permPlaybooks: playbooks,
+    permCopyData: share,
+    permInvite: level(m, ['manageUsers'], 'NONE'),
+    permTask: caseLevel,
+    permCaseTag: caseLevel,
+    permArtifact: caseLevel,
+    permComment: caseLevel,
+    permTimeline: caseLevel,
+    permWorkflowTemplate: caseLevel,
+    permPublish: level(m, ['publish'], 'NONE'),
+    permPlaybooksExecute: playbooks,
+    permPlaybooks: playbooks,
   }
 }
 

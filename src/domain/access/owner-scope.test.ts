@@ -32,17 +32,39 @@ beforeAll(async () => {
     expect(res.status).toBe(201)
     return res.body.data.id as number
   }
-  closedIndicator = await created('/api/v3/indicators', { type: 'Host', hostName: 'closed.example', ownerName: CLOSED, tags: { data: [{ name: 'closed-tag' }] } })
+  closedIndicator = await created('/api/v3/indicators', {
+    type: 'Host',
+    hostName: 'closed.example',
+    ownerName: CLOSED,
+    tags: { data: [{ name: 'closed-tag' }] },
+  })
   closedGroup = await created('/api/v3/groups', { type: 'Adversary', name: 'Closed adversary', ownerName: CLOSED })
   closedVictim = await created('/api/v3/victims', { name: 'Closed victim', ownerName: CLOSED })
-  orgGroup = await created('/api/v3/groups', { type: 'Adversary', name: 'Org adversary', associatedIndicators: { data: [{ id: closedIndicator }] } })
+  orgGroup = await created('/api/v3/groups', {
+    type: 'Adversary',
+    name: 'Org adversary',
+    associatedIndicators: { data: [{ id: closedIndicator }] },
+  })
   // Owners define attribute types only through the database today.
-  await t.store.db.insertInto('attribute_type').values({
-    name: 'Closed Type', description: 'defined by the Community', owner_id: closedId, max_length: 100, allow_markdown: 0,
-    error_message: null, validation_rule: null, applies_to: 'indicator,group', system: 0, date_added: isoNow(),
-  }).execute()
+  await t.store.db
+    .insertInto('attribute_type')
+    .values({
+      name: 'Closed Type',
+      description: 'defined by the Community',
+      owner_id: closedId,
+      max_length: 100,
+      allow_markdown: 0,
+      error_message: null,
+      validation_rule: null,
+      applies_to: 'indicator,group',
+      system: 0,
+      date_added: isoNow(),
+    })
+    .execute()
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 describe('a Banned member', () => {
   it('does not see the owner, by name or in owner lists', async () => {
@@ -78,7 +100,9 @@ describe('a Banned member', () => {
   it("reads none of the owner's tags or attribute types", async () => {
     const tags = (await call('GET', '/api/v3/tags?resultLimit=500')).body.data.map((x: { name: string }) => x.name)
     expect(tags).not.toContain('closed-tag')
-    const v3Types = (await call('GET', '/api/v3/attributeTypes?resultLimit=500')).body.data.map((x: { name: string }) => x.name)
+    const v3Types = (await call('GET', '/api/v3/attributeTypes?resultLimit=500')).body.data.map(
+      (x: { name: string }) => x.name,
+    )
     expect(v3Types).not.toContain('Closed Type')
     const v2Types = await call('GET', '/api/v2/types/attributeTypes?resultLimit=500')
     expect(v2Types.status).toBe(200)
@@ -89,36 +113,65 @@ describe('a Banned member', () => {
   })
 
   it('creates nothing in the owner, at the top level or nested', async () => {
-    expect((await call('POST', '/api/v3/groups', { type: 'Adversary', name: 'Sneaky', ownerName: CLOSED })).status).toBe(403)
+    expect(
+      (await call('POST', '/api/v3/groups', { type: 'Adversary', name: 'Sneaky', ownerName: CLOSED })).status,
+    ).toBe(403)
     const nested = await call('POST', '/api/v3/groups', {
-      type: 'Adversary', name: 'Carrier', associatedGroups: { data: [{ type: 'Adversary', name: 'Nested sneaky', ownerName: CLOSED }] },
+      type: 'Adversary',
+      name: 'Carrier',
+      associatedGroups: { data: [{ type: 'Adversary', name: 'Nested sneaky', ownerName: CLOSED }] },
     })
     expect(nested.status).toBe(403)
-    const names = (await call('GET', '/api/v3/groups?resultLimit=500', undefined, t.admin)).body.data.map((g: { name: string }) => g.name)
+    const names = (await call('GET', '/api/v3/groups?resultLimit=500', undefined, t.admin)).body.data.map(
+      (g: { name: string }) => g.name,
+    )
     expect(names).not.toContain('Carrier')
   })
 })
 
 /** Text that appears in a response only if something of the closed owner leaked into it. */
-const CLOSED_MARKERS = [CLOSED, 'closed.example', 'closed-tag', 'Closed Type', 'Closed adversary', 'Closed victim', 'Nested sneaky', 'Sneaky']
+const CLOSED_MARKERS = [
+  CLOSED,
+  'closed.example',
+  'closed-tag',
+  'Closed Type',
+  'Closed adversary',
+  'Closed victim',
+  'Nested sneaky',
+  'Sneaky',
+]
 
 /** Every way a GET route can name something of the closed owner: its items' ids, values, tag, owner. */
 function closedUrls(route: string): string[] {
-  const variants = [closedIndicator, closedGroup, closedVictim].map((id) => route.replace(/:(\w+)/g, (_m, name: string) => {
-    const value: Record<string, string> = {
-      groupType: 'adversaries', type: 'hosts', assocType: 'hosts', targetType: 'hosts', assetType: 'webSites',
-      indicator: 'closed.example', summary: 'closed.example', target: 'closed.example', name: 'closed-tag', tag: 'closed-tag',
-      label: 'TLP:WHITE', format: 'json', action: 'observations',
-    }
-    return encodeURIComponent(value[name] ?? String(id))
-  }))
+  const variants = [closedIndicator, closedGroup, closedVictim].map((id) =>
+    route.replace(/:(\w+)/g, (_m, name: string) => {
+      const value: Record<string, string> = {
+        groupType: 'adversaries',
+        type: 'hosts',
+        assocType: 'hosts',
+        targetType: 'hosts',
+        assetType: 'webSites',
+        indicator: 'closed.example',
+        summary: 'closed.example',
+        target: 'closed.example',
+        name: 'closed-tag',
+        tag: 'closed-tag',
+        label: 'TLP:WHITE',
+        format: 'json',
+        action: 'observations',
+      }
+      return encodeURIComponent(value[name] ?? String(id))
+    }),
+  )
   return [...new Set(variants)]
 }
 
 describe('a Banned member, through every GET route of v2 and v3', () => {
   it('reads nothing of the owner, with or without owner= naming it', async () => {
     // The API documents are served to anyone and read no owner.
-    const routes = t.app.routeTable.filter((r) => r.method === 'GET' && /^\/api\/v[23]\//.test(r.url) && !r.url.endsWith('/openApi')).map((r) => r.url)
+    const routes = t.app.routeTable
+      .filter((r) => r.method === 'GET' && /^\/api\/v[23]\//.test(r.url) && !r.url.endsWith('/openApi'))
+      .map((r) => r.url)
     expect(routes.length).toBeGreaterThan(150)
     const leaks: string[] = []
     const withOwner: string[] = []
@@ -126,7 +179,8 @@ describe('a Banned member, through every GET route of v2 and v3', () => {
       for (const query of ['', `${url.includes('?') ? '&' : '?'}owner=${encodeURIComponent(CLOSED)}`]) {
         const res = await t.request({ method: 'GET', url: `${url}${query}`, as: banned })
         if (query) withOwner.push(`${res.statusCode} ${url}`)
-        if (res.statusCode < 300 && CLOSED_MARKERS.some((m) => res.body.includes(m))) leaks.push(`${res.statusCode} ${url}${query}`)
+        if (res.statusCode < 300 && CLOSED_MARKERS.some((m) => res.body.includes(m)))
+          leaks.push(`${res.statusCode} ${url}${query}`)
       }
     }
     expect(leaks).toEqual([])

@@ -29,7 +29,10 @@ export function readableOwnerIds(ctx: RequestContext): number[] {
  * given that owner's name and type from the caller's memberships, so a load by ids needs neither
  * an owner filter nor a join to the owner table.
  */
-export function keepReadableRows<R extends { owner_id: number }>(caller: Caller, rows: R[]): (R & { owner_name: string; owner_type: OwnerType })[] {
+export function keepReadableRows<R extends { owner_id: number }>(
+  caller: Caller,
+  rows: R[],
+): (R & { owner_name: string; owner_type: OwnerType })[] {
   const owners = readableOwners(caller)
   const kept: (R & { owner_name: string; owner_type: OwnerType })[] = []
   for (const row of rows) {
@@ -52,7 +55,11 @@ export function keepReadableRows<R extends { owner_id: number }>(caller: Caller,
  *
  * @example listIndicatorRows(db, { ownerIds: ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith }) })
  */
-export function ownerIdsToRead(ctx: RequestContext, scope: OwnerScope | undefined, options: { associations?: boolean } = {}): number[] {
+export function ownerIdsToRead(
+  ctx: RequestContext,
+  scope: OwnerScope | undefined,
+  options: { associations?: boolean } = {},
+): number[] {
   const effective = scope ?? (options.associations ? 'readable' : 'context')
   return effective === 'context' ? [ctx.owner.id] : readableOwnerIds(ctx)
 }
@@ -75,7 +82,9 @@ export function membershipFor(ctx: Pick<RequestContext, 'caller'>, ownerId: numb
  * role that includes it); Communities and Sources any role but Banned (permissions.ts).
  */
 export function feedOwners(caller: Caller): Membership[] {
-  return readableOwners(caller).filter((m) => isAllowed(m, 'readFeed')).sort((a, b) => a.ownerId - b.ownerId)
+  return readableOwners(caller)
+    .filter((m) => isAllowed(m, 'readFeed'))
+    .sort((a, b) => a.ownerId - b.ownerId)
 }
 
 /** The caller's readable membership in an owner, by name. */
@@ -84,9 +93,12 @@ export function membershipNamed(ctx: Pick<RequestContext, 'caller'>, ownerName: 
 }
 
 function inaccessible(owner: string | number | undefined, organization = false): DomainError {
-  return new DomainError('owner_inaccessible', organization
-    ? 'Your account has no access to its Organization'
-    : `Owner '${owner}' does not exist or you do not have access to it`)
+  return new DomainError(
+    'owner_inaccessible',
+    organization
+      ? 'Your account has no access to its Organization'
+      : `Owner '${owner}' does not exist or you do not have access to it`,
+  )
 }
 
 /**
@@ -105,11 +117,18 @@ export function selectOwner(caller: Caller, ownerName: string | undefined): Memb
 }
 
 function withOwner(ctx: RequestContext, membership: Membership): RequestContext {
-  return { ...ctx, membership, owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType } }
+  return {
+    ...ctx,
+    membership,
+    owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
+  }
 }
 
 function ownerNamedIn(body: Record<string, unknown>): { id?: number; name?: string } {
-  return { id: bodyId(body.ownerId), name: typeof body.ownerName === 'string' && body.ownerName ? body.ownerName : undefined }
+  return {
+    id: bodyId(body.ownerId),
+    name: typeof body.ownerName === 'string' && body.ownerName ? body.ownerName : undefined,
+  }
 }
 
 /**
@@ -128,5 +147,7 @@ export function contextForNestedItem(ctx: RequestContext, body: Record<string, u
 /** The context a top-level v3 create runs in: the owner named in the body, else the request's own. */
 export function contextForNewObject(ctx: RequestContext, body: Record<string, unknown>): RequestContext {
   const named = ownerNamedIn(body)
-  return named.id !== undefined || (named.name !== undefined && named.name !== ctx.owner.name) ? contextForNestedItem(ctx, body) : ctx
+  return named.id !== undefined || (named.name !== undefined && named.name !== ctx.owner.name)
+    ? contextForNestedItem(ctx, body)
+    : ctx
 }

@@ -43,9 +43,15 @@ export interface Member {
 
 export async function listMyOrganizationMembers(ctx: RequestContext): Promise<Member[]> {
   const members = await listOwnerMembers(ctx.store.db, ctx.caller.account.organizationId)
-  return members.filter((m) => m.kind === 'human' || m.kind === 'api').map((m) => ({
-    userName: m.user_name, firstName: m.first_name, lastName: m.last_name, pseudonym: m.pseudonym, role: m.role,
-  }))
+  return members
+    .filter((m) => m.kind === 'human' || m.kind === 'api')
+    .map((m) => ({
+      userName: m.user_name,
+      firstName: m.first_name,
+      lastName: m.last_name,
+      pseudonym: m.pseudonym,
+      role: m.role,
+    }))
 }
 
 export interface Whoami extends Member {
@@ -57,8 +63,13 @@ export interface Whoami extends Member {
 export function whoami(ctx: RequestContext): Whoami {
   const a = ctx.caller.account
   return {
-    userName: a.userName, firstName: a.firstName, lastName: a.lastName, pseudonym: a.pseudonym, role: a.systemRole,
-    ownerRole: ctx.caller.memberships.find((m) => m.ownerId === a.organizationId)?.role, organization: getMyOrganization(ctx).name,
+    userName: a.userName,
+    firstName: a.firstName,
+    lastName: a.lastName,
+    pseudonym: a.pseudonym,
+    role: a.systemRole,
+    ownerRole: ctx.caller.memberships.find((m) => m.ownerId === a.organizationId)?.role,
+    organization: getMyOrganization(ctx).name,
   }
 }
 
@@ -103,31 +114,61 @@ export async function ownerMetrics(ctx: RequestContext, ownerIds: number[]): Pro
   const day = `${ctx.now.slice(0, 10)}T00:00:00Z`
   const { indicators, groups, tasks, tags, attributes, observations, falsePositives, groupIndicators, resolutions } =
     await countOwnerContent(ctx.store.db, ownerIds, ctx.now.slice(0, 10))
-  const countOf = (rows: { owner_id: number; n: number }[], ownerId: number) => Number(rows.find((r) => r.owner_id === ownerId)?.n ?? 0)
+  const countOf = (rows: { owner_id: number; n: number }[], ownerId: number) =>
+    Number(rows.find((r) => r.owner_id === ownerId)?.n ?? 0)
   return ownerIds.map((ownerId) => {
     const indicatorsByType: OwnerMetrics['indicatorsByType'] = {}
-    let total = 0, ratingSum = 0, ratingN = 0, confSum = 0, confN = 0, obs = 0, fps = 0, tracked = 0, enriched = 0
+    let total = 0,
+      ratingSum = 0,
+      ratingN = 0,
+      confSum = 0,
+      confN = 0,
+      obs = 0,
+      fps = 0,
+      tracked = 0,
+      enriched = 0
     for (const r of indicators.filter((r) => r.owner_id === ownerId)) {
       const n = Number(r.n)
       total += n
       tracked += Number(r.tracked ?? 0)
       enriched += Number(r.enriched ?? 0)
       indicatorsByType[r.type] = { count: n, observations: Number(r.observations ?? 0) }
-      if (r.rating !== null) { ratingSum += Number(r.rating) * n; ratingN += n }
-      if (r.confidence !== null) { confSum += Number(r.confidence) * n; confN += n }
+      if (r.rating !== null) {
+        ratingSum += Number(r.rating) * n
+        ratingN += n
+      }
+      if (r.confidence !== null) {
+        confSum += Number(r.confidence) * n
+        confN += n
+      }
       obs += Number(r.observations ?? 0)
       fps += Number(r.false_positives ?? 0)
     }
     const groupsByType: Record<string, number> = {}
     for (const r of groups.filter((r) => r.owner_id === ownerId)) groupsByType[r.type] = Number(r.n)
-    const attributesOf = (kind: string) => Number(attributes.find((r) => r.owner_id === ownerId && r.item_kind === kind)?.n ?? 0)
+    const attributesOf = (kind: string) =>
+      Number(attributes.find((r) => r.owner_id === ownerId && r.item_kind === kind)?.n ?? 0)
     return {
-      ownerId, day, indicators: total, indicatorsByType, groups: Object.values(groupsByType).reduce((a, b) => a + b, 0), groupsByType,
-      tasks: countOf(tasks, ownerId), tags: countOf(tags, ownerId), tracked, resolutions: countOf(resolutions, ownerId),
-      indicatorAttributes: attributesOf('indicator'), groupAttributes: attributesOf('group'),
-      averageRating: average(ratingSum, ratingN), averageConfidence: average(confSum, confN), enriched,
-      indicatorsInGroups: countOf(groupIndicators, ownerId), observationsToday: countOf(observations, ownerId), observations: obs,
-      falsePositivesToday: countOf(falsePositives, ownerId), falsePositives: fps,
+      ownerId,
+      day,
+      indicators: total,
+      indicatorsByType,
+      groups: Object.values(groupsByType).reduce((a, b) => a + b, 0),
+      groupsByType,
+      tasks: countOf(tasks, ownerId),
+      tags: countOf(tags, ownerId),
+      tracked,
+      resolutions: countOf(resolutions, ownerId),
+      indicatorAttributes: attributesOf('indicator'),
+      groupAttributes: attributesOf('group'),
+      averageRating: average(ratingSum, ratingN),
+      averageConfidence: average(confSum, confN),
+      enriched,
+      indicatorsInGroups: countOf(groupIndicators, ownerId),
+      observationsToday: countOf(observations, ownerId),
+      observations: obs,
+      falsePositivesToday: countOf(falsePositives, ownerId),
+      falsePositives: fps,
     }
   })
 }

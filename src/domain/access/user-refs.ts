@@ -15,8 +15,12 @@ export interface UserRef {
 
 function toUserRef(row: UserRefRow): UserRef {
   return {
-    id: row.id, userName: row.user_name, firstName: row.first_name ?? undefined, lastName: row.last_name ?? undefined,
-    pseudonym: row.pseudonym ?? undefined, owner: row.owner_name,
+    id: row.id,
+    userName: row.user_name,
+    firstName: row.first_name ?? undefined,
+    lastName: row.last_name ?? undefined,
+    pseudonym: row.pseudonym ?? undefined,
+    owner: row.owner_name,
   }
 }
 
@@ -34,14 +38,19 @@ export async function loadUsers(store: Store, ids: readonly (number | null)[]): 
 export async function parseAssignee(ctx: RequestContext, value: unknown): Promise<number | null | undefined> {
   if (value === undefined) return undefined
   if (value === null) return null
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalid('assignee must be an object like {"type": "User", "data": {"userName": "…"}}')
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalid('assignee must be an object like {"type": "User", "data": {"userName": "…"}}')
   const { type, data } = value as { type?: unknown; data?: unknown }
   if (typeof type === 'string' && type.toLowerCase() === 'none') return null
   if (type !== 'User') throw invalid("assignee type must be 'User' or 'None' (user groups are not supported)")
   if (typeof data !== 'object' || data === null) throw invalid('assignee data must name the user by userName or id')
   const { id, userName } = data as { id?: unknown; userName?: unknown }
-  const by = typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id)) ? { id: Number(id) }
-    : typeof userName === 'string' && userName ? { userName } : undefined
+  const by =
+    typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))
+      ? { id: Number(id) }
+      : typeof userName === 'string' && userName
+        ? { userName }
+        : undefined
   if (!by) throw invalid('assignee data must name the user by userName or id')
   const user = await findOrganizationUser(ctx.store.db, ctx.caller.account.organizationId, by)
   if (!user) throw invalid(`assignee '${by.userName ?? by.id}' is not a user of your Organization`)

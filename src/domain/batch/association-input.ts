@@ -38,7 +38,8 @@ function explicitRef(entry: Record<string, unknown>, n: 1 | 2): AssociationRef {
   const id = entry[`id_${n}`]
   const ref = entry[`ref_${n}`]
   const indicatorType = typeof type === 'string' ? findIndicatorType(type) : undefined
-  if (type !== undefined && type !== null && !indicatorType && !(typeof type === 'string' && findGroupType(type))) throw new Error(`type_${n} '${String(type)}' is not an Indicator or Group type`)
+  if (type !== undefined && type !== null && !indicatorType && !(typeof type === 'string' && findGroupType(type)))
+    throw new Error(`type_${n} '${String(type)}' is not an Indicator or Group type`)
   if (id !== undefined && id !== null && id !== '') {
     if (!/^\d+$/.test(String(id))) throw new Error(`id_${n} must be a whole number`)
     return indicatorType ? { kind: 'indicator', def: indicatorType, id: Number(id) } : { kind: 'group', id: Number(id) }
@@ -51,11 +52,23 @@ function objects(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter((v): v is Record<string, unknown> => !!v && typeof v === 'object') : []
 }
 
-function tryEntry(out: (AssociationEntry | BatchIssue)[], source: string, inline: boolean, build: () => Omit<AssociationEntry, 'source' | 'inline'>) {
+function tryEntry(
+  out: (AssociationEntry | BatchIssue)[],
+  source: string,
+  inline: boolean,
+  build: () => Omit<AssociationEntry, 'source' | 'inline'>,
+) {
   try {
     out.push({ source, inline, ...build() })
   } catch (error) {
-    out.push(batchError(BATCH_CODES.association, source, `Association: ${(error as Error).message}`, `${source}: ${(error as Error).message}`))
+    out.push(
+      batchError(
+        BATCH_CODES.association,
+        source,
+        `Association: ${(error as Error).message}`,
+        `${source}: ${(error as Error).message}`,
+      ),
+    )
   }
 }
 
@@ -66,12 +79,18 @@ function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[]
     if (!group || typeof group.xid !== 'string' || !group.xid.trim()) return
     const self: AssociationRef = { kind: 'group', xid: group.xid.trim() }
     const xids = Array.isArray(group.associatedGroupXid) ? group.associatedGroupXid : []
-    xids.forEach((xid, j) => tryEntry(out, `group[${g}].associatedGroupXid[${j}]`, true, () => {
-      if (typeof xid !== 'string' || !xid.trim()) throw new Error('a Group xid is required')
-      return { a: self, b: { kind: 'group', xid: xid.trim() } }
-    }))
-    objects(group.associatedIndicators).forEach((ind, j) => tryEntry(out, `group[${g}].associatedIndicators[${j}]`, true,
-      () => ({ a: self, b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary) })))
+    xids.forEach((xid, j) =>
+      tryEntry(out, `group[${g}].associatedGroupXid[${j}]`, true, () => {
+        if (typeof xid !== 'string' || !xid.trim()) throw new Error('a Group xid is required')
+        return { a: self, b: { kind: 'group', xid: xid.trim() } }
+      }),
+    )
+    objects(group.associatedIndicators).forEach((ind, j) =>
+      tryEntry(out, `group[${g}].associatedIndicators[${j}]`, true, () => ({
+        a: self,
+        b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary),
+      })),
+    )
   })
   input.indicator.forEach((item, i) => {
     const indicator = item as Record<string, unknown> | null
@@ -83,12 +102,19 @@ function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[]
     } catch {
       return
     }
-    objects(indicator.associatedGroups).forEach((g, j) => tryEntry(out, `indicator[${i}].associatedGroups[${j}]`, true, () => {
-      if (typeof g.groupXid !== 'string' || !g.groupXid.trim()) throw new Error('groupXid is required')
-      return { a: self, b: { kind: 'group', xid: g.groupXid.trim() } }
-    }))
-    objects(indicator.associatedIndicators).forEach((ind, j) => tryEntry(out, `indicator[${i}].associatedIndicators[${j}]`, true,
-      () => ({ a: self, b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary), associationType: typeof ind.associationType === 'string' ? ind.associationType : undefined })))
+    objects(indicator.associatedGroups).forEach((g, j) =>
+      tryEntry(out, `indicator[${i}].associatedGroups[${j}]`, true, () => {
+        if (typeof g.groupXid !== 'string' || !g.groupXid.trim()) throw new Error('groupXid is required')
+        return { a: self, b: { kind: 'group', xid: g.groupXid.trim() } }
+      }),
+    )
+    objects(indicator.associatedIndicators).forEach((ind, j) =>
+      tryEntry(out, `indicator[${i}].associatedIndicators[${j}]`, true, () => ({
+        a: self,
+        b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary),
+        associationType: typeof ind.associationType === 'string' ? ind.associationType : undefined,
+      })),
+    )
   })
 }
 
@@ -99,13 +125,20 @@ function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[]
 export function collectAssociations(input: BatchInput): (AssociationEntry | BatchIssue)[] {
   const out: (AssociationEntry | BatchIssue)[] = []
   if (input.inlineAssociations !== false) collectInline(input, out)
-  input.association.forEach((item, k) => tryEntry(out, `association[${k}]`, false, () => {
-    if (!item || typeof item !== 'object' || Array.isArray(item)) throw new Error('each association must be a JSON object')
-    const entry = item as Record<string, unknown>
-    return {
-      a: explicitRef(entry, 1), b: explicitRef(entry, 2),
-      associationType: typeof entry.associationType === 'string' && entry.associationType.trim() ? entry.associationType.trim() : undefined,
-    }
-  }))
+  input.association.forEach((item, k) =>
+    tryEntry(out, `association[${k}]`, false, () => {
+      if (!item || typeof item !== 'object' || Array.isArray(item))
+        throw new Error('each association must be a JSON object')
+      const entry = item as Record<string, unknown>
+      return {
+        a: explicitRef(entry, 1),
+        b: explicitRef(entry, 2),
+        associationType:
+          typeof entry.associationType === 'string' && entry.associationType.trim()
+            ? entry.associationType.trim()
+            : undefined,
+      }
+    }),
+  )
   return out
 }

@@ -12,7 +12,13 @@ export const ATTRIBUTE_WRITE_TYPES = ['Append', 'Replace', 'Singleton', 'Static'
 export const TAG_WRITE_TYPES = ['Append', 'Replace'] as const
 export const LABEL_WRITE_TYPES = ['Append', 'Replace'] as const
 export const FILE_MERGE_MODES = ['Distribute', 'Merge'] as const
-export const HASH_COLLISION_MODES = ['FavorExisting', 'FavorIncoming', 'IgnoreExisting', 'IgnoreIncoming', 'Split'] as const
+export const HASH_COLLISION_MODES = [
+  'FavorExisting',
+  'FavorIncoming',
+  'IgnoreExisting',
+  'IgnoreIncoming',
+  'Split',
+] as const
 
 export interface BatchOptions {
   version: 'V2'
@@ -57,7 +63,8 @@ export function parseBatchDefinition(body: unknown): BatchOptions {
   if (b.version !== undefined && b.version !== null && String(b.version).toUpperCase() !== 'V2') {
     throw invalid(`version '${String(b.version)}' is not supported; use V2`)
   }
-  if (typeof b.owner !== 'string' || !b.owner.trim()) throw invalid('owner is required: the name of the Organization, Community or Source to write to')
+  if (typeof b.owner !== 'string' || !b.owner.trim())
+    throw invalid('owner is required: the name of the Organization, Community or Source to write to')
   return {
     version: 'V2',
     owner: b.owner.trim(),

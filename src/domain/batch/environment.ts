@@ -23,20 +23,41 @@ export interface BatchEnvironment {
   labels: Map<string, number>
   labelsLower: Map<string, number | null>
   tags: Map<string, number>
-  may: { create: boolean; update: boolean; delete: boolean; applyLabel: boolean; manageLabels: boolean; associate: boolean }
+  may: {
+    create: boolean
+    update: boolean
+    delete: boolean
+    applyLabel: boolean
+    manageLabels: boolean
+    associate: boolean
+  }
 }
 
-export async function loadBatchEnvironment(db: Kysely<Database>, ctx: RequestContext, options: BatchOptions): Promise<BatchEnvironment> {
+export async function loadBatchEnvironment(
+  db: Kysely<Database>,
+  ctx: RequestContext,
+  options: BatchOptions,
+): Promise<BatchEnvironment> {
   const ownerId = ctx.owner.id
   await ensureStandardLabels(db, ownerId, ctx.now)
   const types = await listUsableAttributeTypes(db, ownerId)
   const attributeTypes = new Map<string, AttributeTypeRow>()
   for (const t of types) if (!attributeTypes.has(t.name) || t.owner_id !== null) attributeTypes.set(t.name, t)
   const env: BatchEnvironment = {
-    ctx, options, ownerId, ownerName: ctx.owner.name, attributeTypes, labels: new Map(), labelsLower: new Map(), tags: new Map(),
+    ctx,
+    options,
+    ownerId,
+    ownerName: ctx.owner.name,
+    attributeTypes,
+    labels: new Map(),
+    labelsLower: new Map(),
+    tags: new Map(),
     may: {
-      create: isAllowed(ctx.membership, 'create'), update: isAllowed(ctx.membership, 'update'), delete: isAllowed(ctx.membership, 'delete'),
-      applyLabel: isAllowed(ctx.membership, 'applyLabel'), manageLabels: isAllowed(ctx.membership, 'manageLabels'),
+      create: isAllowed(ctx.membership, 'create'),
+      update: isAllowed(ctx.membership, 'update'),
+      delete: isAllowed(ctx.membership, 'delete'),
+      applyLabel: isAllowed(ctx.membership, 'applyLabel'),
+      manageLabels: isAllowed(ctx.membership, 'manageLabels'),
       associate: isAllowed(ctx.membership, 'associate'),
     },
   }

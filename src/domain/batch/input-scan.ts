@@ -22,7 +22,11 @@ const WALK_PIECE = 2000
 
 /** Elements of one top-level array, parsed on demand from the stored text. */
 class StoredItems implements ItemList {
-  constructor(private readonly text: string, private readonly starts: number[], private readonly ends: number[]) {}
+  constructor(
+    private readonly text: string,
+    private readonly starts: number[],
+    private readonly ends: number[],
+  ) {}
 
   get length(): number {
     return this.starts.length
@@ -60,7 +64,8 @@ const LITERAL = /true|false|null/y
 
 const UNESCAPED_BODY = /[^"\\]*"/y
 const INHERITED_BY_LENGTH = new Map<number, string[]>()
-for (const name of INHERITED_NAMES) INHERITED_BY_LENGTH.set(name.length, [...(INHERITED_BY_LENGTH.get(name.length) ?? []), name])
+for (const name of INHERITED_NAMES)
+  INHERITED_BY_LENGTH.set(name.length, [...(INHERITED_BY_LENGTH.get(name.length) ?? []), name])
 
 /** Whether text[start, end) is one of INHERITED_NAMES, read in place. */
 function isInheritedName(text: string, start: number, end: number): boolean {
@@ -76,7 +81,9 @@ function match(pattern: RegExp, text: string, at: number): number {
  * The three lists of a batch file, or undefined when the text is not a JSON object whose lists
  * are arrays (or null) — the full parse then names the problem.
  */
-export function scanBatchInput(text: string): (Record<ListName, ItemList> & { inlineAssociations: boolean }) | undefined {
+export function scanBatchInput(
+  text: string,
+): (Record<ListName, ItemList> & { inlineAssociations: boolean }) | undefined {
   const found: Partial<Record<ListName, { starts: number[]; ends: number[] } | null>> = {}
   const stack: Frame[] = []
   let done = false
@@ -120,9 +127,11 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
         if (end < 0) return undefined
         // Keys may be written with escapes; only then is decoding needed to know them. A plain key is checked in
         // place and copied only at the top level, where it names a list: there are several in every item of a file.
-        const decoded = match(UNESCAPED_BODY, text, i + 1) === end ? undefined : JSON.parse(text.slice(i, end)) as string
-        if (decoded === undefined ? isInheritedName(text, i + 1, end - 1) : INHERITED_NAMES.has(decoded)) return undefined
-        top.key = stack.length === 1 ? decoded ?? text.slice(i + 1, end - 1) : undefined
+        const decoded =
+          match(UNESCAPED_BODY, text, i + 1) === end ? undefined : (JSON.parse(text.slice(i, end)) as string)
+        if (decoded === undefined ? isInheritedName(text, i + 1, end - 1) : INHERITED_NAMES.has(decoded))
+          return undefined
+        top.key = stack.length === 1 ? (decoded ?? text.slice(i + 1, end - 1)) : undefined
         top.expect = 'colon'
         i = end
         break
@@ -148,7 +157,8 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
           closeContainer()
           break
         }
-        const list = stack.length === 1 && (LISTS as readonly string[]).includes(top.key!) ? top.key as ListName : undefined
+        const list =
+          stack.length === 1 && (LISTS as readonly string[]).includes(top.key!) ? (top.key as ListName) : undefined
         if ((c === '{' || c === '[') && stack.length >= MAX_INPUT_DEPTH) return undefined
         top.spans?.starts.push(i)
         if (c === '{') {
@@ -161,7 +171,12 @@ export function scanBatchInput(text: string): (Record<ListName, ItemList> & { in
           stack.push({ kind: 'array', expect: 'valueOrEnd', spans })
           i++
         } else {
-          const end = c === '"' ? match(STRING_BODY, text, i + 1) : c === 't' || c === 'f' || c === 'n' ? match(LITERAL, text, i) : match(NUMBER, text, i)
+          const end =
+            c === '"'
+              ? match(STRING_BODY, text, i + 1)
+              : c === 't' || c === 'f' || c === 'n'
+                ? match(LITERAL, text, i)
+                : match(NUMBER, text, i)
           if (end < 0) return undefined
           if (list) {
             if (text.slice(i, end) !== 'null') return undefined

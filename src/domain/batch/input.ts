@@ -36,20 +36,32 @@ export function parseBatchInput(text: string): BatchInput | BatchIssue {
     data = readJson(text, 'Not valid JSON')
   } catch (error) {
     const detail = (error as Error).message
-    return batchError(BATCH_CODES.jsonSyntax, '$', `Encountered an unexpected Exception while processing batch job: ${detail}`,
-      `Encountered an unexpected Exception while processing batch job. The file is not valid JSON: ${detail}`)
+    return batchError(
+      BATCH_CODES.jsonSyntax,
+      '$',
+      `Encountered an unexpected Exception while processing batch job: ${detail}`,
+      `Encountered an unexpected Exception while processing batch job. The file is not valid JSON: ${detail}`,
+    )
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
-    return batchError(BATCH_CODES.jsonSyntax, '$', 'Encountered an unexpected Exception while processing batch job: Not a JSON Object',
-      'Encountered an unexpected Exception while processing batch job. The file must be a JSON object with indicator, group and association arrays.')
+    return batchError(
+      BATCH_CODES.jsonSyntax,
+      '$',
+      'Encountered an unexpected Exception while processing batch job: Not a JSON Object',
+      'Encountered an unexpected Exception while processing batch job. The file must be a JSON object with indicator, group and association arrays.',
+    )
   }
   const d = data as Record<string, unknown>
   const out: BatchInput = { indicator: [], group: [], association: [] }
   for (const key of ['indicator', 'group', 'association'] as const) {
     if (d[key] === undefined || d[key] === null) continue
     if (!Array.isArray(d[key])) {
-      return batchError(BATCH_CODES.jsonSyntax, `$.${key}`, `Encountered an unexpected Exception while processing batch job: '${key}' is not an array`,
-        `Encountered an unexpected Exception while processing batch job. Last known JSON path: '$.${key}': expected an array.`)
+      return batchError(
+        BATCH_CODES.jsonSyntax,
+        `$.${key}`,
+        `Encountered an unexpected Exception while processing batch job: '${key}' is not an array`,
+        `Encountered an unexpected Exception while processing batch job. Last known JSON path: '$.${key}': expected an array.`,
+      )
     }
     out[key] = d[key] as unknown[]
   }
@@ -94,7 +106,11 @@ function describeIndicator(item: unknown): string {
 }
 
 /** Only the key an Indicator is found by: type and summary (`summary` alone for lookups elsewhere). */
-export function readIndicatorKey(item: Record<string, unknown>): { def: IndicatorTypeDef; values: (string | null)[]; summary: string } {
+export function readIndicatorKey(item: Record<string, unknown>): {
+  def: IndicatorTypeDef
+  values: (string | null)[]
+  summary: string
+} {
   if (typeof item.type !== 'string' || !item.type.trim()) throw new Error('type is required')
   const def = findIndicatorType(item.type)
   if (!def) throw new Error(`Unknown Indicator type '${item.type}'`)
@@ -120,12 +136,19 @@ export function readIndicatorDraft(env: BatchEnvironment, item: unknown, index: 
     const obj = asObject(item, 'An indicator')
     const key = readIndicatorKey(obj)
     return {
-      index, ...key, changes: readIndicatorChanges(key.def, obj as never), occurrences: readOccurrences(obj, key.def),
+      index,
+      ...key,
+      changes: readIndicatorChanges(key.def, obj as never),
+      occurrences: readOccurrences(obj, key.def),
       ...(env.options.action === 'Create' ? readMetadata(env, 'indicator', obj) : {}),
     }
   } catch (error) {
-    return batchError(BATCH_CODES.invalidIndicator, `indicator[${index}]`, `Invalid Indicator: ${failure(error)}`,
-      `indicator[${index}]${describeIndicator(item)}: ${failure(error)}`)
+    return batchError(
+      BATCH_CODES.invalidIndicator,
+      `indicator[${index}]`,
+      `Invalid Indicator: ${failure(error)}`,
+      `indicator[${index}]${describeIndicator(item)}: ${failure(error)}`,
+    )
   }
 }
 
@@ -142,8 +165,12 @@ export function readGroupDraft(env: BatchEnvironment, item: unknown, index: numb
     return { index, def, xid, columns: groupColumnsFromBody(def, obj, 'create'), ...readMetadata(env, 'group', obj) }
   } catch (error) {
     const name = (item as Record<string, unknown> | null)?.xid ?? (item as Record<string, unknown> | null)?.name
-    return batchError(BATCH_CODES.invalidGroup, `group[${index}]`, `Invalid Group: ${failure(error)}`,
-      `group[${index}]${name ? ` '${String(name)}'` : ''}: ${failure(error)}`)
+    return batchError(
+      BATCH_CODES.invalidGroup,
+      `group[${index}]`,
+      `Invalid Group: ${failure(error)}`,
+      `group[${index}]${name ? ` '${String(name)}'` : ''}: ${failure(error)}`,
+    )
   }
 }
 

@@ -6,7 +6,12 @@
  */
 import { gzipSync } from 'node:zlib'
 import {
-  type BatchErrorRow, deleteBatchJob, findBatchJob, insertBatchJob, listBatchErrors, queueBatchJob,
+  type BatchErrorRow,
+  deleteBatchJob,
+  findBatchJob,
+  insertBatchJob,
+  listBatchErrors,
+  queueBatchJob,
 } from '../../store/repositories/batch.repository.js'
 import { announceBatchQueued } from '../../store/batch-wakeups.js'
 import type { RequestContext } from '../context.js'
@@ -16,15 +21,19 @@ import { type Action, isAllowed } from '../permissions.js'
 import { parseBatchDefinition } from './definition.js'
 import { readProgress } from './progress.js'
 
-export const BATCH_DISABLED_MESSAGE = 'Batch job api is not available.  Ensure that batchJobEnabled is true and document storage is enabled and configured;'
+export const BATCH_DISABLED_MESSAGE =
+  'Batch job api is not available.  Ensure that batchJobEnabled is true and document storage is enabled and configured;'
 
 const ACTION_NOUNS: Partial<Record<Action, string>> = {
-  batch: 'run batch jobs', create: 'create Indicators; Groups; Attributes; Tags', update: 'update Indicators; Groups; Attributes; Tags',
+  batch: 'run batch jobs',
+  create: 'create Indicators; Groups; Attributes; Tags',
+  update: 'update Indicators; Groups; Attributes; Tags',
   delete: 'delete Indicators; Groups',
 }
 
 async function requireEnabled(ctx: RequestContext) {
-  if (!(await ctx.services.settings.getBoolean('batchJobEnabled'))) throw new DomainError('unavailable', BATCH_DISABLED_MESSAGE)
+  if (!(await ctx.services.settings.getBoolean('batchJobEnabled')))
+    throw new DomainError('unavailable', BATCH_DISABLED_MESSAGE)
 }
 
 /**
@@ -36,20 +45,33 @@ export async function createBatchJob(ctx: RequestContext, body: unknown): Promis
   await requireEnabled(ctx)
   const options = parseBatchDefinition(body)
   const membership = selectOwner(ctx.caller, options.owner)
-  const needed: Action[] = ['batch', ...(options.action === 'Create' ? ['create', 'update'] as const : ['delete'] as const)]
+  const needed: Action[] = [
+    'batch',
+    ...(options.action === 'Create' ? (['create', 'update'] as const) : (['delete'] as const)),
+  ]
   const missing = needed.filter((a) => !isAllowed(membership, a))
   if (missing.length) {
-    throw new DomainError('forbidden', `Unable to perform the requested operation due to the following error(s): ${
-      missing.map((a) => `You do not have permission to ${ACTION_NOUNS[a]};`).join(' ')} (owner ${membership.ownerName}, role ${membership.role})`)
+    throw new DomainError(
+      'forbidden',
+      `Unable to perform the requested operation due to the following error(s): ${missing
+        .map((a) => `You do not have permission to ${ACTION_NOUNS[a]};`)
+        .join(' ')} (owner ${membership.ownerName}, role ${membership.role})`,
+    )
   }
-  return insertBatchJob(ctx.store.db, { ownerId: membership.ownerId, userId: ctx.caller.account.id, options: JSON.stringify(options), now: ctx.now })
+  return insertBatchJob(ctx.store.db, {
+    ownerId: membership.ownerId,
+    userId: ctx.caller.account.id,
+    options: JSON.stringify(options),
+    now: ctx.now,
+  })
 }
 
 async function requireVisibleJob(ctx: RequestContext, id: number) {
   const job = Number.isSafeInteger(id) && id > 0 ? await findBatchJob(ctx.store.db, id) : undefined
   if (job && job.user_id === ctx.caller.account.id) return job
   const membership = job && membershipFor(ctx, job.owner_id)
-  if (job && membership && (membership.role === 'Organization Administrator' || membership.role === 'Director')) return job
+  if (job && membership && (membership.role === 'Organization Administrator' || membership.role === 'Director'))
+    return job
   throw notFound(`Batch job ${id} not found`)
 }
 
@@ -79,7 +101,11 @@ export async function uploadBatchInput(ctx: RequestContext, id: number, content:
  * The platform's one-call form (tcex's default `submit`): define the job and upload its input
  * together. A refused input leaves no job behind.
  */
-export async function createAndUploadBatchJob(ctx: RequestContext, definition: unknown, content: Buffer | string): Promise<BatchStatusView> {
+export async function createAndUploadBatchJob(
+  ctx: RequestContext,
+  definition: unknown,
+  content: Buffer | string,
+): Promise<BatchStatusView> {
   const id = await createBatchJob(ctx, definition)
   try {
     await uploadBatchInput(ctx, id, content)
@@ -102,7 +128,13 @@ export interface BatchStatusView {
 /** The job's status; `additional` adds the per-kind counts. */
 export async function getBatchStatus(ctx: RequestContext, id: number, additional: boolean): Promise<BatchStatusView> {
   const job = await requireVisibleJob(ctx, id)
-  const view: BatchStatusView = { id: job.id, status: job.status, errorCount: job.error_count, successCount: job.success_count, unprocessCount: job.unprocess_count }
+  const view: BatchStatusView = {
+    id: job.id,
+    status: job.status,
+    errorCount: job.error_count,
+    successCount: job.success_count,
+    unprocessCount: job.unprocess_count,
+  }
   if (!additional) return view
   const { counts } = readProgress(job.progress)
   return { ...view, ...counts }
@@ -117,7 +149,11 @@ export interface BatchResult {
 }
 
 const toResult = (row: BatchErrorRow): BatchResult => ({
-  code: row.code, severity: row.severity, errorReason: row.reason, errorMessage: row.message, ...(row.source ? { errorSource: row.source } : {}),
+  code: row.code,
+  severity: row.severity,
+  errorReason: row.reason,
+  errorMessage: row.message,
+  ...(row.source ? { errorSource: row.source } : {}),
 })
 
 /** The error file: the job's errors and warnings as gzip-compressed JSON. Only once the job completed. */
@@ -130,12 +166,25 @@ export async function getBatchErrorFile(ctx: RequestContext, id: number): Promis
 }
 
 /** A job's counts and all its errors and warnings in one read, for a caller that ran the job itself (the CLI import). */
-export async function readBatchOutcome(ctx: RequestContext, id: number): Promise<{ successCount: number; errorCount: number; results: BatchResult[] }> {
+export async function readBatchOutcome(
+  ctx: RequestContext,
+  id: number,
+): Promise<{ successCount: number; errorCount: number; results: BatchResult[] }> {
   const job = await requireVisibleJob(ctx, id)
-  return { successCount: job.success_count, errorCount: job.error_count, results: (await listBatchErrors(ctx.store.db, id)).map(toResult) }
+  return {
+    successCount: job.success_count,
+    errorCount: job.error_count,
+    results: (await listBatchErrors(ctx.store.db, id)).map(toResult),
+  }
 }
 
-const SEVERITIES: Record<string, string> = { err: 'Error', error: 'Error', warn: 'Warning', warning: 'Warning', info: 'Info' }
+const SEVERITIES: Record<string, string> = {
+  err: 'Error',
+  error: 'Error',
+  warn: 'Warning',
+  warning: 'Warning',
+  info: 'Info',
+}
 
 export interface ResultFilter {
   code?: string
@@ -146,14 +195,24 @@ export interface ResultFilter {
 /** Errors and warnings as JSON, filtered by code (`0x…`), text they contain, and severity. */
 export async function listBatchResults(ctx: RequestContext, id: number, filter: ResultFilter): Promise<BatchResult[]> {
   await requireVisibleJob(ctx, id)
-  if (filter.code !== undefined && !/^0x[0-9a-f]{1,8}$/i.test(filter.code)) throw invalid(`code must be a hexadecimal error code such as 0x1005, not '${filter.code}'`)
-  const severities = filter.severity?.flatMap((s) => s.split(',')).map((s) => s.trim().toLowerCase()).filter(Boolean)
-  for (const s of severities ?? []) if (!SEVERITIES[s]) throw invalid(`severity accepts err, error, info, warn, warning; not '${s}'`)
+  if (filter.code !== undefined && !/^0x[0-9a-f]{1,8}$/i.test(filter.code))
+    throw invalid(`code must be a hexadecimal error code such as 0x1005, not '${filter.code}'`)
+  const severities = filter.severity
+    ?.flatMap((s) => s.split(','))
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
+  for (const s of severities ?? [])
+    if (!SEVERITIES[s]) throw invalid(`severity accepts err, error, info, warn, warning; not '${s}'`)
   const all = await listBatchErrors(ctx.store.db, id)
   if (all.length === 0) throw notFound(`Batch job ${id} has no errors`)
   const wanted = severities?.length ? new Set(severities.map((s) => SEVERITIES[s])) : undefined
   const needle = filter.contains?.toLowerCase()
-  return all.filter((r) => (!filter.code || r.code.toLowerCase() === filter.code.toLowerCase())
-    && (!wanted || wanted.has(r.severity))
-    && (!needle || r.reason.toLowerCase().includes(needle) || r.message.toLowerCase().includes(needle))).map(toResult)
+  return all
+    .filter(
+      (r) =>
+        (!filter.code || r.code.toLowerCase() === filter.code.toLowerCase()) &&
+        (!wanted || wanted.has(r.severity)) &&
+        (!needle || r.reason.toLowerCase().includes(needle) || r.message.toLowerCase().includes(needle)),
+    )
+    .map(toResult)
 }

@@ -46,34 +46,52 @@ function text(value: unknown, field: string): string {
 
 export function readLabels(env: BatchEnvironment, entries: unknown[] | undefined): LabelRef[] | undefined {
   if (!entries) return undefined
-  if (entries.length && !env.may.applyLabel) throw invalid(`You do not have permission to apply security labels in ${env.ownerName}`)
+  if (entries.length && !env.may.applyLabel)
+    throw invalid(`You do not have permission to apply security labels in ${env.ownerName}`)
   return entries.map((entry) => {
     const e = (typeof entry === 'string' ? { name: entry } : entry) as Record<string, unknown> | null
-    if (!e || typeof e !== 'object' || typeof e.name !== 'string' || !e.name.trim()) throw invalid('Each securityLabel needs a name')
+    if (!e || typeof e !== 'object' || typeof e.name !== 'string' || !e.name.trim())
+      throw invalid('Each securityLabel needs a name')
     const name = e.name.trim()
     const id = findLabelId(env, name)
     if (id !== undefined) return { id }
-    const defined = (e.color !== undefined && e.color !== null && e.color !== '') || (typeof e.description === 'string' && e.description.trim() !== '')
-    if (!defined) throw invalid(`Security Label '${name}' does not exist in ${env.ownerName}; define it with a color or description to create it`)
-    if (!env.may.manageLabels) throw invalid(`Security Label '${name}' does not exist in ${env.ownerName} and you do not have permission to create security labels`)
-    if (name.length > LABEL_NAME_MAX_LENGTH) throw invalid(`Security Label names are at most ${LABEL_NAME_MAX_LENGTH} characters`)
-    return { name, color: normalizeColor(e.color), description: typeof e.description === 'string' ? e.description : null }
+    const defined =
+      (e.color !== undefined && e.color !== null && e.color !== '') ||
+      (typeof e.description === 'string' && e.description.trim() !== '')
+    if (!defined)
+      throw invalid(
+        `Security Label '${name}' does not exist in ${env.ownerName}; define it with a color or description to create it`,
+      )
+    if (!env.may.manageLabels)
+      throw invalid(
+        `Security Label '${name}' does not exist in ${env.ownerName} and you do not have permission to create security labels`,
+      )
+    if (name.length > LABEL_NAME_MAX_LENGTH)
+      throw invalid(`Security Label names are at most ${LABEL_NAME_MAX_LENGTH} characters`)
+    return {
+      name,
+      color: normalizeColor(e.color),
+      description: typeof e.description === 'string' ? e.description : null,
+    }
   })
 }
 
 function readAttribute(env: BatchEnvironment, kind: ItemKind, entry: unknown): AttributeDraft {
-  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw invalid('Each attribute must be an object with type and value')
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry))
+    throw invalid('Each attribute must be an object with type and value')
   const a = entry as Record<string, unknown>
   if (a.type === undefined || a.type === null) throw invalid('Attribute type is required')
   if (a.value === undefined || a.value === null) throw invalid('Attribute value is required')
   const typeName = text(a.type, 'Attribute type')
   const type = env.attributeTypes.get(typeName)
   if (!type) throw invalid(`Unknown attribute type '${typeName}'`)
-  if (!type.applies_to.split(',').includes(kind)) throw invalid(`Attribute type '${typeName}' does not apply to ${kind}s`)
+  if (!type.applies_to.split(',').includes(kind))
+    throw invalid(`Attribute type '${typeName}' does not apply to ${kind}s`)
   const value = text(a.value, 'Attribute value')
   checkValue(type, value)
   return {
-    typeId: type.id, value,
+    typeId: type.id,
+    value,
     displayed: DISPLAYABLE.has(type.name) && booleanValue(a.displayed, 'Attribute displayed') ? 1 : 0,
     pinned: booleanValue(a.pinned, 'Attribute pinned') ? 1 : 0,
     source: a.source === undefined || a.source === null ? null : text(a.source, 'Attribute source'),
@@ -84,6 +102,8 @@ function readAttribute(env: BatchEnvironment, kind: ItemKind, entry: unknown): A
 /** The item's metadata arrays, validated; throws `invalid` at the first bad entry. */
 export function readMetadata(env: BatchEnvironment, kind: ItemKind, item: Record<string, unknown>): MetadataDraft {
   const attributes = list(item, 'attribute')?.map((a) => readAttribute(env, kind, a))
-  const tags = list(item, 'tag')?.map((t) => checkTagName(typeof t === 'object' && t !== null ? (t as { name?: unknown }).name : t))
+  const tags = list(item, 'tag')?.map((t) =>
+    checkTagName(typeof t === 'object' && t !== null ? (t as { name?: unknown }).name : t),
+  )
   return { attributes, tags: tags && [...new Set(tags)], labels: readLabels(env, list(item, 'securityLabel')) }
 }

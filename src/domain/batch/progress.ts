@@ -25,8 +25,17 @@ export interface BatchProgress {
 
 export function initialProgress(): BatchProgress {
   return {
-    phase: 'groups', offset: 0,
-    counts: { successIndicatorCount: 0, errorIndicatorCount: 0, successGroupCount: 0, errorGroupCount: 0, successAssociationCount: 0, errorAssociationCount: 0, warningCount: 0 },
+    phase: 'groups',
+    offset: 0,
+    counts: {
+      successIndicatorCount: 0,
+      errorIndicatorCount: 0,
+      successGroupCount: 0,
+      errorGroupCount: 0,
+      successAssociationCount: 0,
+      errorAssociationCount: 0,
+      warningCount: 0,
+    },
   }
 }
 

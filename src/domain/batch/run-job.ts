@@ -8,7 +8,12 @@
 import { setImmediate } from 'node:timers/promises'
 import type { Kysely } from 'kysely'
 import {
-  type BatchJobRow, commitBatchProgress, completeBatchJob, findBatchInput, findBatchJob, insertBatchErrors,
+  type BatchJobRow,
+  commitBatchProgress,
+  completeBatchJob,
+  findBatchInput,
+  findBatchJob,
+  insertBatchErrors,
 } from '../../store/repositories/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
@@ -68,7 +73,10 @@ const leaseUntil = (r: Runner) => new Date(Date.now() + r.leaseMs).toISOString()
 async function commit(r: Runner, db: Kysely<Database>, issues: BatchIssue[]) {
   if (issues.length) await insertBatchErrors(db, r.job.id, issues)
   const ok = await commitBatchProgress(db, r.job.id, r.workerId, {
-    progress: JSON.stringify(r.progress), successCount: successTotal(r.progress.counts), errorCount: errorTotal(r.progress.counts), leaseUntil: leaseUntil(r),
+    progress: JSON.stringify(r.progress),
+    successCount: successTotal(r.progress.counts),
+    errorCount: errorTotal(r.progress.counts),
+    leaseUntil: leaseUntil(r),
   })
   if (!ok) throw new LeaseLostError(r.job.id)
 }
@@ -80,7 +88,13 @@ async function finish(r: Runner, unprocessCount: number, issues: BatchIssue[] = 
     // Only job-level issues (bad JSON, limit, permission) arrive here; item issues were tallied per chunk.
     const errors = errorTotal(c) + issues.length
     r.progress.phase = 'done'
-    const ok = await completeBatchJob(trx, r.job.id, r.workerId, { progress: JSON.stringify(r.progress), successCount: successTotal(c), errorCount: errors, unprocessCount, now: isoNow() })
+    const ok = await completeBatchJob(trx, r.job.id, r.workerId, {
+      progress: JSON.stringify(r.progress),
+      successCount: successTotal(c),
+      errorCount: errors,
+      unprocessCount,
+      now: isoNow(),
+    })
     if (!ok) throw new LeaseLostError(r.job.id)
   })
 }
@@ -93,7 +107,12 @@ async function jobContext(store: Store, services: Services, job: Runner['job']):
 }
 
 type Item = { index: number }
-type Outcome = { consumed: number; written: number; issues: BatchIssue[]; createdLabels?: { name: string; id: number }[] }
+type Outcome = {
+  consumed: number
+  written: number
+  issues: BatchIssue[]
+  createdLabels?: { name: string; id: number }[]
+}
 
 interface PhasePlan {
   phase: Exclude<Phase, 'done'>
@@ -106,8 +125,12 @@ interface PhasePlan {
 }
 
 function tallyFor(phase: PhasePlan['phase']) {
-  const [ok, bad] = phase === 'groups' ? ['successGroupCount', 'errorGroupCount'] as const
-    : phase === 'indicators' ? ['successIndicatorCount', 'errorIndicatorCount'] as const : ['successAssociationCount', 'errorAssociationCount'] as const
+  const [ok, bad] =
+    phase === 'groups'
+      ? (['successGroupCount', 'errorGroupCount'] as const)
+      : phase === 'indicators'
+        ? (['successIndicatorCount', 'errorIndicatorCount'] as const)
+        : (['successAssociationCount', 'errorAssociationCount'] as const)
   return (r: Runner, written: number, issues: BatchIssue[]) => {
     r.progress.counts[ok] += written
     r.progress.counts[bad] += issues.filter((i) => i.severity === 'Error').length
@@ -121,15 +144,26 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
   const withIndex = associations.map((a, index) => (isIssue(a) ? a : { ...a, index }))
   return [
     {
-      phase: 'groups', items: input.group, read: (item, i) => readGroupDraft(env, item, i), tally: tallyFor('groups'),
-      write: (db, d) => (del ? deleteGroupChunk(db, env, d as never) : writeGroupChunk(db, env, d as never)), countable: (from) => Math.max(0, input.group.length - from),
+      phase: 'groups',
+      items: input.group,
+      read: (item, i) => readGroupDraft(env, item, i),
+      tally: tallyFor('groups'),
+      write: (db, d) => (del ? deleteGroupChunk(db, env, d as never) : writeGroupChunk(db, env, d as never)),
+      countable: (from) => Math.max(0, input.group.length - from),
     },
     {
-      phase: 'indicators', items: input.indicator, read: (item, i) => readIndicatorDraft(env, item, i), tally: tallyFor('indicators'),
-      write: (db, d) => (del ? deleteIndicatorChunk(db, env, d as never) : writeIndicatorChunk(db, env, d as never)), countable: (from) => Math.max(0, input.indicator.length - from),
+      phase: 'indicators',
+      items: input.indicator,
+      read: (item, i) => readIndicatorDraft(env, item, i),
+      tally: tallyFor('indicators'),
+      write: (db, d) => (del ? deleteIndicatorChunk(db, env, d as never) : writeIndicatorChunk(db, env, d as never)),
+      countable: (from) => Math.max(0, input.indicator.length - from),
     },
     {
-      phase: 'associations', items: withIndex, read: (item) => item as Item | BatchIssue, tally: tallyFor('associations'),
+      phase: 'associations',
+      items: withIndex,
+      read: (item) => item as Item | BatchIssue,
+      tally: tallyFor('associations'),
       write: (db, d) => writeAssociationChunk(db, env, d as (AssociationEntry & Item)[]),
       countable: (from) => withIndex.slice(from).filter((a) => isIssue(a) || !(a as AssociationEntry).inline).length,
     },
@@ -156,13 +190,21 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
     try {
       const created = await inTransaction(r.store.db, async (trx) => {
         const outcome: Outcome = usable.length ? await plan.write(trx, usable) : { consumed: 0, written: 0, issues: [] }
-        const next = outcome.consumed < usable.length ? usable[outcome.consumed].index
-          : firstIssue >= 0 ? start + firstIssue + 1 : start + read.length
+        const next =
+          outcome.consumed < usable.length
+            ? usable[outcome.consumed].index
+            : firstIssue >= 0
+              ? start + firstIssue + 1
+              : start + read.length
         const issues = [...read.filter((x) => 'issue' in x && x.index < next).map((x) => x.issue!), ...outcome.issues]
         plan.tally(r, outcome.written, issues)
         r.progress.offset = next
         await commit(r, trx, issues)
-        return { labels: outcome.createdLabels ?? [], written: outcome.written, halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error') }
+        return {
+          labels: outcome.createdLabels ?? [],
+          written: outcome.written,
+          halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error'),
+        }
       })
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
       // Between commits, so the next chunk's look-ups plan with statistics of the table as it now is.
@@ -176,8 +218,11 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
         singleUntil = start + size
         continue
       }
-      const issue = batchError(BATCH_CODES.internal, `${plan.phase === 'groups' ? 'group' : plan.phase === 'indicators' ? 'indicator' : 'association'}[${start}]`,
-        `Internal: ${(error as Error).message}`)
+      const issue = batchError(
+        BATCH_CODES.internal,
+        `${plan.phase === 'groups' ? 'group' : plan.phase === 'indicators' ? 'indicator' : 'association'}[${start}]`,
+        `Internal: ${(error as Error).message}`,
+      )
       plan.tally(r, 0, [issue])
       r.progress.offset = start + 1
       await inTransaction(r.store.db, (trx) => commit(r, trx, [issue]))
@@ -194,17 +239,32 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
 export async function runBatchJob(store: Store, services: Services, jobId: number, options: RunOptions): Promise<void> {
   const job = await findBatchJob(store.db, jobId)
   if (!job || job.status !== 'Running' || job.lease_owner !== options.workerId) return
-  const r: Runner = { store, job, workerId: options.workerId, leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, progress: readProgress(job.progress), stopping: options.stopping }
+  const r: Runner = {
+    store,
+    job,
+    workerId: options.workerId,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    progress: readProgress(job.progress),
+    stopping: options.stopping,
+  }
   const batchOptions = JSON.parse(job.options) as BatchOptions
   const parsed = parseBatchInput((await findBatchInput(store.db, jobId)) ?? '')
   if (isIssue(parsed)) return finish(r, 0, [parsed])
   const total = parsed.indicator.length + parsed.group.length + parsed.association.length
   const ctx = await jobContext(store, services, job)
-  if (!ctx) return finish(r, total, [batchError(BATCH_CODES.permission, null, 'Permission: the job owner may no longer run batch jobs in this owner')])
+  if (!ctx)
+    return finish(r, total, [
+      batchError(BATCH_CODES.permission, null, 'Permission: the job owner may no longer run batch jobs in this owner'),
+    ])
   const max = Number(await services.settings.get('batchMaxIndicators'))
   if (parsed.indicator.length > max) {
-    return finish(r, total, [batchError(BATCH_CODES.indicatorLimit, '$.indicator',
-      `Batch job would exceed the number of allowed indicators: ${parsed.indicator.length} given, at most ${max} per job`)])
+    return finish(r, total, [
+      batchError(
+        BATCH_CODES.indicatorLimit,
+        '$.indicator',
+        `Batch job would exceed the number of allowed indicators: ${parsed.indicator.length} given, at most ${max} per job`,
+      ),
+    ])
   }
   const env = await loadBatchEnvironment(store.db, ctx, batchOptions)
   const plans = phasePlans(env, parsed)

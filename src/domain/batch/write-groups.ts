@@ -5,7 +5,11 @@
  * live here too.
  */
 import type { Kysely } from 'kysely'
-import { findFilesByHashes, findGroupsByXids, findIndicatorsBySummaries } from '../../store/repositories/batch-write.repository.js'
+import {
+  findFilesByHashes,
+  findGroupsByXids,
+  findIndicatorsBySummaries,
+} from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { deleteGroupRows } from '../../store/repositories/group.repository.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
@@ -26,8 +30,20 @@ export function haltAtFirst<T>(env: BatchEnvironment, drafts: T[], fails: (d: T)
 }
 
 /** Creates or updates the chunk's Groups (action Create). */
-export async function writeGroupChunk(db: Kysely<Database>, env: BatchEnvironment, drafts: GroupDraft[]): Promise<ChunkOutcome> {
-  const existing = new Map((await findGroupsByXids(db, env.ownerId, drafts.map((d) => d.xid))).map((g) => [g.xid!, g]))
+export async function writeGroupChunk(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  drafts: GroupDraft[],
+): Promise<ChunkOutcome> {
+  const existing = new Map(
+    (
+      await findGroupsByXids(
+        db,
+        env.ownerId,
+        drafts.map((d) => d.xid),
+      )
+    ).map((g) => [g.xid!, g]),
+  )
   const seen = new Set<string>()
   const accepted: GroupDraft[] = []
   for (const d of drafts) {
@@ -35,26 +51,65 @@ export async function writeGroupChunk(db: Kysely<Database>, env: BatchEnvironmen
     seen.add(d.xid)
     accepted.push(d)
   }
-  const wrongType = (d: GroupDraft) => { const found = existing.get(d.xid); return !!found && found.type !== d.def.name }
+  const wrongType = (d: GroupDraft) => {
+    const found = existing.get(d.xid)
+    return !!found && found.type !== d.def.name
+  }
   haltAtFirst(env, accepted, wrongType)
-  const issues: BatchIssue[] = accepted.filter(wrongType).map((d) => batchError(BATCH_CODES.invalidGroup, `group[${d.index}]`,
-    `Invalid Group: xid '${d.xid}' belongs to a ${existing.get(d.xid)!.type} Group, not a ${d.def.name}`))
+  const issues: BatchIssue[] = accepted
+    .filter(wrongType)
+    .map((d) =>
+      batchError(
+        BATCH_CODES.invalidGroup,
+        `group[${d.index}]`,
+        `Invalid Group: xid '${d.xid}' belongs to a ${existing.get(d.xid)!.type} Group, not a ${d.def.name}`,
+      ),
+    )
   const valid = accepted.filter((d) => !wrongType(d))
   const inserts = valid.filter((d) => !existing.has(d.xid))
   const ctx = contextIn(env.ctx, db)
-  const newIds = await insertGroups(ctx, inserts.map((d) => ({ def: d.def, xid: d.xid, columns: d.columns })))
-  await updateGroups(ctx, valid.filter((d) => existing.has(d.xid)).map((d) => ({ id: existing.get(d.xid)!.id, columns: d.columns })))
-  const targets: MetadataTarget[] = valid.map((d) => ({ draft: d, ids: [existing.get(d.xid)?.id ?? newIds.get(d.xid)!], existing: existing.has(d.xid) }))
+  const newIds = await insertGroups(
+    ctx,
+    inserts.map((d) => ({ def: d.def, xid: d.xid, columns: d.columns })),
+  )
+  await updateGroups(
+    ctx,
+    valid.filter((d) => existing.has(d.xid)).map((d) => ({ id: existing.get(d.xid)!.id, columns: d.columns })),
+  )
+  const targets: MetadataTarget[] = valid.map((d) => ({
+    draft: d,
+    ids: [existing.get(d.xid)?.id ?? newIds.get(d.xid)!],
+    existing: existing.has(d.xid),
+  }))
   const createdLabels = await writeMetadata(db, env, 'group', targets)
   return { consumed: accepted.length, written: valid.length, issues, createdLabels }
 }
 
-export async function deleteGroupChunk(db: Kysely<Database>, env: BatchEnvironment, all: GroupDraft[]): Promise<ChunkOutcome> {
-  const found = new Map((await findGroupsByXids(db, env.ownerId, all.map((d) => d.xid))).map((g) => [g.xid!, g.id]))
+export async function deleteGroupChunk(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  all: GroupDraft[],
+): Promise<ChunkOutcome> {
+  const found = new Map(
+    (
+      await findGroupsByXids(
+        db,
+        env.ownerId,
+        all.map((d) => d.xid),
+      )
+    ).map((g) => [g.xid!, g.id]),
+  )
   const drafts = [...all]
   haltAtFirst(env, drafts, (d) => !found.has(d.xid))
-  const issues = drafts.filter((d) => !found.has(d.xid))
-    .map((d) => batchError(BATCH_CODES.notFound, `group[${d.index}]`, `Item Not Found: no Group with xid '${d.xid}' in ${env.ownerName}`))
+  const issues = drafts
+    .filter((d) => !found.has(d.xid))
+    .map((d) =>
+      batchError(
+        BATCH_CODES.notFound,
+        `group[${d.index}]`,
+        `Item Not Found: no Group with xid '${d.xid}' in ${env.ownerName}`,
+      ),
+    )
   const ids = [...new Set(drafts.flatMap((d) => (found.has(d.xid) ? [found.get(d.xid)!] : [])))]
   await deleteItemMetadata(db, 'group', ids)
   await deleteGroupRows(db, ids)
@@ -62,23 +117,42 @@ export async function deleteGroupChunk(db: Kysely<Database>, env: BatchEnvironme
 }
 
 /** Deletes the listed Indicators; a File is found by any of its hashes. */
-export async function deleteIndicatorChunk(db: Kysely<Database>, env: BatchEnvironment, all: IndicatorDraft[]): Promise<ChunkOutcome> {
+export async function deleteIndicatorChunk(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  all: IndicatorDraft[],
+): Promise<ChunkOutcome> {
   const drafts = [...all]
-  const others = await findIndicatorsBySummaries(db, env.ownerId, drafts.filter((d) => d.def.name !== 'File').map((d) => ({ type: d.def.name, summary: d.summary })))
+  const others = await findIndicatorsBySummaries(
+    db,
+    env.ownerId,
+    drafts.filter((d) => d.def.name !== 'File').map((d) => ({ type: d.def.name, summary: d.summary })),
+  )
   const files = drafts.filter((d) => d.def.name === 'File')
-  const fileRows = files.length ? await findFilesByHashes(db, env.ownerId, {
-    md5: files.flatMap((d) => (d.values[0] ? [d.values[0]] : [])), sha1: files.flatMap((d) => (d.values[1] ? [d.values[1]] : [])),
-    sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
-  }) : []
-  const rowsOf = (d: IndicatorDraft) => d.def.name === 'File'
-    ? filesSharingHashes(fileRows, d.values)
-    : others.filter((r) => r.type === d.def.name && r.summary === d.summary)
+  const fileRows = files.length
+    ? await findFilesByHashes(db, env.ownerId, {
+        md5: files.flatMap((d) => (d.values[0] ? [d.values[0]] : [])),
+        sha1: files.flatMap((d) => (d.values[1] ? [d.values[1]] : [])),
+        sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
+      })
+    : []
+  const rowsOf = (d: IndicatorDraft) =>
+    d.def.name === 'File'
+      ? filesSharingHashes(fileRows, d.values)
+      : others.filter((r) => r.type === d.def.name && r.summary === d.summary)
   haltAtFirst(env, drafts, (d) => rowsOf(d).length === 0)
   const doomed = new Map<number, { id: number; type: string; summary: string }>()
   const issues: BatchIssue[] = []
   for (const d of drafts) {
     const rows = rowsOf(d)
-    if (rows.length === 0) issues.push(batchError(BATCH_CODES.notFound, `indicator[${d.index}]`, `Item Not Found: no ${d.def.name} Indicator '${d.summary}' in ${env.ownerName}`))
+    if (rows.length === 0)
+      issues.push(
+        batchError(
+          BATCH_CODES.notFound,
+          `indicator[${d.index}]`,
+          `Item Not Found: no ${d.def.name} Indicator '${d.summary}' in ${env.ownerName}`,
+        ),
+      )
     for (const r of rows) doomed.set(r.id, r)
   }
   await deleteIndicators(db, env, [...doomed.values()])

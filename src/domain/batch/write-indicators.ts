@@ -8,7 +8,12 @@
 import type { Kysely } from 'kysely'
 import { composeSummary } from '../../model/indicator-types.js'
 import {
-  type ExistingIndicator, type RowUpdate, findFilesByHashes, findIndicatorsBySummaries, insertRows, mergeFilesInto,
+  type ExistingIndicator,
+  type RowUpdate,
+  findFilesByHashes,
+  findIndicatorsBySummaries,
+  insertRows,
+  mergeFilesInto,
 } from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
@@ -28,25 +33,38 @@ export interface ChunkOutcome {
   createdLabels: CreatedLabels
 }
 
-type Plan = { draft: IndicatorDraft } & (FilePlan | { kind: 'insert'; hashes: (string | null)[]; deleteFirst: number[] } | { kind: 'update'; ids: number[]; deleteFirst: number[]; hashes?: (string | null)[] })
+type Plan = { draft: IndicatorDraft } & (
+  | FilePlan
+  | { kind: 'insert'; hashes: (string | null)[]; deleteFirst: number[] }
+  | { kind: 'update'; ids: number[]; deleteFirst: number[]; hashes?: (string | null)[] }
+)
 
 async function findExisting(db: Kysely<Database>, env: BatchEnvironment, drafts: IndicatorDraft[]) {
   const files = drafts.filter((d) => d.def.name === 'File')
   const others = drafts.filter((d) => d.def.name !== 'File')
   const bySummary = new Map<string, ExistingIndicator>()
-  for (const row of await findIndicatorsBySummaries(db, env.ownerId, others.map((d) => ({ type: d.def.name, summary: d.summary })))) bySummary.set(`${row.type}|${row.summary}`, row)
-  const fileRows = files.length ? await findFilesByHashes(db, env.ownerId, {
-    md5: files.flatMap((d) => (d.values[0] ? [d.values[0]] : [])),
-    sha1: files.flatMap((d) => (d.values[1] ? [d.values[1]] : [])),
-    sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
-  }) : []
+  for (const row of await findIndicatorsBySummaries(
+    db,
+    env.ownerId,
+    others.map((d) => ({ type: d.def.name, summary: d.summary })),
+  ))
+    bySummary.set(`${row.type}|${row.summary}`, row)
+  const fileRows = files.length
+    ? await findFilesByHashes(db, env.ownerId, {
+        md5: files.flatMap((d) => (d.values[0] ? [d.values[0]] : [])),
+        sha1: files.flatMap((d) => (d.values[1] ? [d.values[1]] : [])),
+        sha256: files.flatMap((d) => (d.values[2] ? [d.values[2]] : [])),
+      })
+    : []
   return { bySummary, fileRows }
 }
 
 function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<ReturnType<typeof findExisting>>): Plan {
   if (draft.def.name !== 'File') {
     const row = existing.bySummary.get(`${draft.def.name}|${draft.summary}`)
-    return row ? { draft, kind: 'update', ids: [row.id], deleteFirst: [] } : { draft, kind: 'insert', hashes: draft.values, deleteFirst: [] }
+    return row
+      ? { draft, kind: 'update', ids: [row.id], deleteFirst: [] }
+      : { draft, kind: 'insert', hashes: draft.values, deleteFirst: [] }
   }
   const matches = filesSharingHashes(existing.fileRows, draft.values)
     .sort((a, b) => (a.last_modified < b.last_modified ? 1 : a.last_modified > b.last_modified ? -1 : b.id - a.id))
@@ -59,18 +77,30 @@ function claims(p: Plan): string[] {
   // Only Files are found by their values (hashes); any other Indicator's row is its type and summary.
   if (p.kind === 'insert' && p.draft.def.name !== 'File') return [`s:${p.draft.def.name}|${p.draft.summary}`]
   const keys = [`s:${p.draft.def.name}|${p.draft.summary}`, ...p.draft.values.filter(Boolean).map((h) => `h:${h}`)]
-  if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge') keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
+  if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge')
+    keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
   const ids = p.kind === 'update' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []
   return [...keys, ...ids.map((id) => `i:${id}`), ...('deleteFirst' in p ? p.deleteFirst.map((id) => `i:${id}`) : [])]
 }
 
 /** Deletes Indicators of the job's owner the API's way (removeIndicators), inside the chunk's transaction. */
-export async function deleteIndicators(db: Kysely<Database>, env: BatchEnvironment, rows: { id: number; type: string; summary: string }[]) {
-  await removeIndicators(contextIn(env.ctx, db), rows.map((r) => ({ ...r, ownerId: env.ownerId })))
+export async function deleteIndicators(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  rows: { id: number; type: string; summary: string }[],
+) {
+  await removeIndicators(
+    contextIn(env.ctx, db),
+    rows.map((r) => ({ ...r, ownerId: env.ownerId })),
+  )
 }
 
 /** Creates or updates the chunk's Indicators (action Create). */
-export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnvironment, drafts: IndicatorDraft[]): Promise<ChunkOutcome> {
+export async function writeIndicatorChunk(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  drafts: IndicatorDraft[],
+): Promise<ChunkOutcome> {
   const existing = await findExisting(db, env, drafts)
   const plans: Plan[] = []
   const claimed = new Set<string>()
@@ -84,34 +114,59 @@ export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnviro
   const issues: BatchIssue[] = []
   for (const p of plans) {
     if (p.kind === 'skip') {
-      issues.push(batchWarning(BATCH_CODES.fileHashMerge, `indicator[${p.draft.index}]`, `File Hash Merge: ${p.draft.summary}: ${p.reason}`))
+      issues.push(
+        batchWarning(
+          BATCH_CODES.fileHashMerge,
+          `indicator[${p.draft.index}]`,
+          `File Hash Merge: ${p.draft.summary}: ${p.reason}`,
+        ),
+      )
       continue
     }
     if (p.deleteFirst.length) {
       const doomed = existing.fileRows.filter((r) => p.deleteFirst.includes(r.id))
       await deleteIndicators(db, env, doomed)
-      issues.push(batchWarning(BATCH_CODES.fileHashMerge, `indicator[${p.draft.index}]`,
-        `File Hash Merge: deleted conflicting Files ${doomed.map((r) => r.summary).join(', ')} (hashCollisionMode IgnoreExisting)`))
+      issues.push(
+        batchWarning(
+          BATCH_CODES.fileHashMerge,
+          `indicator[${p.draft.index}]`,
+          `File Hash Merge: deleted conflicting Files ${doomed.map((r) => r.summary).join(', ')} (hashCollisionMode IgnoreExisting)`,
+        ),
+      )
     }
     if (p.kind === 'merge') await mergeFilesInto(db, p.primary, p.secondaries)
   }
 
   const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
   const ctx = contextIn(env.ctx, db)
-  const newIds = await insertIndicators(ctx, inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes })))
-  if (newIds.size !== inserts.length) throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
+  const newIds = await insertIndicators(
+    ctx,
+    inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes })),
+  )
+  if (newIds.size !== inserts.length)
+    throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
 
   const updates: RowUpdate[] = []
   const targets: (MetadataTarget & { draft: IndicatorDraft })[] = []
   for (const p of plans) {
     if (p.kind === 'insert') {
-      targets.push({ draft: p.draft, ids: [newIds.get(`${p.draft.def.name}|${composeSummary(p.draft.def, p.hashes)}`)!], existing: false })
+      targets.push({
+        draft: p.draft,
+        ids: [newIds.get(`${p.draft.def.name}|${composeSummary(p.draft.def, p.hashes)}`)!],
+        existing: false,
+      })
     } else if (p.kind === 'update' || p.kind === 'merge') {
       const ids = p.kind === 'update' ? p.ids : [p.primary]
       const hashes = p.hashes
       for (const id of ids) {
         const changes: Record<string, unknown> = { ...p.draft.changes }
-        if (hashes) Object.assign(changes, { value1: hashes[0], value2: hashes[1], value3: hashes[2], summary: composeSummary(p.draft.def, hashes) })
+        if (hashes)
+          Object.assign(changes, {
+            value1: hashes[0],
+            value2: hashes[1],
+            value3: hashes[2],
+            summary: composeSummary(p.draft.def, hashes),
+          })
         updates.push({ id, changes })
       }
       targets.push({ draft: p.draft, ids, existing: true })
@@ -119,6 +174,10 @@ export async function writeIndicatorChunk(db: Kysely<Database>, env: BatchEnviro
   }
   await updateIndicators(ctx, updates)
   const createdLabels = await writeMetadata(db, env, 'indicator', targets)
-  await insertRows(db, 'file_occurrence', targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))))
+  await insertRows(
+    db,
+    'file_occurrence',
+    targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))),
+  )
   return { consumed: plans.length, written: plans.length, issues, createdLabels }
 }

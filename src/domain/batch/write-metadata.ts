@@ -7,7 +7,12 @@
 import type { Kysely } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import {
-  deleteAttributesById, deleteItemLinks, findOrCreateTags, insertRows, listAttributeKeys, touchTags,
+  deleteAttributesById,
+  deleteItemLinks,
+  findOrCreateTags,
+  insertRows,
+  listAttributeKeys,
+  touchTags,
 } from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { listLabelIds } from '../../store/repositories/security-label.repository.js'
@@ -25,10 +30,15 @@ export interface MetadataTarget {
 /** Labels created by this chunk; the caller remembers them once the chunk has committed. */
 export type CreatedLabels = { name: string; id: number }[]
 
-async function createDefinedLabels(db: Kysely<Database>, env: BatchEnvironment, targets: MetadataTarget[]): Promise<{ ids: Map<string, number>; rows: CreatedLabels }> {
+async function createDefinedLabels(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  targets: MetadataTarget[],
+): Promise<{ ids: Map<string, number>; rows: CreatedLabels }> {
   const defined = new Map<string, Extract<LabelRef, { name: string }>>()
   const define = (refs: readonly LabelRef[]) => {
-    for (const ref of refs) if ('name' in ref && !defined.has(ref.name.toLowerCase())) defined.set(ref.name.toLowerCase(), ref)
+    for (const ref of refs)
+      if ('name' in ref && !defined.has(ref.name.toLowerCase())) defined.set(ref.name.toLowerCase(), ref)
   }
   for (const t of targets) {
     if (t.draft.labels) define(t.draft.labels)
@@ -36,39 +46,80 @@ async function createDefinedLabels(db: Kysely<Database>, env: BatchEnvironment, 
   }
   const ids = new Map<string, number>()
   if (defined.size === 0) return { ids, rows: [] }
-  await insertRows(db, 'security_label', [...defined.values()].map((l) => ({
-    owner_id: env.ownerId, name: l.name, description: l.description, color: l.color, date_added: env.ctx.now,
-  })), [], { ignoreConflicts: true })
-  const rows = await listLabelIds(db, env.ownerId, [...defined.values()].map((l) => l.name))
+  await insertRows(
+    db,
+    'security_label',
+    [...defined.values()].map((l) => ({
+      owner_id: env.ownerId,
+      name: l.name,
+      description: l.description,
+      color: l.color,
+      date_added: env.ctx.now,
+    })),
+    [],
+    { ignoreConflicts: true },
+  )
+  const rows = await listLabelIds(
+    db,
+    env.ownerId,
+    [...defined.values()].map((l) => l.name),
+  )
   for (const r of rows) ids.set(r.name.toLowerCase(), r.id)
   return { ids, rows }
 }
 
 function labelIdOf(env: BatchEnvironment, created: Map<string, number>, ref: LabelRef): number | undefined {
-  return 'id' in ref ? ref.id : created.get(ref.name.toLowerCase()) ?? findLabelId(env, ref.name)
+  return 'id' in ref ? ref.id : (created.get(ref.name.toLowerCase()) ?? findLabelId(env, ref.name))
 }
 
 async function removeReplaced(db: Kysely<Database>, env: BatchEnvironment, kind: ItemKind, targets: MetadataTarget[]) {
   const existing = targets.filter((t) => t.existing)
   const { tagWriteType, securityLabelWriteType, attributeWriteType } = env.options
-  if (tagWriteType === 'Replace') await deleteItemLinks(db, 'item_tag', kind, existing.filter((t) => t.draft.tags).flatMap((t) => t.ids))
+  if (tagWriteType === 'Replace')
+    await deleteItemLinks(
+      db,
+      'item_tag',
+      kind,
+      existing.filter((t) => t.draft.tags).flatMap((t) => t.ids),
+    )
   if (securityLabelWriteType === 'Replace') {
-    await deleteItemLinks(db, 'item_security_label', kind, existing.filter((t) => t.draft.labels).flatMap((t) => t.ids))
+    await deleteItemLinks(
+      db,
+      'item_security_label',
+      kind,
+      existing.filter((t) => t.draft.labels).flatMap((t) => t.ids),
+    )
   }
   const withAttributes = existing.filter((t) => t.draft.attributes)
   if (attributeWriteType === 'Replace') {
-    const keys = await listAttributeKeys(db, kind, withAttributes.flatMap((t) => t.ids))
-    await deleteAttributesById(db, keys.map((k) => k.id))
+    const keys = await listAttributeKeys(
+      db,
+      kind,
+      withAttributes.flatMap((t) => t.ids),
+    )
+    await deleteAttributesById(
+      db,
+      keys.map((k) => k.id),
+    )
   } else if (attributeWriteType === 'Singleton') {
     const incomingTypes = new Map<number, Set<number>>()
-    for (const t of withAttributes) for (const id of t.ids) incomingTypes.set(id, new Set(t.draft.attributes!.map((a) => a.typeId)))
+    for (const t of withAttributes)
+      for (const id of t.ids) incomingTypes.set(id, new Set(t.draft.attributes!.map((a) => a.typeId)))
     const keys = await listAttributeKeys(db, kind, [...incomingTypes.keys()])
-    await deleteAttributesById(db, keys.filter((k) => incomingTypes.get(k.item_id)?.has(k.type_id)).map((k) => k.id))
+    await deleteAttributesById(
+      db,
+      keys.filter((k) => incomingTypes.get(k.item_id)?.has(k.type_id)).map((k) => k.id),
+    )
   }
 }
 
 /** Applies the write types and inserts the chunk's metadata; returns the labels it created. */
-export async function writeMetadata(db: Kysely<Database>, env: BatchEnvironment, kind: ItemKind, targets: MetadataTarget[]): Promise<CreatedLabels> {
+export async function writeMetadata(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  kind: ItemKind,
+  targets: MetadataTarget[],
+): Promise<CreatedLabels> {
   if (targets.length === 0) return []
   const now = env.ctx.now
   const { ids: createdLabels, rows: newLabels } = await createDefinedLabels(db, env, targets)
@@ -76,32 +127,75 @@ export async function writeMetadata(db: Kysely<Database>, env: BatchEnvironment,
 
   const tagNames = [...new Set(targets.flatMap((t) => t.draft.tags ?? []))]
   const tagIds = tagNames.length ? await findOrCreateTags(db, env.ownerId, tagNames, now) : new Map<string, number>()
-  const tagLinks = targets.flatMap((t) => t.ids.flatMap((id) => (t.draft.tags ?? []).map((name) => ({ tag_id: tagIds.get(name)!, item_kind: kind, item_id: id, date_added: now }))))
+  const tagLinks = targets.flatMap((t) =>
+    t.ids.flatMap((id) =>
+      (t.draft.tags ?? []).map((name) => ({
+        tag_id: tagIds.get(name)!,
+        item_kind: kind,
+        item_id: id,
+        date_added: now,
+      })),
+    ),
+  )
   await insertRows(db, 'item_tag', tagLinks, [], { ignoreConflicts: true })
   await touchTags(db, [...tagIds.values()], now)
 
-  const labelLinks = targets.flatMap((t) => t.ids.flatMap((id) => (t.draft.labels ?? []).map((ref) => ({
-    label_id: labelIdOf(env, createdLabels, ref)!, item_kind: kind, item_id: id, date_added: now,
-  }))))
+  const labelLinks = targets.flatMap((t) =>
+    t.ids.flatMap((id) =>
+      (t.draft.labels ?? []).map((ref) => ({
+        label_id: labelIdOf(env, createdLabels, ref)!,
+        item_kind: kind,
+        item_id: id,
+        date_added: now,
+      })),
+    ),
+  )
   await insertRows(db, 'item_security_label', labelLinks, [], { ignoreConflicts: true })
 
-  const attributeTargets = targets.filter((t) => t.draft.attributes && !(t.existing && env.options.attributeWriteType === 'Static'))
+  const attributeTargets = targets.filter(
+    (t) => t.draft.attributes && !(t.existing && env.options.attributeWriteType === 'Static'),
+  )
   const attributes = attributeTargets.flatMap((t) => t.ids.flatMap((id) => t.draft.attributes!.map((a) => ({ id, a }))))
   const rows = attributes.map(({ id, a }) => ({
-    owner_id: env.ownerId, item_kind: kind, item_id: id, type_id: a.typeId, value: a.value, displayed: a.displayed, pinned: a.pinned,
-    source: a.source, created_by: env.ctx.caller.account.id, date_added: now, last_modified: now,
+    owner_id: env.ownerId,
+    item_kind: kind,
+    item_id: id,
+    type_id: a.typeId,
+    value: a.value,
+    displayed: a.displayed,
+    pinned: a.pinned,
+    source: a.source,
+    created_by: env.ctx.caller.account.id,
+    date_added: now,
+    last_modified: now,
   }))
   if (!attributes.some(({ a }) => a.labels.length)) {
     await insertRows(db, 'attribute', rows)
   } else {
     // Returned rows carry no input position, so attribute labels are matched by (item, type, value).
-    const inserted = await insertRows<{ id: number; item_id: number; type_id: number; value: string }>(db, 'attribute', rows, ['id', 'item_id', 'type_id', 'value'])
+    const inserted = await insertRows<{ id: number; item_id: number; type_id: number; value: string }>(
+      db,
+      'attribute',
+      rows,
+      ['id', 'item_id', 'type_id', 'value'],
+    )
     const byKey = new Map<string, number[]>()
-    for (const r of inserted) byKey.set(`${r.item_id}|${r.type_id}|${r.value}`, [...(byKey.get(`${r.item_id}|${r.type_id}|${r.value}`) ?? []), r.id])
+    for (const r of inserted)
+      byKey.set(`${r.item_id}|${r.type_id}|${r.value}`, [
+        ...(byKey.get(`${r.item_id}|${r.type_id}|${r.value}`) ?? []),
+        r.id,
+      ])
     const links = attributes.flatMap(({ id, a }) => {
       if (!a.labels.length) return []
       const attributeId = byKey.get(`${id}|${a.typeId}|${a.value}`)?.shift()
-      return attributeId === undefined ? [] : a.labels.map((ref) => ({ label_id: labelIdOf(env, createdLabels, ref)!, item_kind: 'attribute', item_id: attributeId, date_added: now }))
+      return attributeId === undefined
+        ? []
+        : a.labels.map((ref) => ({
+            label_id: labelIdOf(env, createdLabels, ref)!,
+            item_kind: 'attribute',
+            item_id: attributeId,
+            date_added: now,
+          }))
     })
     await insertRows(db, 'item_security_label', links, [], { ignoreConflicts: true })
   }

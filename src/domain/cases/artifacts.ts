@@ -15,7 +15,13 @@ import { type ItemInfo, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { type MemberName, type NestedMember, applyMembers, takeMembers } from '../items/nested-writes.js'
 import { createNoteIn } from './notes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 
 export const ARTIFACT_SOURCE: ListSource = { objectType: 'artifacts', table: 'artifact', owner: 'owned' }
@@ -51,11 +57,25 @@ export interface ArtifactTypeRecord {
 
 export async function loadArtifacts(ctx: RequestContext, ids: readonly number[]): Promise<ArtifactRecord[]> {
   const rows = (await repo.findArtifactsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  return inIdOrder(ids, rows.map((r) => ({
-    id: r.id, caseId: r.case_id, caseXid: r.case_xid, taskId: r.task_id, summary: r.summary, type: r.type_name, intelType: r.intel_type,
-    source: r.source, fieldName: r.field_name, analyticsScore: r.analytics_score, ownerId: r.owner_id, ownerName: r.owner_name,
-    dateAdded: r.date_added, lastModified: r.last_modified,
-  })))
+  return inIdOrder(
+    ids,
+    rows.map((r) => ({
+      id: r.id,
+      caseId: r.case_id,
+      caseXid: r.case_xid,
+      taskId: r.task_id,
+      summary: r.summary,
+      type: r.type_name,
+      intelType: r.intel_type,
+      source: r.source,
+      fieldName: r.field_name,
+      analyticsScore: r.analytics_score,
+      ownerId: r.owner_id,
+      ownerName: r.owner_name,
+      dateAdded: r.date_added,
+      lastModified: r.last_modified,
+    })),
+  )
 }
 
 export async function listArtifacts(ctx: RequestContext, query: ObjectListQuery) {
@@ -70,7 +90,8 @@ export async function getArtifact(ctx: RequestContext, id: number): Promise<Arti
 }
 
 async function requireArtifactType(db: Kysely<Database>, value: unknown) {
-  if (typeof value !== 'string' || !value.trim()) throw invalid('type is required (the name of an active artifact type)')
+  if (typeof value !== 'string' || !value.trim())
+    throw invalid('type is required (the name of an active artifact type)')
   const type = await repo.findArtifactTypeByName(db, value.trim())
   if (!type || !type.active) throw invalid(`Unknown artifact type '${value}' (not an active artifact type)`)
   return type
@@ -86,7 +107,11 @@ async function caseOf(ctx: RequestContext, body: Record<string, unknown>): Promi
   return requireWritableItem(ctx, 'case', caseId, 'caseWrite')
 }
 
-async function taskOf(ctx: RequestContext, body: Record<string, unknown>, caseId: number): Promise<number | null | undefined> {
+async function taskOf(
+  ctx: RequestContext,
+  body: Record<string, unknown>,
+  caseId: number,
+): Promise<number | null | undefined> {
   const taskId = bodyId(body.taskId)
   if (taskId === undefined) return undefined
   const task = await repo.findTaskCase(ctx.store.db, taskId)
@@ -108,11 +133,25 @@ export async function createArtifactIn(ctx: RequestContext, body: Record<string,
   const type = await requireArtifactType(ctx.store.db, fields.type)
   const summary = requiredText(fields, 'summary', true, { max: 65_500 })!
   const id = await repo.insertArtifact(ctx.store.db, {
-    owner_id: parent.ownerId, case_id: parent.id, task_id: (await taskOf(ctx, fields, parent.id)) ?? null, type_id: type.id, summary,
-    source: optionalText(fields, 'source', { max: 255 }) ?? null, field_name: optionalText(fields, 'fieldName', { max: 255 }) ?? null,
-    analytics_score: null, date_added: ctx.now, last_modified: ctx.now,
+    owner_id: parent.ownerId,
+    case_id: parent.id,
+    task_id: (await taskOf(ctx, fields, parent.id)) ?? null,
+    type_id: type.id,
+    summary,
+    source: optionalText(fields, 'source', { max: 255 }) ?? null,
+    field_name: optionalText(fields, 'fieldName', { max: 255 }) ?? null,
+    analytics_score: null,
+    date_added: ctx.now,
+    last_modified: ctx.now,
   })
-  const item: ItemInfo = { kind: 'artifact', id, ownerId: parent.ownerId, ownerName: parent.ownerName, membership: parent.membership, type: type.name }
+  const item: ItemInfo = {
+    kind: 'artifact',
+    id,
+    ownerId: parent.ownerId,
+    ownerName: parent.ownerName,
+    membership: parent.membership,
+    type: type.name,
+  }
   await artifactMembers(ctx, item, members)
   return item
 }
@@ -128,7 +167,8 @@ export async function updateArtifact(ctx: RequestContext, id: number, body: unkn
     const item = await requireWritableItem(tctx, 'artifact', id, 'caseWrite')
     const { fields, members } = takeMembers(body, ARTIFACT_MEMBERS)
     const current = (await repo.findArtifactsByIds(tctx.store, [id]))[0]!
-    if (fields.type !== undefined && fields.type !== current.type_name) throw invalid("An artifact's type cannot change")
+    if (fields.type !== undefined && fields.type !== current.type_name)
+      throw invalid("An artifact's type cannot change")
     const caseId = bodyId(fields.caseId)
     if (caseId !== undefined && caseId !== current.case_id) throw invalid('An artifact cannot move to another case')
     const summary = requiredText(fields, 'summary', false, { max: 65_500 })
@@ -136,8 +176,10 @@ export async function updateArtifact(ctx: RequestContext, id: number, body: unkn
     const fieldName = optionalText(fields, 'fieldName', { max: 255 })
     const taskId = await taskOf(tctx, fields, current.case_id)
     await repo.updateArtifact(tctx.store.db, id, {
-      ...(summary !== undefined ? { summary } : {}), ...(source !== undefined ? { source } : {}),
-      ...(fieldName !== undefined ? { field_name: fieldName } : {}), ...(taskId !== undefined ? { task_id: taskId } : {}),
+      ...(summary !== undefined ? { summary } : {}),
+      ...(source !== undefined ? { source } : {}),
+      ...(fieldName !== undefined ? { field_name: fieldName } : {}),
+      ...(taskId !== undefined ? { task_id: taskId } : {}),
       last_modified: tctx.now,
     })
     await artifactMembers(tctx, item, members)
@@ -157,7 +199,11 @@ export async function deleteArtifact(ctx: RequestContext, id: number): Promise<v
   })
 }
 
-export async function deleteArtifactsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteArtifactsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, ARTIFACT_SOURCE, tql, scope)
     for (const id of ids) await requireWritableItem(tctx, 'artifact', id, 'caseWrite')
@@ -173,7 +219,17 @@ export async function listArtifactTypes(ctx: RequestContext, query: ObjectListQu
 
 export async function loadArtifactTypes(ctx: RequestContext, ids: readonly number[]): Promise<ArtifactTypeRecord[]> {
   const rows = await repo.findArtifactTypesByIds(ctx.store, ids)
-  return inIdOrder(ids, rows.map((r) => ({ id: r.id, name: r.name, dataType: r.data_type, intelType: r.intel_type, description: r.description, active: !!r.active })))
+  return inIdOrder(
+    ids,
+    rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      dataType: r.data_type,
+      intelType: r.intel_type,
+      description: r.description,
+      active: !!r.active,
+    })),
+  )
 }
 
 export async function getArtifactType(ctx: RequestContext, id: number): Promise<ArtifactTypeRecord> {

@@ -4,7 +4,12 @@
  * lives in an Organization. Creating one may nest tags, attributes, associations and new
  * artifacts and notes, all in one transaction.
  */
-import { CASE_RESOLUTIONS, CASE_SEVERITIES, CASE_STATUSES, DEFAULT_CASE_RESOLUTION } from '../../model/case-management.js'
+import {
+  CASE_RESOLUTIONS,
+  CASE_SEVERITIES,
+  CASE_STATUSES,
+  DEFAULT_CASE_RESOLUTION,
+} from '../../model/case-management.js'
 import * as repo from '../../store/repositories/case.repository.js'
 import { createArtifactIn } from './artifacts.js'
 import { type RequestContext, requirePermission } from '../context.js'
@@ -15,14 +20,29 @@ import { type ItemInfo, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { type MemberName, type NestedMember, applyMembers, takeMembers } from '../items/nested-writes.js'
 import { createNoteIn } from './notes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { type UserRef, loadUsers, parseAssignee } from '../access/user-refs.js'
 
 export const CASE_SOURCE: ListSource = { objectType: 'cases', table: 'intel_case', owner: 'owned' }
 
-export const CASE_MEMBERS: readonly MemberName[] = ['tags', 'securityLabels', 'attributes', 'associatedArtifacts', 'associatedCases',
-  'associatedGroups', 'associatedIndicators', 'artifacts', 'notes']
+export const CASE_MEMBERS: readonly MemberName[] = [
+  'tags',
+  'securityLabels',
+  'attributes',
+  'associatedArtifacts',
+  'associatedCases',
+  'associatedGroups',
+  'associatedIndicators',
+  'artifacts',
+  'notes',
+]
 
 export interface CaseRecord {
   id: number
@@ -47,14 +67,32 @@ export interface CaseRecord {
 /** Cases by id, in that order, leaving out any the caller cannot read. */
 export async function loadCases(ctx: RequestContext, ids: readonly number[]): Promise<CaseRecord[]> {
   const rows = (await repo.findCasesByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store, rows.flatMap((r) => [r.created_by, r.assignee_user_id]))
-  return inIdOrder(ids, rows.map((r) => ({
-    id: r.id, xid: r.xid, name: r.name, description: r.description, severity: r.severity, status: r.status, resolution: r.resolution,
-    caseOpenTime: r.case_open_time, caseCloseTime: r.case_close_time, caseOccurrenceTime: r.case_occurrence_time,
-    caseDetectionTime: r.case_detection_time, createdBy: (r.created_by && users.get(r.created_by)) || null,
-    assignee: (r.assignee_user_id && users.get(r.assignee_user_id)) || null, ownerId: r.owner_id, ownerName: r.owner_name,
-    dateAdded: r.date_added, lastUpdated: r.last_updated,
-  })))
+  const users = await loadUsers(
+    ctx.store,
+    rows.flatMap((r) => [r.created_by, r.assignee_user_id]),
+  )
+  return inIdOrder(
+    ids,
+    rows.map((r) => ({
+      id: r.id,
+      xid: r.xid,
+      name: r.name,
+      description: r.description,
+      severity: r.severity,
+      status: r.status,
+      resolution: r.resolution,
+      caseOpenTime: r.case_open_time,
+      caseCloseTime: r.case_close_time,
+      caseOccurrenceTime: r.case_occurrence_time,
+      caseDetectionTime: r.case_detection_time,
+      createdBy: (r.created_by && users.get(r.created_by)) || null,
+      assignee: (r.assignee_user_id && users.get(r.assignee_user_id)) || null,
+      ownerId: r.owner_id,
+      ownerName: r.owner_name,
+      dateAdded: r.date_added,
+      lastUpdated: r.last_updated,
+    })),
+  )
 }
 
 export async function listCases(ctx: RequestContext, query: ObjectListQuery) {
@@ -82,7 +120,11 @@ interface CaseChanges {
   assignee_user_id?: number | null
 }
 
-async function readCaseFields(ctx: RequestContext, body: Record<string, unknown>, creating: boolean): Promise<CaseChanges> {
+async function readCaseFields(
+  ctx: RequestContext,
+  body: Record<string, unknown>,
+  creating: boolean,
+): Promise<CaseChanges> {
   const changes: CaseChanges = {
     name: requiredText(body, 'name', creating, { max: 255 }),
     description: optionalText(body, 'description', { max: 65_500 }),
@@ -114,19 +156,36 @@ async function applyCaseMembers(ctx: RequestContext, item: ItemInfo, members: Ne
 /** Creates a Case inside an open transaction (also the nested-write creator for `associatedCases`). */
 export async function createCaseIn(ctx: RequestContext, body: Record<string, unknown>): Promise<ItemInfo> {
   await requirePermission(ctx, 'caseWrite')
-  if (ctx.owner.type !== 'Organization') throw invalid(`Cases belong to Organizations; ${ctx.owner.name} is a ${ctx.owner.type}`)
+  if (ctx.owner.type !== 'Organization')
+    throw invalid(`Cases belong to Organizations; ${ctx.owner.name} is a ${ctx.owner.type}`)
   const { fields, members } = takeMembers(body, CASE_MEMBERS)
   const values = await readCaseFields(ctx, fields, true)
-  if (values.xid && await repo.findCaseByXid(ctx.store.db, values.xid)) throw invalid(`A case with xid '${values.xid}' already exists`)
+  if (values.xid && (await repo.findCaseByXid(ctx.store.db, values.xid)))
+    throw invalid(`A case with xid '${values.xid}' already exists`)
   const id = await repo.insertCase(ctx.store.db, {
-    owner_id: ctx.owner.id, xid: values.xid ?? null, name: values.name!, description: values.description ?? null,
-    severity: values.severity!, status: values.status!, resolution: values.resolution ?? DEFAULT_CASE_RESOLUTION,
+    owner_id: ctx.owner.id,
+    xid: values.xid ?? null,
+    name: values.name!,
+    description: values.description ?? null,
+    severity: values.severity!,
+    status: values.status!,
+    resolution: values.resolution ?? DEFAULT_CASE_RESOLUTION,
     case_open_time: values.case_open_time ?? ctx.now,
     case_close_time: values.case_close_time ?? (values.status === 'Closed' ? ctx.now : null),
-    case_occurrence_time: values.case_occurrence_time ?? null, case_detection_time: values.case_detection_time ?? null,
-    created_by: ctx.caller.account.id, assignee_user_id: values.assignee_user_id ?? null, date_added: ctx.now, last_updated: ctx.now,
+    case_occurrence_time: values.case_occurrence_time ?? null,
+    case_detection_time: values.case_detection_time ?? null,
+    created_by: ctx.caller.account.id,
+    assignee_user_id: values.assignee_user_id ?? null,
+    date_added: ctx.now,
+    last_updated: ctx.now,
   })
-  const item: ItemInfo = { kind: 'case', id, ownerId: ctx.owner.id, ownerName: ctx.owner.name, membership: ctx.membership }
+  const item: ItemInfo = {
+    kind: 'case',
+    id,
+    ownerId: ctx.owner.id,
+    ownerName: ctx.owner.name,
+    membership: ctx.membership,
+  }
   await applyCaseMembers(ctx, item, members)
   return item
 }
@@ -167,7 +226,11 @@ export async function deleteCase(ctx: RequestContext, id: number): Promise<void>
 }
 
 /** Bulk delete: every case matching the TQL that the caller may delete, in one transaction. */
-export async function deleteCasesMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteCasesMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, CASE_SOURCE, tql, scope)
     for (const id of ids) await requireWritableItem(tctx, 'case', id, 'caseWrite')

@@ -12,14 +12,30 @@ import { optionalBoolean, optionalText, requiredText } from '../../core/input.js
 import { type ItemInfo, requireWritableItem } from '../items/items.js'
 import { deleteItemMetadata } from '../metadata/item-metadata.js'
 import { type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { type UserRef, loadUsers } from '../access/user-refs.js'
 
-export const INTEL_REQUIREMENT_SOURCE: ListSource = { objectType: 'intelRequirements', table: 'intel_requirement', owner: 'owned' }
+export const INTEL_REQUIREMENT_SOURCE: ListSource = {
+  objectType: 'intelRequirements',
+  table: 'intel_requirement',
+  owner: 'owned',
+}
 
-export const INTEL_REQUIREMENT_MEMBERS: readonly MemberName[] = ['tags', 'associatedArtifacts', 'associatedCases', 'associatedGroups',
-  'associatedIndicators', 'associatedVictimAssets']
+export const INTEL_REQUIREMENT_MEMBERS: readonly MemberName[] = [
+  'tags',
+  'associatedArtifacts',
+  'associatedCases',
+  'associatedGroups',
+  'associatedIndicators',
+  'associatedVictimAssets',
+]
 
 export interface KeywordSection {
   compareValue: string
@@ -44,16 +60,34 @@ export interface IntelRequirementRecord {
   lastModified: string
 }
 
-export async function loadIntelRequirements(ctx: RequestContext, ids: readonly number[]): Promise<IntelRequirementRecord[]> {
+export async function loadIntelRequirements(
+  ctx: RequestContext,
+  ids: readonly number[],
+): Promise<IntelRequirementRecord[]> {
   const rows = (await repo.findIntelRequirementsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store, rows.map((r) => r.created_by))
-  return inIdOrder(ids, rows.map((r) => ({
-    id: r.id, xid: r.xid, uniqueId: r.unique_id, requirementText: r.requirement_text, category: r.category ? { name: r.category } : null,
-    subtype: INTEL_REQUIREMENT_SUBTYPES.find((s) => s.name === r.subtype) ?? null, description: r.description,
-    keywordSections: r.keyword_sections ? JSON.parse(r.keyword_sections) as KeywordSection[] : [], resetResults: !!r.reset_results,
-    createdBy: (r.created_by && users.get(r.created_by)) || null, ownerId: r.owner_id, ownerName: r.owner_name,
-    dateAdded: r.date_added, lastModified: r.last_modified,
-  })))
+  const users = await loadUsers(
+    ctx.store,
+    rows.map((r) => r.created_by),
+  )
+  return inIdOrder(
+    ids,
+    rows.map((r) => ({
+      id: r.id,
+      xid: r.xid,
+      uniqueId: r.unique_id,
+      requirementText: r.requirement_text,
+      category: r.category ? { name: r.category } : null,
+      subtype: INTEL_REQUIREMENT_SUBTYPES.find((s) => s.name === r.subtype) ?? null,
+      description: r.description,
+      keywordSections: r.keyword_sections ? (JSON.parse(r.keyword_sections) as KeywordSection[]) : [],
+      resetResults: !!r.reset_results,
+      createdBy: (r.created_by && users.get(r.created_by)) || null,
+      ownerId: r.owner_id,
+      ownerName: r.owner_name,
+      dateAdded: r.date_added,
+      lastModified: r.last_modified,
+    })),
+  )
 }
 
 export async function listIntelRequirements(ctx: RequestContext, query: ObjectListQuery) {
@@ -69,12 +103,18 @@ export async function getIntelRequirement(ctx: RequestContext, id: number): Prom
 
 function readSubtype(value: unknown, required: boolean): string | undefined {
   if (value === undefined || value === null) {
-    if (required) throw invalid(`subtype is required, e.g. {"id": 1}; ids: ${INTEL_REQUIREMENT_SUBTYPES.map((s) => `${s.id} ${s.name}`).join(', ')}`)
+    if (required)
+      throw invalid(
+        `subtype is required, e.g. {"id": 1}; ids: ${INTEL_REQUIREMENT_SUBTYPES.map((s) => `${s.id} ${s.name}`).join(', ')}`,
+      )
     return undefined
   }
   const ref = isBody(value) ? value : { id: value }
-  const found = INTEL_REQUIREMENT_SUBTYPES.find((s) => s.id === Number(ref.id) || (typeof ref.name === 'string' && s.name === ref.name))
-  if (!found) throw invalid(`Unknown subtype; ids: ${INTEL_REQUIREMENT_SUBTYPES.map((s) => `${s.id} ${s.name}`).join(', ')}`)
+  const found = INTEL_REQUIREMENT_SUBTYPES.find(
+    (s) => s.id === Number(ref.id) || (typeof ref.name === 'string' && s.name === ref.name),
+  )
+  if (!found)
+    throw invalid(`Unknown subtype; ids: ${INTEL_REQUIREMENT_SUBTYPES.map((s) => `${s.id} ${s.name}`).join(', ')}`)
   return found.name
 }
 
@@ -82,7 +122,8 @@ function readCategory(value: unknown): string | null | undefined {
   if (value === undefined) return undefined
   if (value === null) return null
   const name = isBody(value) ? value.name : value
-  if (typeof name !== 'string' || !name.trim()) throw invalid('category must be given by name, e.g. {"name": "CISO Priorities"}')
+  if (typeof name !== 'string' || !name.trim())
+    throw invalid('category must be given by name, e.g. {"name": "CISO Priorities"}')
   return name.trim()
 }
 
@@ -95,14 +136,17 @@ function readKeywordSections(value: unknown, required: boolean): string | undefi
   const sections: KeywordSection[] = value.map((section, i) => {
     if (!isBody(section)) throw invalid(`keywordSections[${i}] must be an object`)
     const compareValue = String(section.compareValue ?? '').toLowerCase()
-    if (!(KEYWORD_COMPARE_VALUES as readonly string[]).includes(compareValue)) throw invalid(`keywordSections[${i}].compareValue must be includes or excludes`)
+    if (!(KEYWORD_COMPARE_VALUES as readonly string[]).includes(compareValue))
+      throw invalid(`keywordSections[${i}].compareValue must be includes or excludes`)
     if (!Array.isArray(section.keywords)) throw invalid(`keywordSections[${i}].keywords must be an array`)
     const keywords = section.keywords.map((k, j) => {
-      if (!isBody(k) || typeof k.value !== 'string' || !k.value.trim()) throw invalid(`keywordSections[${i}].keywords[${j}] needs a value`)
+      if (!isBody(k) || typeof k.value !== 'string' || !k.value.trim())
+        throw invalid(`keywordSections[${i}].keywords[${j}] needs a value`)
       return { value: k.value.trim() }
     })
     const sectionNumber = section.sectionNumber === undefined ? undefined : Number(section.sectionNumber)
-    if (sectionNumber !== undefined && !Number.isInteger(sectionNumber)) throw invalid(`keywordSections[${i}].sectionNumber must be a whole number`)
+    if (sectionNumber !== undefined && !Number.isInteger(sectionNumber))
+      throw invalid(`keywordSections[${i}].sectionNumber must be a whole number`)
     return { compareValue, keywords, ...(sectionNumber !== undefined ? { sectionNumber } : {}) }
   })
   return JSON.stringify(sections)
@@ -116,17 +160,34 @@ function readFields(body: Record<string, unknown>, creating: boolean) {
     category: readCategory(body.category),
     subtype: readSubtype(body.subtype, creating),
     keyword_sections: readKeywordSections(body.keywordSections, creating),
-    reset_results: optionalBoolean(body, 'resetResults') === undefined ? undefined : (optionalBoolean(body, 'resetResults') ? 1 : 0),
+    reset_results:
+      optionalBoolean(body, 'resetResults') === undefined ? undefined : optionalBoolean(body, 'resetResults') ? 1 : 0,
     xid: creating ? optionalText(body, 'xid', { max: 100 }) : undefined,
   }
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<repo.IntelRequirementValues>
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== undefined),
+  ) as Partial<repo.IntelRequirementValues>
 }
 
-async function checkUnique(ctx: RequestContext, ownerId: number, values: Partial<repo.IntelRequirementValues>, exceptId?: number) {
+async function checkUnique(
+  ctx: RequestContext,
+  ownerId: number,
+  values: Partial<repo.IntelRequirementValues>,
+  exceptId?: number,
+) {
   if (values.unique_id === undefined && values.requirement_text === undefined) return
-  const clash = await repo.findConflictingRequirement(ctx.store.db, ownerId,
-    { uniqueId: values.unique_id ?? undefined, requirementText: values.requirement_text }, exceptId)
-  if (clash) throw conflict(clash.unique_id === values.unique_id ? `uniqueId '${values.unique_id}' is already used` : 'Another requirement has the same requirementText')
+  const clash = await repo.findConflictingRequirement(
+    ctx.store.db,
+    ownerId,
+    { uniqueId: values.unique_id ?? undefined, requirementText: values.requirement_text },
+    exceptId,
+  )
+  if (clash)
+    throw conflict(
+      clash.unique_id === values.unique_id
+        ? `uniqueId '${values.unique_id}' is already used`
+        : 'Another requirement has the same requirementText',
+    )
 }
 
 const IR_OPTIONS = { action: 'caseWrite' as const }
@@ -138,12 +199,26 @@ export async function createIntelRequirementIn(ctx: RequestContext, body: Record
   const values = readFields(fields, true)
   await checkUnique(ctx, ctx.owner.id, values)
   const id = await repo.insertIntelRequirement(ctx.store.db, {
-    owner_id: ctx.owner.id, xid: values.xid ?? null, unique_id: values.unique_id ?? null, requirement_text: values.requirement_text!,
-    category: values.category ?? null, subtype: values.subtype ?? null, description: values.description ?? null,
-    reset_results: values.reset_results ?? 0, keyword_sections: values.keyword_sections ?? null, created_by: ctx.caller.account.id,
-    date_added: ctx.now, last_modified: ctx.now,
+    owner_id: ctx.owner.id,
+    xid: values.xid ?? null,
+    unique_id: values.unique_id ?? null,
+    requirement_text: values.requirement_text!,
+    category: values.category ?? null,
+    subtype: values.subtype ?? null,
+    description: values.description ?? null,
+    reset_results: values.reset_results ?? 0,
+    keyword_sections: values.keyword_sections ?? null,
+    created_by: ctx.caller.account.id,
+    date_added: ctx.now,
+    last_modified: ctx.now,
   })
-  const item: ItemInfo = { kind: 'intelRequirement', id, ownerId: ctx.owner.id, ownerName: ctx.owner.name, membership: ctx.membership }
+  const item: ItemInfo = {
+    kind: 'intelRequirement',
+    id,
+    ownerId: ctx.owner.id,
+    ownerName: ctx.owner.name,
+    membership: ctx.membership,
+  }
   await applyMembers(ctx, item, members, IR_OPTIONS)
   return item
 }
@@ -153,7 +228,11 @@ export async function createIntelRequirement(ctx: RequestContext, body: unknown)
   return getIntelRequirement(ctx, item.id)
 }
 
-export async function updateIntelRequirement(ctx: RequestContext, id: number, body: unknown): Promise<IntelRequirementRecord> {
+export async function updateIntelRequirement(
+  ctx: RequestContext,
+  id: number,
+  body: unknown,
+): Promise<IntelRequirementRecord> {
   await withTransaction(ctx, async (tctx) => {
     const item = await requireWritableItem(tctx, 'intelRequirement', id, 'caseWrite')
     const { fields, members } = takeMembers(body, INTEL_REQUIREMENT_MEMBERS)
@@ -177,7 +256,11 @@ export async function deleteIntelRequirement(ctx: RequestContext, id: number): P
   })
 }
 
-export async function deleteIntelRequirementsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteIntelRequirementsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, INTEL_REQUIREMENT_SOURCE, tql, scope)
     for (const id of ids) await requireWritableItem(tctx, 'intelRequirement', id, 'caseWrite')

@@ -9,7 +9,13 @@ import { membershipFor } from '../access/owner-scope.js'
 import { invalid, notFound } from '../../core/errors.js'
 import { requiredText, bodyId } from '../../core/input.js'
 import { requireWritableItem } from '../items/items.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { loadUsers } from '../access/user-refs.js'
 
@@ -32,12 +38,25 @@ export interface NoteRecord {
 
 export async function loadNotes(ctx: RequestContext, ids: readonly number[]): Promise<NoteRecord[]> {
   const rows = (await repo.findNotesByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  const users = await loadUsers(ctx.store, rows.map((r) => r.author_id))
-  return inIdOrder(ids, rows.map((r) => ({
-    id: r.id, caseId: r.case_id, taskId: r.task_id, artifactId: r.artifact_id, text: r.text,
-    author: (r.author_id && users.get(r.author_id)?.userName) || null, ownerId: r.owner_id, ownerName: r.owner_name,
-    dateAdded: r.date_added, lastModified: r.last_modified,
-  })))
+  const users = await loadUsers(
+    ctx.store,
+    rows.map((r) => r.author_id),
+  )
+  return inIdOrder(
+    ids,
+    rows.map((r) => ({
+      id: r.id,
+      caseId: r.case_id,
+      taskId: r.task_id,
+      artifactId: r.artifact_id,
+      text: r.text,
+      author: (r.author_id && users.get(r.author_id)?.userName) || null,
+      ownerId: r.owner_id,
+      ownerName: r.owner_name,
+      dateAdded: r.date_added,
+      lastModified: r.last_modified,
+    })),
+  )
 }
 
 export async function listNotes(ctx: RequestContext, query: ObjectListQuery) {
@@ -69,7 +88,12 @@ async function parentOf(ctx: RequestContext, body: Record<string, unknown>) {
     if (!row?.case_id) throw invalid(`Task ${taskId} is not a case task; notes go on case tasks only`)
     return { item: task, caseId: row.case_id, taskId, artifactId: null }
   }
-  return { item: await requireWritableItem(ctx, 'case', caseId!, 'caseWrite'), caseId: caseId!, taskId: null, artifactId: null }
+  return {
+    item: await requireWritableItem(ctx, 'case', caseId!, 'caseWrite'),
+    caseId: caseId!,
+    taskId: null,
+    artifactId: null,
+  }
 }
 
 /** Creates a note inside an open transaction (also the nested creator for case and artifact `notes`). */
@@ -77,13 +101,20 @@ export async function createNoteIn(ctx: RequestContext, body: Record<string, unk
   const parent = await parentOf(ctx, body)
   const text = requiredText(body, 'text', true, { max: NOTE_MAX_LENGTH })!
   return repo.insertNote(ctx.store.db, {
-    owner_id: parent.item.ownerId, case_id: parent.caseId, task_id: parent.taskId, artifact_id: parent.artifactId, text,
-    author_id: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now,
+    owner_id: parent.item.ownerId,
+    case_id: parent.caseId,
+    task_id: parent.taskId,
+    artifact_id: parent.artifactId,
+    text,
+    author_id: ctx.caller.account.id,
+    date_added: ctx.now,
+    last_modified: ctx.now,
   })
 }
 
 export async function createNote(ctx: RequestContext, body: unknown): Promise<NoteRecord> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('The request body must be a JSON object')
   const id = await withTransaction(ctx, (tctx) => createNoteIn(tctx, body as Record<string, unknown>))
   return getNote(ctx, id)
 }
@@ -97,7 +128,8 @@ async function requireWritableNote(ctx: RequestContext, id: number): Promise<Not
 
 /** Only the text of a note changes. */
 export async function updateNote(ctx: RequestContext, id: number, body: unknown): Promise<NoteRecord> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('The request body must be a JSON object')
   await requireWritableNote(ctx, id)
   const text = requiredText(body as Record<string, unknown>, 'text', false, { max: NOTE_MAX_LENGTH })
   if (text !== undefined) await repo.updateNote(ctx.store.db, id, { text, last_modified: ctx.now })
@@ -109,7 +141,11 @@ export async function deleteNote(ctx: RequestContext, id: number): Promise<void>
   await repo.deleteNotes(ctx.store.db, [id])
 }
 
-export async function deleteNotesMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteNotesMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, NOTE_SOURCE, tql, scope)
     for (const id of ids) await requireWritableNote(tctx, id)
@@ -117,4 +153,3 @@ export async function deleteNotesMatching(ctx: RequestContext, tql: string | und
     return ids.length
   })
 }
-

@@ -3,7 +3,13 @@
  * their Adversary; reading needs read access to it, writing needs the write permission there.
  */
 import { ADVERSARY_ASSET_TYPES } from '../../model/group-types.js'
-import { deleteAdversaryAssetRow, findAdversaryAssetRow, insertAdversaryAsset, listAdversaryAssetRows, updateAdversaryAssetValue } from '../../store/repositories/group.repository.js'
+import {
+  deleteAdversaryAssetRow,
+  findAdversaryAssetRow,
+  insertAdversaryAsset,
+  listAdversaryAssetRows,
+  updateAdversaryAssetValue,
+} from '../../store/repositories/group.repository.js'
 import type { RequestContext } from '../context.js'
 import { invalid, notFound } from '../../core/errors.js'
 import { findReadableGroup, findWritableGroup } from './groups.js'
@@ -28,7 +34,13 @@ export function requireAdversaryAssetType(nameOrBranch: string): AdversaryAssetT
   return def
 }
 
-function toRecord(row: { id: number; group_id: number; type: string; value: string; date_added: string }): AdversaryAssetRecord {
+function toRecord(row: {
+  id: number
+  group_id: number
+  type: string
+  value: string
+  date_added: string
+}): AdversaryAssetRecord {
   return { id: row.id, adversaryId: row.group_id, type: row.type, value: row.value, dateAdded: row.date_added }
 }
 
@@ -40,13 +52,22 @@ function readValue(def: AdversaryAssetType, input: unknown): string {
 }
 
 /** @example await listAdversaryAssets(ctx, 12, 'handles') */
-export async function listAdversaryAssets(ctx: RequestContext, adversaryId: number, type?: string): Promise<AdversaryAssetRecord[]> {
+export async function listAdversaryAssets(
+  ctx: RequestContext,
+  adversaryId: number,
+  type?: string,
+): Promise<AdversaryAssetRecord[]> {
   await findReadableGroup(ctx, adversaryId, 'adversaries')
   const def = type === undefined ? undefined : requireAdversaryAssetType(type)
   return (await listAdversaryAssetRows(ctx.store.db, adversaryId, def?.name)).map(toRecord)
 }
 
-export async function getAdversaryAsset(ctx: RequestContext, adversaryId: number, type: string, assetId: number): Promise<AdversaryAssetRecord> {
+export async function getAdversaryAsset(
+  ctx: RequestContext,
+  adversaryId: number,
+  type: string,
+  assetId: number,
+): Promise<AdversaryAssetRecord> {
   await findReadableGroup(ctx, adversaryId, 'adversaries')
   const def = requireAdversaryAssetType(type)
   const row = await findAdversaryAssetRow(ctx.store.db, adversaryId, assetId)
@@ -55,15 +76,31 @@ export async function getAdversaryAsset(ctx: RequestContext, adversaryId: number
 }
 
 /** @example await createAdversaryAsset(ctx, 12, 'handles', { handle: 'Pierre' }) */
-export async function createAdversaryAsset(ctx: RequestContext, adversaryId: number, type: string, input: unknown): Promise<AdversaryAssetRecord> {
+export async function createAdversaryAsset(
+  ctx: RequestContext,
+  adversaryId: number,
+  type: string,
+  input: unknown,
+): Promise<AdversaryAssetRecord> {
   await findWritableGroup(ctx, adversaryId, 'adversaries', 'create')
   const def = requireAdversaryAssetType(type)
   const value = readValue(def, input)
-  const id = await insertAdversaryAsset(ctx.store.db, { group_id: adversaryId, type: def.name, value, date_added: ctx.now })
+  const id = await insertAdversaryAsset(ctx.store.db, {
+    group_id: adversaryId,
+    type: def.name,
+    value,
+    date_added: ctx.now,
+  })
   return { id, adversaryId, type: def.name, value, dateAdded: ctx.now }
 }
 
-export async function updateAdversaryAsset(ctx: RequestContext, adversaryId: number, type: string, assetId: number, input: unknown): Promise<AdversaryAssetRecord> {
+export async function updateAdversaryAsset(
+  ctx: RequestContext,
+  adversaryId: number,
+  type: string,
+  assetId: number,
+  input: unknown,
+): Promise<AdversaryAssetRecord> {
   await findWritableGroup(ctx, adversaryId, 'adversaries', 'update')
   const current = await getAdversaryAsset(ctx, adversaryId, type, assetId)
   const def = requireAdversaryAssetType(type)
@@ -74,7 +111,12 @@ export async function updateAdversaryAsset(ctx: RequestContext, adversaryId: num
   return { ...current, value }
 }
 
-export async function deleteAdversaryAsset(ctx: RequestContext, adversaryId: number, type: string, assetId: number): Promise<void> {
+export async function deleteAdversaryAsset(
+  ctx: RequestContext,
+  adversaryId: number,
+  type: string,
+  assetId: number,
+): Promise<void> {
   await findWritableGroup(ctx, adversaryId, 'adversaries', 'delete')
   await getAdversaryAsset(ctx, adversaryId, type, assetId)
   await deleteAdversaryAssetRow(ctx.store.db, assetId)

@@ -2,7 +2,12 @@
  * File content of Document and Report Groups (upload, replace, download) and the text of
  * Signatures. Content is kept in document_content; the Group's status says whether it has any.
  */
-import { findDocumentContent, hasDocumentContent, saveDocumentContent, updateGroupRow } from '../../store/repositories/group.repository.js'
+import {
+  findDocumentContent,
+  hasDocumentContent,
+  saveDocumentContent,
+  updateGroupRow,
+} from '../../store/repositories/group.repository.js'
 import type { RequestContext } from '../context.js'
 import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { findReadableGroup, findWritableGroup, getGroup } from './groups.js'
@@ -19,7 +24,8 @@ export interface DocumentContent {
 }
 
 function requireFileGroupType(type: string | undefined, id: number): void {
-  if (!type || !FILE_GROUP_TYPES.includes(type)) throw notFound(`Only Documents and Reports hold file content; Group ${id} is a ${type}`)
+  if (!type || !FILE_GROUP_TYPES.includes(type))
+    throw notFound(`Only Documents and Reports hold file content; Group ${id} is a ${type}`)
 }
 
 /**
@@ -28,23 +34,35 @@ function requireFileGroupType(type: string | undefined, id: number): void {
  * be zip archives. The Group's status becomes Success and fileSize the content's size.
  * @example await uploadDocumentContent(ctx, 12, 'documents', Buffer.from('text'), { replace: true })
  */
-export async function uploadDocumentContent(ctx: RequestContext, id: number, type: string, content: unknown,
-  options: { replace: boolean }): Promise<void> {
+export async function uploadDocumentContent(
+  ctx: RequestContext,
+  id: number,
+  type: string,
+  content: unknown,
+  options: { replace: boolean },
+): Promise<void> {
   const item = await findWritableGroup(ctx, id, type, 'update')
   requireFileGroupType(item.type, id)
-  if (!Buffer.isBuffer(content) || content.length === 0) throw invalid('The upload body is empty; send the file as application/octet-stream')
+  if (!Buffer.isBuffer(content) || content.length === 0)
+    throw invalid('The upload body is empty; send the file as application/octet-stream')
   const limit = await ctx.services.settings.get('documentMaxBytes')
-  if (content.length > limit) throw new DomainError('too_large', `The file is ${content.length} bytes; the limit is ${limit} bytes`)
+  if (content.length > limit)
+    throw new DomainError('too_large', `The file is ${content.length} bytes; the limit is ${limit} bytes`)
   const group = await getGroup(ctx, id)
   if (group.malware && !content.subarray(0, 4).equals(ZIP_MAGIC)) {
     throw invalid('A malware Document must be uploaded as a password-protected zip archive')
   }
   await withTransactionDb(ctx, async (trx) => {
-    if (!options.replace && await hasDocumentContent(trx, id)) {
+    if (!options.replace && (await hasDocumentContent(trx, id))) {
       throw invalid(`${item.type} ${id} already has content; use PUT (or updateIfExists=true) to replace it`)
     }
     await saveDocumentContent(trx, id, content, 'application/octet-stream', ctx.now)
-    await updateGroupRow(trx, id, { status: 'Success', file_size: content.length, document_date_added: ctx.now, last_modified: ctx.now })
+    await updateGroupRow(trx, id, {
+      status: 'Success',
+      file_size: content.length,
+      document_date_added: ctx.now,
+      last_modified: ctx.now,
+    })
   })
 }
 
@@ -59,7 +77,10 @@ export async function downloadDocumentContent(ctx: RequestContext, id: number, t
 }
 
 /** A Signature's text, for the download endpoint. */
-export async function getSignatureText(ctx: RequestContext, id: number): Promise<{ text: string; fileName: string | null }> {
+export async function getSignatureText(
+  ctx: RequestContext,
+  id: number,
+): Promise<{ text: string; fileName: string | null }> {
   const group = await getGroup(ctx, id, 'signatures')
   return { text: group.fileText ?? '', fileName: group.fileName }
 }

@@ -7,7 +7,15 @@ import { randomUUID } from 'node:crypto'
 import { type GroupTypeDef, findGroupType } from '../../model/group-types.js'
 import { GROUP } from '../../model/group.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { type GroupFilterColumn, type GroupRow, deleteGroupRows, findGroupIdByXid, findGroupRow, listGroupRows, updateGroupRow } from '../../store/repositories/group.repository.js'
+import {
+  type GroupFilterColumn,
+  type GroupRow,
+  deleteGroupRows,
+  findGroupIdByXid,
+  findGroupRow,
+  listGroupRows,
+  updateGroupRow,
+} from '../../store/repositories/group.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { conflict, invalid, notFound } from '../../core/errors.js'
@@ -68,7 +76,12 @@ export async function findReadableGroup(ctx: RequestContext, id: number, type?: 
   return checkType(await findReadableItem(ctx, 'group', id), type === undefined ? undefined : requireGroupType(type))
 }
 
-export async function findWritableGroup(ctx: RequestContext, id: number, type: string | undefined, action: Action): Promise<ItemInfo> {
+export async function findWritableGroup(
+  ctx: RequestContext,
+  id: number,
+  type: string | undefined,
+  action: Action,
+): Promise<ItemInfo> {
   const item = await findReadableGroup(ctx, id, type)
   await requirePermission(ctx, action, item.membership)
   return item
@@ -96,13 +109,19 @@ export async function createGroup(ctx: RequestContext, type: string, input: unkn
   const body = requireBodyObject(input)
   const columns = groupColumnsFromBody(def, body, 'create')
   const xid = readXid(body) ?? randomUUID()
-  if (await findGroupIdByXid(ctx.store.db, ctx.owner.id, xid)) throw conflict(`A Group with xid '${xid}' already exists in ${ctx.owner.name}`)
+  if (await findGroupIdByXid(ctx.store.db, ctx.owner.id, xid))
+    throw conflict(`A Group with xid '${xid}' already exists in ${ctx.owner.name}`)
   const ids = await insertGroups(ctx, [{ def, xid, columns }])
   return loadRecord(ctx, ids.get(xid)!)
 }
 
 /** Updates the fields given; Signatures must always carry name, fileName and fileType. */
-export async function updateGroup(ctx: RequestContext, id: number, type: string | undefined, input: unknown): Promise<GroupRecord> {
+export async function updateGroup(
+  ctx: RequestContext,
+  id: number,
+  type: string | undefined,
+  input: unknown,
+): Promise<GroupRecord> {
   const item = await findWritableGroup(ctx, id, type, 'update')
   const def = requireGroupType(item.type ?? '')
   const columns = groupColumnsFromBody(def, requireBodyObject(input), 'update')
@@ -122,28 +141,54 @@ export async function deleteGroup(ctx: RequestContext, id: number, type?: string
 function filterTable(def: GroupTypeDef | undefined): FilterTable<GroupFilterColumn> {
   const only = (field: string, types: string[], branches: string) =>
     def && types.includes(def.name) ? undefined : `Filter ${field} applies to ${branches} only`
-  return { resource: 'Groups', specs: {
-    name: { column: 'name', kind: 'string', ops: ['=', '^'] },
-    dateAdded: { column: 'date_added', kind: 'date', ops: ['<', '>'] },
-    firstSeen: { column: 'first_seen', kind: 'date', ops: ['<', '>'], refusal: only('firstSeen', ['Campaign'], 'campaigns') },
-    fileType: { column: 'file_type', kind: 'string', ops: ['='], refusal: only('fileType', ['Document', 'Signature'], 'documents and signatures') },
-    eventDate: { column: 'event_date', kind: 'date', ops: ['<', '>'], refusal: only('eventDate', ['Event', 'Incident'], 'events and incidents') },
-  } }
+  return {
+    resource: 'Groups',
+    specs: {
+      name: { column: 'name', kind: 'string', ops: ['=', '^'] },
+      dateAdded: { column: 'date_added', kind: 'date', ops: ['<', '>'] },
+      firstSeen: {
+        column: 'first_seen',
+        kind: 'date',
+        ops: ['<', '>'],
+        refusal: only('firstSeen', ['Campaign'], 'campaigns'),
+      },
+      fileType: {
+        column: 'file_type',
+        kind: 'string',
+        ops: ['='],
+        refusal: only('fileType', ['Document', 'Signature'], 'documents and signatures'),
+      },
+      eventDate: {
+        column: 'event_date',
+        kind: 'date',
+        ops: ['<', '>'],
+        refusal: only('eventDate', ['Event', 'Incident'], 'events and incidents'),
+      },
+    },
+  }
 }
 
 /**
  * Lists Groups in ctx.owner (or, for an association scope, in every owner the caller reads).
  * @example await listGroups(ctx, { type: 'incidents', filters: [{ field: 'name', op: '^', value: 'Op' }], resultLimit: 50 })
  */
-export async function listGroups(ctx: RequestContext, query: GroupQuery = {}): Promise<{ items: GroupRecord[]; total: number }> {
+export async function listGroups(
+  ctx: RequestContext,
+  query: GroupQuery = {},
+): Promise<{ items: GroupRecord[]; total: number }> {
   const def = query.type === undefined ? undefined : requireGroupType(query.type)
   const conditions = toConditions(filterTable(def), query.filters ?? [])
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listGroupRows(ctx.store.db, {
-    ownerIds, types: def ? [def.name] : undefined, conditions, combine: query.orParams ? 'or' : 'and',
+    ownerIds,
+    types: def ? [def.name] : undefined,
+    conditions,
+    combine: query.orParams ? 'or' : 'and',
     associatedWith: query.associatedWith && { ...query.associatedWith, associationTypeId: query.associationTypeId },
-    ids: query.ids, offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
+    ids: query.ids,
+    offset: query.resultStart ?? 0,
+    limit: query.resultLimit ?? 100,
   })
   return { items: rows.map(toGroupRecord), total }
 }
@@ -157,11 +202,17 @@ export interface PublishInput {
  * Publishes a Group unless its Security Labels exclude it: a label in securityLabelList, or
  * no label at all with excludeUnlabeled. Records the publish time; returns whether it published.
  */
-export async function publishGroup(ctx: RequestContext, id: number, type: string | undefined, input: unknown): Promise<{ published: boolean }> {
+export async function publishGroup(
+  ctx: RequestContext,
+  id: number,
+  type: string | undefined,
+  input: unknown,
+): Promise<{ published: boolean }> {
   await findWritableGroup(ctx, id, type, 'publish')
   const body = requireBodyObject(input) as PublishInput
   const labels = body.securityLabelList ?? []
-  if (!Array.isArray(labels) || labels.some((l) => typeof l !== 'string')) throw invalid('securityLabelList must be an array of Security Label names')
+  if (!Array.isArray(labels) || labels.some((l) => typeof l !== 'string'))
+    throw invalid('securityLabelList must be an array of Security Label names')
   const excludeUnlabeled = body.excludeUnlabeled ?? false
   if (typeof excludeUnlabeled !== 'boolean') throw invalid('excludeUnlabeled must be true or false')
   const own = (await loadLabels(ctx.store.db, 'group', [id])).get(id) ?? []

@@ -18,7 +18,8 @@ const MAX_NAME = 500
 
 export function requireBodyObject(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null || body === '') return {}
-  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) throw invalid('The body must be a JSON object')
+  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body))
+    throw invalid('The body must be a JSON object')
   return body as Record<string, unknown>
 }
 
@@ -29,10 +30,12 @@ function isBlank(value: unknown): boolean {
 function readText(rule: { name: string; values?: readonly string[] }, value: unknown, typeName: string): string {
   if (typeof value !== 'string' && typeof value !== 'number') throw invalid(`${rule.name} must be a string`)
   const text = String(value)
-  if (text.length > (rule.name === 'name' ? MAX_NAME : MAX_TEXT)) throw invalid(`${rule.name} is longer than ${rule.name === 'name' ? MAX_NAME : MAX_TEXT} characters`)
+  if (text.length > (rule.name === 'name' ? MAX_NAME : MAX_TEXT))
+    throw invalid(`${rule.name} is longer than ${rule.name === 'name' ? MAX_NAME : MAX_TEXT} characters`)
   if (!rule.values) return text
   const match = rule.values.find((v) => v.toLowerCase() === text.trim().toLowerCase())
-  if (!match) throw invalid(`${rule.name} '${text}' is not valid for ${typeName} Groups; use one of: ${rule.values.join(', ')}`)
+  if (!match)
+    throw invalid(`${rule.name} '${text}' is not valid for ${typeName} Groups; use one of: ${rule.values.join(', ')}`)
   return match
 }
 
@@ -62,14 +65,21 @@ function readValue(rule: GroupFieldRule, value: unknown, typeName: string): stri
  * on update only the fields marked required-on-update must (Signatures: name, fileName, fileType).
  * @example groupColumnsFromBody(findGroupType('incidents')!, { name: 'X', eventDate: '2024-01-01' }, 'create')
  */
-export function groupColumnsFromBody(def: GroupTypeDef, body: Record<string, unknown>, mode: 'create' | 'update'): GroupColumns {
+export function groupColumnsFromBody(
+  def: GroupTypeDef,
+  body: Record<string, unknown>,
+  mode: 'create' | 'update',
+): GroupColumns {
   const columns: Record<string, string | number | null> = {}
   const rules = [...def.fields, ...COMMON_GROUP_DATES.filter((d) => !def.fields.some((f) => f.name === d.name))]
   for (const rule of rules) {
     const value = body[rule.name]
     const required = mode === 'create' ? rule.requiredOnCreate : rule.requiredOnUpdate
     if (isBlank(value)) {
-      if (required) throw invalid(`${rule.name} is required ${mode === 'create' ? 'to create' : 'to update'} ${article(def.name)} ${def.name}`)
+      if (required)
+        throw invalid(
+          `${rule.name} is required ${mode === 'create' ? 'to create' : 'to update'} ${article(def.name)} ${def.name}`,
+        )
       if (value === undefined) continue
       if (rule.name === 'name') throw invalid('name cannot be empty')
       columns[rule.column] = rule.kind === 'boolean' ? 0 : null

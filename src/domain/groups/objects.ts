@@ -10,14 +10,28 @@ import { invalid } from '../../core/errors.js'
 import { type GroupRecord, createGroup, deleteGroup, getGroup, toGroupRecord, updateGroup } from './groups.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { type UserRef, loadUsers } from '../access/user-refs.js'
 
 export const GROUP_SOURCE: ListSource = { objectType: 'groups', table: 'intel_group', owner: 'owned' }
 
-export const GROUP_MEMBERS: readonly MemberName[] = ['tags', 'securityLabels', 'attributes', 'associatedArtifacts', 'associatedCases',
-  'associatedGroups', 'associatedIndicators', 'associatedVictimAssets']
+export const GROUP_MEMBERS: readonly MemberName[] = [
+  'tags',
+  'securityLabels',
+  'attributes',
+  'associatedArtifacts',
+  'associatedCases',
+  'associatedGroups',
+  'associatedIndicators',
+  'associatedVictimAssets',
+]
 
 export type GroupObject = GroupRecord & { creator: UserRef | null }
 
@@ -25,8 +39,14 @@ export type GroupObject = GroupRecord & { creator: UserRef | null }
 export async function loadGroupObjects(ctx: RequestContext, ids: readonly number[]): Promise<GroupObject[]> {
   if (ids.length === 0) return []
   const items = keepReadableRows(ctx.caller, await findGroupRowsByIds(ctx.store, ids)).map(toGroupRecord)
-  const users = await loadUsers(ctx.store, items.map((g) => g.createdBy))
-  return inIdOrder(ids, items.map((g) => ({ ...g, creator: (g.createdBy && users.get(g.createdBy)) || null })))
+  const users = await loadUsers(
+    ctx.store,
+    items.map((g) => g.createdBy),
+  )
+  return inIdOrder(
+    ids,
+    items.map((g) => ({ ...g, creator: (g.createdBy && users.get(g.createdBy)) || null })),
+  )
 }
 
 export async function listGroupObjects(ctx: RequestContext, query: ObjectListQuery) {
@@ -35,7 +55,8 @@ export async function listGroupObjects(ctx: RequestContext, query: ObjectListQue
 }
 
 function requireType(fields: Body): string {
-  if (typeof fields.type !== 'string' || !fields.type.trim()) throw invalid("A Group needs a 'type' (Adversary, Incident, Report …)")
+  if (typeof fields.type !== 'string' || !fields.type.trim())
+    throw invalid("A Group needs a 'type' (Adversary, Incident, Report …)")
   return fields.type
 }
 
@@ -66,13 +87,21 @@ export async function updateGroupObject(ctx: RequestContext, id: number, body: u
   await withTransaction(ctx, async (tctx) => {
     const item = await requireWritableItem(tctx, 'group', id, 'update')
     const { fields, members } = takeMembers(body, GROUP_MEMBERS)
-    if (typeof fields.type === 'string' && fields.type.trim().toLowerCase() !== item.type?.toLowerCase() && fields.type.replace(/\s+/g, '').toLowerCase() !== item.type?.replace(/\s+/g, '').toLowerCase()) {
-      throw invalid(`The type of a Group cannot change (Group ${id} is ${item.type === undefined ? 'untyped' : `a ${item.type}`})`)
+    if (
+      typeof fields.type === 'string' &&
+      fields.type.trim().toLowerCase() !== item.type?.toLowerCase() &&
+      fields.type.replace(/\s+/g, '').toLowerCase() !== item.type?.replace(/\s+/g, '').toLowerCase()
+    ) {
+      throw invalid(
+        `The type of a Group cannot change (Group ${id} is ${item.type === undefined ? 'untyped' : `a ${item.type}`})`,
+      )
     }
     const { type: _type, ...changes } = fields
     // v2 makes Signatures repeat name, fileName and fileType on update; a v3 PUT sends only what changed.
     const current = item.type === 'Signature' ? await getGroup(tctx, id) : undefined
-    const filled = current ? { name: current.name, fileName: current.fileName, fileType: current.fileType, ...changes } : changes
+    const filled = current
+      ? { name: current.name, fileName: current.fileName, fileType: current.fileType, ...changes }
+      : changes
     await updateGroup(tctx, id, undefined, filled)
     await applyMembers(tctx, item, members, { action: 'update' })
   })
@@ -83,7 +112,11 @@ export async function deleteGroupObject(ctx: RequestContext, id: number): Promis
   await withTransaction(ctx, (tctx) => deleteGroup(tctx, id))
 }
 
-export async function deleteGroupsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteGroupsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, GROUP_SOURCE, tql, scope)
     for (const id of ids) await deleteGroup(tctx, id)

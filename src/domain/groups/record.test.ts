@@ -25,7 +25,12 @@ function expected(f: FieldDeclaration, value: unknown): unknown {
   return f.type === 'boolean' ? !!value : value
 }
 
-function mismatches(kind: KindDeclaration, row: Record<string, unknown>, record: Record<string, unknown>, absent: readonly string[]) {
+function mismatches(
+  kind: KindDeclaration,
+  row: Record<string, unknown>,
+  record: Record<string, unknown>,
+  absent: readonly string[],
+) {
   return kind.fields.flatMap((f: FieldDeclaration) => {
     if (!f.column || f.record === false || absent.includes(f.name)) return []
     const name = f.record ?? f.name

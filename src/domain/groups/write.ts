@@ -12,7 +12,8 @@ const BODY_RULES = [...GROUP_TYPES.flatMap((t) => t.fields), ...COMMON_GROUP_DAT
 
 /** Every Group column a body may set, with the type the set-based UPDATE casts its values to. */
 export const GROUP_COLUMN_TYPES: Record<string, ColumnType> = { last_modified: 'text' }
-for (const f of BODY_RULES) GROUP_COLUMN_TYPES[f.column] = f.kind === 'boolean' || f.kind === 'integer' ? 'integer' : 'text'
+for (const f of BODY_RULES)
+  GROUP_COLUMN_TYPES[f.column] = f.kind === 'boolean' || f.kind === 'integer' ? 'integer' : 'text'
 
 const BOOLEAN_COLUMNS = new Set(BODY_RULES.filter((f) => f.kind === 'boolean').map((f) => f.column))
 
@@ -29,17 +30,36 @@ function newGroupRow(ctx: RequestContext, g: NewGroup) {
   Object.assign(row, g.columns)
   if ((g.def.name === 'Document' || g.def.name === 'Report') && !row.status) row.status = 'Awaiting Upload'
   return {
-    ...row, owner_id: ctx.owner.id, type: g.def.name, xid: g.xid, created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now,
+    ...row,
+    owner_id: ctx.owner.id,
+    type: g.def.name,
+    xid: g.xid,
+    created_by: ctx.caller.account.id,
+    date_added: ctx.now,
+    last_modified: ctx.now,
   }
 }
 
 /** Inserts new Groups in ctx.owner; returns their ids by xid. */
 export async function insertGroups(ctx: RequestContext, groups: readonly NewGroup[]): Promise<Map<string, number>> {
-  const inserted = await insertRows<{ id: number; xid: string }>(ctx.store.db, 'intel_group', groups.map((g) => newGroupRow(ctx, g)), ['id', 'xid'])
+  const inserted = await insertRows<{ id: number; xid: string }>(
+    ctx.store.db,
+    'intel_group',
+    groups.map((g) => newGroupRow(ctx, g)),
+    ['id', 'xid'],
+  )
   return new Map(inserted.map((r) => [r.xid, r.id]))
 }
 
 /** Applies column changes to existing Groups, stamping last_modified. */
-export async function updateGroups(ctx: RequestContext, updates: readonly { id: number; columns: Record<string, unknown> }[]): Promise<void> {
-  await updateRowsById(ctx.store.db, 'intel_group', updates.map((u) => ({ id: u.id, changes: { ...u.columns, last_modified: ctx.now } })), GROUP_COLUMN_TYPES)
+export async function updateGroups(
+  ctx: RequestContext,
+  updates: readonly { id: number; columns: Record<string, unknown> }[],
+): Promise<void> {
+  await updateRowsById(
+    ctx.store.db,
+    'intel_group',
+    updates.map((u) => ({ id: u.id, changes: { ...u.columns, last_modified: ctx.now } })),
+    GROUP_COLUMN_TYPES,
+  )
 }

@@ -3,7 +3,12 @@
  * owners holding the same Indicator, and the record of deleted Indicators.
  */
 import {
-  insertFalsePositive, insertObservation, listDeletedIndicatorRows, listMostObserved, listObservationsByDay, observationTotals,
+  insertFalsePositive,
+  insertObservation,
+  listDeletedIndicatorRows,
+  listMostObserved,
+  listObservationsByDay,
+  observationTotals,
   pruneDeletedIndicators,
 } from '../../store/repositories/indicator-activity.repository.js'
 import { findIndicatorRow } from '../../store/repositories/indicator.repository.js'
@@ -33,10 +38,15 @@ async function requireObserver(ctx: RequestContext, record: IndicatorRecord) {
  * Reports `count` observations of the Indicator by the caller, at `dateObserved` (default now).
  * @example await addObservations(ctx, record, { count: 2 })
  */
-export async function addObservations(ctx: RequestContext, record: IndicatorRecord, input: { count?: unknown; dateObserved?: unknown }): Promise<void> {
+export async function addObservations(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  input: { count?: unknown; dateObserved?: unknown },
+): Promise<void> {
   await requireObserver(ctx, record)
   const count = input.count === undefined || input.count === null ? 1 : Number(input.count)
-  if (!Number.isInteger(count) || count < 1 || count > MAX_OBSERVATIONS) throw invalid(`count must be a whole number of at least 1, not '${String(input.count)}'`)
+  if (!Number.isInteger(count) || count < 1 || count > MAX_OBSERVATIONS)
+    throw invalid(`count must be a whole number of at least 1, not '${String(input.count)}'`)
   let when = ctx.now
   if (input.dateObserved !== undefined && input.dateObserved !== null && input.dateObserved !== '') {
     const parsed = parseApiTime(input.dateObserved)
@@ -57,16 +67,26 @@ export async function listObservations(ctx: RequestContext, record: IndicatorRec
 export async function getObservationCount(ctx: RequestContext, record: IndicatorRecord) {
   indicatorItem(ctx, record)
   const totals = await observationTotals(ctx.store.db, record.id, ctx.caller.account.organizationId)
-  return { count: totals.count, lastObserved: totals.last, yourCount: totals.yourCount, yourLastObserved: totals.yourLast }
+  return {
+    count: totals.count,
+    lastObserved: totals.last,
+    yourCount: totals.yourCount,
+    yourLastObserved: totals.yourLast,
+  }
 }
 
 /**
  * Reports the Indicator as a false positive; one report per user, Indicator and day (a
  * repeat on the same day changes nothing and still succeeds).
  */
-export async function reportFalsePositive(ctx: RequestContext, record: IndicatorRecord): Promise<{ count: number; lastReported: string | null }> {
+export async function reportFalsePositive(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+): Promise<{ count: number; lastReported: string | null }> {
   await requireObserver(ctx, record)
-  await withTransactionDb(ctx, (db) => insertFalsePositive(db, record.id, ctx.caller.account.id, ctx.now.slice(0, 10), ctx.now))
+  await withTransactionDb(ctx, (db) =>
+    insertFalsePositive(db, record.id, ctx.caller.account.id, ctx.now.slice(0, 10), ctx.now),
+  )
   const row = await findIndicatorRow(ctx.store.db, record.id)
   return { count: Number(row?.false_positive_count ?? 0), lastReported: row?.last_false_positive ?? null }
 }
@@ -87,7 +107,11 @@ export async function listMostObservedIndicators(ctx: RequestContext, options: {
   const limit = Number(await ctx.services.settings.get('observedIndicatorLimit'))
   const rows = await listMostObserved(ctx.store.db, [ctx.owner.id], since, limit)
   return rows.map((r) => ({
-    id: r.id, type: r.type, summary: r.summary, observationCount: r.total, lastObserved: r.last,
+    id: r.id,
+    type: r.type,
+    summary: r.summary,
+    observationCount: r.total,
+    lastObserved: r.last,
     userObservedList: r.users.map((u) => ({ userName: u.user_name, userLastObservedDate: u.last, count: u.total })),
   }))
 }
@@ -98,7 +122,9 @@ export async function listIndicatorOwners(ctx: RequestContext, record: Indicator
   const readable = readableOwners(ctx.caller)
   const copies = await findIndicatorsBySummary(ctx, record.type, record.summary, 'readable')
   const holding = new Set(copies.map((c) => c.ownerId))
-  return readable.filter((m) => holding.has(m.ownerId)).map((m) => ({ id: m.ownerId, name: m.ownerName, type: m.ownerType }))
+  return readable
+    .filter((m) => holding.has(m.ownerId))
+    .map((m) => ({ id: m.ownerId, name: m.ownerName, type: m.ownerType }))
 }
 
 /**
@@ -127,7 +153,10 @@ export async function listHostDnsResolutions(ctx: RequestContext, record: Indica
  * Indicators deleted from ctx.owner within the retention window (setting
  * `indicatorDeleteRetentionDays`), optionally of one type and since a time.
  */
-export async function listDeletedIndicators(ctx: RequestContext, query: { type?: string; deletedSince?: string; resultStart: number; resultLimit: number }) {
+export async function listDeletedIndicators(
+  ctx: RequestContext,
+  query: { type?: string; deletedSince?: string; resultStart: number; resultLimit: number },
+) {
   const def = query.type ? requireIndicatorType(query.type) : undefined
   const retentionDays = Number(await ctx.services.settings.get('indicatorDeleteRetentionDays'))
   const horizon = new Date(Date.parse(ctx.now) - retentionDays * DAY_MS).toISOString()
@@ -139,10 +168,20 @@ export async function listDeletedIndicators(ctx: RequestContext, query: { type?:
   }
   await pruneDeletedIndicators(ctx.store.db, horizon)
   const { rows, total } = await listDeletedIndicatorRows(ctx.store.db, {
-    ownerIds: [ctx.owner.id], type: def?.name, since, offset: query.resultStart, limit: query.resultLimit,
+    ownerIds: [ctx.owner.id],
+    type: def?.name,
+    since,
+    offset: query.resultStart,
+    limit: query.resultLimit,
   })
   return {
     total,
-    items: rows.map((r) => ({ ownerName: r.owner_name, type: r.type, summary: r.summary, dateAdded: r.date_added, dateDeleted: r.date_deleted })),
+    items: rows.map((r) => ({
+      ownerName: r.owner_name,
+      type: r.type,
+      summary: r.summary,
+      dateAdded: r.date_added,
+      dateDeleted: r.date_deleted,
+    })),
   }
 }

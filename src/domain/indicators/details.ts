@@ -6,7 +6,11 @@
  */
 import { listPartners } from '../../store/repositories/association.repository.js'
 import {
-  listDnsResolutions, listFileActionsOf, listFileOccurrencesOf, listReportedByUser, listTrackedUsers,
+  listDnsResolutions,
+  listFileActionsOf,
+  listFileOccurrencesOf,
+  listReportedByUser,
+  listTrackedUsers,
 } from '../../store/repositories/indicator-tracking.repository.js'
 import { membershipFor } from '../access/owner-scope.js'
 import type { RequestContext } from '../context.js'
@@ -46,7 +50,14 @@ export async function fileOccurrencesOf(ctx: RequestContext, fileIds: readonly n
 }
 
 /** Indicator partners by a custom (typed) association, as ids per Indicator. */
-export async function customAssociationPartnersOf(ctx: RequestContext, ids: readonly number[]): Promise<Map<number, number[]>> {
-  const typed = (await listPartners(ctx.store.db, 'indicator', ids, 'indicator')).filter((r) => r.association_type_id !== 0)
-  return new Map([...byKey(typed, (r) => Number(r.from_id))].map(([id, list]) => [id, list.map((r) => Number(r.to_id))]))
+export async function customAssociationPartnersOf(
+  ctx: RequestContext,
+  ids: readonly number[],
+): Promise<Map<number, number[]>> {
+  const typed = (await listPartners(ctx.store.db, 'indicator', ids, 'indicator')).filter(
+    (r) => r.association_type_id !== 0,
+  )
+  return new Map(
+    [...byKey(typed, (r) => Number(r.from_id))].map(([id, list]) => [id, list.map((r) => Number(r.to_id))]),
+  )
 }

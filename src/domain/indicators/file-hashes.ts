@@ -49,12 +49,16 @@ export function sharesHash(row: StoredHashes, hashes: Hashes): boolean {
 }
 
 /** The candidates that share a hash with `hashes`, each once, in their given order. */
-export function filesSharingHashes<R extends StoredHashes & { id: number }>(candidates: readonly R[], hashes: Hashes): R[] {
+export function filesSharingHashes<R extends StoredHashes & { id: number }>(
+  candidates: readonly R[],
+  hashes: Hashes,
+): R[] {
   return [...new Map(candidates.filter((r) => sharesHash(r, hashes)).map((r) => [r.id, r])).values()]
 }
 
 export type FileMergeMode = 'Merge' | 'Distribute' | 'Refuse'
-export type HashCollisionMode = 'FavorIncoming' | 'FavorExisting' | 'IgnoreExisting' | 'IgnoreIncoming' | 'Split' | 'Refuse'
+export type HashCollisionMode =
+  'FavorIncoming' | 'FavorExisting' | 'IgnoreExisting' | 'IgnoreIncoming' | 'Split' | 'Refuse'
 
 export interface FileMergePolicy {
   fileMergeMode: FileMergeMode
@@ -62,7 +66,10 @@ export interface FileMergePolicy {
 }
 
 /** A policy without Refuse (the batch's): its plans never refuse. */
-type AcceptingPolicy = { fileMergeMode: Exclude<FileMergeMode, 'Refuse'>; hashCollisionMode: Exclude<HashCollisionMode, 'Refuse'> }
+type AcceptingPolicy = {
+  fileMergeMode: Exclude<FileMergeMode, 'Refuse'>
+  hashCollisionMode: Exclude<HashCollisionMode, 'Refuse'>
+}
 
 /** The API's policy: a File that would merge stored Files, or change a hash one has, is a 400. */
 export const REFUSE_FILE_MERGES: FileMergePolicy = { fileMergeMode: 'Refuse', hashCollisionMode: 'Refuse' }
@@ -81,7 +88,10 @@ export type FilePlan =
   | { kind: 'skip'; reason: string }
 
 /** Only a policy with Refuse in it plans this. */
-export interface FileRefusal { kind: 'refuse'; reason: string }
+export interface FileRefusal {
+  kind: 'refuse'
+  reason: string
+}
 
 /** A stored File as a match: its id, its three hash slots and its summary. */
 export function fileMatch(row: StoredHashes & { id: number; summary?: string }): FileMatch {
@@ -99,16 +109,28 @@ function union(first: Hashes, ...rest: Hashes[]): (string | null)[] {
 const nameOf = (m: FileMatch) => m.summary ?? `File ${m.id}`
 
 function refuseSeveral(matches: FileMatch[]): FileRefusal {
-  return { kind: 'refuse', reason: `These hashes belong to ${matches.length} different File Indicators (${matches.map(nameOf).join('; ')}); `
-    + 'merging existing Files is not supported' }
+  return {
+    kind: 'refuse',
+    reason:
+      `These hashes belong to ${matches.length} different File Indicators (${matches.map(nameOf).join('; ')}); ` +
+      'merging existing Files is not supported',
+  }
 }
 
 function refuseConflict(incoming: Hashes, match: FileMatch): FileRefusal {
   const slot = SLOTS.find((s) => !!incoming[s] && !!match.hashes[s] && incoming[s] !== match.hashes[s])!
-  return { kind: 'refuse', reason: `File ${nameOf(match)} already has the ${SLOT_LABELS[slot]} ${match.hashes[slot]}; a File has one ${SLOT_LABELS[slot]}` }
+  return {
+    kind: 'refuse',
+    reason: `File ${nameOf(match)} already has the ${SLOT_LABELS[slot]} ${match.hashes[slot]}; a File has one ${SLOT_LABELS[slot]}`,
+  }
 }
 
-function combine(matches: FileMatch[], mergeMode: FileMergeMode, hashes: (string | null)[], deleteFirst: number[]): FilePlan {
+function combine(
+  matches: FileMatch[],
+  mergeMode: FileMergeMode,
+  hashes: (string | null)[],
+  deleteFirst: number[],
+): FilePlan {
   if (matches.length === 1) return { kind: 'update', ids: [matches[0].id], hashes, deleteFirst }
   if (mergeMode === 'Distribute') return { kind: 'update', ids: matches.map((m) => m.id), deleteFirst }
   return { kind: 'merge', primary: matches[0].id, secondaries: matches.slice(1).map((m) => m.id), hashes, deleteFirst }
@@ -119,9 +141,24 @@ function combine(matches: FileMatch[], mergeMode: FileMergeMode, hashes: (string
  * recently modified first; for an update of one File, that File first). Pure.
  * @example planFile(['A'.repeat(32), null, null], [], { fileMergeMode: 'Merge', hashCollisionMode: 'FavorIncoming' }) // → insert
  */
-export function planFile(incoming: Hashes, matches: FileMatch[], policy: AcceptingPolicy, deleteFirst?: number[]): FilePlan
-export function planFile(incoming: Hashes, matches: FileMatch[], policy: FileMergePolicy, deleteFirst?: number[]): FilePlan | FileRefusal
-export function planFile(incoming: Hashes, matches: FileMatch[], policy: FileMergePolicy, deleteFirst: number[] = []): FilePlan | FileRefusal {
+export function planFile(
+  incoming: Hashes,
+  matches: FileMatch[],
+  policy: AcceptingPolicy,
+  deleteFirst?: number[],
+): FilePlan
+export function planFile(
+  incoming: Hashes,
+  matches: FileMatch[],
+  policy: FileMergePolicy,
+  deleteFirst?: number[],
+): FilePlan | FileRefusal
+export function planFile(
+  incoming: Hashes,
+  matches: FileMatch[],
+  policy: FileMergePolicy,
+  deleteFirst: number[] = [],
+): FilePlan | FileRefusal {
   const { fileMergeMode, hashCollisionMode } = policy
   if (matches.length === 0) return { kind: 'insert', hashes: union(incoming), deleteFirst }
   if (matches.length > 1 && fileMergeMode === 'Refuse') return refuseSeveral(matches)
@@ -134,13 +171,21 @@ export function planFile(incoming: Hashes, matches: FileMatch[], policy: FileMer
     case 'Refuse':
       return withIncoming.length ? refuseConflict(incoming, withIncoming[0]) : refuseSeveral(matches)
     case 'IgnoreIncoming':
-      return { kind: 'skip', reason: 'its hashes conflict with existing Files; it was not imported (hashCollisionMode IgnoreIncoming)' }
+      return {
+        kind: 'skip',
+        reason: 'its hashes conflict with existing Files; it was not imported (hashCollisionMode IgnoreIncoming)',
+      }
     case 'Split':
       return { kind: 'update', ids: matches.map((m) => m.id), deleteFirst }
     case 'FavorIncoming':
       return combine(matches, fileMergeMode, union(incoming, ...matches.map((m) => m.hashes)), deleteFirst)
     case 'FavorExisting':
-      return combine(matches, fileMergeMode, union(matches[0].hashes, ...matches.slice(1).map((m) => m.hashes), incoming), deleteFirst)
+      return combine(
+        matches,
+        fileMergeMode,
+        union(matches[0].hashes, ...matches.slice(1).map((m) => m.hashes), incoming),
+        deleteFirst,
+      )
     case 'IgnoreExisting': {
       if (amongExisting.length > 0) {
         const remaining = matches.filter((m) => !amongExisting.includes(m))
@@ -148,7 +193,12 @@ export function planFile(incoming: Hashes, matches: FileMatch[], policy: FileMer
       }
       const taken = new Set(withIncoming.flatMap((m) => m.hashes.filter((h): h is string => !!h)))
       const stripped = incoming.map((h) => (h && !taken.has(h) ? h : null))
-      if (!stripped.some(Boolean)) return { kind: 'skip', reason: 'every hash belongs to a conflicting existing File; no File was created (hashCollisionMode IgnoreExisting)' }
+      if (!stripped.some(Boolean))
+        return {
+          kind: 'skip',
+          reason:
+            'every hash belongs to a conflicting existing File; no File was created (hashCollisionMode IgnoreExisting)',
+        }
       const remaining = matches.filter((m) => !withIncoming.includes(m) && shareHash(m.hashes, stripped))
       return planFile(stripped, remaining, policy, deleteFirst)
     }

@@ -54,7 +54,11 @@ export async function listFileOccurrences(ctx: RequestContext, record: Indicator
   return (await repo.listFileOccurrenceRows(ctx.store.db, record.id)).map(toView)
 }
 
-export async function getFileOccurrence(ctx: RequestContext, record: IndicatorRecord, id: number): Promise<FileOccurrenceView> {
+export async function getFileOccurrence(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  id: number,
+): Promise<FileOccurrenceView> {
   indicatorItem(ctx, record)
   requireFile(record, 'File occurrences')
   const row = await repo.findFileOccurrenceRow(ctx.store.db, record.id, id)
@@ -63,21 +67,37 @@ export async function getFileOccurrence(ctx: RequestContext, record: IndicatorRe
 }
 
 /** Records where the File was seen (permission: update in the File's owner). */
-export async function addFileOccurrence(ctx: RequestContext, record: IndicatorRecord, input: { fileName?: unknown; path?: unknown; date?: unknown }) {
+export async function addFileOccurrence(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  input: { fileName?: unknown; path?: unknown; date?: unknown },
+) {
   await requirePermission(ctx, 'update', indicatorItem(ctx, record).membership)
   requireFile(record, 'File occurrences')
   const changes = readOccurrence(input)
   const id = await repo.insertFileOccurrence(ctx.store.db, {
-    indicator_id: record.id, file_name: changes.file_name ?? null, path: changes.path ?? null, date: changes.date ?? null,
+    indicator_id: record.id,
+    file_name: changes.file_name ?? null,
+    path: changes.path ?? null,
+    date: changes.date ?? null,
   })
   return getFileOccurrence(ctx, record, id)
 }
 
-export async function updateFileOccurrence(ctx: RequestContext, record: IndicatorRecord, id: number, input: { fileName?: unknown; path?: unknown; date?: unknown }) {
+export async function updateFileOccurrence(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  id: number,
+  input: { fileName?: unknown; path?: unknown; date?: unknown },
+) {
   await requirePermission(ctx, 'update', indicatorItem(ctx, record).membership)
   await getFileOccurrence(ctx, record, id)
   const changes = readOccurrence(input)
-  await repo.updateFileOccurrence(ctx.store.db, id, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)))
+  await repo.updateFileOccurrence(
+    ctx.store.db,
+    id,
+    Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)),
+  )
   return getFileOccurrence(ctx, record, id)
 }
 
@@ -96,12 +116,19 @@ async function requireFileAction(db: Kysely<Database>, action: string) {
 function checkTarget(type: { api_branch: string; to_type: string }, target: IndicatorRecord) {
   const allowed = type.to_type.split(',').map((t) => t.trim())
   if (!allowed.includes(target.type)) {
-    throw invalid(`The File action ${type.api_branch} relates a File to ${allowed.join(', ')} Indicators, not to ${target.type}`)
+    throw invalid(
+      `The File action ${type.api_branch} relates a File to ${allowed.join(', ')} Indicators, not to ${target.type}`,
+    )
   }
 }
 
 /** Indicators related to the File by an action (archive, drop, traffic, mutex, registryKey, userAgent, dnsQuery). */
-export async function listFileActionTargets(ctx: RequestContext, file: IndicatorRecord, action: string, query: Omit<IndicatorQuery, 'fileAction'>) {
+export async function listFileActionTargets(
+  ctx: RequestContext,
+  file: IndicatorRecord,
+  action: string,
+  query: Omit<IndicatorQuery, 'fileAction'>,
+) {
   indicatorItem(ctx, file)
   requireFile(file, 'File actions')
   const type = await requireFileAction(ctx.store.db, action)
@@ -109,7 +136,12 @@ export async function listFileActionTargets(ctx: RequestContext, file: Indicator
 }
 
 /** Relates a target Indicator to the File by an action (permission: associate in the File's owner). */
-export async function addFileAction(ctx: RequestContext, file: IndicatorRecord, action: string, target: IndicatorRecord): Promise<void> {
+export async function addFileAction(
+  ctx: RequestContext,
+  file: IndicatorRecord,
+  action: string,
+  target: IndicatorRecord,
+): Promise<void> {
   await requirePermission(ctx, 'associate', indicatorItem(ctx, file).membership)
   indicatorItem(ctx, target)
   requireFile(file, 'File actions')
@@ -118,7 +150,12 @@ export async function addFileAction(ctx: RequestContext, file: IndicatorRecord, 
   await repo.insertFileAction(ctx.store.db, file.id, type.api_branch, target.id, ctx.now)
 }
 
-export async function removeFileAction(ctx: RequestContext, file: IndicatorRecord, action: string, target: IndicatorRecord): Promise<void> {
+export async function removeFileAction(
+  ctx: RequestContext,
+  file: IndicatorRecord,
+  action: string,
+  target: IndicatorRecord,
+): Promise<void> {
   await requirePermission(ctx, 'associate', indicatorItem(ctx, file).membership)
   requireFile(file, 'File actions')
   const type = await requireFileAction(ctx.store.db, action)

@@ -50,7 +50,9 @@ export function findIndicatorFilter(field: string): string | undefined {
   if (!name || dot < 0) return name
   const qualifier = text.slice(0, dot)
   const own = INDICATOR_FILTERS[name].indicatorType
-  return qualifier === 'indicator' || (own !== undefined && findIndicatorType(qualifier)?.name === own) ? name : undefined
+  return qualifier === 'indicator' || (own !== undefined && findIndicatorType(qualifier)?.name === own)
+    ? name
+    : undefined
 }
 
 /** One table per scope type, made on first use: every Indicator list asks for one. */
@@ -59,9 +61,14 @@ const filterTables = new Map<string | undefined, FilterTable<IndicatorColumn>>()
 function indicatorFilterTable(scopeType?: string): FilterTable<IndicatorColumn> {
   const known = filterTables.get(scopeType)
   if (known) return known
-  const specs = Object.fromEntries(Object.entries(INDICATOR_FILTERS).map(([name, spec]) => [name,
-    spec.indicatorType && scopeType && spec.indicatorType !== scopeType
-      ? { ...spec, refusal: `Filter ${name} applies to ${spec.indicatorType} Indicators only` } : spec]))
+  const specs = Object.fromEntries(
+    Object.entries(INDICATOR_FILTERS).map(([name, spec]) => [
+      name,
+      spec.indicatorType && scopeType && spec.indicatorType !== scopeType
+        ? { ...spec, refusal: `Filter ${name} applies to ${spec.indicatorType} Indicators only` }
+        : spec,
+    ]),
+  )
   const table: FilterTable<IndicatorColumn> = { resource: 'Indicators', specs, resolve: findIndicatorFilter }
   filterTables.set(scopeType, table)
   return table

@@ -76,12 +76,23 @@ export function requireIdentifyingValues(def: IndicatorTypeDef, values: (string 
 function readNumber(value: unknown, field: string): number | null | undefined {
   if (value === undefined) return undefined
   if (value === null || value === '') return null
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : Number.NaN
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value.trim())
+        : Number.NaN
   if (!Number.isFinite(n)) throw invalid(`${field} must be a number, not '${String(value)}'`)
   return n
 }
 
-function readRange(value: unknown, field: string, min: number, max: number, integer: boolean): number | null | undefined {
+function readRange(
+  value: unknown,
+  field: string,
+  min: number,
+  max: number,
+  integer: boolean,
+): number | null | undefined {
   const n = readNumber(value, field)
   if (n === null || n === undefined) return n
   if (integer && !Number.isInteger(n)) throw invalid(`${field} must be a whole number, not '${String(value)}'`)
@@ -112,12 +123,18 @@ function readerOf(field: FieldDeclaration): string {
   const name = JSON.stringify(field.name)
   const [min, max] = field.range ?? [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
   switch (field.type) {
-    case 'decimal': return `readRange(v, ${name}, ${min}, ${max}, false)`
-    case 'integer': return `readRange(v, ${name}, ${min}, ${max}, true)`
-    case 'text': return `readText(v, ${name})`
-    case 'boolean': return `bit(booleanValue(v, ${name}))`
-    case 'date': return `readTime(v, ${name})`
-    default: throw new Error(`indicator.${field.name}: no reader for ${field.type}`)
+    case 'decimal':
+      return `readRange(v, ${name}, ${min}, ${max}, false)`
+    case 'integer':
+      return `readRange(v, ${name}, ${min}, ${max}, true)`
+    case 'text':
+      return `readText(v, ${name})`
+    case 'boolean':
+      return `bit(booleanValue(v, ${name}))`
+    case 'date':
+      return `readTime(v, ${name})`
+    default:
+      throw new Error(`indicator.${field.name}: no reader for ${field.type}`)
   }
 }
 
@@ -129,18 +146,26 @@ function readerOf(field: FieldDeclaration): string {
  */
 function compileChangeReader(): (def: IndicatorTypeDef, input: IndicatorInput) => IndicatorChanges {
   const declared: KindDeclaration = INDICATOR
-  const changeable = declared.fields.filter((f): f is FieldDeclaration & { column: string } => !!f.column && (f.write ?? 'always') === 'always')
+  const changeable = declared.fields.filter(
+    (f): f is FieldDeclaration & { column: string } => !!f.column && (f.write ?? 'always') === 'always',
+  )
   const read = (f: FieldDeclaration & { column: string }) =>
     `v = ${readerOf(f).replace(/\bv\b/, `input[${JSON.stringify(f.name)}]`)}; if (v !== undefined) changes[${JSON.stringify(f.column)}] = v`
   const lines = changeable.filter((f) => !f.onlyTypes).map(read)
   const byTypes = new Map<string, string[]>()
   for (const f of changeable.filter((f) => f.onlyTypes)) {
     const test = f.onlyTypes!.map((t) => `def.name === ${JSON.stringify(t)}`).join(' || ')
-    byTypes.set(test, [...byTypes.get(test) ?? [], read(f)])
+    byTypes.set(test, [...(byTypes.get(test) ?? []), read(f)])
   }
   for (const [test, reads] of byTypes) lines.push(`if (${test}) {\n${reads.join('\n')}\n}`)
   const body = `return (def, input) => {\nconst changes = {}\nlet v\n${lines.join('\n')}\nreturn changes\n}`
-  return new Function('readRange', 'readText', 'readTime', 'bit', 'booleanValue', body)(readRange, readText, readTime, bit, booleanValue)
+  return new Function('readRange', 'readText', 'readTime', 'bit', 'booleanValue', body)(
+    readRange,
+    readText,
+    readTime,
+    bit,
+    booleanValue,
+  )
 }
 
 /**
@@ -148,4 +173,5 @@ function compileChangeReader(): (def: IndicatorTypeDef, input: IndicatorInput) =
  * whoisActive) and File-only (size) fields are ignored on other types; tcex always sends a File's
  * size (0 when unknown), and 0 is stored as given.
  */
-export const readIndicatorChanges: (def: IndicatorTypeDef, input: IndicatorInput) => IndicatorChanges = compileChangeReader()
+export const readIndicatorChanges: (def: IndicatorTypeDef, input: IndicatorInput) => IndicatorChanges =
+  compileChangeReader()

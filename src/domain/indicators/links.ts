@@ -21,19 +21,38 @@ async function requireIndicatorAssociationType(ctx: RequestContext, branch: stri
  * Indicators associated with the Indicator through a typed association.
  * @example await listTypedAssociations(ctx, asn, 'asnToCidr', { resultLimit: 100 })
  */
-export async function listTypedAssociations(ctx: RequestContext, record: IndicatorRecord, branch: string, query: Omit<IndicatorQuery, 'associatedWith' | 'associationTypeId'>) {
+export async function listTypedAssociations(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  branch: string,
+  query: Omit<IndicatorQuery, 'associatedWith' | 'associationTypeId'>,
+) {
   indicatorItem(ctx, record)
   const type = await requireIndicatorAssociationType(ctx, branch, record)
-  return listIndicators(ctx, { ...query, associatedWith: { kind: 'indicator', id: record.id }, associationTypeId: type.id })
+  return listIndicators(ctx, {
+    ...query,
+    associatedWith: { kind: 'indicator', id: record.id },
+    associationTypeId: type.id,
+  })
 }
 
 /** Associates two Indicators through a typed association; the pair of types must fit it either way round. */
-export async function addTypedAssociation(ctx: RequestContext, record: IndicatorRecord, branch: string, target: IndicatorRecord): Promise<void> {
+export async function addTypedAssociation(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  branch: string,
+  target: IndicatorRecord,
+): Promise<void> {
   const type = await requireIndicatorAssociationType(ctx, branch, record)
   await associate(ctx, indicatorItem(ctx, record), indicatorItem(ctx, target), { associationTypeId: type.id })
 }
 
-export async function removeTypedAssociation(ctx: RequestContext, record: IndicatorRecord, branch: string, target: IndicatorRecord): Promise<void> {
+export async function removeTypedAssociation(
+  ctx: RequestContext,
+  record: IndicatorRecord,
+  branch: string,
+  target: IndicatorRecord,
+): Promise<void> {
   const type = await requireIndicatorAssociationType(ctx, branch, record)
   await dissociate(ctx, indicatorItem(ctx, record), indicatorItem(ctx, target), { associationTypeId: type.id })
 }

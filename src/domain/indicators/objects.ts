@@ -13,19 +13,47 @@ import { readIndicatorValues } from './input.js'
 import { toIndicatorRecord } from './record.js'
 import { findIndicatorRowsByIds } from '../../store/repositories/indicator.repository.js'
 import {
-  type IndicatorInput, type IndicatorRecord, createOrUpdateIndicator, deleteIndicator, findIndicatorsBySummary, getIndicatorById,
-  indicatorItem, listIndicators, requireIndicatorType, updateIndicator,
+  type IndicatorInput,
+  type IndicatorRecord,
+  createOrUpdateIndicator,
+  deleteIndicator,
+  findIndicatorsBySummary,
+  getIndicatorById,
+  indicatorItem,
+  listIndicators,
+  requireIndicatorType,
+  updateIndicator,
 } from './indicators.js'
 import type { ItemInfo } from '../items/items.js'
-import { type Body, type MemberName, type NestedMember, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type Body,
+  type MemberName,
+  type NestedMember,
+  applyMembers,
+  isBody,
+  takeMembers,
+} from '../items/nested-writes.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { booleanValue } from '../../core/input.js'
 
 export const INDICATOR_SOURCE: ListSource = { objectType: 'indicators', table: 'indicator', owner: 'owned' }
 
-export const INDICATOR_MEMBERS: readonly MemberName[] = ['tags', 'securityLabels', 'attributes', 'associatedArtifacts', 'associatedCases',
-  'associatedGroups', 'associatedIndicators']
+export const INDICATOR_MEMBERS: readonly MemberName[] = [
+  'tags',
+  'securityLabels',
+  'attributes',
+  'associatedArtifacts',
+  'associatedCases',
+  'associatedGroups',
+  'associatedIndicators',
+]
 
 /** Body fields that trigger actions rather than set columns. */
 const ACTION_FIELDS = ['falsePositiveFlag', 'observations'] as const
@@ -33,7 +61,10 @@ const ACTION_FIELDS = ['falsePositiveFlag', 'observations'] as const
 /** Indicators by id, in that order, leaving out any the caller cannot read. */
 export async function loadIndicatorRecords(ctx: RequestContext, ids: readonly number[]): Promise<IndicatorRecord[]> {
   if (ids.length === 0) return []
-  return inIdOrder(ids, keepReadableRows(ctx.caller, await findIndicatorRowsByIds(ctx.store, ids)).map(toIndicatorRecord))
+  return inIdOrder(
+    ids,
+    keepReadableRows(ctx.caller, await findIndicatorRowsByIds(ctx.store, ids)).map(toIndicatorRecord),
+  )
 }
 
 export async function listIndicatorObjects(ctx: RequestContext, query: ObjectListQuery) {
@@ -68,21 +99,28 @@ export async function findIndicatorByValue(ctx: RequestContext, entry: Body): Pr
 }
 
 function requireType(fields: Body): string {
-  if (typeof fields.type !== 'string' || !fields.type.trim()) throw invalid("An Indicator needs a 'type' (Address, Host, File, URL …)")
+  if (typeof fields.type !== 'string' || !fields.type.trim())
+    throw invalid("An Indicator needs a 'type' (Address, Host, File, URL …)")
   return fields.type
 }
 
 async function applyActions(ctx: RequestContext, record: IndicatorRecord, fields: Body) {
   const flag = booleanValue(fields.falsePositiveFlag, 'falsePositiveFlag')
   if (flag) await reportFalsePositive(ctx, record)
-  if (fields.observations !== undefined && fields.observations !== null) await addObservations(ctx, record, { count: fields.observations })
+  if (fields.observations !== undefined && fields.observations !== null)
+    await addObservations(ctx, record, { count: fields.observations })
 }
 
 function withoutActions(fields: Body): Body {
   return Object.fromEntries(Object.entries(fields).filter(([k]) => !(ACTION_FIELDS as readonly string[]).includes(k)))
 }
 
-async function applyIndicatorMembers(ctx: RequestContext, item: ItemInfo, members: NestedMember[], action: 'create' | 'update') {
+async function applyIndicatorMembers(
+  ctx: RequestContext,
+  item: ItemInfo,
+  members: NestedMember[],
+  action: 'create' | 'update',
+) {
   await applyMembers(ctx, item, members, { action })
 }
 
@@ -107,7 +145,17 @@ export async function createIndicatorObject(ctx: RequestContext, body: unknown):
 }
 
 /** Fields a PUT may echo back without meaning a change. */
-const IGNORED_ON_UPDATE = new Set(['id', 'type', 'ownerId', 'ownerName', 'summary', 'webLink', 'dateAdded', 'lastModified', 'legacyLink'])
+const IGNORED_ON_UPDATE = new Set([
+  'id',
+  'type',
+  'ownerId',
+  'ownerName',
+  'summary',
+  'webLink',
+  'dateAdded',
+  'lastModified',
+  'legacyLink',
+])
 
 /**
  * Updates the fields given; `falsePositiveFlag: true` reports a false positive and
@@ -118,7 +166,9 @@ export async function updateIndicatorObject(ctx: RequestContext, id: number, bod
     const record = await getIndicatorById(tctx, id)
     const { fields, members } = takeMembers(body, INDICATOR_MEMBERS)
     const changes = withoutActions(fields)
-    const current = Object.keys(changes).some((k) => !IGNORED_ON_UPDATE.has(k)) ? await updateIndicator(tctx, record, changes) : record
+    const current = Object.keys(changes).some((k) => !IGNORED_ON_UPDATE.has(k))
+      ? await updateIndicator(tctx, record, changes)
+      : record
     await applyActions(tctx, current, fields)
     await applyIndicatorMembers(tctx, indicatorItem(tctx, current), members, 'update')
   })
@@ -130,7 +180,11 @@ export async function deleteIndicatorObject(ctx: RequestContext, id: number): Pr
 }
 
 /** Bulk delete: every Indicator matching the TQL, each needing delete permission in its owner; all or nothing. */
-export async function deleteIndicatorsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteIndicatorsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, INDICATOR_SOURCE, tql, scope)
     for (const record of await loadIndicatorRecords(tctx, ids)) await deleteIndicator(tctx, record)

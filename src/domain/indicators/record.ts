@@ -51,16 +51,20 @@ function compileRecordBuilder(): (row: IndicatorRow) => IndicatorRecord {
   for (const field of declared.fields) {
     if (!field.column || field.record === false) continue
     const path = (field.record ?? field.name).split('.')
-    if (!path.every((part) => IDENTIFIER.test(part)) || path.length > 2) throw new Error(`indicator.${field.name}: '${path.join('.')}' is not a record path`)
+    if (!path.every((part) => IDENTIFIER.test(part)) || path.length > 2)
+      throw new Error(`indicator.${field.name}: '${path.join('.')}' is not a record path`)
     const entry = valueOf(field as FieldDeclaration & { column: string })
     if (path.length === 1) top.push(`${path[0]}: ${entry}`)
     else {
       if (!nested.has(path[0])) top.push(path[0])
-      nested.set(path[0], [...nested.get(path[0]) ?? [], `${path[1]}: ${entry}`])
+      nested.set(path[0], [...(nested.get(path[0]) ?? []), `${path[1]}: ${entry}`])
     }
   }
   const entries = top.map((entry) => (nested.has(entry) ? `${entry}: { ${nested.get(entry)!.join(', ')} }` : entry))
-  return new Function('valuesOf', `return (row) => ({ ${entries.join(', ')}, ownerName: row.owner_name, ownerType: row.owner_type, values: valuesOf(row) })`)(valuesOf)
+  return new Function(
+    'valuesOf',
+    `return (row) => ({ ${entries.join(', ')}, ownerName: row.owner_name, ownerType: row.owner_type, values: valuesOf(row) })`,
+  )(valuesOf)
 }
 
 function valuesOf(row: IndicatorRow): (string | null)[] {

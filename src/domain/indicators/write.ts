@@ -15,40 +15,73 @@ import type { IndicatorChanges } from '../../store/repositories/indicator.reposi
 import type { RequestContext } from '../context.js'
 
 const COLUMN_TYPE_OF: Record<FieldDeclaration['type'], ColumnType | undefined> = {
-  text: 'text', date: 'text', decimal: 'double', integer: 'integer', boolean: 'integer', user: 'integer', object: undefined,
+  text: 'text',
+  date: 'text',
+  decimal: 'double',
+  integer: 'integer',
+  boolean: 'integer',
+  user: 'integer',
+  object: undefined,
 }
 
 /** The declared fields a body may change (model/indicator.ts), each with its column. */
-const CHANGEABLE = (INDICATOR as KindDeclaration).fields
-  .filter((f): f is FieldDeclaration & { column: string } => !!f.column && (f.write ?? 'always') === 'always')
+const CHANGEABLE = (INDICATOR as KindDeclaration).fields.filter(
+  (f): f is FieldDeclaration & { column: string } => !!f.column && (f.write ?? 'always') === 'always',
+)
 
 /**
  * Every Indicator column a write may set, with the type the set-based UPDATE casts its values to:
  * the identifying values (a File gains hashes on update), the declared changeable columns, the stamp.
  */
 export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
-  summary: 'text', value1: 'text', value2: 'text', value3: 'text',
+  summary: 'text',
+  value1: 'text',
+  value2: 'text',
+  value3: 'text',
   ...Object.fromEntries(CHANGEABLE.map((f) => [f.column, COLUMN_TYPE_OF[f.type]!])),
   last_modified: 'text',
 }
 
 /** What a new row inserts beyond the columns an update may set. */
-const NEW_ROW_COLUMN_TYPES: Record<string, ColumnType> = { ...INDICATOR_COLUMN_TYPES, owner_id: 'integer', type: 'text', created_by: 'integer', date_added: 'text' }
+const NEW_ROW_COLUMN_TYPES: Record<string, ColumnType> = {
+  ...INDICATOR_COLUMN_TYPES,
+  owner_id: 'integer',
+  type: 'text',
+  created_by: 'integer',
+  date_added: 'text',
+}
 
-const defaultOf = (f: FieldDeclaration) => (f.default === undefined ? 'null' : JSON.stringify(typeof f.default === 'boolean' ? +f.default : f.default))
+const defaultOf = (f: FieldDeclaration) =>
+  f.default === undefined ? 'null' : JSON.stringify(typeof f.default === 'boolean' ? +f.default : f.default)
 
 /**
  * A new Indicator's row, one object literal compiled once from the declaration (a batch makes
  * thousands): each changeable column as given, else its declared default (active, not private…).
  */
-const newIndicatorRow: (ctx: RequestContext, n: NewIndicator, summary: string) => Record<string, unknown> = new Function('ctx', 'n', 'summary', `const c = n.changes
+const newIndicatorRow: (ctx: RequestContext, n: NewIndicator, summary: string) => Record<string, unknown> =
+  new Function(
+    'ctx',
+    'n',
+    'summary',
+    `const c = n.changes
   return { owner_id: ctx.owner.id, type: n.def.name, summary, value1: n.values[0] ?? null, value2: n.values[1] ?? null, value3: n.values[2] ?? null,
     ${CHANGEABLE.map((f) => `${JSON.stringify(f.column)}: c[${JSON.stringify(f.column)}] ?? ${defaultOf(f)}`).join(', ')},
-    created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now }`) as never
+    created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now }`,
+  ) as never
 
 /** The columns of a new row, in its order (bench/batch-raw.ts inserts the same). */
-export const NEW_INDICATOR_COLUMNS: readonly string[] = ['owner_id', 'type', 'summary', 'value1', 'value2', 'value3',
-  ...CHANGEABLE.map((f) => f.column), 'created_by', 'date_added', 'last_modified']
+export const NEW_INDICATOR_COLUMNS: readonly string[] = [
+  'owner_id',
+  'type',
+  'summary',
+  'value1',
+  'value2',
+  'value3',
+  ...CHANGEABLE.map((f) => f.column),
+  'created_by',
+  'date_added',
+  'last_modified',
+]
 
 export interface NewIndicator {
   def: IndicatorTypeDef
@@ -61,15 +94,32 @@ export interface NewIndicator {
  * Inserts new Indicators in ctx.owner; returns their ids by `type|summary`. With
  * `skipExisting`, one whose key another write took meanwhile is left out instead of failing.
  */
-export async function insertIndicators(ctx: RequestContext, indicators: readonly NewIndicator[], options: { skipExisting?: boolean } = {}): Promise<Map<string, number>> {
-  const rows = await insertRows<{ id: number; type: string; summary: string }>(ctx.store.db, 'indicator', indicators.map((n) => newIndicatorRow(ctx, n, composeSummary(n.def, [...n.values]))),
-    ['id', 'type', 'summary'], { ignoreConflicts: options.skipExisting, derived: threatAssessedOnInsert(NEW_ROW_COLUMN_TYPES) })
+export async function insertIndicators(
+  ctx: RequestContext,
+  indicators: readonly NewIndicator[],
+  options: { skipExisting?: boolean } = {},
+): Promise<Map<string, number>> {
+  const rows = await insertRows<{ id: number; type: string; summary: string }>(
+    ctx.store.db,
+    'indicator',
+    indicators.map((n) => newIndicatorRow(ctx, n, composeSummary(n.def, [...n.values]))),
+    ['id', 'type', 'summary'],
+    { ignoreConflicts: options.skipExisting, derived: threatAssessedOnInsert(NEW_ROW_COLUMN_TYPES) },
+  )
   return new Map(rows.map((r) => [`${r.type}|${r.summary}`, r.id]))
 }
 
 /** Applies column changes to existing Indicators, stamping last_modified. */
-export async function updateIndicators(ctx: RequestContext, updates: readonly { id: number; changes: Record<string, unknown> }[]): Promise<void> {
-  await updateRowsById(ctx.store.db, 'indicator', updates.map((u) => ({ id: u.id, changes: { ...u.changes, last_modified: ctx.now } })), INDICATOR_COLUMN_TYPES)
+export async function updateIndicators(
+  ctx: RequestContext,
+  updates: readonly { id: number; changes: Record<string, unknown> }[],
+): Promise<void> {
+  await updateRowsById(
+    ctx.store.db,
+    'indicator',
+    updates.map((u) => ({ id: u.id, changes: { ...u.changes, last_modified: ctx.now } })),
+    INDICATOR_COLUMN_TYPES,
+  )
   const rescored = updates.filter((u) => THREAT_ASSESS_INPUTS.some((c) => c in u.changes)).map((u) => u.id)
   await refreshThreatAssessment(ctx.store.db, rescored)
 }

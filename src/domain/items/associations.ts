@@ -9,7 +9,14 @@
 import type { Kysely } from 'kysely'
 import { ASSOCIATION_SOURCES, type AssociationSource } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
-import { type AssociationKey, deleteAssociation, findAssociationTypeByBranch, findAssociationTypeById, insertAssociation, listPartners } from '../../store/repositories/association.repository.js'
+import {
+  type AssociationKey,
+  deleteAssociation,
+  findAssociationTypeByBranch,
+  findAssociationTypeById,
+  insertAssociation,
+  listPartners,
+} from '../../store/repositories/association.repository.js'
 import type { Database } from '../../store/database.js'
 import { countVictimAssets } from '../../store/repositories/item.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
@@ -47,14 +54,17 @@ export interface AssociateOptions {
 
 async function checkRules(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options: AssociateOptions) {
   if (!isAssociable(a.kind, b.kind)) {
-    const why = (a.kind === 'victim' && b.kind === 'indicator') || (a.kind === 'indicator' && b.kind === 'victim')
-      ? 'a Victim cannot be associated with an Indicator directly; associate both with a Group'
-      : `${KIND_WORDS[a.kind]}s cannot be associated with ${KIND_WORDS[b.kind]}s`
+    const why =
+      (a.kind === 'victim' && b.kind === 'indicator') || (a.kind === 'indicator' && b.kind === 'victim')
+        ? 'a Victim cannot be associated with an Indicator directly; associate both with a Group'
+        : `${KIND_WORDS[a.kind]}s cannot be associated with ${KIND_WORDS[b.kind]}s`
     throw invalid(`Association not allowed: ${why}`)
   }
   if (a.kind === b.kind && a.id === b.id) throw invalid('An item cannot be associated with itself')
   if ((SAME_OWNER_ONLY.has(a.kind) || SAME_OWNER_ONLY.has(b.kind)) && a.ownerId !== b.ownerId) {
-    throw invalid(`Association not allowed: ${SAME_OWNER_ONLY.has(a.kind) ? KIND_WORDS[a.kind] : KIND_WORDS[b.kind]}s associate only within their own owner`)
+    throw invalid(
+      `Association not allowed: ${SAME_OWNER_ONLY.has(a.kind) ? KIND_WORDS[a.kind] : KIND_WORDS[b.kind]}s associate only within their own owner`,
+    )
   }
   await requirePermission(ctx, 'associate', a.membership)
   if (b.ownerId !== a.ownerId) await requirePermission(ctx, 'associate', b.membership)
@@ -65,16 +75,20 @@ async function checkRules(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options
     }
   }
   if (options.associationTypeId) await checkTypedPair(db, options.associationTypeId, a, b)
-  if (options.source !== undefined && !ASSOCIATION_SOURCES.includes(options.source)) throw invalid(`Unknown association source '${options.source}'`)
+  if (options.source !== undefined && !ASSOCIATION_SOURCES.includes(options.source))
+    throw invalid(`Unknown association source '${options.source}'`)
 }
 
 async function checkTypedPair(db: Kysely<Database>, typeId: number, a: ItemInfo, b: ItemInfo) {
   const type = await findAssociationTypeById(db, typeId)
   if (!type) throw notFound(`Association type ${typeId} not found`)
   if (a.kind !== 'indicator' || b.kind !== 'indicator') throw invalid(`'${type.name}' associates Indicators only`)
-  const fits = (x?: string, y?: string) => type.from_type.split(',').includes(x ?? '') && type.to_type.split(',').includes(y ?? '')
+  const fits = (x?: string, y?: string) =>
+    type.from_type.split(',').includes(x ?? '') && type.to_type.split(',').includes(y ?? '')
   if (!fits(a.type, b.type) && !fits(b.type, a.type)) {
-    throw invalid(`Association cannot be applied to the indicator types: '${type.name}' links ${type.from_type} and ${type.to_type}`)
+    throw invalid(
+      `Association cannot be applied to the indicator types: '${type.name}' links ${type.from_type} and ${type.to_type}`,
+    )
   }
 }
 
@@ -83,12 +97,22 @@ function keyOf(a: ItemInfo, b: ItemInfo, typeId = 0): AssociationKey {
 }
 
 /** Associates two items; associating twice is harmless. Returns true when a new association was made. */
-export async function associate(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options: AssociateOptions = {}): Promise<boolean> {
+export async function associate(
+  ctx: RequestContext,
+  a: ItemInfo,
+  b: ItemInfo,
+  options: AssociateOptions = {},
+): Promise<boolean> {
   await checkRules(ctx, a, b, options)
   return insertAssociation(ctx.store.db, keyOf(a, b, options.associationTypeId), options.source ?? 'API', ctx.now)
 }
 
-export async function dissociate(ctx: RequestContext, a: ItemInfo, b: ItemInfo, options: AssociateOptions = {}): Promise<void> {
+export async function dissociate(
+  ctx: RequestContext,
+  a: ItemInfo,
+  b: ItemInfo,
+  options: AssociateOptions = {},
+): Promise<void> {
   await requirePermission(ctx, 'associate', a.membership)
   if (b.ownerId !== a.ownerId) await requirePermission(ctx, 'associate', b.membership)
   if (!(await deleteAssociation(ctx.store.db, keyOf(a, b, options.associationTypeId)))) {
@@ -104,7 +128,13 @@ export async function requireAssociationType(db: Kysely<Database>, nameOrBranch:
 }
 
 /** Partner ids per item, for presenting many items' associations at once. */
-export async function loadPartnerIds(db: Kysely<Database>, fromKind: ItemKind, ids: readonly number[], toKind: ItemKind, associationTypeId?: number) {
+export async function loadPartnerIds(
+  db: Kysely<Database>,
+  fromKind: ItemKind,
+  ids: readonly number[],
+  toKind: ItemKind,
+  associationTypeId?: number,
+) {
   const map = new Map<number, number[]>()
   for (const row of await listPartners(db, fromKind, ids, toKind, associationTypeId)) {
     const list = map.get(row.from_id)

@@ -19,8 +19,12 @@ import { createVictimAssetIn } from '../victims/objects.js'
 
 export const NESTED_ITEMS: NestedItemTable = {
   creators: {
-    case: createCaseIn, artifact: createArtifactIn, intelRequirement: createIntelRequirementIn,
-    indicator: createIndicatorIn, group: createGroupIn, victimAsset: createVictimAssetIn,
+    case: createCaseIn,
+    artifact: createArtifactIn,
+    intelRequirement: createIntelRequirementIn,
+    indicator: createIndicatorIn,
+    group: createGroupIn,
+    victimAsset: createVictimAssetIn,
   },
   resolvers: { indicator: findIndicatorByValue },
 }

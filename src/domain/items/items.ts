@@ -13,8 +13,15 @@ import type { Action } from '../permissions.js'
 export type { ItemInfo } from '../context.js'
 
 export const KIND_WORDS: Record<ItemKind, string> = {
-  indicator: 'Indicator', group: 'Group', task: 'Task', victim: 'Victim', victimAsset: 'Victim Asset', case: 'Case',
-  artifact: 'Artifact', intelRequirement: 'Intelligence Requirement', attribute: 'Attribute',
+  indicator: 'Indicator',
+  group: 'Group',
+  task: 'Task',
+  victim: 'Victim',
+  victimAsset: 'Victim Asset',
+  case: 'Case',
+  artifact: 'Artifact',
+  intelRequirement: 'Intelligence Requirement',
+  attribute: 'Attribute',
 }
 
 /** @example const group = await findReadableItem(ctx, 'group', 12) */
@@ -25,7 +32,12 @@ export async function findReadableItem(ctx: RequestContext, kind: ItemKind, id: 
   return { kind, id, ownerId: found.ownerId, ownerName: found.ownerName, membership, type: found.type }
 }
 
-export async function requireWritableItem(ctx: RequestContext, kind: ItemKind, id: number, action: Action): Promise<ItemInfo> {
+export async function requireWritableItem(
+  ctx: RequestContext,
+  kind: ItemKind,
+  id: number,
+  action: Action,
+): Promise<ItemInfo> {
   const item = await findReadableItem(ctx, kind, id)
   await requirePermission(ctx, action, item.membership)
   return item

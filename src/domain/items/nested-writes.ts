@@ -28,13 +28,23 @@ export type MemberMode = (typeof MEMBER_MODES)[number]
 
 /** Association members and the kind of item each one lists. */
 export const ASSOCIATION_MEMBERS = {
-  associatedArtifacts: 'artifact', associatedCases: 'case', associatedGroups: 'group', associatedIndicators: 'indicator',
+  associatedArtifacts: 'artifact',
+  associatedCases: 'case',
+  associatedGroups: 'group',
+  associatedIndicators: 'indicator',
   associatedVictimAssets: 'victimAsset',
 } as const satisfies Record<string, ItemKind>
 
 export type AssociationMember = keyof typeof ASSOCIATION_MEMBERS
 export type MemberName = 'tags' | 'securityLabels' | 'attributes' | AssociationMember | 'artifacts' | 'notes'
-export const MEMBER_NAMES: readonly MemberName[] = ['tags', 'securityLabels', 'attributes', ...Object.keys(ASSOCIATION_MEMBERS) as AssociationMember[], 'artifacts', 'notes']
+export const MEMBER_NAMES: readonly MemberName[] = [
+  'tags',
+  'securityLabels',
+  'attributes',
+  ...(Object.keys(ASSOCIATION_MEMBERS) as AssociationMember[]),
+  'artifacts',
+  'notes',
+]
 
 export type Body = Record<string, unknown>
 
@@ -78,22 +88,31 @@ export function takeMembers(body: unknown, accepted: readonly MemberName[]): { f
     if (value === null || value === undefined) continue
     if (!isBody(value) || !Array.isArray(value.data)) throw invalid(`'${key}' must be an object with a 'data' array`)
     const mode = value.mode === undefined || value.mode === null ? undefined : String(value.mode).toLowerCase()
-    if (mode !== undefined && !(MEMBER_MODES as readonly string[]).includes(mode)) throw invalid(`'${key}.mode' must be append, replace or delete`)
-    value.data.forEach((entry, i) => { if (!isBody(entry)) throw invalid(`'${key}.data[${i}]' must be an object`) })
+    if (mode !== undefined && !(MEMBER_MODES as readonly string[]).includes(mode))
+      throw invalid(`'${key}.mode' must be append, replace or delete`)
+    value.data.forEach((entry, i) => {
+      if (!isBody(entry)) throw invalid(`'${key}.data[${i}]' must be an object`)
+    })
     members.push({ name: key as MemberName, mode: mode as MemberMode | undefined, data: value.data as Body[] })
   }
   return { fields, members }
 }
 
 /** Applies every member to the item, in body order. Call inside withTransaction. */
-export async function applyMembers(ctx: RequestContext, item: ItemInfo, members: readonly NestedMember[], options: ApplyOptions): Promise<void> {
+export async function applyMembers(
+  ctx: RequestContext,
+  item: ItemInfo,
+  members: readonly NestedMember[],
+  options: ApplyOptions,
+): Promise<void> {
   if (!ctx.store.db.isTransaction) throw new Error('applyMembers must run inside withTransaction')
   for (const member of members) {
     const mode = member.mode ?? options.defaultModes?.[member.name] ?? 'append'
     try {
       await applyMember(ctx, item, { ...member, mode }, options)
     } catch (error) {
-      if (error instanceof DomainError) throw new DomainError(error.code, `${member.name}: ${error.message}`, error.details)
+      if (error instanceof DomainError)
+        throw new DomainError(error.code, `${member.name}: ${error.message}`, error.details)
       throw error
     }
   }
@@ -101,20 +120,26 @@ export async function applyMembers(ctx: RequestContext, item: ItemInfo, members:
 
 async function applyMember(ctx: RequestContext, item: ItemInfo, member: Required<NestedMember>, options: ApplyOptions) {
   switch (member.name) {
-    case 'tags': return applyTags(ctx, item, member, options.action)
-    case 'securityLabels': return applyLabels(ctx, item, member)
-    case 'attributes': return applyAttributes(ctx, item, member, options.action)
-    case 'artifacts': case 'notes': {
+    case 'tags':
+      return applyTags(ctx, item, member, options.action)
+    case 'securityLabels':
+      return applyLabels(ctx, item, member)
+    case 'attributes':
+      return applyAttributes(ctx, item, member, options.action)
+    case 'artifacts':
+    case 'notes': {
       const create = options.children?.[member.name]
       if (!create) throw invalid(`'${member.name}' cannot be written on this endpoint`)
-      if (member.mode !== 'append') throw invalid(`only append is supported; existing ${member.name} are changed on their own, not nested`)
+      if (member.mode !== 'append')
+        throw invalid(`only append is supported; existing ${member.name} are changed on their own, not nested`)
       for (const body of member.data) {
         if (body.id !== undefined) throw invalid(`existing ${member.name} are changed on their own, not nested`)
         await create(ctx, item, body)
       }
       return
     }
-    default: return applyAssociations(ctx, item, member, ASSOCIATION_MEMBERS[member.name])
+    default:
+      return applyAssociations(ctx, item, member, ASSOCIATION_MEMBERS[member.name])
   }
 }
 
@@ -132,7 +157,10 @@ async function applyTags(ctx: RequestContext, item: ItemInfo, member: Required<N
   }
   await requirePermission(ctx, action, item.membership)
   const current = await listTagsOf(db, item.kind, [item.id])
-  const remove = member.mode === 'delete' ? current.filter((t) => names.includes(t.name)) : current.filter((t) => !names.includes(t.name))
+  const remove =
+    member.mode === 'delete'
+      ? current.filter((t) => names.includes(t.name))
+      : current.filter((t) => !names.includes(t.name))
   for (const tag of remove) await unlinkTag(db, tag.id, item.kind, item.id)
   if (remove.length) await markingsChanged(db, item, ctx.now)
   if (member.mode === 'replace') for (const name of names) await addTag(ctx, item, name, action)
@@ -168,11 +196,22 @@ async function applyLabels(ctx: RequestContext, item: ItemInfo, member: Required
 
 /** Adds one attribute from a v3 body ({type, value, source?, default?, pinned?, securityLabels?}). */
 export async function addAttributeFromBody(ctx: RequestContext, item: ItemInfo, entry: Body, action: Action) {
-  const added = await addAttribute(ctx, item, { type: entry.type, value: entry.value, source: entry.source, pinned: entry.pinned,
-    displayed: entry.default ?? entry.displayed }, action)
+  const added = await addAttribute(
+    ctx,
+    item,
+    {
+      type: entry.type,
+      value: entry.value,
+      source: entry.source,
+      pinned: entry.pinned,
+      displayed: entry.default ?? entry.displayed,
+    },
+    action,
+  )
   const labels = entry.securityLabels
   if (labels !== undefined && labels !== null) {
-    if (!isBody(labels) || !Array.isArray(labels.data)) throw invalid("an attribute's 'securityLabels' must be an object with a 'data' array")
+    if (!isBody(labels) || !Array.isArray(labels.data))
+      throw invalid("an attribute's 'securityLabels' must be an object with a 'data' array")
     const attributeItem: ItemInfo = { ...item, kind: 'attribute', id: added.id }
     for (const label of labels.data) {
       if (!isBody(label)) throw invalid('every security label must be an object')
@@ -197,7 +236,10 @@ async function applyAttributes(ctx: RequestContext, item: ItemInfo, member: Requ
   }
   if (member.mode === 'replace') {
     await requirePermission(ctx, action, item.membership)
-    await deleteAttributes(db, (await listAttributeIdsOf(db, item.kind, item.id)).map((r) => r.id))
+    await deleteAttributes(
+      db,
+      (await listAttributeIdsOf(db, item.kind, item.id)).map((r) => r.id),
+    )
   }
   for (const entry of member.data) await addAttributeFromBody(ctx, item, entry, action)
 }
@@ -207,7 +249,7 @@ async function resolvePartner(ctx: RequestContext, kind: ItemKind, entry: Body, 
   if (id !== undefined) return findReadableItem(ctx, kind, id)
   if (mode === 'delete') throw invalid('items to dissociate must be given by id')
   const resolver = ctx.services.nestedItems.resolvers[kind]
-  const existing = resolver && await resolver(ctx, entry)
+  const existing = resolver && (await resolver(ctx, entry))
   if (existing) return existing
   const create = ctx.services.nestedItems.creators[kind]
   if (!create) throw invalid(`new ${kind} items cannot be created here; give the id of an existing one`)

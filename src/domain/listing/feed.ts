@@ -16,7 +16,15 @@
  *   while (page.more) page = await readFeed(store, caller, { ownerId, after: page.last, limit: 1000 })
  */
 import type { Store } from '../../store/connect.js'
-import { FEED_ROW as C, type FeedRow, countFeedRows, selectFeedIds, selectFeedRows, selectFeedSpan, selectLabelNamesInUse } from '../../store/repositories/feed.repository.js'
+import {
+  FEED_ROW as C,
+  type FeedRow,
+  countFeedRows,
+  selectFeedIds,
+  selectFeedRows,
+  selectFeedSpan,
+  selectLabelNamesInUse,
+} from '../../store/repositories/feed.repository.js'
 import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
 import { invalid, notFound } from '../../core/errors.js'
@@ -126,7 +134,11 @@ export async function planFeedPage(store: Store, caller: Caller, query: FeedQuer
  *   const total = await countFeed(store, caller, { ownerId, since, until })
  *   const moreThanAPart = (await countFeed(store, caller, { ownerId, after, until, cap: part + 1 })) > part
  */
-export async function countFeed(store: Store, caller: Caller, query: Omit<FeedQuery, 'limit'> & { cap?: number }): Promise<number> {
+export async function countFeed(
+  store: Store,
+  caller: Caller,
+  query: Omit<FeedQuery, 'limit'> & { cap?: number },
+): Promise<number> {
   feedOwner(caller, query.ownerId)
   return countFeedRows(store.db, { ...rowQuery(query), cap: query.cap })
 }
@@ -135,13 +147,23 @@ export async function countFeed(store: Store, caller: Caller, query: Omit<FeedQu
  * Every Indicator id in a feed, ascending, or those above `afterId`: for protocols whose object
  * ids are derived from them and must be resolved back.
  */
-export async function listFeedIndicatorIds(store: Store, caller: Caller, ownerId: number, afterId?: number): Promise<number[]> {
+export async function listFeedIndicatorIds(
+  store: Store,
+  caller: Caller,
+  ownerId: number,
+  afterId?: number,
+): Promise<number[]> {
   feedOwner(caller, ownerId)
   return selectFeedIds(store.db, ownerId, afterId)
 }
 
 /** Which of the named security labels are on at least one Indicator of the feed. */
-export async function feedLabelsInUse(store: Store, caller: Caller, ownerId: number, names: readonly string[]): Promise<string[]> {
+export async function feedLabelsInUse(
+  store: Store,
+  caller: Caller,
+  ownerId: number,
+  names: readonly string[],
+): Promise<string[]> {
   feedOwner(caller, ownerId)
   return selectLabelNamesInUse(store.db, ownerId, names)
 }
@@ -154,7 +176,15 @@ function pageLimit(caller: Caller, query: FeedQuery): number {
 }
 
 function rowQuery(q: Omit<FeedQuery, 'limit'>) {
-  return { ownerId: q.ownerId, until: q.until, through: q.through, versions: q.versions, types: q.types, ids: q.ids, after: startAfter(q) }
+  return {
+    ownerId: q.ownerId,
+    until: q.until,
+    through: q.through,
+    versions: q.versions,
+    types: q.types,
+    ids: q.ids,
+    after: startAfter(q),
+  }
 }
 
 /** The later of `after` and `since` (a time alone starts after every Indicator of that time). */
@@ -166,8 +196,19 @@ function startAfter(q: Omit<FeedQuery, 'limit'>): { lastModified: string; id: nu
 
 function toFeedIndicator(r: FeedRow): FeedIndicator {
   return {
-    id: r[C.id], ownerId: r[C.ownerId], type: r[C.type], summary: r[C.summary], values: [r[C.value1], r[C.value2], r[C.value3]],
-    rating: r[C.rating] === null ? null : Number(r[C.rating]), confidence: r[C.confidence], description: r[C.description], active: !!r[C.active],
-    dateAdded: r[C.dateAdded], lastModified: r[C.lastModified], expires: r[C.expires], tags: r[C.tags], securityLabels: r[C.labels],
+    id: r[C.id],
+    ownerId: r[C.ownerId],
+    type: r[C.type],
+    summary: r[C.summary],
+    values: [r[C.value1], r[C.value2], r[C.value3]],
+    rating: r[C.rating] === null ? null : Number(r[C.rating]),
+    confidence: r[C.confidence],
+    description: r[C.description],
+    active: !!r[C.active],
+    dateAdded: r[C.dateAdded],
+    lastModified: r[C.lastModified],
+    expires: r[C.expires],
+    tags: r[C.tags],
+    securityLabels: r[C.labels],
   }
 }

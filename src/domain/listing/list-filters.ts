@@ -77,13 +77,18 @@ function specName<C extends string>(table: FilterTable<C>, field: string): strin
  * Checks filters against a resource's table and returns column conditions.
  * @example toConditions({ resource: 'Groups', specs: { name: { column: 'name', kind: 'string', ops: ['=', '^'] } } }, [{ field: 'name', op: '^', value: 'Bad' }])
  */
-export function toConditions<C extends string>(table: FilterTable<C>, filters: readonly FieldFilter[]): ColumnCondition<C>[] {
+export function toConditions<C extends string>(
+  table: FilterTable<C>,
+  filters: readonly FieldFilter[],
+): ColumnCondition<C>[] {
   return filters.map((f) => {
     const name = specName(table, f.field)
     const spec = name === undefined ? undefined : table.specs[name]
-    if (!name || !spec) throw invalid(`Unknown filter '${f.field}' for ${table.resource}; use ${Object.keys(table.specs).join(', ')}`)
+    if (!name || !spec)
+      throw invalid(`Unknown filter '${f.field}' for ${table.resource}; use ${Object.keys(table.specs).join(', ')}`)
     if (spec.refusal) throw invalid(spec.refusal)
-    if (!(spec.ops as readonly string[]).includes(f.op)) throw invalid(`Filter ${name} takes the operators ${spec.ops.join(' ')}, not ${f.op}`)
+    if (!(spec.ops as readonly string[]).includes(f.op))
+      throw invalid(`Filter ${name} takes the operators ${spec.ops.join(' ')}, not ${f.op}`)
     const op = f.op as FilterOperator
     // A prefix is text whatever the column holds (modifiedSince^2024-03).
     if (op === '^') return { column: spec.column, op: '^', value: f.value }

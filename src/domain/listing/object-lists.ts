@@ -10,7 +10,13 @@
  */
 import type { Expression, Kysely, SqlBool } from 'kysely'
 import { type TqlScope, compileTql, compileTqlSorting, withTqlTimeout } from '../../tql/index.js'
-import { type IdQuery, countMatches, countOwners, idPageSettings, selectIds } from '../../store/repositories/object-list.repository.js'
+import {
+  type IdQuery,
+  countMatches,
+  countOwners,
+  idPageSettings,
+  selectIds,
+} from '../../store/repositories/object-list.repository.js'
 import type { Database } from '../../store/database.js'
 import type { RequestContext } from '../context.js'
 import { type OwnerScope, ownerIdsToRead, readableOwnerIds } from '../access/owner-scope.js'
@@ -49,13 +55,21 @@ export interface IdPage {
   total?: number
 }
 
-function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectListQuery, 'tql' | 'sorting' | 'ownerScope'>): IdQuery {
+function idQuery(
+  ctx: RequestContext,
+  source: ListSource,
+  query: Pick<ObjectListQuery, 'tql' | 'sorting' | 'ownerScope'>,
+): IdQuery {
   const hasTql = query.tql !== undefined && query.tql.trim() !== ''
   const where: Expression<SqlBool>[] = []
   let seekable = false
   if (source.objectType) {
     // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
-    const compiled = compileTql(source.objectType, query.tql ?? '', { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) })
+    const compiled = compileTql(source.objectType, query.tql ?? '', {
+      dialect: ctx.store.dialect,
+      now: new Date(ctx.now),
+      visibleOwnerIds: readableOwnerIds(ctx),
+    })
     if (compiled.filters) where.push(compiled.where)
     seekable = compiled.seekable
   } else if (hasTql) {
@@ -74,7 +88,7 @@ function idQuery(ctx: RequestContext, source: ListSource, query: Pick<ObjectList
 }
 
 async function timeoutMs(ctx: RequestContext): Promise<number> {
-  return ctx.caller.account.tqlTimeoutMs ?? await ctx.services.settings.get('tqlTimeoutMs')
+  return ctx.caller.account.tqlTimeoutMs ?? (await ctx.services.settings.get('tqlTimeoutMs'))
 }
 
 /**
@@ -83,7 +97,12 @@ async function timeoutMs(ctx: RequestContext): Promise<number> {
  * filter and no sort has nothing to limit (its page is read in index order and stops), and on PostgreSQL the limit
  * would take a transaction: two round trips more than the page itself.
  */
-async function withLimit<T>(ctx: RequestContext, q: IdQuery, run: (scope: TqlScope) => Promise<T>, settings?: Record<string, string>): Promise<T> {
+async function withLimit<T>(
+  ctx: RequestContext,
+  q: IdQuery,
+  run: (scope: TqlScope) => Promise<T>,
+  settings?: Record<string, string>,
+): Promise<T> {
   const unfiltered = q.where.length === 0 && q.orderBy.length === 0
   if (ctx.store.db.isTransaction || unfiltered) return run({ db: ctx.store.db, guard: (where) => where })
   return withTqlTimeout(ctx.store, await timeoutMs(ctx), run, { settings })
@@ -95,7 +114,7 @@ async function withLimit<T>(ctx: RequestContext, q: IdQuery, run: (scope: TqlSco
  * instead of reading in id order and stopping after one page.
  */
 async function withoutIdleOwnerFilter(db: Kysely<Database>, q: IdQuery): Promise<IdQuery> {
-  if (q.ownerIds === null || new Set(q.ownerIds).size < await countOwners(db)) return q
+  if (q.ownerIds === null || new Set(q.ownerIds).size < (await countOwners(db))) return q
   return { ...q, ownerIds: null }
 }
 
@@ -107,17 +126,26 @@ function guarded(q: IdQuery, scope: TqlScope): IdQuery {
 export async function listObjectIds(ctx: RequestContext, source: ListSource, query: ObjectListQuery): Promise<IdPage> {
   const page = { offset: query.resultStart, limit: query.resultLimit + 1, afterId: query.afterId }
   const asked = idQuery(ctx, source, query)
-  return withLimit(ctx, asked, async (scope) => {
-    const q = guarded(await withoutIdleOwnerFilter(scope.db, asked), scope)
-    const ids = await selectIds(scope.db, q, page, scope.settings)
-    const total = query.count && query.resultStart === 0 ? await countMatches(scope.db, q) : undefined
-    return { ids: ids.slice(0, query.resultLimit), hasMore: ids.length > query.resultLimit, total }
-  }, idPageSettings(ctx.store.db, asked, page))
+  return withLimit(
+    ctx,
+    asked,
+    async (scope) => {
+      const q = guarded(await withoutIdleOwnerFilter(scope.db, asked), scope)
+      const ids = await selectIds(scope.db, q, page, scope.settings)
+      const total = query.count && query.resultStart === 0 ? await countMatches(scope.db, q) : undefined
+      return { ids: ids.slice(0, query.resultLimit), hasMore: ids.length > query.resultLimit, total }
+    },
+    idPageSettings(ctx.store.db, asked, page),
+  )
 }
 
 /** Every id matching the TQL in the scope (bulk delete). */
-export async function findMatchingIds(ctx: RequestContext, source: ListSource, tql: string | undefined,
-  scope: ObjectListQuery['ownerScope']): Promise<number[]> {
+export async function findMatchingIds(
+  ctx: RequestContext,
+  source: ListSource,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number[]> {
   const q = idQuery(ctx, source, { tql, ownerScope: scope })
   return withLimit(ctx, q, (s) => selectIds(s.db, guarded(q, s), { offset: 0, limit: null }))
 }
@@ -137,6 +165,8 @@ export function inIdOrder<T extends { id: number }>(ids: readonly number[], reco
 /** Bulk DELETE /v3/<type>?tql=… runs only when the system setting allows it. */
 export async function requireBulkDelete(ctx: RequestContext): Promise<void> {
   if (!(await ctx.services.settings.getBoolean('bulkDeleteEnabled'))) {
-    throw invalid('Bulk delete is disabled in system settings (bulkDeleteEnabled); delete objects one by one or ask an administrator')
+    throw invalid(
+      'Bulk delete is disabled in system settings (bulkDeleteEnabled); delete objects one by one or ask an administrator',
+    )
   }
 }

@@ -16,7 +16,11 @@ import { stampIndicators } from '../../store/repositories/metadata.repository.js
 import { type Marker, stampIndicatorsMarkedBy } from '../../store/repositories/tag.repository.js'
 
 /** The item's tags or labels changed; call in the same transaction as the change. */
-export async function markingsChanged(db: Kysely<Database>, item: { kind: ItemKind; id: number }, now: string): Promise<void> {
+export async function markingsChanged(
+  db: Kysely<Database>,
+  item: { kind: ItemKind; id: number },
+  now: string,
+): Promise<void> {
   if (item.kind === 'indicator') await stampIndicators(db, [item.id], now)
 }
 

@@ -21,14 +21,30 @@ beforeAll(async () => {
   t = await createTestApp()
   ctx = await t.context()
   groupId = await insertGroup(ctx.owner.id, 'Bad Panda')
-  await t.store.db.insertInto('security_label').values({ owner_id: ctx.owner.id, name: 'TLP:AMBER', description: 'Limited disclosure', color: 'FFC000', date_added: ctx.now }).execute()
+  await t.store.db
+    .insertInto('security_label')
+    .values({
+      owner_id: ctx.owner.id,
+      name: 'TLP:AMBER',
+      description: 'Limited disclosure',
+      color: 'FFC000',
+      date_added: ctx.now,
+    })
+    .execute()
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 describe('attributes on items', () => {
   it('adds an attribute of a known type and lists it', async () => {
     const group = await findReadableItem(ctx, 'group', groupId)
-    const added = await metadata.addAttribute(ctx, group, { type: 'Description', value: 'Targets banks', displayed: true, source: 'analyst' })
+    const added = await metadata.addAttribute(ctx, group, {
+      type: 'Description',
+      value: 'Targets banks',
+      displayed: true,
+      source: 'analyst',
+    })
     expect(added).toMatchObject({ type: 'Description', value: 'Targets banks', displayed: true, source: 'analyst' })
     expect((await metadata.listAttributes(ctx, group)).map((a) => a.value)).toEqual(['Targets banks'])
   })
@@ -41,11 +57,22 @@ describe('attributes on items', () => {
 
   it('rejects an unknown type, a type for another kind, an overlong value and a value breaking the rule', async () => {
     const group = await findReadableItem(ctx, 'group', groupId)
-    await expect(metadata.addAttribute(ctx, group, { type: 'Nope', value: 'x' })).rejects.toMatchObject({ code: 'invalid', message: "Unknown attribute type 'Nope'" })
-    await expect(metadata.addAttribute(ctx, group, { type: 'Physical Address', value: 'x' })).rejects.toMatchObject({ code: 'invalid' })
-    await expect(metadata.addAttribute(ctx, group, { type: 'Title', value: 'x'.repeat(256) })).rejects.toMatchObject({ message: "Attribute value for 'Title' is longer than 255 characters" })
-    await expect(metadata.addAttribute(ctx, group, { type: 'Attack Phase', value: 'Lunch' })).rejects.toMatchObject({ code: 'invalid' })
-    await expect(metadata.addAttribute(ctx, group, { type: 'Title' })).rejects.toMatchObject({ message: 'Attribute value is required' })
+    await expect(metadata.addAttribute(ctx, group, { type: 'Nope', value: 'x' })).rejects.toMatchObject({
+      code: 'invalid',
+      message: "Unknown attribute type 'Nope'",
+    })
+    await expect(metadata.addAttribute(ctx, group, { type: 'Physical Address', value: 'x' })).rejects.toMatchObject({
+      code: 'invalid',
+    })
+    await expect(metadata.addAttribute(ctx, group, { type: 'Title', value: 'x'.repeat(256) })).rejects.toMatchObject({
+      message: "Attribute value for 'Title' is longer than 255 characters",
+    })
+    await expect(metadata.addAttribute(ctx, group, { type: 'Attack Phase', value: 'Lunch' })).rejects.toMatchObject({
+      code: 'invalid',
+    })
+    await expect(metadata.addAttribute(ctx, group, { type: 'Title' })).rejects.toMatchObject({
+      message: 'Attribute value is required',
+    })
   })
 
   it('updates and deletes an attribute, and 404s for one on another item', async () => {
@@ -61,7 +88,9 @@ describe('attributes on items', () => {
   it('refuses a read-only member', async () => {
     const reader = await t.context(await t.createAccount({ role: 'Read Only User' }))
     const group = await findReadableItem(reader, 'group', groupId)
-    await expect(metadata.addAttribute(reader, group, { type: 'Title', value: 'x' })).rejects.toMatchObject({ code: 'forbidden' })
+    await expect(metadata.addAttribute(reader, group, { type: 'Title', value: 'x' })).rejects.toMatchObject({
+      code: 'forbidden',
+    })
   })
 })
 
@@ -77,9 +106,18 @@ describe('security labels on items', () => {
 
   it('refuses a label that does not exist in the owner and creates nothing', async () => {
     const group = await findReadableItem(ctx, 'group', groupId)
-    const before = await t.store.db.selectFrom('security_label').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-    await expect(metadata.applyLabel(ctx, group, 'TLP:PURPLE')).rejects.toMatchObject({ code: 'not_found', message: "Security Label 'TLP:PURPLE' does not exist in Test Organization" })
-    const after = await t.store.db.selectFrom('security_label').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const before = await t.store.db
+      .selectFrom('security_label')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    await expect(metadata.applyLabel(ctx, group, 'TLP:PURPLE')).rejects.toMatchObject({
+      code: 'not_found',
+      message: "Security Label 'TLP:PURPLE' does not exist in Test Organization",
+    })
+    const after = await t.store.db
+      .selectFrom('security_label')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     expect(Number(after.n)).toBe(Number(before.n))
   })
 })
@@ -97,7 +135,9 @@ describe('tags on items', () => {
 
   it('refuses tags longer than 128 characters and empty names', async () => {
     const group = await findReadableItem(ctx, 'group', groupId)
-    await expect(metadata.addTag(ctx, group, 'x'.repeat(129))).rejects.toMatchObject({ message: 'Tag names are at most 128 characters' })
+    await expect(metadata.addTag(ctx, group, 'x'.repeat(129))).rejects.toMatchObject({
+      message: 'Tag names are at most 128 characters',
+    })
     await expect(metadata.addTag(ctx, group, '  ')).rejects.toMatchObject({ code: 'invalid' })
     await metadata.addTag(ctx, group, 'y'.repeat(128))
   })
@@ -121,8 +161,10 @@ describe("an Indicator's tags and Security Labels are part of it: changing them 
   let bystanderId: number
 
   const lastModified = async (id: number) =>
-    (await t.store.db.selectFrom('indicator').select('last_modified').where('id', '=', id).executeTakeFirstOrThrow()).last_modified
-  const backdate = (...ids: number[]) => t.store.db.updateTable('indicator').set({ last_modified: LONG_AGO }).where('id', 'in', ids).execute()
+    (await t.store.db.selectFrom('indicator').select('last_modified').where('id', '=', id).executeTakeFirstOrThrow())
+      .last_modified
+  const backdate = (...ids: number[]) =>
+    t.store.db.updateTable('indicator').set({ last_modified: LONG_AGO }).where('id', 'in', ids).execute()
   const indicator = () => findReadableItem(ctx, 'indicator', indicatorId)
 
   beforeAll(async () => {
@@ -167,7 +209,9 @@ describe("an Indicator's tags and Security Labels are part of it: changing them 
 
     await backdate(indicatorId)
     const deleting = await t.context()
-    await updateIndicatorObject(deleting, indicatorId, { securityLabels: { data: [{ name: 'TLP:AMBER' }], mode: 'delete' } })
+    await updateIndicatorObject(deleting, indicatorId, {
+      securityLabels: { data: [{ name: 'TLP:AMBER' }], mode: 'delete' },
+    })
     expect(await lastModified(indicatorId)).toBe(deleting.now)
 
     await metadata.applyLabel(ctx, await indicator(), 'TLP:AMBER')
@@ -191,7 +235,9 @@ describe("an Indicator's tags and Security Labels are part of it: changing them 
     await updateTag(describing, 'renamed-now', { description: 'only the description' })
     expect(await lastModified(indicatorId), 'a new description is not part of the Indicator').toBe(LONG_AGO)
 
-    const tagId = (await t.store.db.selectFrom('tag').select('id').where('name', '=', 'renamed-now').executeTakeFirstOrThrow()).id
+    const tagId = (
+      await t.store.db.selectFrom('tag').select('id').where('name', '=', 'renamed-now').executeTakeFirstOrThrow()
+    ).id
     const renamingById = await t.context()
     await updateTagRecord(renamingById, tagId, { name: 'renamed-by-id' })
     expect(await lastModified(indicatorId)).toBe(renamingById.now)
@@ -204,7 +250,10 @@ describe("an Indicator's tags and Security Labels are part of it: changing them 
   })
 
   it('deleting a Security Label it carries', async () => {
-    await t.store.db.insertInto('security_label').values({ owner_id: ctx.owner.id, name: 'Doomed label', description: null, color: null, date_added: ctx.now }).execute()
+    await t.store.db
+      .insertInto('security_label')
+      .values({ owner_id: ctx.owner.id, name: 'Doomed label', description: null, color: null, date_added: ctx.now })
+      .execute()
     await metadata.applyLabel(ctx, await indicator(), 'Doomed label')
     await backdate(indicatorId, bystanderId)
     const deleting = await t.context()
@@ -214,9 +263,21 @@ describe("an Indicator's tags and Security Labels are part of it: changing them 
   })
 
   it("leaves other kinds' lastModified to their own fields", async () => {
-    const before = (await t.store.db.selectFrom('intel_group').select('last_modified').where('id', '=', groupId).executeTakeFirstOrThrow()).last_modified
+    const before = (
+      await t.store.db
+        .selectFrom('intel_group')
+        .select('last_modified')
+        .where('id', '=', groupId)
+        .executeTakeFirstOrThrow()
+    ).last_modified
     await metadata.addTag(await t.context(), await findReadableItem(ctx, 'group', groupId), 'group-only')
-    const after = (await t.store.db.selectFrom('intel_group').select('last_modified').where('id', '=', groupId).executeTakeFirstOrThrow()).last_modified
+    const after = (
+      await t.store.db
+        .selectFrom('intel_group')
+        .select('last_modified')
+        .where('id', '=', groupId)
+        .executeTakeFirstOrThrow()
+    ).last_modified
     expect(after).toBe(before)
   })
 })

@@ -45,8 +45,14 @@ export const DISPLAYABLE = new Set(['Source', 'Description'])
 
 function toAttributeView(row: repo.AttributeRow): AttributeView {
   return {
-    id: row.id, type: row.type_name, value: row.value, dateAdded: row.date_added, lastModified: row.last_modified,
-    displayed: !!row.displayed, pinned: !!row.pinned, source: row.source,
+    id: row.id,
+    type: row.type_name,
+    value: row.value,
+    dateAdded: row.date_added,
+    lastModified: row.last_modified,
+    displayed: !!row.displayed,
+    pinned: !!row.pinned,
+    source: row.source,
   }
 }
 
@@ -93,7 +99,8 @@ function text(value: unknown, field: string, required: boolean): string | undefi
     if (required) throw invalid(`Attribute ${field} is required`)
     return undefined
   }
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw invalid(`Attribute ${field} must be text`)
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+    throw invalid(`Attribute ${field} must be text`)
   return String(value)
 }
 
@@ -104,7 +111,8 @@ export type AttributeTypeRow = NonNullable<Awaited<ReturnType<typeof repo.findAt
 /** Throws `invalid` unless the value fits the attribute type (length, validation rule). */
 export function checkValue(type: AttributeTypeRow, value: string) {
   if (!value.trim()) throw invalid(`Attribute value for '${type.name}' must not be empty`)
-  if (value.length > type.max_length) throw invalid(`Attribute value for '${type.name}' is longer than ${type.max_length} characters`)
+  if (value.length > type.max_length)
+    throw invalid(`Attribute value for '${type.name}' is longer than ${type.max_length} characters`)
   if (!type.validation_rule) return
   const rule = JSON.parse(type.validation_rule) as { type: string; text: string }
   const ok = rule.type === 'selectone' ? rule.text.split(';').includes(value) : new RegExp(rule.text).test(value)
@@ -115,7 +123,12 @@ export function checkValue(type: AttributeTypeRow, value: string) {
  * Adds an attribute (permission: update in the item's owner; `action` 'create' when the
  * attribute comes with the item's creation).
  */
-export async function addAttribute(ctx: RequestContext, item: ItemInfo, input: AttributeInput, action: Action = 'update'): Promise<AttributeView> {
+export async function addAttribute(
+  ctx: RequestContext,
+  item: ItemInfo,
+  input: AttributeInput,
+  action: Action = 'update',
+): Promise<AttributeView> {
   await requirePermission(ctx, action, item.membership)
   const db = ctx.store.db
   const typeName = text(input.type, 'type', true)!
@@ -123,18 +136,34 @@ export async function addAttribute(ctx: RequestContext, item: ItemInfo, input: A
   const type = await repo.findAttributeType(db, typeName, item.ownerId)
   if (!type) throw invalid(`Unknown attribute type '${typeName}'`)
   const appliesTo = type.applies_to.split(',')
-  if (!appliesTo.includes(item.kind)) throw invalid(`Attribute type '${typeName}' does not apply to ${item.kind === 'victimAsset' ? 'Victim Assets' : `${item.kind}s`}`)
+  if (!appliesTo.includes(item.kind))
+    throw invalid(
+      `Attribute type '${typeName}' does not apply to ${item.kind === 'victimAsset' ? 'Victim Assets' : `${item.kind}s`}`,
+    )
   checkValue(type, value)
   const displayed = DISPLAYABLE.has(type.name) ? (bool(input.displayed, 'displayed') ?? false) : false
   const id = await repo.insertAttribute(db, {
-    owner_id: item.ownerId, item_kind: item.kind, item_id: item.id, type_id: type.id, value, displayed: displayed ? 1 : 0,
-    pinned: bool(input.pinned, 'pinned') ? 1 : 0, source: text(input.source, 'source', false) ?? null, created_by: ctx.caller.account.id,
-    date_added: ctx.now, last_modified: ctx.now,
+    owner_id: item.ownerId,
+    item_kind: item.kind,
+    item_id: item.id,
+    type_id: type.id,
+    value,
+    displayed: displayed ? 1 : 0,
+    pinned: bool(input.pinned, 'pinned') ? 1 : 0,
+    source: text(input.source, 'source', false) ?? null,
+    created_by: ctx.caller.account.id,
+    date_added: ctx.now,
+    last_modified: ctx.now,
   })
   return toAttributeView((await repo.findAttribute(db, item.kind, item.id, id))!)
 }
 
-export async function updateAttribute(ctx: RequestContext, item: ItemInfo, attributeId: number, input: AttributeInput): Promise<AttributeView> {
+export async function updateAttribute(
+  ctx: RequestContext,
+  item: ItemInfo,
+  attributeId: number,
+  input: AttributeInput,
+): Promise<AttributeView> {
   await requirePermission(ctx, 'update', item.membership)
   const existing = await repo.findAttribute(ctx.store.db, item.kind, item.id, attributeId)
   if (!existing) throw notFound(`Attribute ${attributeId} not found on this item`)
@@ -145,7 +174,8 @@ export async function updateAttribute(ctx: RequestContext, item: ItemInfo, attri
   const source = text(input.source, 'source', false)
   const pinned = bool(input.pinned, 'pinned')
   await repo.updateAttributeRow(ctx.store.db, attributeId, {
-    value, last_modified: ctx.now,
+    value,
+    last_modified: ctx.now,
     ...(displayed !== undefined && DISPLAYABLE.has(type.name) ? { displayed: displayed ? 1 : 0 } : {}),
     ...(source !== undefined ? { source } : {}),
     ...(pinned !== undefined ? { pinned: pinned ? 1 : 0 } : {}),
@@ -155,7 +185,8 @@ export async function updateAttribute(ctx: RequestContext, item: ItemInfo, attri
 
 export async function deleteAttribute(ctx: RequestContext, item: ItemInfo, attributeId: number): Promise<void> {
   await requirePermission(ctx, 'update', item.membership)
-  if (!(await repo.findAttribute(ctx.store.db, item.kind, item.id, attributeId))) throw notFound(`Attribute ${attributeId} not found on this item`)
+  if (!(await repo.findAttribute(ctx.store.db, item.kind, item.id, attributeId)))
+    throw notFound(`Attribute ${attributeId} not found on this item`)
   await withTransactionDb(ctx, (db) => repo.deleteAttributes(db, [attributeId]))
 }
 
@@ -182,7 +213,8 @@ export async function removeLabel(ctx: RequestContext, item: ItemInfo, name: str
   await requirePermission(ctx, 'applyLabel', item.membership)
   const label = await requireLabel(ctx.store.db, item.ownerId, item.ownerName, name)
   await withTransactionDb(ctx, async (db) => {
-    if (!(await repo.unlinkLabel(db, label.id, item.kind, item.id))) throw notFound(`Security Label '${name}' is not on this item`)
+    if (!(await repo.unlinkLabel(db, label.id, item.kind, item.id)))
+      throw notFound(`Security Label '${name}' is not on this item`)
     await markingsChanged(db, item, ctx.now)
   })
 }
@@ -209,7 +241,12 @@ export async function listItemTags(ctx: RequestContext, item: ItemInfo): Promise
 }
 
 /** Tags the item, creating the tag in the item's owner on first use. */
-export async function addTag(ctx: RequestContext, item: ItemInfo, name: unknown, action: Action = 'update'): Promise<void> {
+export async function addTag(
+  ctx: RequestContext,
+  item: ItemInfo,
+  name: unknown,
+  action: Action = 'update',
+): Promise<void> {
   await requirePermission(ctx, action, item.membership)
   const tagName = checkTagName(name)
   await withTransactionDb(ctx, async (db) => {
@@ -222,7 +259,8 @@ export async function removeTag(ctx: RequestContext, item: ItemInfo, name: strin
   await requirePermission(ctx, 'update', item.membership)
   await withTransactionDb(ctx, async (db) => {
     const tag = await findTagByName(db, item.ownerId, name)
-    if (!tag || !(await repo.unlinkTag(db, tag.id, item.kind, item.id))) throw notFound(`Tag '${name}' is not on this item`)
+    if (!tag || !(await repo.unlinkTag(db, tag.id, item.kind, item.id)))
+      throw notFound(`Tag '${name}' is not on this item`)
     await markingsChanged(db, item, ctx.now)
   })
 }

@@ -34,7 +34,15 @@ export interface SecurityLabel {
 }
 
 export function toSecurityLabel(row: repo.SecurityLabelRow, ownerName: string): SecurityLabel {
-  return { id: row.id, name: row.name, description: row.description, color: row.color, dateAdded: row.date_added, ownerId: row.owner_id, ownerName }
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    color: row.color,
+    dateAdded: row.date_added,
+    ownerId: row.owner_id,
+    ownerName,
+  }
 }
 
 /** @example await listSecurityLabels(ctx, { name: { op: '^', value: 'TLP:' } }) */
@@ -75,12 +83,16 @@ const optionalText = (value: unknown, field: string, max: number) => textValue(v
  * A name already taken, in any letter case, is a conflict.
  * @example await createSecurityLabel(ctx, { name: 'PII', description: 'Personal data', color: '#7F00FF' })
  */
-export async function createSecurityLabel(ctx: RequestContext, input: { name?: unknown; description?: unknown; color?: unknown }): Promise<SecurityLabel> {
+export async function createSecurityLabel(
+  ctx: RequestContext,
+  input: { name?: unknown; description?: unknown; color?: unknown },
+): Promise<SecurityLabel> {
   const db = ctx.store.db
   await requirePermission(ctx, 'manageLabels')
   if (typeof input.name !== 'string' || !input.name.trim()) throw invalid('A Security Label needs a name')
   const name = input.name.trim()
-  if (name.length > LABEL_NAME_MAX_LENGTH) throw invalid(`Security Label names are at most ${LABEL_NAME_MAX_LENGTH} characters`)
+  if (name.length > LABEL_NAME_MAX_LENGTH)
+    throw invalid(`Security Label names are at most ${LABEL_NAME_MAX_LENGTH} characters`)
   const description = optionalText(input.description, 'description', LABEL_DESCRIPTION_MAX_LENGTH)
   const color = normalizeColor(input.color)
   const taken = () => conflict(`Security Label '${name}' already exists in ${ctx.owner.name}`)
@@ -103,7 +115,11 @@ export async function deleteSecurityLabel(ctx: RequestContext, name: string): Pr
 
 // Security Labels as v3 objects addressed by id (read-only); every owner's standard TLP labels are in place before
 // labels are listed.
-export const SECURITY_LABEL_SOURCE: ListSource = { objectType: 'securityLabels', table: 'security_label', owner: 'owned' }
+export const SECURITY_LABEL_SOURCE: ListSource = {
+  objectType: 'securityLabels',
+  table: 'security_label',
+  owner: 'owned',
+}
 
 async function ensureLabels(ctx: RequestContext, scope: ObjectListQuery['ownerScope']) {
   const owners = ownerIdsToRead(ctx, scope)
@@ -112,7 +128,10 @@ async function ensureLabels(ctx: RequestContext, scope: ObjectListQuery['ownerSc
 
 export async function loadLabelRecords(ctx: RequestContext, ids: readonly number[]): Promise<SecurityLabel[]> {
   const rows = (await findLabelsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  return inIdOrder(ids, rows.map((r) => toSecurityLabel(r, r.owner_name)))
+  return inIdOrder(
+    ids,
+    rows.map((r) => toSecurityLabel(r, r.owner_name)),
+  )
 }
 
 export async function listLabelRecords(ctx: RequestContext, query: ObjectListQuery) {

@@ -15,7 +15,13 @@ import { withTransactionDb } from '../transaction.js'
 import { findTagsByIds } from '../../store/repositories/tag-record.repository.js'
 import { membershipFor } from '../access/owner-scope.js'
 import { optionalText } from '../../core/input.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import { markerChanging } from './item-changes.js'
 
@@ -51,13 +57,23 @@ export interface WeighedTag extends Tag {
 
 export function toTag(row: repo.TagRow, ownerName: string): Tag {
   return {
-    id: row.id, name: row.name, description: row.description, techniqueId: row.technique_id, dateAdded: row.date_added, lastUsed: row.last_used,
-    ownerId: row.owner_id, ownerName,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    techniqueId: row.technique_id,
+    dateAdded: row.date_added,
+    lastUsed: row.last_used,
+    ownerId: row.owner_id,
+    ownerName,
   }
 }
 
 /** @example await listTags(ctx, { weight: [{ op: '>', value: 2 }] }, { offset: 0, limit: 100 }) */
-export async function listTags(ctx: RequestContext, filter: TagFilter, page: Page): Promise<{ items: WeighedTag[]; total: number }> {
+export async function listTags(
+  ctx: RequestContext,
+  filter: TagFilter,
+  page: Page,
+): Promise<{ items: WeighedTag[]; total: number }> {
   const { rows, total } = await repo.listTags(ctx.store.db, ctx.owner.id, filter, page)
   return { items: rows.map((r) => ({ ...toTag(r, ctx.owner.name), weight: r.weight })), total }
 }
@@ -82,15 +98,24 @@ function readTagDescription(input: { description?: unknown }): string | null | u
 }
 
 /** A tag name may be given to one tag of an owner only (v2 and v3 creates and renames). */
-async function requireFreeTagName(ctx: RequestContext, ownerId: number, ownerName: string, name: string): Promise<void> {
-  if (await repo.findTagByName(ctx.store.db, ownerId, name)) throw conflict(`Tag '${name}' already exists in ${ownerName}`)
+async function requireFreeTagName(
+  ctx: RequestContext,
+  ownerId: number,
+  ownerName: string,
+  name: string,
+): Promise<void> {
+  if (await repo.findTagByName(ctx.store.db, ownerId, name))
+    throw conflict(`Tag '${name}' already exists in ${ownerName}`)
 }
 
 /**
  * POST /v2/tags: creates the tag, or sets the description of the existing one.
  * @example await createOrDescribeTag(ctx, { name: 'APT', description: 'Advanced persistent threat' })
  */
-export async function createOrDescribeTag(ctx: RequestContext, input: { name?: unknown; description?: unknown }): Promise<{ tag: WeighedTag; created: boolean }> {
+export async function createOrDescribeTag(
+  ctx: RequestContext,
+  input: { name?: unknown; description?: unknown },
+): Promise<{ tag: WeighedTag; created: boolean }> {
   await requirePermission(ctx, 'manageTags')
   const name = checkTagName(input.name)
   const description = readTagDescription(input)
@@ -107,10 +132,15 @@ export async function createOrDescribeTag(ctx: RequestContext, input: { name?: u
  * PUT /v2/tags/{name}: changes the description; a different `name` in the body renames the
  * tag (everything carrying it keeps it), refused when the new name is taken.
  */
-export async function updateTag(ctx: RequestContext, name: string, input: { name?: unknown; description?: unknown }): Promise<WeighedTag> {
+export async function updateTag(
+  ctx: RequestContext,
+  name: string,
+  input: { name?: unknown; description?: unknown },
+): Promise<WeighedTag> {
   await requirePermission(ctx, 'manageTags')
   const tag = await requireTag(ctx, name)
-  const newName = input.name === undefined || input.name === null || input.name === '' ? tag.name : checkTagName(input.name)
+  const newName =
+    input.name === undefined || input.name === null || input.name === '' ? tag.name : checkTagName(input.name)
   const description = readTagDescription(input)
   if (newName !== tag.name) await requireFreeTagName(ctx, ctx.owner.id, ctx.owner.name, newName)
   await writeTag(ctx, tag.id, newName !== tag.name ? newName : undefined, description)
@@ -147,7 +177,12 @@ export interface MarkedItem {
   fields: Record<string, unknown>
 }
 
-const KIND_NAMES: Record<MarkedKind, string> = { indicator: 'Indicator', group: 'Group', task: 'Task', victim: 'Victim' }
+const KIND_NAMES: Record<MarkedKind, string> = {
+  indicator: 'Indicator',
+  group: 'Group',
+  task: 'Task',
+  victim: 'Victim',
+}
 
 function markedFilter(kind: MarkedKind, path: MarkedPath): MarkedFilter {
   const filter: MarkedFilter = {}
@@ -172,20 +207,43 @@ function markedFilter(kind: MarkedKind, path: MarkedPath): MarkedFilter {
   return filter
 }
 
-const LISTERS = { indicator: repo.listMarkedIndicators, group: repo.listMarkedGroups, task: repo.listMarkedTasks, victim: repo.listMarkedVictims }
+const LISTERS = {
+  indicator: repo.listMarkedIndicators,
+  group: repo.listMarkedGroups,
+  task: repo.listMarkedTasks,
+  victim: repo.listMarkedVictims,
+}
 
 /**
  * The Indicators, Groups, Tasks or Victims carrying a tag or a label, as short records.
  * With an id (or an Indicator value) in the path, exactly one item or not_found.
  */
-export async function listMarkedItems(ctx: RequestContext, marker: Marker, kind: MarkedKind, path: MarkedPath, page: Page): Promise<{ items: MarkedItem[]; total: number }> {
+export async function listMarkedItems(
+  ctx: RequestContext,
+  marker: Marker,
+  kind: MarkedKind,
+  path: MarkedPath,
+  page: Page,
+): Promise<{ items: MarkedItem[]; total: number }> {
   const { rows, total } = await LISTERS[kind](ctx.store.db, marker, markedFilter(kind, path), page)
   const items = (rows as Record<string, any>[]).map((r): MarkedItem => {
     const { id, name, type, summary, owner_name, date_added, last_modified, ...fields } = r
-    return { kind, id, name, type, summary, ownerName: owner_name, dateAdded: date_added, lastModified: last_modified, fields }
+    return {
+      kind,
+      id,
+      name,
+      type,
+      summary,
+      ownerName: owner_name,
+      dateAdded: date_added,
+      lastModified: last_modified,
+      fields,
+    }
   })
   if (path.id !== undefined && items.length === 0) {
-    throw notFound(`${KIND_NAMES[kind]} ${path.id} does not carry that ${marker.kind === 'tag' ? 'Tag' : 'Security Label'}`)
+    throw notFound(
+      `${KIND_NAMES[kind]} ${path.id} does not carry that ${marker.kind === 'tag' ? 'Tag' : 'Security Label'}`,
+    )
   }
   return { items, total }
 }
@@ -196,7 +254,10 @@ export const TAG_SOURCE: ListSource = { objectType: 'tags', table: 'tag', owner:
 
 export async function loadTagRecords(ctx: RequestContext, ids: readonly number[]): Promise<Tag[]> {
   const rows = (await findTagsByIds(ctx.store, ids)).filter((r) => membershipFor(ctx, r.owner_id))
-  return inIdOrder(ids, rows.map((r) => toTag(r, r.owner_name)))
+  return inIdOrder(
+    ids,
+    rows.map((r) => toTag(r, r.owner_name)),
+  )
 }
 
 export async function listTagRecords(ctx: RequestContext, query: ObjectListQuery) {
@@ -211,7 +272,8 @@ export async function getTagRecord(ctx: RequestContext, id: number): Promise<Tag
 }
 
 function bodyOf(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('The request body must be a JSON object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('The request body must be a JSON object')
   return body as Record<string, unknown>
 }
 
@@ -242,10 +304,18 @@ export async function updateTagRecord(ctx: RequestContext, id: number, input: un
 }
 
 /** Renames (a new name moves every Indicator carrying the tag: item-changes.ts) and describes a tag, in one transaction. */
-async function writeTag(ctx: RequestContext, id: number, rename: string | undefined, description: string | null | undefined): Promise<void> {
+async function writeTag(
+  ctx: RequestContext,
+  id: number,
+  rename: string | undefined,
+  description: string | null | undefined,
+): Promise<void> {
   await withTransactionDb(ctx, async (db) => {
     if (rename !== undefined) await markerChanging(db, { kind: 'tag', id }, ctx.now)
-    await repo.updateTag(db, id, { ...(rename !== undefined ? { name: rename } : {}), ...(description !== undefined ? { description } : {}) })
+    await repo.updateTag(db, id, {
+      ...(rename !== undefined ? { name: rename } : {}),
+      ...(description !== undefined ? { description } : {}),
+    })
   })
 }
 
@@ -260,7 +330,11 @@ export async function deleteTagRecord(ctx: RequestContext, id: number): Promise<
   await withTransaction(ctx, (tctx) => removeTagEverywhere(tctx, id))
 }
 
-export async function deleteTagsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteTagsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, TAG_SOURCE, tql, scope)
     for (const id of ids) await requireWritableTag(tctx, id)

@@ -48,25 +48,38 @@ type AttributeTypeRow = Omit<Row<'attribute_type'>, 'date_added'>
 /** The caller reads a type only through the owner scope, so its owner's name is the caller's membership's. */
 function toAttributeType(ctx: RequestContext, row: AttributeTypeRow): AttributeType {
   return {
-    id: row.id, name: row.name, description: row.description, allowMarkdown: !!row.allow_markdown, errorMessage: row.error_message,
-    maxSize: row.max_length, validationRule: row.validation_rule ? JSON.parse(row.validation_rule) : null,
-    appliesTo: row.applies_to.split(',').filter(Boolean), system: !!row.system,
-    ownerId: row.owner_id, ownerName: row.owner_id === null ? null : membershipFor(ctx, row.owner_id)?.ownerName ?? null,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    allowMarkdown: !!row.allow_markdown,
+    errorMessage: row.error_message,
+    maxSize: row.max_length,
+    validationRule: row.validation_rule ? JSON.parse(row.validation_rule) : null,
+    appliesTo: row.applies_to.split(',').filter(Boolean),
+    system: !!row.system,
+    ownerId: row.owner_id,
+    ownerName: row.owner_id === null ? null : (membershipFor(ctx, row.owner_id)?.ownerName ?? null),
   }
 }
 
-const ATTRIBUTE_TYPE_FILTERS: FilterTable<AttributeTypeColumn> = { resource: 'attribute types', specs: {
-  owner: { column: 'owner_id', kind: 'string', ops: ['='] },
-  system: { column: 'system', kind: 'boolean', ops: ['='] },
-  allowMarkdown: { column: 'allow_markdown', kind: 'boolean', ops: ['='] },
-  maxLength: { column: 'max_length', kind: 'integer', ops: ['=', '<', '>'] },
-} }
+const ATTRIBUTE_TYPE_FILTERS: FilterTable<AttributeTypeColumn> = {
+  resource: 'attribute types',
+  specs: {
+    owner: { column: 'owner_id', kind: 'string', ops: ['='] },
+    system: { column: 'system', kind: 'boolean', ops: ['='] },
+    allowMarkdown: { column: 'allow_markdown', kind: 'boolean', ops: ['='] },
+    maxLength: { column: 'max_length', kind: 'integer', ops: ['=', '<', '>'] },
+  },
+}
 
 /**
  * System attribute types plus the ones defined in the owners the caller can read, narrowed by
  * v2 filters (owner by name, system, allowMarkdown, maxLength).
  */
-export async function listAttributeTypes(ctx: RequestContext, filters: readonly FieldFilter[]): Promise<AttributeType[]> {
+export async function listAttributeTypes(
+  ctx: RequestContext,
+  filters: readonly FieldFilter[],
+): Promise<AttributeType[]> {
   const conditions = toConditions(ATTRIBUTE_TYPE_FILTERS, filters).map((c) => {
     if (c.column !== 'owner_id') return c
     const ownerId = membershipNamed(ctx, String(c.value))?.ownerId
@@ -98,17 +111,27 @@ export interface AssociationType {
  * `adversaries`) beside the Indicator-to-Indicator types and File actions. Those come from the
  * Group type model rather than the table, so they never count as Indicator association branches.
  */
-const GROUP_ASSOCIATION_TYPES: AssociationType[] = GROUP_TYPES.map((g) => ({ name: g.name, apiBranch: g.apiBranch, custom: false, fileAction: false }))
+const GROUP_ASSOCIATION_TYPES: AssociationType[] = GROUP_TYPES.map((g) => ({
+  name: g.name,
+  apiBranch: g.apiBranch,
+  custom: false,
+  fileAction: false,
+}))
 
 export async function listAssociationTypes(ctx: RequestContext): Promise<AssociationType[]> {
   const rows = await listAssociationTypeRows(ctx.store.db)
-  return [...GROUP_ASSOCIATION_TYPES, ...rows.map((r) => ({ name: r.name, apiBranch: r.api_branch, custom: !!r.custom, fileAction: !!r.file_action }))]
+  return [
+    ...GROUP_ASSOCIATION_TYPES,
+    ...rows.map((r) => ({ name: r.name, apiBranch: r.api_branch, custom: !!r.custom, fileAction: !!r.file_action })),
+  ]
 }
 
 /** By name or apiBranch, in any letter case. */
 export async function getAssociationType(ctx: RequestContext, nameOrBranch: string): Promise<AssociationType> {
   const key = nameOrBranch.toLowerCase()
-  const found = (await listAssociationTypes(ctx)).find((t) => t.name.toLowerCase() === key || t.apiBranch.toLowerCase() === key)
+  const found = (await listAssociationTypes(ctx)).find(
+    (t) => t.name.toLowerCase() === key || t.apiBranch.toLowerCase() === key,
+  )
   if (!found) throw notFound(`Association type '${nameOrBranch}' not found`)
   return found
 }
@@ -117,8 +140,13 @@ export async function getAssociationType(ctx: RequestContext, nameOrBranch: stri
 const ATTRIBUTE_TYPE_SOURCE: ListSource = { table: 'attribute_type', owner: 'ownedOrSystem' }
 
 export async function loadAttributeTypeObjects(ctx: RequestContext, ids: readonly number[]): Promise<AttributeType[]> {
-  const rows = (await findAttributeTypesByIds(ctx.store, ids)).filter((r) => r.owner_id === null || membershipFor(ctx, r.owner_id))
-  return inIdOrder(ids, rows.map((r) => toAttributeType(ctx, r)))
+  const rows = (await findAttributeTypesByIds(ctx.store, ids)).filter(
+    (r) => r.owner_id === null || membershipFor(ctx, r.owner_id),
+  )
+  return inIdOrder(
+    ids,
+    rows.map((r) => toAttributeType(ctx, r)),
+  )
 }
 
 export async function listAttributeTypeObjects(ctx: RequestContext, query: ObjectListQuery) {

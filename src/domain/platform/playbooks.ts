@@ -32,14 +32,25 @@ export interface PlaybookRecord {
 
 function toRecord(row: repo.PlaybookRow): PlaybookRecord {
   return {
-    id: row.id, xid: row.xid, name: row.name, description: row.description, triggerType: row.trigger_type,
-    status: row.status as PlaybookStatus, labels: row.labels ? JSON.parse(row.labels) as string[] : [],
-    version: `${row.version_major}.${row.version_minor}`, ownerName: row.owner_name, dateAdded: row.date_added, lastModified: row.last_modified,
+    id: row.id,
+    xid: row.xid,
+    name: row.name,
+    description: row.description,
+    triggerType: row.trigger_type,
+    status: row.status as PlaybookStatus,
+    labels: row.labels ? (JSON.parse(row.labels) as string[]) : [],
+    version: `${row.version_major}.${row.version_minor}`,
+    ownerName: row.owner_name,
+    dateAdded: row.date_added,
+    lastModified: row.last_modified,
   }
 }
 
 function status(value: unknown, field = 'status'): PlaybookStatus {
-  const found = typeof value === 'string' ? PLAYBOOK_STATUSES.find((s) => s.toLowerCase() === value.trim().toLowerCase()) : undefined
+  const found =
+    typeof value === 'string'
+      ? PLAYBOOK_STATUSES.find((s) => s.toLowerCase() === value.trim().toLowerCase())
+      : undefined
   if (!found) throw invalid(`${field} must be one of ${PLAYBOOK_STATUSES.join(', ')}, not '${String(value)}'`)
   return found
 }
@@ -66,19 +77,29 @@ interface PlaybookFile {
 
 /** Reads the summary out of a playbook file; the trigger type is the first trigger's `type`. */
 export function readPlaybookFile(body: unknown): PlaybookFile {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('The body must be a playbook file (a JSON object)')
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('The body must be a playbook file (a JSON object)')
   const file = body as Record<string, unknown>
   if (typeof file.name !== 'string' || !file.name.trim()) throw invalid('The playbook file has no name')
   const name = file.name.trim()
-  if (name.length > PLAYBOOK_NAME_MAX_LENGTH) throw invalid(`Playbook names are at most ${PLAYBOOK_NAME_MAX_LENGTH} characters`)
-  if (file.description !== undefined && file.description !== null && typeof file.description !== 'string') throw invalid('description must be a string')
-  const triggers = Array.isArray(file.playbookTriggerList) ? file.playbookTriggerList as Record<string, unknown>[] : []
-  const trigger = typeof file.triggerType === 'string' ? file.triggerType : triggers.find((t) => typeof t?.type === 'string')?.type
+  if (name.length > PLAYBOOK_NAME_MAX_LENGTH)
+    throw invalid(`Playbook names are at most ${PLAYBOOK_NAME_MAX_LENGTH} characters`)
+  if (file.description !== undefined && file.description !== null && typeof file.description !== 'string')
+    throw invalid('description must be a string')
+  const triggers = Array.isArray(file.playbookTriggerList)
+    ? (file.playbookTriggerList as Record<string, unknown>[])
+    : []
+  const trigger =
+    typeof file.triggerType === 'string' ? file.triggerType : triggers.find((t) => typeof t?.type === 'string')?.type
   const xid = typeof file.xid === 'string' && file.xid.trim() ? file.xid.trim().slice(0, 100) : undefined
   return {
-    name, description: (file.description as string | undefined) || null, triggerType: (trigger as string | undefined) ?? null,
-    status: file.status === undefined || file.status === null ? undefined : status(file.status), labels: labels(file.labels ?? file.playbookLabels),
-    xid, definition: JSON.stringify(body),
+    name,
+    description: (file.description as string | undefined) || null,
+    triggerType: (trigger as string | undefined) ?? null,
+    status: file.status === undefined || file.status === null ? undefined : status(file.status),
+    labels: labels(file.labels ?? file.playbookLabels),
+    xid,
+    definition: JSON.stringify(body),
   }
 }
 
@@ -91,14 +112,26 @@ export async function installPlaybook(ctx: RequestContext, body: unknown): Promi
   const file = readPlaybookFile(body)
   const taken = file.xid ? await repo.findPlaybookByXid(ctx.store.db, ctx.owner.id, file.xid) : undefined
   const id = await repo.insertPlaybook(ctx.store.db, {
-    owner_id: ctx.owner.id, xid: file.xid && !taken ? file.xid : randomUUID(), name: file.name, description: file.description,
-    trigger_type: file.triggerType, status: file.status ?? 'Inactive', labels: JSON.stringify(file.labels), version_major: 1,
-    version_minor: 0, definition: file.definition, date_added: ctx.now, last_modified: ctx.now,
+    owner_id: ctx.owner.id,
+    xid: file.xid && !taken ? file.xid : randomUUID(),
+    name: file.name,
+    description: file.description,
+    trigger_type: file.triggerType,
+    status: file.status ?? 'Inactive',
+    labels: JSON.stringify(file.labels),
+    version_major: 1,
+    version_minor: 0,
+    definition: file.definition,
+    date_added: ctx.now,
+    last_modified: ctx.now,
   })
   return getPlaybook(ctx, String(id))
 }
 
-async function findPlaybook(ctx: RequestContext, idOrXid: string): Promise<{ row: repo.PlaybookRow; membership: Membership }> {
+async function findPlaybook(
+  ctx: RequestContext,
+  idOrXid: string,
+): Promise<{ row: repo.PlaybookRow; membership: Membership }> {
   const row = /^\d{1,15}$/.test(idOrXid)
     ? await repo.findPlaybookById(ctx.store.db, Number(idOrXid))
     : await repo.findPlaybookByXid(ctx.store.db, ctx.owner.id, idOrXid)
@@ -125,18 +158,32 @@ export async function exportPlaybook(ctx: RequestContext, idOrXid: string): Prom
 }
 
 /** POST /v2/playbooks/{id}: the file becomes the next major version; the status stays unless the file sets one. */
-export async function uploadPlaybookVersion(ctx: RequestContext, idOrXid: string, body: unknown): Promise<PlaybookRecord> {
+export async function uploadPlaybookVersion(
+  ctx: RequestContext,
+  idOrXid: string,
+  body: unknown,
+): Promise<PlaybookRecord> {
   const row = await findWritablePlaybook(ctx, idOrXid)
   const file = readPlaybookFile(body)
   await repo.updatePlaybook(ctx.store.db, row.id, {
-    name: file.name, description: file.description, trigger_type: file.triggerType, labels: JSON.stringify(file.labels),
-    ...(file.status ? { status: file.status } : {}), version_major: row.version_major + 1, version_minor: 0,
-    definition: file.definition, last_modified: ctx.now,
+    name: file.name,
+    description: file.description,
+    trigger_type: file.triggerType,
+    labels: JSON.stringify(file.labels),
+    ...(file.status ? { status: file.status } : {}),
+    version_major: row.version_major + 1,
+    version_minor: 0,
+    definition: file.definition,
+    last_modified: ctx.now,
   })
   return getPlaybook(ctx, String(row.id))
 }
 
-export async function setPlaybookStatus(ctx: RequestContext, idOrXid: string, next: 'Active' | 'Inactive'): Promise<PlaybookRecord> {
+export async function setPlaybookStatus(
+  ctx: RequestContext,
+  idOrXid: string,
+  next: 'Active' | 'Inactive',
+): Promise<PlaybookRecord> {
   const row = await findWritablePlaybook(ctx, idOrXid)
   if (row.status !== next) await repo.updatePlaybook(ctx.store.db, row.id, { status: next, last_modified: ctx.now })
   return getPlaybook(ctx, String(row.id))
@@ -161,12 +208,20 @@ export interface PlaybookQuery {
  * The call owner's Playbooks matching every given criterion, sorted, then paged.
  * @example await searchPlaybooks(ctx, { status: 'Active', labels: 'phishing,triage', sortOn: 'name' }, { offset: 0, limit: 100 })
  */
-export async function searchPlaybooks(ctx: RequestContext, query: PlaybookQuery, page: { offset: number; limit: number }) {
+export async function searchPlaybooks(
+  ctx: RequestContext,
+  query: PlaybookQuery,
+  page: { offset: number; limit: number },
+) {
   const sortOn = query.sortOn === undefined || query.sortOn === '' ? 'id' : query.sortOn
-  if (sortOn !== 'id' && sortOn !== 'name' && sortOn !== 'triggerType') throw invalid(`sortOn must be name or triggerType, not '${sortOn}'`)
+  if (sortOn !== 'id' && sortOn !== 'name' && sortOn !== 'triggerType')
+    throw invalid(`sortOn must be name or triggerType, not '${sortOn}'`)
   const rows = await repo.searchPlaybooks(ctx.store.db, ctx.owner.id, {
-    name: query.name || undefined, triggerType: query.triggerType || undefined,
-    status: query.status ? status(query.status) : undefined, sortOn, ascending: query.sortAscending ?? true,
+    name: query.name || undefined,
+    triggerType: query.triggerType || undefined,
+    status: query.status ? status(query.status) : undefined,
+    sortOn,
+    ascending: query.sortAscending ?? true,
   })
   const wanted = labels(query.labels).map((l) => l.toLowerCase())
   const matching = rows.map(toRecord).filter((p) => wanted.every((w) => p.labels.some((l) => l.toLowerCase() === w)))

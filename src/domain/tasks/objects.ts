@@ -7,8 +7,22 @@ import type { RequestContext } from '../context.js'
 import { invalid } from '../../core/errors.js'
 import { findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
-import { type TaskRecord, createTask, deleteTask, findReadableTasks, getTask, setTaskCase, updateTask } from './tasks.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
+import {
+  type TaskRecord,
+  createTask,
+  deleteTask,
+  findReadableTasks,
+  getTask,
+  setTaskCase,
+  updateTask,
+} from './tasks.js'
 import { withTransaction } from '../transaction.js'
 
 export const TASK_SOURCE: ListSource = { objectType: 'tasks', table: 'task', owner: 'owned' }
@@ -68,7 +82,11 @@ export async function deleteTaskObject(ctx: RequestContext, id: number): Promise
   await withTransaction(ctx, (tctx) => deleteTask(tctx, id))
 }
 
-export async function deleteTasksMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteTasksMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, TASK_SOURCE, tql, scope)
     for (const id of ids) await deleteTask(tctx, id)

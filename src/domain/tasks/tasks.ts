@@ -9,8 +9,21 @@ import type { FieldDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { Database, TaskTable } from '../../store/database.js'
 import {
-  type TaskCondition, type TaskRow, type TaskUserRole, type TaskUserRow, addTaskUser, clearTaskUsers, deleteTaskRow, findOwnerMember,
-  findTaskRow, findTaskRowsByIds, insertTask, listTaskRows, listTaskUserRows, removeTaskUser, updateTaskRow,
+  type TaskCondition,
+  type TaskRow,
+  type TaskUserRole,
+  type TaskUserRow,
+  addTaskUser,
+  clearTaskUsers,
+  deleteTaskRow,
+  findOwnerMember,
+  findTaskRow,
+  findTaskRowsByIds,
+  insertTask,
+  listTaskRows,
+  listTaskUserRows,
+  removeTaskUser,
+  updateTaskRow,
 } from '../../store/repositories/task.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
@@ -66,27 +79,51 @@ export interface TaskQuery {
 }
 
 /** The dates a body sets, by body name and column (model/task.ts). */
-const DATE_FIELDS = Object.fromEntries(TASK.fields
-  .filter((f: FieldDeclaration) => f.type === 'date' && f.column && (f.write ?? 'always') === 'always').map((f: FieldDeclaration) => [f.name, f.column as 'due_date' | 'reminder_date' | 'escalation_date']))
+const DATE_FIELDS = Object.fromEntries(
+  TASK.fields
+    .filter((f: FieldDeclaration) => f.type === 'date' && f.column && (f.write ?? 'always') === 'always')
+    .map((f: FieldDeclaration) => [f.name, f.column as 'due_date' | 'reminder_date' | 'escalation_date']),
+)
 const USER_FIELDS = { assignee: 'assignee', escalatee: 'escalatee' } as const
 
 function toUser(row: TaskUserRow): TaskUser {
-  return { id: row.user_id, userName: row.user_name, firstName: row.first_name, lastName: row.last_name, pseudonym: row.pseudonym }
+  return {
+    id: row.user_id,
+    userName: row.user_name,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    pseudonym: row.pseudonym,
+  }
 }
 
 function toRecord(row: TaskRow, users: TaskUserRow[], now: string): TaskRecord {
   return {
-    id: row.id, name: row.name, description: row.description, status: row.status, xid: row.xid, caseId: row.case_id,
-    dueDate: row.due_date, reminderDate: row.reminder_date, escalationDate: row.escalation_date, completedDate: row.completed_date,
-    escalated: !!row.escalated, reminded: !!row.reminded, overdue: !!row.due_date && row.due_date < now && row.status !== 'Completed',
-    ownerId: row.owner_id, ownerName: row.owner_name, ownerType: row.owner_type, dateAdded: row.date_added, lastModified: row.last_modified,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    xid: row.xid,
+    caseId: row.case_id,
+    dueDate: row.due_date,
+    reminderDate: row.reminder_date,
+    escalationDate: row.escalation_date,
+    completedDate: row.completed_date,
+    escalated: !!row.escalated,
+    reminded: !!row.reminded,
+    overdue: !!row.due_date && row.due_date < now && row.status !== 'Completed',
+    ownerId: row.owner_id,
+    ownerName: row.owner_name,
+    ownerType: row.owner_type,
+    dateAdded: row.date_added,
+    lastModified: row.last_modified,
     assignees: users.filter((u) => u.task_id === row.id && u.role === 'assignee').map(toUser),
     escalatees: users.filter((u) => u.task_id === row.id && u.role === 'escalatee').map(toUser),
   }
 }
 
 function readStatus(value: unknown): string {
-  const match = typeof value === 'string' ? TASK_STATUSES.find((s) => s.toLowerCase() === value.trim().toLowerCase()) : undefined
+  const match =
+    typeof value === 'string' ? TASK_STATUSES.find((s) => s.toLowerCase() === value.trim().toLowerCase()) : undefined
   if (!match) throw invalid(`status '${String(value)}' is not a Task status; use one of: ${TASK_STATUSES.join(', ')}`)
   return match
 }
@@ -115,9 +152,13 @@ function taskColumns(body: Record<string, unknown>, mode: 'create' | 'update', n
   for (const [field, column] of Object.entries(DATE_FIELDS)) {
     const value = body[field]
     if (value === undefined) continue
-    if (value === null || value === '') { columns[column] = null; continue }
+    if (value === null || value === '') {
+      columns[column] = null
+      continue
+    }
     const time = parseApiTime(value)
-    if (!time) throw invalid(`${field} must be an ISO 8601 timestamp such as 2024-03-20T13:36:53-04:00, not '${String(value)}'`)
+    if (!time)
+      throw invalid(`${field} must be an ISO 8601 timestamp such as 2024-03-20T13:36:53-04:00, not '${String(value)}'`)
     columns[column] = time
   }
   if (body.escalated !== undefined) columns.escalated = readFlag('escalated', body.escalated)
@@ -143,17 +184,38 @@ function readUserRefs(field: string, value: unknown): UserRef[] {
   })
 }
 
-async function resolveMember(db: Kysely<Database>, owner: { id: number; name: string }, ref: UserRef | string): Promise<TaskUser> {
-  const refs: UserRef[] = typeof ref !== 'string' ? [ref] : /^\d{1,15}$/.test(ref) ? [{ userName: ref }, { id: Number(ref) }] : [{ userName: ref }]
+async function resolveMember(
+  db: Kysely<Database>,
+  owner: { id: number; name: string },
+  ref: UserRef | string,
+): Promise<TaskUser> {
+  const refs: UserRef[] =
+    typeof ref !== 'string'
+      ? [ref]
+      : /^\d{1,15}$/.test(ref)
+        ? [{ userName: ref }, { id: Number(ref) }]
+        : [{ userName: ref }]
   for (const r of refs) {
     const row = await findOwnerMember(db, owner.id, r)
-    if (row) return { id: row.id, userName: row.user_name, firstName: row.first_name, lastName: row.last_name, pseudonym: row.pseudonym }
+    if (row)
+      return {
+        id: row.id,
+        userName: row.user_name,
+        firstName: row.first_name,
+        lastName: row.last_name,
+        pseudonym: row.pseudonym,
+      }
   }
   const shown = typeof ref === 'string' ? ref : 'id' in ref ? String(ref.id) : ref.userName
   throw invalid(`User '${shown}' is not a member of ${owner.name}`)
 }
 
-async function replaceUsers(db: Kysely<Database>, owner: { id: number; name: string }, taskId: number, body: Record<string, unknown>) {
+async function replaceUsers(
+  db: Kysely<Database>,
+  owner: { id: number; name: string },
+  taskId: number,
+  body: Record<string, unknown>,
+) {
   for (const [field, role] of Object.entries(USER_FIELDS) as [string, TaskUserRole][]) {
     if (body[field] === undefined) continue
     const users = await Promise.all(readUserRefs(field, body[field]).map((r) => resolveMember(db, owner, r)))
@@ -183,8 +245,13 @@ export async function createTask(ctx: RequestContext, input: unknown): Promise<T
   const columns = taskColumns(body, 'create', ctx.now)
   const id = await withTransactionDb(ctx, async (trx) => {
     const taskId = await insertTask(trx, {
-      ...columns, name: String(columns.name), status: columns.status ?? 'Not Started', owner_id: ctx.owner.id,
-      created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now,
+      ...columns,
+      name: String(columns.name),
+      status: columns.status ?? 'Not Started',
+      owner_id: ctx.owner.id,
+      created_by: ctx.caller.account.id,
+      date_added: ctx.now,
+      last_modified: ctx.now,
     })
     await replaceUsers(trx, ctx.owner, taskId, body)
     return taskId
@@ -218,34 +285,58 @@ function taskConditions(filters: readonly FieldFilter[], now: string): TaskCondi
   for (const f of filters) {
     if (f.field === 'assignee' || f.field === 'escalatee' || f.field === 'overdue') {
       if (f.op !== '=') throw invalid(`Filter ${f.field} takes the operator =, not ${f.op}`)
-      special.push(f.field === 'overdue' ? { overdue: parseFilterValue('overdue', 'boolean', f.value) === 1, now } : { role: f.field, userName: f.value })
+      special.push(
+        f.field === 'overdue'
+          ? { overdue: parseFilterValue('overdue', 'boolean', f.value) === 1, now }
+          : { role: f.field, userName: f.value },
+      )
     } else {
       plain.push(f)
     }
   }
-  return [...special, ...toConditions({ resource: 'Tasks', specs: {
-    name: { column: 'name', kind: 'string', ops: ['=', '^'] },
-    dateAdded: { column: 'date_added', kind: 'date', ops: ['<', '>'] },
-    dueDate: { column: 'due_date', kind: 'date', ops: ['<', '>'] },
-    status: { column: 'status', kind: 'string', ops: ['=', '!'] },
-    escalated: { column: 'escalated', kind: 'boolean', ops: ['='] },
-    reminded: { column: 'reminded', kind: 'boolean', ops: ['='] },
-  } }, plain)]
+  return [
+    ...special,
+    ...toConditions(
+      {
+        resource: 'Tasks',
+        specs: {
+          name: { column: 'name', kind: 'string', ops: ['=', '^'] },
+          dateAdded: { column: 'date_added', kind: 'date', ops: ['<', '>'] },
+          dueDate: { column: 'due_date', kind: 'date', ops: ['<', '>'] },
+          status: { column: 'status', kind: 'string', ops: ['=', '!'] },
+          escalated: { column: 'escalated', kind: 'boolean', ops: ['='] },
+          reminded: { column: 'reminded', kind: 'boolean', ops: ['='] },
+        },
+      },
+      plain,
+    ),
+  ]
 }
 
 /**
  * Lists Tasks in ctx.owner (every readable owner for an association scope).
  * @example await listTasks(ctx, { filters: [{ field: 'status', op: '!', value: 'Completed' }, { field: 'overdue', op: '=', value: 'true' }] })
  */
-export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Promise<{ items: TaskRecord[]; total: number }> {
+export async function listTasks(
+  ctx: RequestContext,
+  query: TaskQuery = {},
+): Promise<{ items: TaskRecord[]; total: number }> {
   const conditions = taskConditions(query.filters ?? [], ctx.now)
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listTaskRows(ctx.store.db, {
-    ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
-    offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
+    ownerIds,
+    conditions,
+    combine: query.orParams ? 'or' : 'and',
+    associatedWith: query.associatedWith,
+    ids: query.ids,
+    offset: query.resultStart ?? 0,
+    limit: query.resultLimit ?? 100,
   })
-  const users = await listTaskUserRows(ctx.store, rows.map((r) => r.id))
+  const users = await listTaskUserRows(
+    ctx.store,
+    rows.map((r) => r.id),
+  )
   return { items: rows.map((r) => toRecord(r, users, ctx.now)), total }
 }
 
@@ -253,7 +344,10 @@ export async function listTasks(ctx: RequestContext, query: TaskQuery = {}): Pro
 export async function findReadableTasks(ctx: RequestContext, ids: readonly number[]): Promise<TaskRecord[]> {
   const rows = keepReadableRows(ctx.caller, await findTaskRowsByIds(ctx.store, ids))
   if (rows.length === 0) return []
-  const users = await listTaskUserRows(ctx.store, rows.map((r) => r.id))
+  const users = await listTaskUserRows(
+    ctx.store,
+    rows.map((r) => r.id),
+  )
   return rows.map((r) => toRecord(r, users, ctx.now))
 }
 
@@ -264,15 +358,26 @@ export async function listTaskUsers(ctx: RequestContext, taskId: number, role: T
 }
 
 /** One assignee or escalatee, by account id or user name; 404 when not in that role. */
-export async function getTaskUser(ctx: RequestContext, taskId: number, role: TaskUserRole, ref: string): Promise<TaskUser> {
+export async function getTaskUser(
+  ctx: RequestContext,
+  taskId: number,
+  role: TaskUserRole,
+  ref: string,
+): Promise<TaskUser> {
   const users = await listTaskUsers(ctx, taskId, role)
   const found = users.find((u) => u.userName === ref) ?? users.find((u) => /^\d+$/.test(ref) && u.id === Number(ref))
-  if (!found) throw notFound(`User '${ref}' is not ${role === 'assignee' ? 'assigned to' : 'an escalatee of'} Task ${taskId}`)
+  if (!found)
+    throw notFound(`User '${ref}' is not ${role === 'assignee' ? 'assigned to' : 'an escalatee of'} Task ${taskId}`)
   return found
 }
 
 /** Adds a member of the Task's owner as assignee or escalatee. */
-export async function addTaskUserRef(ctx: RequestContext, taskId: number, role: TaskUserRole, ref: string): Promise<TaskUser> {
+export async function addTaskUserRef(
+  ctx: RequestContext,
+  taskId: number,
+  role: TaskUserRole,
+  ref: string,
+): Promise<TaskUser> {
   const item: ItemInfo = await requireWritableItem(ctx, 'task', taskId, 'update')
   const user = await resolveMember(ctx.store.db, { id: item.ownerId, name: item.ownerName }, ref)
   await addTaskUser(ctx.store.db, taskId, role, user.id)
@@ -280,7 +385,12 @@ export async function addTaskUserRef(ctx: RequestContext, taskId: number, role: 
   return user
 }
 
-export async function removeTaskUserRef(ctx: RequestContext, taskId: number, role: TaskUserRole, ref: string): Promise<void> {
+export async function removeTaskUserRef(
+  ctx: RequestContext,
+  taskId: number,
+  role: TaskUserRole,
+  ref: string,
+): Promise<void> {
   await requireWritableItem(ctx, 'task', taskId, 'update')
   const user = await getTaskUser(ctx, taskId, role, ref)
   await removeTaskUser(ctx.store.db, taskId, role, user.id)

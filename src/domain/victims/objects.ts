@@ -11,10 +11,22 @@ import { findVictimRowsByIds } from '../../store/repositories/victim.repository.
 import { invalid, notFound } from '../../core/errors.js'
 import { type ItemInfo, findReadableItem, requireWritableItem } from '../items/items.js'
 import { type Body, type MemberName, applyMembers, isBody, takeMembers } from '../items/nested-writes.js'
-import { type ListSource, type ObjectListQuery, findMatchingIds, inIdOrder, listObjectIds } from '../listing/object-lists.js'
+import {
+  type ListSource,
+  type ObjectListQuery,
+  findMatchingIds,
+  inIdOrder,
+  listObjectIds,
+} from '../listing/object-lists.js'
 import { withTransaction } from '../transaction.js'
 import {
-  type VictimAssetRecord, createVictimAsset, deleteVictimAsset, getVictimAssetById, listVictimAssets, loadReadableVictimAssets, updateVictimAsset,
+  type VictimAssetRecord,
+  createVictimAsset,
+  deleteVictimAsset,
+  getVictimAssetById,
+  listVictimAssets,
+  loadReadableVictimAssets,
+  updateVictimAsset,
 } from './victim-assets.js'
 import { type VictimRecord, createVictim, deleteVictim, getVictim, toVictimRecord, updateVictim } from './victims.js'
 import { bodyId } from '../../core/input.js'
@@ -25,13 +37,15 @@ export const VICTIM_ASSET_SOURCE: ListSource = { objectType: 'victimAssets', tab
 export const VICTIM_MEMBERS: readonly MemberName[] = ['tags', 'securityLabels', 'attributes', 'associatedGroups']
 export const VICTIM_ASSET_MEMBERS: readonly MemberName[] = ['associatedGroups']
 
-
 export async function loadVictimRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimRecord[]> {
   if (ids.length === 0) return []
   return inIdOrder(ids, keepReadableRows(ctx.caller, await findVictimRowsByIds(ctx.store, ids)).map(toVictimRecord))
 }
 
-export async function loadVictimAssetRecords(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
+export async function loadVictimAssetRecords(
+  ctx: RequestContext,
+  ids: readonly number[],
+): Promise<VictimAssetRecord[]> {
   if (ids.length === 0) return []
   return inIdOrder(ids, await loadReadableVictimAssets(ctx, ids))
 }
@@ -47,7 +61,10 @@ export async function listVictimAssetObjects(ctx: RequestContext, query: ObjectL
 }
 
 /** The assets of many Victims (fields=assets). */
-export async function loadAssetsOfVictims(ctx: RequestContext, victimIds: readonly number[]): Promise<Map<number, VictimAssetRecord[]>> {
+export async function loadAssetsOfVictims(
+  ctx: RequestContext,
+  victimIds: readonly number[],
+): Promise<Map<number, VictimAssetRecord[]>> {
   const map = new Map<number, VictimAssetRecord[]>()
   for (const victimId of victimIds) {
     map.set(victimId, (await listVictimAssets(ctx, { victimId, ownerScope: 'readable', resultLimit: 10_000 })).items)
@@ -92,7 +109,8 @@ function takeAssets(fields: Body): Body[] {
   const assets = fields.assets
   delete fields.assets
   if (assets === undefined || assets === null) return []
-  if (!isBody(assets) || !Array.isArray(assets.data) || !assets.data.every(isBody)) throw invalid("'assets' must be an object with a 'data' array of objects")
+  if (!isBody(assets) || !Array.isArray(assets.data) || !assets.data.every(isBody))
+    throw invalid("'assets' must be an object with a 'data' array of objects")
   return assets.data as Body[]
 }
 
@@ -129,7 +147,11 @@ export async function deleteVictimObject(ctx: RequestContext, id: number): Promi
   await withTransaction(ctx, (tctx) => deleteVictim(tctx, id))
 }
 
-export async function deleteVictimsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteVictimsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, VICTIM_SOURCE, tql, scope)
     for (const id of ids) await deleteVictim(tctx, id)
@@ -150,7 +172,11 @@ export async function createVictimAssetObject(ctx: RequestContext, body: unknown
 }
 
 /** Updates the value or detail of an asset (its type and Victim stay). */
-export async function updateVictimAssetObject(ctx: RequestContext, id: number, body: unknown): Promise<VictimAssetRecord> {
+export async function updateVictimAssetObject(
+  ctx: RequestContext,
+  id: number,
+  body: unknown,
+): Promise<VictimAssetRecord> {
   await withTransaction(ctx, async (tctx) => {
     const current = await getVictimAssetById(tctx, id)
     const item = await requireWritableItem(tctx, 'victimAsset', id, 'update')
@@ -169,7 +195,11 @@ export async function deleteVictimAssetObject(ctx: RequestContext, id: number): 
   })
 }
 
-export async function deleteVictimAssetsMatching(ctx: RequestContext, tql: string | undefined, scope: ObjectListQuery['ownerScope']): Promise<number> {
+export async function deleteVictimAssetsMatching(
+  ctx: RequestContext,
+  tql: string | undefined,
+  scope: ObjectListQuery['ownerScope'],
+): Promise<number> {
   return withTransaction(ctx, async (tctx) => {
     const ids = await findMatchingIds(tctx, VICTIM_ASSET_SOURCE, tql, scope)
     for (const record of await loadVictimAssetRecords(tctx, ids)) {

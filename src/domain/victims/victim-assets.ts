@@ -6,7 +6,13 @@
 import { type AssetTypeDef, VICTIM_ASSET_TYPES, findVictimAssetType } from '../../model/group-types.js'
 import type { ItemKind } from '../../model/kinds.js'
 import {
-  type VictimAssetRow, deleteVictimAssetRow, findVictimAssetRow, findVictimAssetRowsByIds, insertVictimAsset, listVictimAssetRows, updateVictimAssetRow,
+  type VictimAssetRow,
+  deleteVictimAssetRow,
+  findVictimAssetRow,
+  findVictimAssetRowsByIds,
+  insertVictimAsset,
+  listVictimAssetRows,
+  updateVictimAssetRow,
 } from '../../store/repositories/victim.repository.js'
 import type { RequestContext } from '../context.js'
 import { type OwnerScope, keepReadableRows, ownerIdsToRead } from '../access/owner-scope.js'
@@ -44,12 +50,23 @@ export interface VictimAssetQuery {
 /** Unknown asset types are 404, like an unknown path. */
 export function requireVictimAssetType(nameOrBranch: string): AssetTypeDef {
   const def = findVictimAssetType(nameOrBranch)
-  if (!def) throw notFound(`Unknown Victim Asset type '${nameOrBranch}'; use ${VICTIM_ASSET_TYPES.map((t) => t.apiBranch).join(', ')}`)
+  if (!def)
+    throw notFound(
+      `Unknown Victim Asset type '${nameOrBranch}'; use ${VICTIM_ASSET_TYPES.map((t) => t.apiBranch).join(', ')}`,
+    )
   return def
 }
 
 function toRecord(row: VictimAssetRow): VictimAssetRecord {
-  return { id: row.id, victimId: row.victim_id, ownerId: row.owner_id, type: row.type, value: row.value, detail: row.detail, dateAdded: row.date_added }
+  return {
+    id: row.id,
+    victimId: row.victim_id,
+    ownerId: row.owner_id,
+    type: row.type,
+    value: row.value,
+    detail: row.detail,
+    dateAdded: row.date_added,
+  }
 }
 
 function readFields(def: AssetTypeDef, input: unknown): { value: string; detail?: string | null } {
@@ -66,7 +83,12 @@ function readFields(def: AssetTypeDef, input: unknown): { value: string; detail?
   return fields
 }
 
-export async function getVictimAsset(ctx: RequestContext, victimId: number, type: string, assetId: number): Promise<VictimAssetRecord> {
+export async function getVictimAsset(
+  ctx: RequestContext,
+  victimId: number,
+  type: string,
+  assetId: number,
+): Promise<VictimAssetRecord> {
   await findReadableItem(ctx, 'victim', victimId)
   const def = requireVictimAssetType(type)
   const row = await findVictimAssetRow(ctx.store.db, assetId)
@@ -75,26 +97,55 @@ export async function getVictimAsset(ctx: RequestContext, victimId: number, type
 }
 
 /** A Victim Asset by id alone (for association paths). */
-export async function getVictimAssetById(ctx: RequestContext, assetId: number, type?: string): Promise<VictimAssetRecord> {
+export async function getVictimAssetById(
+  ctx: RequestContext,
+  assetId: number,
+  type?: string,
+): Promise<VictimAssetRecord> {
   await findReadableItem(ctx, 'victimAsset', assetId)
   const row = await findVictimAssetRow(ctx.store.db, assetId)
-  if (!row || (type !== undefined && row.type !== requireVictimAssetType(type).name)) throw notFound(`Victim Asset ${assetId} not found`)
+  if (!row || (type !== undefined && row.type !== requireVictimAssetType(type).name))
+    throw notFound(`Victim Asset ${assetId} not found`)
   return toRecord(row)
 }
 
 /** @example await createVictimAsset(ctx, 7, 'networkAccounts', { account: 'jdoe', network: 'Active Directory' }) */
-export async function createVictimAsset(ctx: RequestContext, victimId: number, type: string, input: unknown): Promise<VictimAssetRecord> {
+export async function createVictimAsset(
+  ctx: RequestContext,
+  victimId: number,
+  type: string,
+  input: unknown,
+): Promise<VictimAssetRecord> {
   const victim = await requireWritableItem(ctx, 'victim', victimId, 'create')
   const def = requireVictimAssetType(type)
   const fields = readFields(def, input)
   const id = await insertVictimAsset(ctx.store.db, {
-    victim_id: victimId, owner_id: victim.ownerId, type: def.name, value: fields.value, detail: fields.detail ?? null, date_added: ctx.now,
+    victim_id: victimId,
+    owner_id: victim.ownerId,
+    type: def.name,
+    value: fields.value,
+    detail: fields.detail ?? null,
+    date_added: ctx.now,
   })
-  return { id, victimId, ownerId: victim.ownerId, type: def.name, value: fields.value, detail: fields.detail ?? null, dateAdded: ctx.now }
+  return {
+    id,
+    victimId,
+    ownerId: victim.ownerId,
+    type: def.name,
+    value: fields.value,
+    detail: fields.detail ?? null,
+    dateAdded: ctx.now,
+  }
 }
 
 /** The value field is required on update too (the spec's table). */
-export async function updateVictimAsset(ctx: RequestContext, victimId: number, type: string, assetId: number, input: unknown): Promise<VictimAssetRecord> {
+export async function updateVictimAsset(
+  ctx: RequestContext,
+  victimId: number,
+  type: string,
+  assetId: number,
+  input: unknown,
+): Promise<VictimAssetRecord> {
   await requireWritableItem(ctx, 'victim', victimId, 'update')
   const current = await getVictimAsset(ctx, victimId, type, assetId)
   const fields = readFields(requireVictimAssetType(type), input)
@@ -102,7 +153,12 @@ export async function updateVictimAsset(ctx: RequestContext, victimId: number, t
   return { ...current, value: fields.value, detail: fields.detail === undefined ? current.detail : fields.detail }
 }
 
-export async function deleteVictimAsset(ctx: RequestContext, victimId: number, type: string, assetId: number): Promise<void> {
+export async function deleteVictimAsset(
+  ctx: RequestContext,
+  victimId: number,
+  type: string,
+  assetId: number,
+): Promise<void> {
   await requireWritableItem(ctx, 'victim', victimId, 'delete')
   await getVictimAsset(ctx, victimId, type, assetId)
   await withTransactionDb(ctx, async (trx) => {
@@ -112,7 +168,10 @@ export async function deleteVictimAsset(ctx: RequestContext, victimId: number, t
 }
 
 /** Victim assets by id, in any owner the caller can read, in no particular order. */
-export async function loadReadableVictimAssets(ctx: RequestContext, ids: readonly number[]): Promise<VictimAssetRecord[]> {
+export async function loadReadableVictimAssets(
+  ctx: RequestContext,
+  ids: readonly number[],
+): Promise<VictimAssetRecord[]> {
   return keepReadableRows(ctx.caller, await findVictimAssetRowsByIds(ctx.store, ids)).map(toRecord)
 }
 
@@ -120,15 +179,24 @@ export async function loadReadableVictimAssets(ctx: RequestContext, ids: readonl
  * Lists Victim Assets of a Victim, of an association scope, or of ctx.owner.
  * @example await listVictimAssets(ctx, { associatedWith: { kind: 'group', id: 12 }, type: 'emailAddresses' })
  */
-export async function listVictimAssets(ctx: RequestContext, query: VictimAssetQuery = {}): Promise<{ items: VictimAssetRecord[]; total: number }> {
+export async function listVictimAssets(
+  ctx: RequestContext,
+  query: VictimAssetQuery = {},
+): Promise<{ items: VictimAssetRecord[]; total: number }> {
   const def = query.type === undefined ? undefined : requireVictimAssetType(query.type)
   if (query.victimId !== undefined) await findReadableItem(ctx, 'victim', query.victimId)
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const scoped = query.victimId !== undefined || query.associatedWith !== undefined
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: scoped })
   const { rows, total } = await listVictimAssetRows(ctx.store.db, {
-    ownerIds, victimId: query.victimId, type: def?.name, associatedWith: query.associatedWith, ids: query.ids, countTotal: query.countTotal,
-    offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
+    ownerIds,
+    victimId: query.victimId,
+    type: def?.name,
+    associatedWith: query.associatedWith,
+    ids: query.ids,
+    countTotal: query.countTotal,
+    offset: query.resultStart ?? 0,
+    limit: query.resultLimit ?? 100,
   })
   return { items: rows.map(toRecord), total }
 }

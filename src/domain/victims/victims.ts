@@ -7,7 +7,14 @@ import type { FieldDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { VICTIM } from '../../model/victim.js'
 import type { VictimTable } from '../../store/database.js'
-import { type VictimRow, deleteVictimRow, findVictimRow, insertVictim, listVictimRows, updateVictimRow } from '../../store/repositories/victim.repository.js'
+import {
+  type VictimRow,
+  deleteVictimRow,
+  findVictimRow,
+  insertVictim,
+  listVictimRows,
+  updateVictimRow,
+} from '../../store/repositories/victim.repository.js'
 import { type RequestContext, requirePermission } from '../context.js'
 import { type OwnerScope, ownerIdsToRead } from '../access/owner-scope.js'
 import { invalid, notFound } from '../../core/errors.js'
@@ -37,8 +44,13 @@ export interface VictimQuery {
 }
 
 /** Body names and their columns (model/victim.ts); name is handled apart since it is required. */
-const TEXT_FIELDS: Record<string, string> = Object.fromEntries(VICTIM.fields
-  .filter((f: FieldDeclaration) => f.type === 'text' && f.column && f.name !== 'name' && (f.write ?? 'always') === 'always').map((f: FieldDeclaration) => [f.name, f.column!]))
+const TEXT_FIELDS: Record<string, string> = Object.fromEntries(
+  VICTIM.fields
+    .filter(
+      (f: FieldDeclaration) => f.type === 'text' && f.column && f.name !== 'name' && (f.write ?? 'always') === 'always',
+    )
+    .map((f: FieldDeclaration) => [f.name, f.column!]),
+)
 
 export function toVictimRecord(row: VictimRow): VictimRecord {
   return readVictimRow(row)
@@ -82,12 +94,23 @@ export async function getVictim(ctx: RequestContext, id: number): Promise<Victim
 export async function createVictim(ctx: RequestContext, input: unknown): Promise<VictimRecord> {
   await requirePermission(ctx, 'create')
   const columns = victimColumns(input)
-  const id = await insertVictim(ctx.store.db, { ...columns, name: String(columns.name), owner_id: ctx.owner.id, date_added: ctx.now, last_modified: ctx.now })
+  const id = await insertVictim(ctx.store.db, {
+    ...columns,
+    name: String(columns.name),
+    owner_id: ctx.owner.id,
+    date_added: ctx.now,
+    last_modified: ctx.now,
+  })
   return loadRecord(ctx, id)
 }
 
 /** Updates a Victim; name is required in every update, as the platform documents. */
-export async function updateVictim(ctx: RequestContext, id: number, input: unknown, options: { keepName?: boolean } = {}): Promise<VictimRecord> {
+export async function updateVictim(
+  ctx: RequestContext,
+  id: number,
+  input: unknown,
+  options: { keepName?: boolean } = {},
+): Promise<VictimRecord> {
   await requireWritableItem(ctx, 'victim', id, 'update')
   await updateVictimRow(ctx.store.db, id, { ...victimColumns(input, options), last_modified: ctx.now })
   return loadRecord(ctx, id)
@@ -107,13 +130,24 @@ export async function deleteVictim(ctx: RequestContext, id: number): Promise<voi
  * Lists Victims in ctx.owner, or in every readable owner for an association scope.
  * @example await listVictims(ctx, { associatedWith: { kind: 'victim', id: 3, via: 'group' } })
  */
-export async function listVictims(ctx: RequestContext, query: VictimQuery = {}): Promise<{ items: VictimRecord[]; total: number }> {
-  const conditions = toConditions({ resource: 'Victims', specs: { name: { column: 'name', kind: 'string', ops: ['='] } } }, query.filters ?? [])
+export async function listVictims(
+  ctx: RequestContext,
+  query: VictimQuery = {},
+): Promise<{ items: VictimRecord[]; total: number }> {
+  const conditions = toConditions(
+    { resource: 'Victims', specs: { name: { column: 'name', kind: 'string', ops: ['='] } } },
+    query.filters ?? [],
+  )
   if (query.associatedWith) await findReadableItem(ctx, query.associatedWith.kind, query.associatedWith.id)
   const ownerIds = ownerIdsToRead(ctx, query.ownerScope, { associations: !!query.associatedWith })
   const { rows, total } = await listVictimRows(ctx.store.db, {
-    ownerIds, conditions, combine: query.orParams ? 'or' : 'and', associatedWith: query.associatedWith, ids: query.ids,
-    offset: query.resultStart ?? 0, limit: query.resultLimit ?? 100,
+    ownerIds,
+    conditions,
+    combine: query.orParams ? 'or' : 'and',
+    associatedWith: query.associatedWith,
+    ids: query.ids,
+    offset: query.resultStart ?? 0,
+    limit: query.resultLimit ?? 100,
   })
   return { items: rows.map(toVictimRecord), total }
 }

@@ -32,7 +32,8 @@ export const batchFile: Format = {
       let count = 0
       return {
         opening: () => '{"indicator":[',
-        indicator: ({ record, tags, attributes }) => `${count++ ? ',' : ''}\n${JSON.stringify(batchIndicator(record, tags, attributes))}`,
+        indicator: ({ record, tags, attributes }) =>
+          `${count++ ? ',' : ''}\n${JSON.stringify(batchIndicator(record, tags, attributes))}`,
         closing: () => '\n]}\n',
       }
     },
@@ -40,18 +41,30 @@ export const batchFile: Format = {
 }
 
 /** One Indicator as a batch file item, as POST /v2/batch and `bulwark import` read it back. */
-export function batchIndicator(r: IndicatorRecord, tags: readonly Tag[], attributes: readonly AttributeView[]): Record<string, unknown> {
+export function batchIndicator(
+  r: IndicatorRecord,
+  tags: readonly Tag[],
+  attributes: readonly AttributeView[],
+): Record<string, unknown> {
   const entry: Record<string, unknown> = { type: r.type, summary: r.summary }
   // A summary leaves out empty fields, so a Registry Key's value type without a value name would read back as the name.
   const def = findIndicatorType(r.type)
   if (def && def.fields.length > 1 && !sameValues(parseSummary(def, r.summary), r.values)) {
-    r.values.forEach((value, slot) => { if (value !== null) entry[`value${slot + 1}`] = value })
+    r.values.forEach((value, slot) => {
+      if (value !== null) entry[`value${slot + 1}`] = value
+    })
   }
-  for (const [key, value] of Object.entries({ rating: r.rating, confidence: r.confidence, description: r.description, source: r.source })) {
+  for (const [key, value] of Object.entries({
+    rating: r.rating,
+    confidence: r.confidence,
+    description: r.description,
+    source: r.source,
+  })) {
     if (value !== null && value !== undefined) entry[key] = value
   }
   if (tags.length) entry.tag = tags.map((t) => ({ name: t.name }))
-  if (attributes.length) entry.attribute = attributes.map((a) => ({ type: a.type, value: a.value, displayed: a.displayed }))
+  if (attributes.length)
+    entry.attribute = attributes.map((a) => ({ type: a.type, value: a.value, displayed: a.displayed }))
   return entry
 }
 

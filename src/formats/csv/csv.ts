@@ -19,7 +19,8 @@ export const csvFile: Format = {
       for await (const line of readLines(input)) {
         if (!header) {
           header = splitCsv(line).map((h) => h.trim().toLowerCase())
-          if (!header.includes('type') || !header.includes('summary')) throw invalid('The CSV header must name the columns type and summary')
+          if (!header.includes('type') || !header.includes('summary'))
+            throw invalid('The CSV header must name the columns type and summary')
           continue
         }
         const where = `indicator[${count++}]`
@@ -32,9 +33,13 @@ export const csvFile: Format = {
 /** One record as a batch file item. */
 export function csvIndicator(header: readonly string[], cells: readonly string[]): Record<string, unknown> {
   const value = (name: string) => cells[header.indexOf(name)]?.trim() || undefined
-  const tags = value('tags')?.split(';').map((t) => t.trim()).filter(Boolean)
+  const tags = value('tags')
+    ?.split(';')
+    .map((t) => t.trim())
+    .filter(Boolean)
   const item: Record<string, unknown> = {
-    type: value('type'), summary: value('summary'),
+    type: value('type'),
+    summary: value('summary'),
     ...(value('rating') !== undefined ? { rating: Number(value('rating')) } : {}),
     ...(value('confidence') !== undefined ? { confidence: Number(value('confidence')) } : {}),
     ...(tags?.length ? { tag: tags.map((name) => ({ name })) } : {}),
@@ -50,8 +55,14 @@ export function splitCsv(line: string): string[] {
   let quoted = false
   for (let i = 0; i < line.length; i++) {
     const c = line[i]
-    if (quoted && c === '"' && line[i + 1] === '"') { cell += '"'; i++ } else if (c === '"') quoted = !quoted
-    else if (c === ',' && !quoted) { cells.push(cell); cell = '' } else cell += c
+    if (quoted && c === '"' && line[i + 1] === '"') {
+      cell += '"'
+      i++
+    } else if (c === '"') quoted = !quoted
+    else if (c === ',' && !quoted) {
+      cells.push(cell)
+      cell = ''
+    } else cell += c
   }
   cells.push(cell)
   return cells

@@ -39,7 +39,9 @@ function wrap(line: string): string[] {
 export function renderTextPdf(title: string, lines: string[]): Buffer {
   let body = wrapAll(lines)
   if (body.length > MAX_LINES) body = [...body.slice(0, MAX_LINES - 1), '... (truncated)']
-  const ops = [`BT /F1 16 Tf ${MARGIN} ${PAGE_HEIGHT - MARGIN} Td (${pdfText(title)}) Tj /F1 10 Tf 0 -${LINE_HEIGHT * 2} Td`]
+  const ops = [
+    `BT /F1 16 Tf ${MARGIN} ${PAGE_HEIGHT - MARGIN} Td (${pdfText(title)}) Tj /F1 10 Tf 0 -${LINE_HEIGHT * 2} Td`,
+  ]
   for (const line of body) ops.push(`(${pdfText(line)}) Tj 0 -${LINE_HEIGHT} Td`)
   ops.push('ET')
   const content = Buffer.from(ops.join('\n'), 'latin1')
@@ -60,8 +62,16 @@ export function renderTextPdf(title: string, lines: string[]): Buffer {
     offset += chunk.length
     chunks.push(chunk)
   })
-  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('')
-  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info ${objects.length} 0 R >>\nstartxref\n${offset}\n%%EOF\n`, 'latin1'))
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('')
+  chunks.push(
+    Buffer.from(
+      `${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info ${objects.length} 0 R >>\nstartxref\n${offset}\n%%EOF\n`,
+      'latin1',
+    ),
+  )
   return Buffer.concat(chunks)
 }
 
@@ -72,16 +82,32 @@ function wrapAll(lines: string[]): string[] {
 /** The summary lines of a Group: its fields, tags and attributes. */
 export function groupPdfLines(g: GroupRecord, tags: Tag[], attributes: AttributeView[]): string[] {
   const fields: [string, unknown][] = [
-    ['Type', g.type], ['Name', g.name], ['ID', g.id], ['Owner', g.ownerName], ['XID', g.xid], ['Date Added', toApiTime(g.dateAdded)],
-    ['Last Modified', toApiTime(g.lastModified)], ['Event Date', toApiTime(g.eventDate)], ['Status', g.status],
-    ['First Seen', toApiTime(g.firstSeen)], ['Publish Date', toApiTime(g.publishDate)], ['File Name', g.fileName],
-    ['File Type', g.fileType], ['File Size', g.fileSize], ['Subject', g.emailSubject], ['From', g.emailFrom], ['To', g.emailTo],
+    ['Type', g.type],
+    ['Name', g.name],
+    ['ID', g.id],
+    ['Owner', g.ownerName],
+    ['XID', g.xid],
+    ['Date Added', toApiTime(g.dateAdded)],
+    ['Last Modified', toApiTime(g.lastModified)],
+    ['Event Date', toApiTime(g.eventDate)],
+    ['Status', g.status],
+    ['First Seen', toApiTime(g.firstSeen)],
+    ['Publish Date', toApiTime(g.publishDate)],
+    ['File Name', g.fileName],
+    ['File Type', g.fileType],
+    ['File Size', g.fileSize],
+    ['Subject', g.emailSubject],
+    ['From', g.emailFrom],
+    ['To', g.emailTo],
   ]
-  const lines = fields.filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => `${k}: ${String(v)}`)
+  const lines = fields
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => `${k}: ${String(v)}`)
   if (tags.length) lines.push('', `Tags: ${tags.map((t) => t.name).join(', ')}`)
   if (attributes.length) {
     lines.push('', 'Attributes:')
-    for (const a of attributes) lines.push(`  ${a.type}: ${a.value.length > 400 ? `${a.value.slice(0, 400)}...` : a.value}`)
+    for (const a of attributes)
+      lines.push(`  ${a.type}: ${a.value.length > 400 ? `${a.value.slice(0, 400)}...` : a.value}`)
   }
   return lines
 }

@@ -14,13 +14,22 @@ import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../form
 import { JsonArrayReader } from '../json-array-stream.js'
 import { type ElementReading, messageOf, readJsonArray } from '../read-json-array.js'
 import {
-  ALWAYS_MARKINGS, MARKINGS, StixIds, type StixMarking, type TlpLabel, fromStixIndicator, labelOfMarkingDefinition, markingOf, toStixIndicator,
+  ALWAYS_MARKINGS,
+  MARKINGS,
+  StixIds,
+  type StixMarking,
+  type TlpLabel,
+  fromStixIndicator,
+  labelOfMarkingDefinition,
+  markingOf,
+  toStixIndicator,
 } from './stix.js'
 
 export const stixBundle: Format = {
   name: 'stix',
-  detect: (fileName, head) => /\.stix(\.json)?$/i.test(fileName)
-    || (/\.json$/i.test(fileName) && !!head && /"type"\s*:\s*"bundle"|"objects"\s*:\s*\[|"spec_version"\s*:/.test(head())),
+  detect: (fileName, head) =>
+    /\.stix(\.json)?$/i.test(fileName) ||
+    (/\.json$/i.test(fileName) && !!head && /"type"\s*:\s*"bundle"|"objects"\s*:\s*\[|"spec_version"\s*:/.test(head())),
   reader: {
     async *read(input, { name }) {
       const reader = new JsonArrayReader(input, 'objects')
@@ -28,7 +37,10 @@ export const stixBundle: Format = {
       yield* readJsonArray(reader, name, 'objects', (object, where) => readStixObject(object, where, markings))
       if (!reader.found) throw invalid(`${name} is not a STIX bundle: it has no objects array`)
       if (reader.completed && reader.strings.get('type') !== 'bundle') {
-        yield { kind: 'input', error: 'the document is not a STIX bundle (its type is not "bundle"); its objects were read anyway' }
+        yield {
+          kind: 'input',
+          error: 'the document is not a STIX bundle (its type is not "bundle"); its objects were read anyway',
+        }
       }
     },
   },
@@ -37,7 +49,8 @@ export const stixBundle: Format = {
 
 /** The batch items of one STIX object; a TLP marking definition is remembered for the indicators that follow. */
 function readStixObject(object: unknown, where: string, markings: Map<string, TlpLabel>): ElementReading {
-  if (!object || typeof object !== 'object' || Array.isArray(object)) return { indicators: [], error: 'not a JSON object' }
+  if (!object || typeof object !== 'object' || Array.isArray(object))
+    return { indicators: [], error: 'not a JSON object' }
   const o = object as Record<string, unknown>
   if (o.type === 'marking-definition') {
     const label = labelOfMarkingDefinition(o)
@@ -45,7 +58,10 @@ function readStixObject(object: unknown, where: string, markings: Map<string, Tl
       markings.set(o.id, label)
       return { indicators: [] }
     }
-    return { indicators: [], error: `marking definition ${String(o.id)} is not a TLP marking (only TLP markings become Security Labels)` }
+    return {
+      indicators: [],
+      error: `marking definition ${String(o.id)} is not a TLP marking (only TLP markings become Security Labels)`,
+    }
   }
   try {
     const read = fromStixIndicator(o, markings)
@@ -53,7 +69,10 @@ function readStixObject(object: unknown, where: string, markings: Map<string, Tl
       const def = findIndicatorType(indicator.type)!
       const item: Record<string, unknown> = { type: indicator.type, summary: composeSummary(def, indicator.values) }
       // By slot too: a summary cannot say which field a lone second value is (a Registry Key's value type without a value name).
-      if (def.fields.length > 1) indicator.values.forEach((value, slot) => { if (value !== null) item[`value${slot + 1}`] = value })
+      if (def.fields.length > 1)
+        indicator.values.forEach((value, slot) => {
+          if (value !== null) item[`value${slot + 1}`] = value
+        })
       if (read.rating !== undefined) item.rating = read.rating
       if (read.confidence !== undefined) item.confidence = read.confidence
       if (read.description !== undefined) item.description = read.description
@@ -66,7 +85,10 @@ function readStixObject(object: unknown, where: string, markings: Map<string, Tl
     })
     return { indicators }
   } catch (error) {
-    return { indicators: [], error: `${o.type === 'indicator' && typeof o.id === 'string' ? `${o.id}: ` : ''}${messageOf(error)}` }
+    return {
+      indicators: [],
+      error: `${o.type === 'indicator' && typeof o.id === 'string' ? `${o.id}: ` : ''}${messageOf(error)}`,
+    }
   }
 }
 
@@ -82,7 +104,9 @@ class BundleWriter implements FileWriter {
   }
 
   opening(): string {
-    const always = MARKINGS.slice(0, ALWAYS_MARKINGS).map((m) => JSON.stringify(m)).join(',\n')
+    const always = MARKINGS.slice(0, ALWAYS_MARKINGS)
+      .map((m) => JSON.stringify(m))
+      .join(',\n')
     return `{"type":"bundle","id":"bundle--${randomUUID()}","objects":[\n${always}`
   }
 
@@ -90,9 +114,20 @@ class BundleWriter implements FileWriter {
   indicator({ record: r, tags, securityLabels }: WrittenIndicator): string | undefined {
     const labels = securityLabels.map((l) => l.name)
     const feed: FeedIndicator = {
-      id: r.id, ownerId: r.ownerId, type: r.type, summary: r.summary, values: [r.values[0] ?? null, r.values[1] ?? null, r.values[2] ?? null],
-      rating: r.rating, confidence: r.confidence, description: r.description, active: r.active, dateAdded: r.dateAdded,
-      lastModified: r.lastModified, expires: r.externalDateExpires, tags: tags.map((t) => t.name), securityLabels: labels,
+      id: r.id,
+      ownerId: r.ownerId,
+      type: r.type,
+      summary: r.summary,
+      values: [r.values[0] ?? null, r.values[1] ?? null, r.values[2] ?? null],
+      rating: r.rating,
+      confidence: r.confidence,
+      description: r.description,
+      active: r.active,
+      dateAdded: r.dateAdded,
+      lastModified: r.lastModified,
+      expires: r.externalDateExpires,
+      tags: tags.map((t) => t.name),
+      securityLabels: labels,
     }
     const object = toStixIndicator(this.ids, feed, this.ownerName, 'bundle')
     if (object === undefined) return undefined

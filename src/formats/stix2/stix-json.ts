@@ -23,7 +23,11 @@ const TYPES_MALICIOUS = '["malicious-activity"]'
 export class IndicatorJsonWriter {
   private readonly ownerJson: string
 
-  constructor(private readonly ids: StixIds, ownerName: string, private readonly profile: StixProfile) {
+  constructor(
+    private readonly ids: StixIds,
+    ownerName: string,
+    private readonly profile: StixProfile,
+  ) {
     this.ownerJson = jsonString(ownerName)
   }
 
@@ -34,9 +38,10 @@ export class IndicatorJsonWriter {
     const rating = indicator.rating
     const types = rating === null || rating <= 0 ? TYPES_UNKNOWN : rating < 2 ? TYPES_ANOMALOUS : TYPES_MALICIOUS
     const createdJson = jsonString(created)
-    let json = `{"type":"indicator","spec_version":"2.1","id":"${this.ids.indicator(indicator.ownerId, indicator.id)}","created":${createdJson},`
-      + `"modified":${jsonString(modified)},"name":${jsonString(indicator.summary)},"pattern":${jsonString(pattern)},"pattern_type":"stix",`
-      + `"valid_from":${createdJson},"revoked":false,"indicator_types":${types},"lang":"en"`
+    let json =
+      `{"type":"indicator","spec_version":"2.1","id":"${this.ids.indicator(indicator.ownerId, indicator.id)}","created":${createdJson},` +
+      `"modified":${jsonString(modified)},"name":${jsonString(indicator.summary)},"pattern":${jsonString(pattern)},"pattern_type":"stix",` +
+      `"valid_from":${createdJson},"revoked":false,"indicator_types":${types},"lang":"en"`
     if (indicator.securityLabels.length) {
       const marking = markingOf(indicator.securityLabels)
       if (marking) json += `,"object_marking_refs":["${marking.id}"]`

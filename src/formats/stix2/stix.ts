@@ -23,8 +23,13 @@ export function stixString(value: string): string {
 }
 
 const HIVES: Record<string, string> = {
-  HKLM: 'HKEY_LOCAL_MACHINE', HKCU: 'HKEY_CURRENT_USER', HKCR: 'HKEY_CLASSES_ROOT', HKU: 'HKEY_USERS',
-  HKCC: 'HKEY_CURRENT_CONFIG', HKPD: 'HKEY_PERFORMANCE_DATA', HKDD: 'HKEY_DYN_DATA',
+  HKLM: 'HKEY_LOCAL_MACHINE',
+  HKCU: 'HKEY_CURRENT_USER',
+  HKCR: 'HKEY_CLASSES_ROOT',
+  HKU: 'HKEY_USERS',
+  HKCC: 'HKEY_CURRENT_CONFIG',
+  HKPD: 'HKEY_PERFORMANCE_DATA',
+  HKDD: 'HKEY_DYN_DATA',
 }
 
 /** §6.17: the hive in full (`HKLM\…` → `HKEY_LOCAL_MACHINE\…`), whichever case it was written in. */
@@ -58,17 +63,26 @@ export function stixPattern(type: string, values: readonly (string | null)[]): s
       const family = v1.includes(':') ? 6 : 4
       return `[ipv${family}-addr:value ISSUBSET ${stixString(v1)}]`
     }
-    case 'EmailAddress': return v1 ? `[email-addr:value = ${stixString(v1)}]` : undefined
-    case 'Host': return v1 ? `[domain-name:value = ${stixString(v1)}]` : undefined
-    case 'URL': return v1 ? `[url:value = ${stixString(v1)}]` : undefined
-    case 'Mutex': return v1 ? `[mutex:name = ${stixString(v1)}]` : undefined
-    case 'User Agent': return v1 ? `[network-traffic:extensions.'http-request-ext'.request_header.'User-Agent' = ${stixString(v1)}]` : undefined
+    case 'EmailAddress':
+      return v1 ? `[email-addr:value = ${stixString(v1)}]` : undefined
+    case 'Host':
+      return v1 ? `[domain-name:value = ${stixString(v1)}]` : undefined
+    case 'URL':
+      return v1 ? `[url:value = ${stixString(v1)}]` : undefined
+    case 'Mutex':
+      return v1 ? `[mutex:name = ${stixString(v1)}]` : undefined
+    case 'User Agent':
+      return v1
+        ? `[network-traffic:extensions.'http-request-ext'.request_header.'User-Agent' = ${stixString(v1)}]`
+        : undefined
     case 'ASN': {
       const digits = v1?.match(/^(?:ASN?)?\s*(\d+)$/i)?.[1]
       return digits === undefined ? undefined : `[autonomous-system:number = ${String(Number(digits))}]`
     }
     case 'File': {
-      const terms = [v1, v2, v3].flatMap((hash, i) => (hash ? [`file:hashes.${FILE_HASHES[i]} = ${stixString(hash)}`] : []))
+      const terms = [v1, v2, v3].flatMap((hash, i) =>
+        hash ? [`file:hashes.${FILE_HASHES[i]} = ${stixString(hash)}`] : [],
+      )
       return terms.length ? `[${terms.join(' OR ')}]` : undefined
     }
     case 'Registry Key': {
@@ -78,7 +92,8 @@ export function stixPattern(type: string, values: readonly (string | null)[]): s
       if (v3) terms.push(`windows-registry-key:values[*].data_type = ${stixString(registryDataType(v3))}`)
       return `[${terms.join(' AND ')}]`
     }
-    default: return undefined
+    default:
+      return undefined
   }
 }
 
@@ -110,8 +125,15 @@ function tokenize(pattern: string): Token[] {
   }
   while (i < pattern.length) {
     const c = pattern[i]
-    if (/\s/.test(c)) { i++; continue }
-    if ('[]()'.includes(c)) { tokens.push({ kind: 'punct', text: c }); i++; continue }
+    if (/\s/.test(c)) {
+      i++
+      continue
+    }
+    if ('[]()'.includes(c)) {
+      tokens.push({ kind: 'punct', text: c })
+      i++
+      continue
+    }
     if (c === "'") {
       const [value, end] = quoted(i)
       tokens.push({ kind: 'string', text: value })
@@ -119,7 +141,11 @@ function tokenize(pattern: string): Token[] {
       continue
     }
     const op = /^(?:!=|<=|>=|=|<|>)/.exec(pattern.slice(i, i + 2))
-    if (op) { tokens.push({ kind: 'op', text: op[0] }); i += op[0].length; continue }
+    if (op) {
+      tokens.push({ kind: 'op', text: op[0] })
+      i += op[0].length
+      continue
+    }
     let word = ''
     while (i < pattern.length && !/[\s()=!<>\]]/.test(pattern[i])) {
       if (pattern[i] === "'") {
@@ -141,7 +167,11 @@ function tokenize(pattern: string): Token[] {
   return tokens
 }
 
-interface Comparison { path: string; op: string; value: string }
+interface Comparison {
+  path: string
+  op: string
+  value: string
+}
 
 /**
  * The comparisons of a pattern as a disjunction of conjunctions, for the forms an Indicator
@@ -154,18 +184,28 @@ function readComparisons(pattern: string): Comparison[][] {
   const peek = () => tokens[at]
   const is = (text: string) => peek()?.text.toUpperCase() === text && peek()?.kind !== 'string'
   const expect = (text: string) => {
-    if (!is(text)) throw new Error(`expected '${text}' ${peek() ? `before '${peek()!.text}'` : 'at the end of the pattern'}`)
+    if (!is(text))
+      throw new Error(`expected '${text}' ${peek() ? `before '${peek()!.text}'` : 'at the end of the pattern'}`)
     at++
   }
   const or = <T>(read: () => T[][]): T[][] => {
     const terms = read()
-    while (is('OR')) { at++; terms.push(...read()) }
+    while (is('OR')) {
+      at++
+      terms.push(...read())
+    }
     return terms
   }
   const comparison = (): Comparison[][] => {
-    if (is('(')) { at++; const inner = or(conjunction); expect(')'); return inner }
+    if (is('(')) {
+      at++
+      const inner = or(conjunction)
+      expect(')')
+      return inner
+    }
     const path = peek()
-    if (path?.kind !== 'word' || !path.text.includes(':')) throw new Error(`expected an object path ${path ? `before '${path.text}'` : 'at the end'}`)
+    if (path?.kind !== 'word' || !path.text.includes(':'))
+      throw new Error(`expected an object path ${path ? `before '${path.text}'` : 'at the end'}`)
     at++
     if (is('NOT')) throw new Error('NOT comparisons are not supported')
     const op = peek()
@@ -192,7 +232,8 @@ function readComparisons(pattern: string): Comparison[][] {
     expect('[')
     const terms = or(conjunction)
     expect(']')
-    if (peek() && !is('OR')) throw new Error(`'${peek()!.text}' after an observation is not supported (only OR of observations)`)
+    if (peek() && !is('OR'))
+      throw new Error(`'${peek()!.text}' after an observation is not supported (only OR of observations)`)
     return terms
   }
   const terms = or(observation)
@@ -201,8 +242,13 @@ function readComparisons(pattern: string): Comparison[][] {
 }
 
 const SIMPLE_PATHS: Record<string, string> = {
-  'ipv4-addr:value': 'Address', 'ipv6-addr:value': 'Address', 'email-addr:value': 'EmailAddress', 'domain-name:value': 'Host',
-  'url:value': 'URL', 'mutex:name': 'Mutex', "network-traffic:extensions.'http-request-ext'.request_header.'User-Agent'": 'User Agent',
+  'ipv4-addr:value': 'Address',
+  'ipv6-addr:value': 'Address',
+  'email-addr:value': 'EmailAddress',
+  'domain-name:value': 'Host',
+  'url:value': 'URL',
+  'mutex:name': 'Mutex',
+  "network-traffic:extensions.'http-request-ext'.request_header.'User-Agent'": 'User Agent',
 }
 
 /** file:hashes.<name> → the File value slot (MD5, SHA-1, SHA-256); the hash names of §10.7, quoted or not. */
@@ -212,7 +258,11 @@ function fileHashSlot(path: string): number | undefined {
   return { MD5: 0, 'SHA-1': 1, SHA1: 1, 'SHA-256': 2, SHA256: 2 }[(name[1] ?? name[2]).toUpperCase()]
 }
 
-const REGISTRY_PATHS = ['windows-registry-key:key', 'windows-registry-key:values[*].name', 'windows-registry-key:values[*].data_type']
+const REGISTRY_PATHS = [
+  'windows-registry-key:key',
+  'windows-registry-key:values[*].name',
+  'windows-registry-key:values[*].data_type',
+]
 
 function indicatorOfTerm(term: Comparison[]): PatternIndicator {
   const describe = () => term.map((c) => `${c.path} ${c.op}`).join(' AND ')
@@ -233,7 +283,8 @@ function indicatorOfTerm(term: Comparison[]): PatternIndicator {
     return { type: 'CIDR', values: [value, null, null] }
   }
   if (op !== '=') throw new Error(`the operator ${op} is not supported on ${path} (only =)`)
-  if (path === 'autonomous-system:number' && /^\d+$/.test(value)) return { type: 'ASN', values: [`ASN${value}`, null, null] }
+  if (path === 'autonomous-system:number' && /^\d+$/.test(value))
+    return { type: 'ASN', values: [`ASN${value}`, null, null] }
   const simple = SIMPLE_PATHS[path]
   if (simple) return { type: simple, values: [value, null, null] }
   const slot = fileHashSlot(path)
@@ -254,9 +305,15 @@ function indicatorOfTerm(term: Comparison[]): PatternIndicator {
 export function indicatorsOfPattern(pattern: string): PatternIndicator[] {
   const found = readComparisons(pattern).map(indicatorOfTerm)
   const files = found.filter((i) => i.type === 'File')
-  const oneFile = files.length > 1 && [0, 1, 2].every((slot) => files.filter((f) => f.values[slot] !== null).length <= 1)
+  const oneFile =
+    files.length > 1 && [0, 1, 2].every((slot) => files.filter((f) => f.values[slot] !== null).length <= 1)
   if (!oneFile) return found
-  const merged: PatternIndicator = { type: 'File', values: [0, 1, 2].map((slot) => files.find((f) => f.values[slot] !== null)?.values[slot] ?? null) as PatternIndicator['values'] }
+  const merged: PatternIndicator = {
+    type: 'File',
+    values: [0, 1, 2].map(
+      (slot) => files.find((f) => f.values[slot] !== null)?.values[slot] ?? null,
+    ) as PatternIndicator['values'],
+  }
   return [merged, ...found.filter((i) => i.type !== 'File')]
 }
 
@@ -278,14 +335,23 @@ const TLP2_EXTENSION = 'extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e8
 
 function tlp1(level: string, uuid: string): StixMarking {
   return {
-    type: 'marking-definition', spec_version: '2.1', id: `marking-definition--${uuid}`, created: '2017-01-20T00:00:00.000Z',
-    definition_type: 'tlp', name: `TLP:${level.toUpperCase()}`, definition: { tlp: level },
+    type: 'marking-definition',
+    spec_version: '2.1',
+    id: `marking-definition--${uuid}`,
+    created: '2017-01-20T00:00:00.000Z',
+    definition_type: 'tlp',
+    name: `TLP:${level.toUpperCase()}`,
+    definition: { tlp: level },
   }
 }
 
 function tlp2(level: string, name: string, uuid: string): StixMarking {
   return {
-    type: 'marking-definition', spec_version: '2.1', id: `marking-definition--${uuid}`, created: '2022-10-01T00:00:00.000Z', name,
+    type: 'marking-definition',
+    spec_version: '2.1',
+    id: `marking-definition--${uuid}`,
+    created: '2022-10-01T00:00:00.000Z',
+    name,
     extensions: { [TLP2_EXTENSION]: { extension_type: 'property-extension', tlp_2_0: level } },
   }
 }
@@ -314,7 +380,9 @@ const LABEL_MARKING: Record<string, { marking: StixMarking; rank: number }> = {
 }
 
 /** Label names whose marking is not in every collection (TLP 2.0 levels). */
-export const OPTIONAL_MARKING_LABELS = Object.keys(LABEL_MARKING).filter((name) => MARKINGS.indexOf(LABEL_MARKING[name].marking) >= ALWAYS_MARKINGS)
+export const OPTIONAL_MARKING_LABELS = Object.keys(LABEL_MARKING).filter(
+  (name) => MARKINGS.indexOf(LABEL_MARKING[name].marking) >= ALWAYS_MARKINGS,
+)
 
 /** The one TLP marking of an Indicator's Security Labels (the strictest), or undefined. */
 export function markingOf(labels: readonly string[]): StixMarking | undefined {
@@ -327,11 +395,20 @@ export function markingOf(labels: readonly string[]): StixMarking | undefined {
 }
 
 /** A Security Label a TLP marking stands for, defined fully so an import may create it where it is missing. */
-export interface TlpLabel { name: string; color: string; description: string }
+export interface TlpLabel {
+  name: string
+  color: string
+  description: string
+}
 
 /** The colors FIRST gives each TLP level (TLP 2.0 definitions; WHITE as CLEAR). */
 const TLP_COLORS: Record<string, string> = {
-  'TLP:WHITE': 'FFFFFF', 'TLP:CLEAR': 'FFFFFF', 'TLP:GREEN': '33FF00', 'TLP:AMBER': 'FFC000', 'TLP:AMBER+STRICT': 'FFC000', 'TLP:RED': 'FF2B2B',
+  'TLP:WHITE': 'FFFFFF',
+  'TLP:CLEAR': 'FFFFFF',
+  'TLP:GREEN': '33FF00',
+  'TLP:AMBER': 'FFC000',
+  'TLP:AMBER+STRICT': 'FFC000',
+  'TLP:RED': 'FF2B2B',
 }
 
 function tlpLabel(name: string): TlpLabel | undefined {
@@ -430,15 +507,29 @@ export function stixModified(indicator: FeedIndicator): string {
  * One Indicator as the STIX indicator object of an application version, or undefined when its
  * value has no pattern. Timestamps are the stored ones (UTC, milliseconds, `Z`).
  */
-export function toStixIndicator(ids: StixIds, indicator: FeedIndicator, ownerName: string, version: StixProfile): StixIndicator | undefined {
+export function toStixIndicator(
+  ids: StixIds,
+  indicator: FeedIndicator,
+  ownerName: string,
+  version: StixProfile,
+): StixIndicator | undefined {
   const pattern = stixPattern(indicator.type, indicator.values)
   if (pattern === undefined) return undefined
   const created = indicator.dateAdded
   const modified = stixModified(indicator)
   const object: StixIndicator = {
-    type: 'indicator', spec_version: '2.1', id: ids.indicator(indicator.ownerId, indicator.id), created, modified,
-    name: indicator.summary, pattern, pattern_type: 'stix', valid_from: created, revoked: false,
-    indicator_types: indicatorTypes(indicator.rating), lang: 'en',
+    type: 'indicator',
+    spec_version: '2.1',
+    id: ids.indicator(indicator.ownerId, indicator.id),
+    created,
+    modified,
+    name: indicator.summary,
+    pattern,
+    pattern_type: 'stix',
+    valid_from: created,
+    revoked: false,
+    indicator_types: indicatorTypes(indicator.rating),
+    lang: 'en',
   }
   const marking = markingOf(indicator.securityLabels)
   if (marking) object.object_marking_refs = [marking.id]
@@ -481,10 +572,16 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
  * bundle, beside the standard ones), `x_threat_rating`, `confidence`, `description`,
  * `valid_until`. Throws, saying why, for an object that is not an indicator Bulwark can hold.
  */
-export function fromStixIndicator(object: Record<string, unknown>, markings: ReadonlyMap<string, TlpLabel> = new Map()): ImportedIndicator {
-  if (object.type !== 'indicator') throw new Error(`a ${String(object.type ?? 'typeless')} object is not imported (only indicator objects are)`)
-  if (object.spec_version !== undefined && object.spec_version !== '2.1') throw new Error(`spec_version ${String(object.spec_version)} is not 2.1`)
-  if (object.pattern_type !== 'stix') throw new Error(`pattern_type ${String(object.pattern_type)} is not supported (only stix)`)
+export function fromStixIndicator(
+  object: Record<string, unknown>,
+  markings: ReadonlyMap<string, TlpLabel> = new Map(),
+): ImportedIndicator {
+  if (object.type !== 'indicator')
+    throw new Error(`a ${String(object.type ?? 'typeless')} object is not imported (only indicator objects are)`)
+  if (object.spec_version !== undefined && object.spec_version !== '2.1')
+    throw new Error(`spec_version ${String(object.spec_version)} is not 2.1`)
+  if (object.pattern_type !== 'stix')
+    throw new Error(`pattern_type ${String(object.pattern_type)} is not supported (only stix)`)
   if (typeof object.pattern !== 'string') throw new Error('the indicator has no pattern')
   if (object.revoked === true) throw new Error('the indicator is revoked')
   let indicators: PatternIndicator[]
@@ -494,12 +591,16 @@ export function fromStixIndicator(object: Record<string, unknown>, markings: Rea
     throw new Error(`pattern ${object.pattern}: ${(error as Error).message}`)
   }
   const labels = Array.isArray(object.object_marking_refs) ? object.object_marking_refs : []
-  const tlp = labels.map((ref) => (typeof ref === 'string' ? markings.get(ref) ?? labelOfMarkingId(ref) : undefined)).filter((l) => l !== undefined)
+  const tlp = labels
+    .map((ref) => (typeof ref === 'string' ? (markings.get(ref) ?? labelOfMarkingId(ref)) : undefined))
+    .filter((l) => l !== undefined)
   // One TLP per object (as markingOf emits): the strictest, should a producer give more.
   const strictest = tlp.sort((a, b) => LABEL_MARKING[b.name].rank - LABEL_MARKING[a.name].rank)[0]
   const out: ImportedIndicator = {
     indicators,
-    tags: Array.isArray(object.labels) ? [...new Set(object.labels.filter((l): l is string => typeof l === 'string' && l.trim() !== ''))] : [],
+    tags: Array.isArray(object.labels)
+      ? [...new Set(object.labels.filter((l): l is string => typeof l === 'string' && l.trim() !== ''))]
+      : [],
     securityLabels: strictest ? [strictest] : [],
   }
   if (typeof object.x_threat_rating === 'number') out.rating = object.x_threat_rating

@@ -5,7 +5,11 @@
  */
 import { readJson } from '../../core/input.js'
 
-export function readJsonBody(_req: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void {
+export function readJsonBody(
+  _req: unknown,
+  body: string | Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
   const text = body.toString()
   if (text.trim() === '') return done(null, undefined)
   try {

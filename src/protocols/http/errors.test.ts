@@ -2,14 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestApp, createTestApp } from '../../test/harness.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 const json = { 'content-type': 'application/json' }
 
 describe('bad requests get a clear 4xx in the interface envelope', () => {
   it('malformed JSON is a v2 400 and writes nothing', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: json, payload: '{"name": "Half' })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/adversaries',
+      headers: json,
+      payload: '{"name": "Half',
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json()).toMatchObject({ status: 'Error', message: expect.stringMatching(/^Malformed JSON body/) })
     const groups = await t.request({ method: 'GET', url: '/api/v2/groups' })
@@ -19,11 +28,18 @@ describe('bad requests get a clear 4xx in the interface envelope', () => {
   it('malformed JSON is a v3 400 with the v3 error body', async () => {
     const res = await t.request({ method: 'POST', url: '/api/v3/tags', headers: json, payload: '[1,' })
     expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ errCode: '0x1001', status: 'Error', message: expect.stringMatching(/^Malformed JSON body/) })
+    expect(res.json()).toMatchObject({
+      errCode: '0x1001',
+      status: 'Error',
+      message: expect.stringMatching(/^Malformed JSON body/),
+    })
   })
 
   it('a body with a __proto__ or constructor.prototype key is refused on v2 and v3 alike', async () => {
-    for (const payload of ['{"name": "x", "__proto__": {"polluted": true}}', '{"name": "x", "constructor": {"prototype": {"polluted": true}}}']) {
+    for (const payload of [
+      '{"name": "x", "__proto__": {"polluted": true}}',
+      '{"name": "x", "constructor": {"prototype": {"polluted": true}}}',
+    ]) {
       const v2 = await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: json, payload })
       expect(v2.statusCode).toBe(400)
       expect(v2.json()).toMatchObject({ status: 'Error' })
@@ -37,14 +53,24 @@ describe('bad requests get a clear 4xx in the interface envelope', () => {
   })
 
   it('malformed XML is a v2 400 in XML when XML is accepted', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: { 'content-type': 'application/xml', accept: 'application/xml' }, payload: '<Adversary><Name>x</Adversary>' })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/adversaries',
+      headers: { 'content-type': 'application/xml', accept: 'application/xml' },
+      payload: '<Adversary><Name>x</Adversary>',
+    })
     expect(res.statusCode).toBe(400)
     expect(res.headers['content-type']).toMatch(/application\/xml/)
     expect(res.body).toMatch(/<errorResponse><Status>Error<\/Status><Message>Malformed XML body/)
   })
 
   it('an unsupported content type is a 415 in the envelope', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=x' })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/adversaries',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'name=x',
+    })
     expect(res.statusCode).toBe(415)
     expect(res.json()).toMatchObject({ status: 'Error', message: expect.stringMatching(/^Unsupported Content-Type/) })
   })
@@ -72,9 +98,19 @@ describe('bad requests get a clear 4xx in the interface envelope', () => {
   })
 
   it('a bodiless POST with a JSON content type is accepted (SDKs send one)', async () => {
-    await t.request({ method: 'POST', url: '/api/v2/groups/adversaries', headers: json, payload: JSON.stringify({ name: 'Tagged' }) })
+    await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/adversaries',
+      headers: json,
+      payload: JSON.stringify({ name: 'Tagged' }),
+    })
     const group = (await t.request({ method: 'GET', url: '/api/v2/groups/adversaries' })).json().data.adversary[0]
-    const res = await t.request({ method: 'POST', url: `/api/v2/groups/adversaries/${group.id}/tags/APT`, headers: json, payload: '' })
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/adversaries/${group.id}/tags/APT`,
+      headers: json,
+      payload: '',
+    })
     expect(res.statusCode).toBe(200)
   })
 

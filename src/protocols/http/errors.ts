@@ -35,7 +35,10 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message?: (e: FastifyEr
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid', message: () => 'Malformed JSON body: the body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid', message: () => 'Malformed JSON body: the body is empty' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'too_large', message: () => 'Request body is larger than this endpoint accepts' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'invalid', message: (e) => `Unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type: ?/, '')}` },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'invalid',
+    message: (e) => `Unsupported Content-Type: ${e.message.replace(/^Unsupported Media Type: ?/, '')}`,
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid', message: () => 'Content-Length does not match the body' },
   FST_ERR_VALIDATION: { code: 'invalid' },
   FST_ERR_BAD_URL: { code: 'invalid', message: () => 'The URL is not properly encoded' },
@@ -43,7 +46,8 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message?: (e: FastifyEr
 }
 
 export function classifyError(error: unknown, statusTable: Record<ErrorCode, number> = REST_STATUS): ClassifiedError {
-  if (isDomainError(error)) return { status: statusTable[error.code], code: error.code, message: error.message, unexpected: false }
+  if (isDomainError(error))
+    return { status: statusTable[error.code], code: error.code, message: error.message, unexpected: false }
   const fe = error as FastifyError
   const known = fe?.code ? FRAMEWORK_CODES[fe.code] : undefined
   if (known) {
@@ -54,6 +58,7 @@ export function classifyError(error: unknown, statusTable: Record<ErrorCode, num
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return { status: fe.statusCode, code: 'invalid', message: fe.message, unexpected: false }
   }
-  if (error instanceof URIError) return { status: 400, code: 'invalid', message: 'The URL is not properly encoded', unexpected: false }
+  if (error instanceof URIError)
+    return { status: 400, code: 'invalid', message: 'The URL is not properly encoded', unexpected: false }
   return { status: 500, code: 'internal', message: 'Internal error', unexpected: true }
 }

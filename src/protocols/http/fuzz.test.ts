@@ -23,9 +23,19 @@ beforeAll(async () => {
     t.request({ method: 'POST', url: '/api/v3/indicators', payload: { type: 'Host', hostName: 'fuzz.example' } }),
   ])
   for (const res of made) ids.push(String(JSON.stringify(res.json()).match(/"id":(\d+)/)?.[1]))
-  Object.assign(CANONICAL, { groupType: 'adversaries', groupId: ids[0], taskId: ids[1], victimId: ids[2], type: 'hosts', indicator: 'fuzz.example', id: ids[3] })
+  Object.assign(CANONICAL, {
+    groupType: 'adversaries',
+    groupId: ids[0],
+    taskId: ids[1],
+    victimId: ids[2],
+    type: 'hosts',
+    indicator: 'fuzz.example',
+    id: ids[3],
+  })
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 const CANONICAL: Record<string, string> = {}
 /** Values a path parameter of each name may take besides random text. */
@@ -42,33 +52,162 @@ const PARAM_VALUES: Record<string, string[]> = {
   action: ['activate', 'deactivate', 'observations', 'falsePositive'],
 }
 
-const FIELDS = ['name', 'type', 'summary', 'hostName', 'ip', 'md5', 'sha256', 'text', 'url', 'address', 'rating', 'confidence',
-  'eventDate', 'dueDate', 'reminderDate', 'status', 'tags', 'tag', 'attribute', 'attributes', 'securityLabels', 'securityLabel',
-  'associatedGroups', 'associatedIndicators', 'associatedCases', 'data', 'mode', 'id', 'ids', 'ownerId', 'owner', 'ownerName', 'xid',
-  'assignee', 'escalatee', 'value', 'active', 'privateFlag', 'description', 'version', 'haltOnError', 'action',
-  'attributeWriteType', 'tagWriteType', 'fileMergeMode', 'hashCollisionMode', 'indicator', 'group', 'association', 'dnsActive',
-  'whoisActive', 'severity', 'resolution', 'fileName', 'fileSize', 'body', 'caseId', 'artifactId', 'intelType', 'source',
-  'firstName', 'userName', 'interval', 'dataType', 'keyedValues', 'color']
+const FIELDS = [
+  'name',
+  'type',
+  'summary',
+  'hostName',
+  'ip',
+  'md5',
+  'sha256',
+  'text',
+  'url',
+  'address',
+  'rating',
+  'confidence',
+  'eventDate',
+  'dueDate',
+  'reminderDate',
+  'status',
+  'tags',
+  'tag',
+  'attribute',
+  'attributes',
+  'securityLabels',
+  'securityLabel',
+  'associatedGroups',
+  'associatedIndicators',
+  'associatedCases',
+  'data',
+  'mode',
+  'id',
+  'ids',
+  'ownerId',
+  'owner',
+  'ownerName',
+  'xid',
+  'assignee',
+  'escalatee',
+  'value',
+  'active',
+  'privateFlag',
+  'description',
+  'version',
+  'haltOnError',
+  'action',
+  'attributeWriteType',
+  'tagWriteType',
+  'fileMergeMode',
+  'hashCollisionMode',
+  'indicator',
+  'group',
+  'association',
+  'dnsActive',
+  'whoisActive',
+  'severity',
+  'resolution',
+  'fileName',
+  'fileSize',
+  'body',
+  'caseId',
+  'artifactId',
+  'intelType',
+  'source',
+  'firstName',
+  'userName',
+  'interval',
+  'dataType',
+  'keyedValues',
+  'color',
+]
 const INHERITED = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']
-const QUERY_NAMES = ['tql', 'fields', 'sorting', 'resultStart', 'resultLimit', 'owner', 'filters', 'orParams', 'includes',
-  'includeAdditional', 'count', 'modifiedSince', 'dateAdded', 'summary', 'type', 'format', 'createActivityLog', 'tagFilter']
-const STRINGS = ['', ' ', 'x', '💥', '\u0000', "'; drop table indicator; --", '<a>', '{"a":', 'null', '-1', '1e309',
-  '2026-13-45T99:99:99Z', '-271821-04-20T00:00:00Z', 'TODAY()', 'a'.repeat(3000), '\\', '../../etc/passwd', '%', '%E0%A4%A',
-  'typeName = "Host" and rating > 2', 'summary startswith', 'hasGroup(id = 1)', 'Append', 'Create', 'Host', 'V2']
+const QUERY_NAMES = [
+  'tql',
+  'fields',
+  'sorting',
+  'resultStart',
+  'resultLimit',
+  'owner',
+  'filters',
+  'orParams',
+  'includes',
+  'includeAdditional',
+  'count',
+  'modifiedSince',
+  'dateAdded',
+  'summary',
+  'type',
+  'format',
+  'createActivityLog',
+  'tagFilter',
+]
+const STRINGS = [
+  '',
+  ' ',
+  'x',
+  '💥',
+  '\u0000',
+  "'; drop table indicator; --",
+  '<a>',
+  '{"a":',
+  'null',
+  '-1',
+  '1e309',
+  '2026-13-45T99:99:99Z',
+  '-271821-04-20T00:00:00Z',
+  'TODAY()',
+  'a'.repeat(3000),
+  '\\',
+  '../../etc/passwd',
+  '%',
+  '%E0%A4%A',
+  'typeName = "Host" and rating > 2',
+  'summary startswith',
+  'hasGroup(id = 1)',
+  'Append',
+  'Create',
+  'Host',
+  'V2',
+]
 /** Number literals JavaScript reads only approximately, or as Infinity; spliced into the JSON text. */
-const RAW_NUMBERS = ['-9223372036854775809', '-1e308', '18446744073709551616', '1e309', '-0', '9007199254740993', '1E-400', '4.2e1']
+const RAW_NUMBERS = [
+  '-9223372036854775809',
+  '-1e308',
+  '18446744073709551616',
+  '1e309',
+  '-0',
+  '9007199254740993',
+  '1E-400',
+  '4.2e1',
+]
 
 const RAW = '\u00a7'
 const scalar = fc.oneof(
-  fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.string({ maxLength: 12 }), fc.constantFrom(...STRINGS), fc.integer({ min: 0, max: 6 }).map(String),
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom(...STRINGS),
+  fc.integer({ min: 0, max: 6 }).map(String),
   fc.constantFrom(...RAW_NUMBERS).map((n) => `${RAW}${n}${RAW}`),
 )
-const key = fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...FIELDS) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) })
+const key = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...FIELDS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+)
 const { value } = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, scalar, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    scalar,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
 }))
-const body = fc.oneof({ weight: 5, arbitrary: fc.dictionary(key, value, { maxKeys: 6 }) }, { weight: 1, arbitrary: value })
+const body = fc.oneof(
+  { weight: 5, arbitrary: fc.dictionary(key, value, { maxKeys: 6 }) },
+  { weight: 1, arbitrary: value },
+)
 
 function jsonText(v: unknown): string {
   return JSON.stringify(v).replace(new RegExp(`"${RAW}([^"${RAW}]*)${RAW}"`, 'g'), '$1')
@@ -78,16 +217,31 @@ function xmlText(v: unknown, name = 'Root'): string {
   const element = name.replace(/[^A-Za-z0-9_]/g, '') || 'X'
   const tag = /^[A-Za-z_]/.test(element) ? element : `X${element}`
   if (Array.isArray(v)) return v.map((item) => xmlText(item, name)).join('')
-  if (v && typeof v === 'object') return `<${tag}>${Object.entries(v).map(([k, item]) => xmlText(item, k)).join('')}</${tag}>`
-  const text = String(v ?? '').replaceAll(RAW, '').replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  if (v && typeof v === 'object')
+    return `<${tag}>${Object.entries(v)
+      .map(([k, item]) => xmlText(item, k))
+      .join('')}</${tag}>`
+  const text = String(v ?? '')
+    .replaceAll(RAW, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
   return `<${tag}>${text}</${tag}>`
 }
 
 const request = fc.record({
   route: fc.nat(),
-  params: fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }), { minLength: 6, maxLength: 6 }),
+  params: fc.array(
+    fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }),
+    { minLength: 6, maxLength: 6 },
+  ),
   pick: fc.array(fc.nat(), { minLength: 6, maxLength: 6 }),
-  query: fc.array(fc.tuple(fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 5 })), fc.oneof(fc.constantFrom(...STRINGS), fc.string({ maxLength: 12 }))), { maxLength: 4 }),
+  query: fc.array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom(...QUERY_NAMES), fc.string({ maxLength: 5 })),
+      fc.oneof(fc.constantFrom(...STRINGS), fc.string({ maxLength: 12 })),
+    ),
+    { maxLength: 4 },
+  ),
   body,
   form: fc.constantFrom('json', 'json', 'json', 'xml', 'text'),
 })
@@ -119,7 +273,8 @@ function expectEnvelope(url: string, res: { statusCode: number; body: string; he
     expect(error.http_status, where).toBe(String(res.statusCode))
     return void expect(typeof error.title, where).toBe('string')
   }
-  if (String(res.headers['content-type']).includes('xml')) return void expect(res.body, where).toContain('<Status>Error</Status>')
+  if (String(res.headers['content-type']).includes('xml'))
+    return void expect(res.body, where).toContain('<Status>Error</Status>')
   const error = JSON.parse(res.body)
   expect(error.status, where).toBe('Error')
   expect(typeof error.message, where).toBe('string')
@@ -132,16 +287,24 @@ describe('hostile input', () => {
     expect(routes.length).toBeGreaterThan(400)
     const statuses = new Map<number, number>()
     const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort()
-    await fc.assert(fc.asyncProperty(request, async (g) => {
-      const route = routes[g.route % routes.length]
-      const url = buildUrl(route.url, g)
-      const hasBody = route.method === 'POST' || route.method === 'PUT'
-      const payload = !hasBody ? undefined : g.form === 'xml' ? xmlText(g.body) : jsonText(g.body)
-      const contentType = g.form === 'xml' ? 'application/xml' : g.form === 'text' ? 'text/plain' : 'application/json'
-      const res = await t.request({ method: route.method as 'GET', url, payload, headers: hasBody ? { 'content-type': contentType } : {} })
-      expectEnvelope(url, res)
-      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
-    }), { seed: SEED, numRuns: RUNS })
+    await fc.assert(
+      fc.asyncProperty(request, async (g) => {
+        const route = routes[g.route % routes.length]
+        const url = buildUrl(route.url, g)
+        const hasBody = route.method === 'POST' || route.method === 'PUT'
+        const payload = !hasBody ? undefined : g.form === 'xml' ? xmlText(g.body) : jsonText(g.body)
+        const contentType = g.form === 'xml' ? 'application/xml' : g.form === 'text' ? 'text/plain' : 'application/json'
+        const res = await t.request({
+          method: route.method as 'GET',
+          url,
+          payload,
+          headers: hasBody ? { 'content-type': contentType } : {},
+        })
+        expectEnvelope(url, res)
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
+      }),
+      { seed: SEED, numRuns: RUNS },
+    )
     // The inputs reach past routing and authentication: some are served, some refused by validation.
     expect(statuses.get(200), JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 10)
     expect(statuses.get(400), JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 20)
@@ -152,7 +315,9 @@ describe('hostile input', () => {
     // Uploads take a document's bytes as they are; TAXII 1.1 reads only XML messages (taxii11 tests
     // prove its parser refuses DTDs and entities) and the read-only TAXII 2.1 server no body at all.
     const isTaxii = (url: string) => url.startsWith('/api/taxii/') || url.startsWith('/api/services/taxii/')
-    const writes = t.app.routeTable.filter((r) => (r.method === 'POST' || r.method === 'PUT') && !r.url.endsWith('/upload') && !isTaxii(r.url))
+    const writes = t.app.routeTable.filter(
+      (r) => (r.method === 'POST' || r.method === 'PUT') && !r.url.endsWith('/upload') && !isTaxii(r.url),
+    )
     expect(writes.length).toBeGreaterThan(100)
     const poisons = [
       '{"__proto__":{"polluted":"yes"}}',
@@ -164,16 +329,29 @@ describe('hostile input', () => {
     for (const route of writes) {
       const url = buildUrl(route.url, { params: [], pick: [0, 0, 0, 0, 0, 0], query: [] } as unknown as Generated)
       for (const payload of poisons) {
-        const res = await t.request({ method: route.method as 'POST', url, payload, headers: { 'content-type': 'application/json' } })
+        const res = await t.request({
+          method: route.method as 'POST',
+          url,
+          payload,
+          headers: { 'content-type': 'application/json' },
+        })
         expect(res.statusCode, `${route.method} ${url} ${payload}`).toBe(400)
         expect(res.json().message).toMatch(/may not hold a key named '(__proto__|constructor|toString)'/)
       }
       if (url.startsWith('/api/v2/')) {
-        const res = await t.request({ method: route.method as 'POST', url, payload: '<Root><Name>x</Name><__proto__><Polluted>yes</Polluted></__proto__></Root>', headers: { 'content-type': 'application/xml' } })
+        const res = await t.request({
+          method: route.method as 'POST',
+          url,
+          payload: '<Root><Name>x</Name><__proto__><Polluted>yes</Polluted></__proto__></Root>',
+          headers: { 'content-type': 'application/xml' },
+        })
         expect(res.statusCode, `${route.method} ${url} (XML)`).toBe(400)
       }
     }
-    for (const url of ['/api/v2/indicators?__proto__[polluted]=yes&constructor[prototype][polluted]=yes&__proto__.polluted=yes', '/api/v3/indicators?__proto__=x&toString=y']) {
+    for (const url of [
+      '/api/v2/indicators?__proto__[polluted]=yes&constructor[prototype][polluted]=yes&__proto__.polluted=yes',
+      '/api/v3/indicators?__proto__=x&toString=y',
+    ]) {
       expect((await t.request({ method: 'GET', url })).statusCode).toBeLessThan(500)
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
@@ -182,7 +360,12 @@ describe('hostile input', () => {
 
   it('out-of-range numbers where a time belongs are a 400 naming the field', async () => {
     for (const n of ['-9223372036854775809', '-1e308', '18446744073709551616', '1e309']) {
-      const res = await t.request({ method: 'POST', url: '/api/v2/tasks', payload: `{"name":"x","dueDate":${n}}`, headers: { 'content-type': 'application/json' } })
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v2/tasks',
+        payload: `{"name":"x","dueDate":${n}}`,
+        headers: { 'content-type': 'application/json' },
+      })
       expect(res.statusCode, n).toBe(400)
       expect(res.json().message).toMatch(/^dueDate must be/)
     }

@@ -8,8 +8,12 @@ import { createTestApp, createTestDomain, type TestApp } from '../../test/harnes
 import { buildApp } from '../../app.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 describe('health and readiness', () => {
   it('answers both without credentials and says nothing more than yes', async () => {
@@ -24,7 +28,10 @@ describe('health and readiness', () => {
     const { store, services, drop } = await createTestDomain()
     let running = false
     const app = await buildApp({ store, services, logLevel: false, readiness: { workerRunning: () => running } })
-    expect((await app.inject({ method: 'GET', url: '/api/ready' })).json()).toEqual({ status: 'Error', message: 'Not ready' })
+    expect((await app.inject({ method: 'GET', url: '/api/ready' })).json()).toEqual({
+      status: 'Error',
+      message: 'Not ready',
+    })
     expect((await app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200)
     running = true
     expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(200)
@@ -40,7 +47,9 @@ describe('health and readiness', () => {
     const unmigrated = await app.inject({ method: 'GET', url: '/api/ready' })
     expect(unmigrated.statusCode).toBe(503)
     expect(unmigrated.json()).toEqual({ status: 'Error', message: 'Not ready' })
-    await sql`insert into kysely_migration (name, timestamp) values ('0090-prefix-pattern-indexes', '2026-11-24T00:00:00.000Z')`.execute(store.db)
+    await sql`insert into kysely_migration (name, timestamp) values ('0090-prefix-pattern-indexes', '2026-11-24T00:00:00.000Z')`.execute(
+      store.db,
+    )
     expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(200)
     await drop()
     expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(503)

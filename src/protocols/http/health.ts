@@ -33,7 +33,9 @@ export function installHealthRoutes(app: FastifyInstance, store: Store, readines
     return undefined
   }
 
-  app.get('/api/health', (_req, reply) => { reply.send({ status: 'Success' }) })
+  app.get('/api/health', (_req, reply) => {
+    reply.send({ status: 'Success' })
+  })
   app.get('/api/ready', async (req, reply) => {
     const reason = await notReady().catch((error: Error) => `the readiness check failed: ${error.message}`)
     if (!reason) return reply.send({ status: 'Success' })
@@ -44,6 +46,8 @@ export function installHealthRoutes(app: FastifyInstance, store: Store, readines
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms) })
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

@@ -9,19 +9,27 @@ import { type TestApp, createTestApp } from '../../test/harness.js'
 import { MAX_HEAD_BYTES, MAX_URL_BYTES } from './limits.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp({ listen: true }) })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp({ listen: true })
+})
+afterAll(async () => {
+  await t.close()
+})
 
 /** Sends a GET as raw bytes and returns everything the server answered before closing. */
 function rawGet(path: string): Promise<{ status: number; headers: string; body: string }> {
   const { hostname, port } = new URL(t.baseUrl)
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port), rejectUnauthorized: false }, () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: TC-Token ${t.admin.token}\r\nConnection: close\r\n\r\n`)
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: TC-Token ${t.admin.token}\r\nConnection: close\r\n\r\n`,
+      )
     })
     let data = ''
     socket.setEncoding('utf8')
-    socket.on('data', (chunk) => { data += chunk })
+    socket.on('data', (chunk) => {
+      data += chunk
+    })
     socket.on('error', reject)
     socket.on('close', () => {
       const [headers, body] = data.split('\r\n\r\n', 2)
@@ -35,10 +43,17 @@ describe('request line limits', () => {
     for (const length of [MAX_URL_BYTES + 1, 30_000, 60_000]) {
       const v3 = await rawGet(`/api/v3/indicators?tql=${'a'.repeat(length)}`)
       expect(v3.status, `v3 ${length}`).toBe(414)
-      expect(JSON.parse(v3.body)).toEqual({ errCode: '0x1001', status: 'Error', message: expect.stringMatching(/at most 16384 are accepted$/) })
+      expect(JSON.parse(v3.body)).toEqual({
+        errCode: '0x1001',
+        status: 'Error',
+        message: expect.stringMatching(/at most 16384 are accepted$/),
+      })
       const v2 = await rawGet(`/api/v2/indicators?filters=${'%25'.repeat(length / 3)}`)
       expect(v2.status, `v2 ${length}`).toBe(414)
-      expect(JSON.parse(v2.body)).toEqual({ status: 'Error', message: expect.stringMatching(/^The URL is \d+ bytes long/) })
+      expect(JSON.parse(v2.body)).toEqual({
+        status: 'Error',
+        message: expect.stringMatching(/^The URL is \d+ bytes long/),
+      })
     }
   })
 
@@ -53,7 +68,11 @@ describe('request line limits', () => {
       const res = await rawGet(`/api/v2/indicators?x=${'b'.repeat(length)}`)
       expect(res.status, String(length)).toBe(431)
       expect(res.headers).toMatch(/\r\nConnection: close/i)
-      expect(JSON.parse(res.body)).toEqual({ errCode: '0x1001', status: 'Error', message: `The request line and headers are larger than ${MAX_HEAD_BYTES} bytes` })
+      expect(JSON.parse(res.body)).toEqual({
+        errCode: '0x1001',
+        status: 'Error',
+        message: `The request line and headers are larger than ${MAX_HEAD_BYTES} bytes`,
+      })
     }
   })
 })

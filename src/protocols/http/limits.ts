@@ -19,7 +19,9 @@ const LINGER_MS = 5_000
 export function uriTooLong(url: string | undefined): Error | undefined {
   if (url === undefined || url.length <= MAX_URL_BYTES) return undefined
   // A framework-style error (a status, no domain code): the REST status table has no 414.
-  return Object.assign(new Error(`The URL is ${url.length} bytes long; at most ${MAX_URL_BYTES} are accepted`), { statusCode: 414 })
+  return Object.assign(new Error(`The URL is ${url.length} bytes long; at most ${MAX_URL_BYTES} are accepted`), {
+    statusCode: 414,
+  })
 }
 
 const answered = new WeakSet<Socket>()
@@ -32,13 +34,18 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   // Node calls again for each further chunk the failed parser sees; the first answer stands.
   if (socket.destroyed || error.code === 'ECONNRESET' || answered.has(socket)) return
   answered.add(socket)
-  const [status, message] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, `The request line and headers are larger than ${MAX_HEAD_BYTES} bytes`]
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request was not received in time'] : [400, 'The request is not valid HTTP']
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, `The request line and headers are larger than ${MAX_HEAD_BYTES} bytes`]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request was not received in time']
+        : [400, 'The request is not valid HTTP']
   if (!socket.writable) return void socket.destroy()
   const body = JSON.stringify(v3ErrorBody('invalid', message))
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
   socket.resume()
   socket.setTimeout(LINGER_MS, () => socket.destroy())
 }

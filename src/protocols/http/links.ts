@@ -2,7 +2,17 @@
  * webLink and legacyLink URLs, in the platform's forms, under BULWARK_PUBLIC_URL.
  * v3 links point at the details page by id; v2 (legacy) links name the item's type and value.
  */
-export type LinkKind = 'indicators' | 'groups' | 'tasks' | 'victims' | 'cases' | 'artifacts' | 'intelRequirements' | 'victimAssets' | 'tags' | 'securityLabels'
+export type LinkKind =
+  | 'indicators'
+  | 'groups'
+  | 'tasks'
+  | 'victims'
+  | 'cases'
+  | 'artifacts'
+  | 'intelRequirements'
+  | 'victimAssets'
+  | 'tags'
+  | 'securityLabels'
 
 export function detailsLink(publicUrl: string, kind: LinkKind, id: number | string): string {
   return `${publicUrl}/#/details/${kind}/${id}/overview`

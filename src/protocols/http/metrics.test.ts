@@ -9,8 +9,12 @@ import { createMetrics, serveMetrics } from './metrics.js'
 import { buildApp } from '../../app.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 describe('metrics', () => {
   it('are off by default: no route, nothing collected', async () => {
@@ -22,22 +26,50 @@ describe('metrics', () => {
     // A second app over the test app's database, which has an owner and an account for the jobs.
     const { store, services } = t
     const metrics = createMetrics(store)
-    const app = await buildApp({ store, services, logLevel: false, metrics, metricsToken: 'scrape-secret', trustedProxies: ['127.0.0.1'] })
+    const app = await buildApp({
+      store,
+      services,
+      logLevel: false,
+      metrics,
+      metricsToken: 'scrape-secret',
+      trustedProxies: ['127.0.0.1'],
+    })
     const headers = { 'x-forwarded-proto': 'https' }
-    for (const url of ['/api/v2/owners', '/api/v2/owners', '/api/v3/indicators/12', '/api/nowhere']) await app.inject({ method: 'GET', url, headers })
-    await store.db.insertInto('batch_job').values([
-      { owner_id: 1, user_id: 1, status: 'Queued', options: '{}', date_added: new Date(Date.now() - 60_000).toISOString() },
-      { owner_id: 1, user_id: 1, status: 'Completed', options: '{}', date_added: new Date().toISOString() },
-    ] as never).execute()
+    for (const url of ['/api/v2/owners', '/api/v2/owners', '/api/v3/indicators/12', '/api/nowhere'])
+      await app.inject({ method: 'GET', url, headers })
+    await store.db
+      .insertInto('batch_job')
+      .values([
+        {
+          owner_id: 1,
+          user_id: 1,
+          status: 'Queued',
+          options: '{}',
+          date_added: new Date(Date.now() - 60_000).toISOString(),
+        },
+        { owner_id: 1, user_id: 1, status: 'Completed', options: '{}', date_added: new Date().toISOString() },
+      ] as never)
+      .execute()
 
     expect((await app.inject({ method: 'GET', url: '/api/metrics', headers })).statusCode).toBe(401)
-    expect((await app.inject({ method: 'GET', url: '/api/metrics', headers: { ...headers, authorization: 'Bearer wrong' } })).statusCode).toBe(401)
-    const res = await app.inject({ method: 'GET', url: '/api/metrics', headers: { ...headers, authorization: 'Bearer scrape-secret' } })
+    expect(
+      (await app.inject({ method: 'GET', url: '/api/metrics', headers: { ...headers, authorization: 'Bearer wrong' } }))
+        .statusCode,
+    ).toBe(401)
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/metrics',
+      headers: { ...headers, authorization: 'Bearer scrape-secret' },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
     const text = res.body
-    expect(text).toContain('bulwark_http_request_duration_seconds_count{method="GET",route="/api/v2/owners",status="403"} 2')
-    expect(text).toContain('bulwark_http_request_duration_seconds_count{method="GET",route="/api/v3/indicators/:id",status="403"} 1')
+    expect(text).toContain(
+      'bulwark_http_request_duration_seconds_count{method="GET",route="/api/v2/owners",status="403"} 2',
+    )
+    expect(text).toContain(
+      'bulwark_http_request_duration_seconds_count{method="GET",route="/api/v3/indicators/:id",status="403"} 1',
+    )
     expect(text).toContain('bulwark_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"} 1')
     expect(text).toContain('bulwark_batch_jobs{state="Queued"} 1')
     expect(text).toContain('bulwark_batch_jobs{state="Completed"} 1')

@@ -79,7 +79,10 @@ export function installMetricsRoute(app: FastifyInstance, metrics: Metrics, toke
   app.get('/api/metrics', async (req, reply) => {
     const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1]
     if (!given || !constantTimeEqual(given, token)) {
-      return reply.code(401).header('www-authenticate', 'Bearer').send({ status: 'Error', message: 'A valid metrics token is required' })
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ status: 'Error', message: 'A valid metrics token is required' })
     }
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics())
   })

@@ -32,9 +32,14 @@ beforeAll(async () => {
     docs[version] = res.json()
   }
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
-const routesOf = (version: 'v2' | 'v3') => t.app.routeTable.filter((r) => r.method !== 'HEAD' && r.url.startsWith(`/api/${version}/`) && !r.url.endsWith('/openApi'))
+const routesOf = (version: 'v2' | 'v3') =>
+  t.app.routeTable.filter(
+    (r) => r.method !== 'HEAD' && r.url.startsWith(`/api/${version}/`) && !r.url.endsWith('/openApi'),
+  )
 const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 
 /** The documented schema of this answer: its status's, or the 4XX one. */
@@ -49,14 +54,26 @@ function documentedSchema(version: 'v2' | 'v3', method: string, path: string, st
 }
 
 /** Calls the route (path with {placeholders} filled from params) and checks the answer against the document. */
-async function call(version: 'v2' | 'v3', method: string, path: string, options: { params?: Record<string, string | number>; query?: string; body?: unknown; expect?: number } = {}) {
+async function call(
+  version: 'v2' | 'v3',
+  method: string,
+  path: string,
+  options: { params?: Record<string, string | number>; query?: string; body?: unknown; expect?: number } = {},
+) {
   const url = `/api/${version}${path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(options.params?.[name])))}${options.query ? `?${options.query}` : ''}`
   if (options.body !== undefined) {
     const op = docs[version].paths[`/api/${version}${path}`]?.[method.toLowerCase()]
     const validate = ajv.compile(op?.requestBody?.content['application/json']?.schema ?? false)
-    expect(validate(options.body) ? [] : validate.errors, `${method} ${path}: the body sent is one the document describes`).toEqual([])
+    expect(
+      validate(options.body) ? [] : validate.errors,
+      `${method} ${path}: the body sent is one the document describes`,
+    ).toEqual([])
   }
-  const res = await t.request({ method: method as 'GET', url, ...(options.body !== undefined ? { payload: options.body as object } : {}) })
+  const res = await t.request({
+    method: method as 'GET',
+    url,
+    ...(options.body !== undefined ? { payload: options.body as object } : {}),
+  })
   if (options.expect) expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(options.expect)
   assertDocumented(version, method, `/api/${version}${path}`, res)
   return res
@@ -66,7 +83,10 @@ function assertDocumented(version: 'v2' | 'v3', method: string, path: string, re
   if (res.statusCode === 204) return
   const validate = ajv.compile(documentedSchema(version, method, path, res.statusCode))
   const body = res.json()
-  expect(validate(body) ? [] : validate.errors, `${method} ${path} → ${res.statusCode} ${res.body.slice(0, 300)}`).toEqual([])
+  expect(
+    validate(body) ? [] : validate.errors,
+    `${method} ${path} → ${res.statusCode} ${res.body.slice(0, 300)}`,
+  ).toEqual([])
 }
 
 describe('OpenAPI documents', () => {
@@ -77,13 +97,18 @@ describe('OpenAPI documents', () => {
       expect(doc.servers).toEqual([{ url: PUBLIC_URL }])
       const routes = routesOf(version)
       const registered = routes.map((r) => `${r.method} ${openApiPath(r.url)}`)
-      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      )
       expect(routes.length).toBeGreaterThan(100)
       expect(documented.sort()).toEqual([...new Set(registered)].sort())
       for (const route of routes) {
         const op = doc.paths[openApiPath(route.url)][route.method.toLowerCase()]
         const inPath = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1])
-        expect(op.parameters.filter((p) => p.in === 'path').map((p) => p.name), route.url).toEqual(inPath)
+        expect(
+          op.parameters.filter((p) => p.in === 'path').map((p) => p.name),
+          route.url,
+        ).toEqual(inPath)
         // Every route declares its own answers: a success (or, where the method is refused, only refusals) and the error envelope.
         expect(Object.keys(op.responses), `${route.method} ${route.url}`).toContain('4XX')
         expect(route.schema, `${route.method} ${route.url}`).toHaveProperty('response')
@@ -93,7 +118,10 @@ describe('OpenAPI documents', () => {
     it(`${version}: every documented operation is a route the app answers`, () => {
       for (const [path, ops] of Object.entries(docs[version].paths)) {
         for (const method of Object.keys(ops)) {
-          expect(t.app.hasRoute({ method: method.toUpperCase() as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }), `${method} ${path}`).toBe(true)
+          expect(
+            t.app.hasRoute({ method: method.toUpperCase() as 'GET', url: path.replace(/\{(\w+)\}/g, ':$1') }),
+            `${method} ${path}`,
+          ).toBe(true)
         }
       }
     })
@@ -122,12 +150,23 @@ describe('OpenAPI documents', () => {
   it('v3: create and update bodies are the fields the endpoint declares, as OPTIONS lists them', async () => {
     const doc = docs.v3
     for (const type of ['cases', 'indicators', 'groups', 'victims', 'tasks']) {
-      const descriptor = (await t.request({ method: 'OPTIONS', url: `/api/v3/${type}` })).json() as Record<string, { required: boolean; updatable?: boolean }>
+      const descriptor = (await t.request({ method: 'OPTIONS', url: `/api/v3/${type}` })).json() as Record<
+        string,
+        { required: boolean; updatable?: boolean }
+      >
       const create = doc.paths[`/api/v3/${type}`].post.requestBody!.content['application/json'].schema
       expect(Object.keys(create.properties).sort(), type).toEqual(Object.keys(descriptor).sort())
-      expect((create.required ?? []).sort(), type).toEqual(Object.keys(descriptor).filter((k) => descriptor[k].required).sort())
+      expect((create.required ?? []).sort(), type).toEqual(
+        Object.keys(descriptor)
+          .filter((k) => descriptor[k].required)
+          .sort(),
+      )
       const update = doc.paths[`/api/v3/${type}/{id}`].put.requestBody!.content['application/json'].schema
-      expect(Object.keys(update.properties).sort(), type).toEqual(Object.keys(descriptor).filter((k) => descriptor[k].updatable !== false).sort())
+      expect(Object.keys(update.properties).sort(), type).toEqual(
+        Object.keys(descriptor)
+          .filter((k) => descriptor[k].updatable !== false)
+          .sort(),
+      )
     }
   })
 
@@ -139,62 +178,136 @@ describe('OpenAPI documents', () => {
     await call('v2', 'GET', '/types/attributeTypes', { query: 'resultLimit=5', expect: 200 })
     await call('v2', 'GET', '/securityLabels', { expect: 200 })
     const address = { type: 'addresses', indicator: '10.9.8.7' }
-    await call('v2', 'POST', '/indicators/{type}', { params: address, body: { ip: '10.9.8.7', rating: 3, confidence: 60, description: 'seen' }, expect: 201 })
-    await call('v2', 'GET', '/indicators/{type}/{indicator}', { params: address, query: 'includeAdditional=true', expect: 200 })
+    await call('v2', 'POST', '/indicators/{type}', {
+      params: address,
+      body: { ip: '10.9.8.7', rating: 3, confidence: 60, description: 'seen' },
+      expect: 201,
+    })
+    await call('v2', 'GET', '/indicators/{type}/{indicator}', {
+      params: address,
+      query: 'includeAdditional=true',
+      expect: 200,
+    })
     await call('v2', 'PUT', '/indicators/{type}/{indicator}', { params: address, body: { rating: 4 }, expect: 200 })
     await call('v2', 'GET', '/indicators', { query: 'includes=tags,attributes', expect: 200 })
     await call('v2', 'GET', '/indicators/{type}', { params: address, expect: 200 })
-    const attribute = await call('v2', 'POST', '/indicators/{type}/{indicator}/attributes', { params: address, body: { type: 'Description', value: 'd', displayed: true }, expect: 201 })
-    await call('v2', 'GET', '/indicators/{type}/{indicator}/attributes/{attributeId}', { params: { ...address, attributeId: attribute.json().data.attribute.id }, expect: 200 })
-    await call('v2', 'POST', '/indicators/{type}/{indicator}/tags/{tag}', { params: { ...address, tag: 'openapi' }, expect: 200 })
+    const attribute = await call('v2', 'POST', '/indicators/{type}/{indicator}/attributes', {
+      params: address,
+      body: { type: 'Description', value: 'd', displayed: true },
+      expect: 201,
+    })
+    await call('v2', 'GET', '/indicators/{type}/{indicator}/attributes/{attributeId}', {
+      params: { ...address, attributeId: attribute.json().data.attribute.id },
+      expect: 200,
+    })
+    await call('v2', 'POST', '/indicators/{type}/{indicator}/tags/{tag}', {
+      params: { ...address, tag: 'openapi' },
+      expect: 200,
+    })
     await call('v2', 'GET', '/indicators/{type}/{indicator}/tags', { params: address, expect: 200 })
     await call('v2', 'GET', '/tags', { expect: 200 })
     await call('v2', 'GET', '/tags/{name}', { params: { name: 'openapi' }, expect: 200 })
     await call('v2', 'GET', '/tags/{name}/indicators', { params: { name: 'openapi' }, expect: 200 })
-    await call('v2', 'POST', '/indicators/{type}/{indicator}/observations', { params: address, body: { count: 2 }, expect: 200 })
+    await call('v2', 'POST', '/indicators/{type}/{indicator}/observations', {
+      params: address,
+      body: { count: 2 },
+      expect: 200,
+    })
     await call('v2', 'GET', '/indicators/{type}/{indicator}/observationCount', { params: address, expect: 200 })
     await call('v2', 'GET', '/indicators/{type}/{indicator}/owners', { params: address, expect: 200 })
-    const group = await call('v2', 'POST', '/groups/{groupType}', { params: { groupType: 'incidents' }, body: { name: 'Intrusion', eventDate: '2026-01-02T00:00:00Z' }, expect: 201 })
+    const group = await call('v2', 'POST', '/groups/{groupType}', {
+      params: { groupType: 'incidents' },
+      body: { name: 'Intrusion', eventDate: '2026-01-02T00:00:00Z' },
+      expect: 201,
+    })
     const groupPath = { groupType: 'incidents', groupId: group.json().data.incident.id }
     await call('v2', 'GET', '/groups/{groupType}/{groupId}', { params: groupPath, expect: 200 })
     await call('v2', 'GET', '/groups', { expect: 200 })
-    await call('v2', 'POST', '/groups/{groupType}/{groupId}/indicators/{assocType}/{summary}', { params: { ...groupPath, assocType: 'addresses', summary: '10.9.8.7' }, expect: 200 })
+    await call('v2', 'POST', '/groups/{groupType}/{groupId}/indicators/{assocType}/{summary}', {
+      params: { ...groupPath, assocType: 'addresses', summary: '10.9.8.7' },
+      expect: 200,
+    })
     await call('v2', 'GET', '/groups/{groupType}/{groupId}/indicators', { params: groupPath, expect: 200 })
     await call('v2', 'GET', '/indicators/{type}/{indicator}/groups', { params: address, expect: 200 })
-    const task = await call('v2', 'POST', '/tasks', { body: { name: 'Look', dueDate: '2026-12-01T00:00:00Z' }, expect: 201 })
+    const task = await call('v2', 'POST', '/tasks', {
+      body: { name: 'Look', dueDate: '2026-12-01T00:00:00Z' },
+      expect: 201,
+    })
     await call('v2', 'GET', '/tasks/{taskId}', { params: { taskId: task.json().data.task.id }, expect: 200 })
     const victim = await call('v2', 'POST', '/victims', { body: { name: 'Pat', org: 'Finance' }, expect: 201 })
     await call('v2', 'GET', '/victims/{victimId}', { params: { victimId: victim.json().data.victim.id }, expect: 200 })
     await call('v2', 'GET', '/victims', { expect: 200 })
-    const asset = await call('v2', 'POST', '/victims/{victimId}/victimAssets/{assetType}', { params: { victimId: victim.json().data.victim.id, assetType: 'emailAddresses' }, body: { address: 'pat@example.com', addressType: 'work' }, expect: 201 })
+    const asset = await call('v2', 'POST', '/victims/{victimId}/victimAssets/{assetType}', {
+      params: { victimId: victim.json().data.victim.id, assetType: 'emailAddresses' },
+      body: { address: 'pat@example.com', addressType: 'work' },
+      expect: 201,
+    })
     expect(asset.json().data).toHaveProperty('victimEmailAddress')
-    await call('v2', 'GET', '/victims/{victimId}/victimAssets', { params: { victimId: victim.json().data.victim.id }, expect: 200 })
-    await call('v2', 'POST', '/customMetrics', { body: { name: 'Seen', dataType: 'Sum', interval: 'Daily', keyedValues: false }, expect: 201 })
-    await call('v2', 'POST', '/customMetrics/{metric}/data', { params: { metric: 'Seen' }, query: 'returnValue=true', body: { value: 2 }, expect: 200 })
+    await call('v2', 'GET', '/victims/{victimId}/victimAssets', {
+      params: { victimId: victim.json().data.victim.id },
+      expect: 200,
+    })
+    await call('v2', 'POST', '/customMetrics', {
+      body: { name: 'Seen', dataType: 'Sum', interval: 'Daily', keyedValues: false },
+      expect: 201,
+    })
+    await call('v2', 'POST', '/customMetrics/{metric}/data', {
+      params: { metric: 'Seen' },
+      query: 'returnValue=true',
+      body: { value: 2 },
+      expect: 200,
+    })
     await call('v2', 'GET', '/customMetrics/{metric}/data', { params: { metric: 'Seen' }, expect: 200 })
-    const job = await call('v2', 'POST', '/batch', { body: { owner: 'Test Organization', action: 'Create', haltOnError: false, attributeWriteType: 'Append' }, expect: 201 })
-    await call('v2', 'POST', '/batch/{id}', { params: { id: job.json().data.batchId }, body: { indicator: [{ summary: '10.2.2.2', type: 'Address' }] }, expect: 202 })
+    const job = await call('v2', 'POST', '/batch', {
+      body: { owner: 'Test Organization', action: 'Create', haltOnError: false, attributeWriteType: 'Append' },
+      expect: 201,
+    })
+    await call('v2', 'POST', '/batch/{id}', {
+      params: { id: job.json().data.batchId },
+      body: { indicator: [{ summary: '10.2.2.2', type: 'Address' }] },
+      expect: 202,
+    })
     await call('v2', 'GET', '/batch/{id}', { params: { id: job.json().data.batchId }, expect: 200 })
     await call('v2', 'GET', '/indicators/bulk', { expect: 200 })
     await call('v2', 'DELETE', '/indicators/{type}/{indicator}', { params: address, expect: 200 })
     // Refusals carry the error envelope, with the status the platform gives.
     await call('v2', 'GET', '/indicators/{type}/{indicator}', { params: address, expect: 404 })
-    await call('v2', 'POST', '/indicators/{type}', { params: { type: 'addresses' }, body: { ip: 'not an address' }, expect: 400 })
+    await call('v2', 'POST', '/indicators/{type}', {
+      params: { type: 'addresses' },
+      body: { ip: 'not an address' },
+      expect: 400,
+    })
     await call('v2', 'GET', '/indicators', { query: 'resultLimit=abc', expect: 400 })
   })
 
   it('v3: real answers validate against the documented schemas', async () => {
-    const created = await call('v3', 'POST', '/indicators', { body: { type: 'Host', hostName: 'openapi.example', rating: 2, tags: { data: [{ name: 'x' }] } }, expect: 201 })
+    const created = await call('v3', 'POST', '/indicators', {
+      body: { type: 'Host', hostName: 'openapi.example', rating: 2, tags: { data: [{ name: 'x' }] } },
+      expect: 201,
+    })
     const id = created.json().data.id as number
     await call('v3', 'GET', '/indicators/{id}', { params: { id }, query: 'fields=tags&fields=attributes', expect: 200 })
     await call('v3', 'PUT', '/indicators/{id}', { params: { id }, body: { confidence: 40 }, expect: 200 })
-    await call('v3', 'GET', '/indicators', { query: 'tql=typeName%20EQ%20%22Host%22&count=true&resultLimit=1', expect: 200 })
+    await call('v3', 'GET', '/indicators', {
+      query: 'tql=typeName%20EQ%20%22Host%22&count=true&resultLimit=1',
+      expect: 200,
+    })
     await call('v3', 'OPTIONS', '/indicators', { expect: 200 })
     await call('v3', 'OPTIONS', '/indicators/fields', { expect: 200 })
     await call('v3', 'OPTIONS', '/indicators/tql', { expect: 200 })
-    const group = await call('v3', 'POST', '/groups', { body: { type: 'Adversary', name: 'Crew', associatedIndicators: { data: [{ id }] } }, expect: 201 })
-    await call('v3', 'GET', '/groups/{id}', { params: { id: group.json().data.id }, query: 'fields=associatedIndicators', expect: 200 })
-    const kase = await call('v3', 'POST', '/cases', { body: { name: 'Case 1', status: 'Open', severity: 'Low' }, expect: 201 })
+    const group = await call('v3', 'POST', '/groups', {
+      body: { type: 'Adversary', name: 'Crew', associatedIndicators: { data: [{ id }] } },
+      expect: 201,
+    })
+    await call('v3', 'GET', '/groups/{id}', {
+      params: { id: group.json().data.id },
+      query: 'fields=associatedIndicators',
+      expect: 200,
+    })
+    const kase = await call('v3', 'POST', '/cases', {
+      body: { name: 'Case 1', status: 'Open', severity: 'Low' },
+      expect: 201,
+    })
     await call('v3', 'GET', '/cases/{id}', { params: { id: kase.json().data.id }, expect: 200 })
     await call('v3', 'POST', '/victims', { body: { name: 'Sam' }, expect: 201 })
     await call('v3', 'POST', '/tasks', { body: { name: 'Triage' }, expect: 201 })

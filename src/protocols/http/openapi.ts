@@ -34,7 +34,13 @@ function parameters(where: 'path' | 'query', schema: JsonSchema | undefined): Js
   const required = new Set((schema?.required ?? []) as string[])
   return Object.entries(properties).map(([name, property]) => {
     const { description, ...rest } = property
-    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest }
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    }
   })
 }
 
@@ -50,7 +56,12 @@ function operation(route: RouteSummary): Json {
   }
   if (schema.body) {
     const required = Array.isArray(schema.body.required) && schema.body.required.length > 0
-    op.requestBody = { required, content: Object.fromEntries((schema.consumes ?? ['application/json']).map((type) => [type, { schema: schema.body }])) }
+    op.requestBody = {
+      required,
+      content: Object.fromEntries(
+        (schema.consumes ?? ['application/json']).map((type) => [type, { schema: schema.body }]),
+      ),
+    }
   }
   return op
 }
@@ -63,14 +74,21 @@ export function openApiDocument(routes: readonly RouteSummary[], version: ApiVer
     const path = openApiPath(route.url)
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) }
   }
-  const tags = [...new Set(Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)))].sort()
+  const tags = [
+    ...new Set(
+      Object.values(paths).flatMap((ops) => Object.values(ops).flatMap((op) => (op as { tags: string[] }).tags)),
+    ),
+  ].sort()
   return {
     openapi: '3.1.0',
     info: {
-      title: `Bulwark REST API ${version}`, version: '0.1.0',
-      description: `Generated from the schemas of the ${Object.keys(paths).length} paths this server registered. ${version === 'v2'
-        ? 'Errors: `{status: "Error", message}`; with `Accept: application/xml` every envelope comes as XML.'
-        : 'Errors: `{errCode, message, status: "Error"}`.'} Bad input is refused by the server's own rules (the schemas describe, they do not add checks).`,
+      title: `Bulwark REST API ${version}`,
+      version: '0.1.0',
+      description: `Generated from the schemas of the ${Object.keys(paths).length} paths this server registered. ${
+        version === 'v2'
+          ? 'Errors: `{status: "Error", message}`; with `Accept: application/xml` every envelope comes as XML.'
+          : 'Errors: `{errCode, message, status: "Error"}`.'
+      } Bad input is refused by the server's own rules (the schemas describe, they do not add checks).`,
     },
     servers: [{ url: publicUrl }],
     security: [{ token: [] }, { hmac: [] }],
@@ -78,8 +96,18 @@ export function openApiDocument(routes: readonly RouteSummary[], version: ApiVer
     paths,
     components: {
       securitySchemes: {
-        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`TC-Token <token>` (or `Svc-Token`, or `Basic` for accounts with a password)' },
-        hmac: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`TC <accessId>:<signature>` with a `Timestamp` header' },
+        token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: '`TC-Token <token>` (or `Svc-Token`, or `Basic` for accounts with a password)',
+        },
+        hmac: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: '`TC <accessId>:<signature>` with a `Timestamp` header',
+        },
       },
     },
   }
@@ -120,10 +148,17 @@ export function installOpenApiRoutes(app: FastifyInstance, publicUrl: string): v
     if (!documents.has(version)) documents.set(version, openApiDocument(app.routeTable, version, publicUrl))
     return documents.get(version) as Json
   }
-  for (const version of ['v2', 'v3'] as const) app.get(`/api/${version}/openApi`, (_req, reply) => { reply.send(documentFor(version)) })
+  for (const version of ['v2', 'v3'] as const)
+    app.get(`/api/${version}/openApi`, (_req, reply) => {
+      reply.send(documentFor(version))
+    })
 
-  app.get('/api/docs', (_req, reply) => { reply.type('text/html; charset=utf-8').send(PAGE) })
-  app.get('/api/docs/init.js', (_req, reply) => { reply.type('text/javascript; charset=utf-8').send(INITIALIZER) })
+  app.get('/api/docs', (_req, reply) => {
+    reply.type('text/html; charset=utf-8').send(PAGE)
+  })
+  app.get('/api/docs/init.js', (_req, reply) => {
+    reply.type('text/javascript; charset=utf-8').send(INITIALIZER)
+  })
   const assets = new Map<string, Buffer>()
   const uiDir = () => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
   for (const [file, type] of Object.entries(SWAGGER_UI_FILES)) {

@@ -23,7 +23,8 @@ export function createRateLimiter(options: { max: number; windowMs: number }): R
     take(accountId, nowMs) {
       let w = windows.get(accountId)
       if (!w || nowMs - w.start >= options.windowMs) {
-        if (!w && windows.size >= SWEEP_AT) for (const [id, old] of windows) if (nowMs - old.start >= options.windowMs) windows.delete(id)
+        if (!w && windows.size >= SWEEP_AT)
+          for (const [id, old] of windows) if (nowMs - old.start >= options.windowMs) windows.delete(id)
         w = { start: nowMs, count: 0 }
         windows.set(accountId, w)
       }
@@ -35,5 +36,10 @@ export function createRateLimiter(options: { max: number; windowMs: number }): R
 
 export function rateLimitedError(limiter: RateLimiter, retryAfterSeconds: number): Error {
   // A framework-style error (a status, no domain code), so each interface wraps it in its own envelope.
-  return Object.assign(new Error(`Rate limit exceeded: at most ${limiter.max} requests per ${limiter.windowMs / 1000} s for this account; retry after ${retryAfterSeconds} s`), { statusCode: 429 })
+  return Object.assign(
+    new Error(
+      `Rate limit exceeded: at most ${limiter.max} requests per ${limiter.windowMs / 1000} s for this account; retry after ${retryAfterSeconds} s`,
+    ),
+    { statusCode: 429 },
+  )
 }

@@ -27,13 +27,17 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
   app.addHook('preHandler', async (req, reply) => {
     if (!isSecure(req)) throw new DomainError('no_credentials', 'HTTPS is required')
     const nowMs = Date.now()
-    const caller = await authenticate(services, {
-      authorization: req.headers.authorization,
-      timestamp: req.headers.timestamp as string | undefined,
-      pathAndQuery: req.raw.url ?? req.url,
-      method: req.method,
-      nowMs,
-    }, ['token', 'hmac'])
+    const caller = await authenticate(
+      services,
+      {
+        authorization: req.headers.authorization,
+        timestamp: req.headers.timestamp as string | undefined,
+        pathAndQuery: req.raw.url ?? req.url,
+        method: req.method,
+        nowMs,
+      },
+      ['token', 'hmac'],
+    )
     const retryAfter = limiter?.take(caller.account.id, nowMs)
     if (retryAfter !== undefined) {
       reply.header('retry-after', String(retryAfter))
@@ -42,7 +46,11 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
     const membership = selectOwner(caller, firstQueryValue(req, 'owner'))
     req.caller = caller
     req.ctx = {
-      store, services, caller, membership, now: isoAt(nowMs),
+      store,
+      services,
+      caller,
+      membership,
+      now: isoAt(nowMs),
       owner: { id: membership.ownerId, name: membership.ownerName, type: membership.ownerType },
     }
   })

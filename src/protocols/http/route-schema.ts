@@ -30,11 +30,27 @@ export interface RouteSchema extends FastifySchema {
   response?: Record<string, ResponseDoc>
 }
 
-export const string = (description?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}) })
-export const integer = (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) })
-export const number = (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) })
-export const boolean = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) })
-export const dateTime = (description?: string): JsonSchema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) })
+export const string = (description?: string): JsonSchema => ({
+  type: 'string',
+  ...(description ? { description } : {}),
+})
+export const integer = (description?: string): JsonSchema => ({
+  type: 'integer',
+  ...(description ? { description } : {}),
+})
+export const number = (description?: string): JsonSchema => ({
+  type: 'number',
+  ...(description ? { description } : {}),
+})
+export const boolean = (description?: string): JsonSchema => ({
+  type: 'boolean',
+  ...(description ? { description } : {}),
+})
+export const dateTime = (description?: string): JsonSchema => ({
+  type: 'string',
+  format: 'date-time',
+  ...(description ? { description } : {}),
+})
 export const arrayOf = (items: JsonSchema): JsonSchema => ({ type: 'array', items })
 export const anyObject: JsonSchema = { type: 'object' }
 
@@ -45,7 +61,10 @@ export function object(properties: Record<string, JsonSchema>, required: string[
 
 /** Path parameters, all text on the wire. */
 export function pathParams(names: Record<string, string>): JsonSchema {
-  return object(Object.fromEntries(Object.entries(names).map(([name, description]) => [name, string(description)])), Object.keys(names))
+  return object(
+    Object.fromEntries(Object.entries(names).map(([name, description]) => [name, string(description)])),
+    Object.keys(names),
+  )
 }
 
 export function jsonResponse(description: string, schema: JsonSchema, mediaType = 'application/json'): ResponseDoc {
@@ -63,13 +82,29 @@ export const schemaCompilers = {
 }
 
 const PARAM_WORDS: Record<string, string> = {
-  id: 'Id (v3 Indicators also take their summary)', type: 'Type: apiBranch of an Indicator or Group type (addresses, incidents…)',
-  indicator: 'The Indicator\'s summary (its value fields joined by " : "), URL-encoded', groupType: 'Group type apiBranch (adversaries, incidents…)',
-  groupId: 'Group id', taskId: 'Task id', victimId: 'Victim id', assetType: 'Asset type branch', assetId: 'Asset id', name: 'Name',
-  tag: 'Tag name', label: 'Security Label name', attributeId: 'Attribute id', metric: 'Custom metric id or name', user: 'User name',
-  assocType: 'Type branch of the associated item', assocId: 'Id of the associated item', summary: 'Summary of the associated Indicator',
-  targetType: 'Indicator type branch of the other Indicator', target: 'Summary of the other Indicator',
-  associationType: 'Custom association type name', occurrenceId: 'File occurrence id', format: '`json` or `csv`',
+  id: 'Id (v3 Indicators also take their summary)',
+  type: 'Type: apiBranch of an Indicator or Group type (addresses, incidents…)',
+  indicator: 'The Indicator\'s summary (its value fields joined by " : "), URL-encoded',
+  groupType: 'Group type apiBranch (adversaries, incidents…)',
+  groupId: 'Group id',
+  taskId: 'Task id',
+  victimId: 'Victim id',
+  assetType: 'Asset type branch',
+  assetId: 'Asset id',
+  name: 'Name',
+  tag: 'Tag name',
+  label: 'Security Label name',
+  attributeId: 'Attribute id',
+  metric: 'Custom metric id or name',
+  user: 'User name',
+  assocType: 'Type branch of the associated item',
+  assocId: 'Id of the associated item',
+  summary: 'Summary of the associated Indicator',
+  targetType: 'Indicator type branch of the other Indicator',
+  target: 'Summary of the other Indicator',
+  associationType: 'Custom association type name',
+  occurrenceId: 'File occurrence id',
+  format: '`json` or `csv`',
 }
 
 /**

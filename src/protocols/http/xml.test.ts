@@ -3,10 +3,18 @@ import { parseXmlBody, plural, renderV2Xml } from './xml.js'
 
 describe('v2 XML', () => {
   it('renders the documented list shape with PascalCase elements and repeated array items', () => {
-    const xml = renderV2Xml('owner', true, { resultCount: 2, owner: [{ id: 1, name: 'A', type: 'Organization' }, { id: 2, name: 'B & C', type: 'Community' }] })
-    expect(xml).toBe('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><ownersResponse><Status>Success</Status>'
-      + '<Data xsi:type="ownerListResponseData" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><ResultCount>2</ResultCount>'
-      + '<Owner><Id>1</Id><Name>A</Name><Type>Organization</Type></Owner><Owner><Id>2</Id><Name>B &amp; C</Name><Type>Community</Type></Owner></Data></ownersResponse>')
+    const xml = renderV2Xml('owner', true, {
+      resultCount: 2,
+      owner: [
+        { id: 1, name: 'A', type: 'Organization' },
+        { id: 2, name: 'B & C', type: 'Community' },
+      ],
+    })
+    expect(xml).toBe(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><ownersResponse><Status>Success</Status>' +
+        '<Data xsi:type="ownerListResponseData" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><ResultCount>2</ResultCount>' +
+        '<Owner><Id>1</Id><Name>A</Name><Type>Organization</Type></Owner><Owner><Id>2</Id><Name>B &amp; C</Name><Type>Community</Type></Owner></Data></ownersResponse>',
+    )
   })
 
   it('keeps custom type extras in camelCase and turns field names with spaces into valid elements', () => {
@@ -15,7 +23,10 @@ describe('v2 XML', () => {
   })
 
   it('reads an XML body into the object its JSON twin would be', () => {
-    expect(parseXmlBody('<Indicator><Ip>1.2.3.4</Ip><Rating>3</Rating></Indicator>')).toEqual({ ip: '1.2.3.4', rating: '3' })
+    expect(parseXmlBody('<Indicator><Ip>1.2.3.4</Ip><Rating>3</Rating></Indicator>')).toEqual({
+      ip: '1.2.3.4',
+      rating: '3',
+    })
     expect(parseXmlBody('')).toEqual({})
   })
 
@@ -25,6 +36,11 @@ describe('v2 XML', () => {
   })
 
   it('pluralizes entity names the way the platform names its roots', () => {
-    expect([plural('owner'), plural('indicatorType'), plural('address'), plural('victimAsset')]).toEqual(['owners', 'indicatorTypes', 'addresses', 'victimAssets'])
+    expect([plural('owner'), plural('indicatorType'), plural('address'), plural('victimAsset')]).toEqual([
+      'owners',
+      'indicatorTypes',
+      'addresses',
+      'victimAssets',
+    ])
   })
 })

@@ -10,10 +10,31 @@ import { MAX_INPUT_DEPTH, checkInputShape } from '../../core/input.js'
 const XSI = 'http://www.w3.org/2001/XMLSchema-instance'
 
 /** Keys the platform leaves in camelCase inside XML (custom indicator type extras). */
-const CAMEL_KEYS = new Set(['casePreference', 'value1Label', 'value1Type', 'value2Label', 'value2Type', 'value3Label', 'value3Type', 'value3Option'])
+const CAMEL_KEYS = new Set([
+  'casePreference',
+  'value1Label',
+  'value1Type',
+  'value2Label',
+  'value2Type',
+  'value3Label',
+  'value3Type',
+  'value3Option',
+])
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', suppressEmptyNode: true, format: false, processEntities: true })
-const parser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: true, isArray: () => false })
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  suppressEmptyNode: true,
+  format: false,
+  processEntities: true,
+})
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: true,
+  processEntities: true,
+  isArray: () => false,
+})
 
 /** Element name for a JSON key; custom type fields such as `Key Name` lose their spaces (`KeyName`). */
 export function pascal(key: string): string {

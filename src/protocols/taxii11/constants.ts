@@ -9,9 +9,25 @@ export const PROTOCOL_HTTPS = 'urn:taxii.mitre.org:protocol:https:1.0'
 export const PROTOCOL_HTTP = 'urn:taxii.mitre.org:protocol:http:1.0'
 export const CONTENT_BINDING_STIX_111 = 'urn:stix.mitre.org:xml:1.1.1'
 
-export const STATUS_TYPES = ['SUCCESS', 'BAD_MESSAGE', 'DENIED', 'FAILURE', 'NOT_FOUND', 'POLLING_UNSUPPORTED', 'RETRY', 'UNAUTHORIZED',
-  'UNSUPPORTED_MESSAGE', 'UNSUPPORTED_CONTENT', 'UNSUPPORTED_PROTOCOL', 'UNSUPPORTED_QUERY', 'ASYNCHRONOUS_POLL_ERROR',
-  'DESTINATION_COLLECTION_ERROR', 'INVALID_RESPONSE_PART', 'NETWORK_ERROR', 'PENDING'] as const
+export const STATUS_TYPES = [
+  'SUCCESS',
+  'BAD_MESSAGE',
+  'DENIED',
+  'FAILURE',
+  'NOT_FOUND',
+  'POLLING_UNSUPPORTED',
+  'RETRY',
+  'UNAUTHORIZED',
+  'UNSUPPORTED_MESSAGE',
+  'UNSUPPORTED_CONTENT',
+  'UNSUPPORTED_PROTOCOL',
+  'UNSUPPORTED_QUERY',
+  'ASYNCHRONOUS_POLL_ERROR',
+  'DESTINATION_COLLECTION_ERROR',
+  'INVALID_RESPONSE_PART',
+  'NETWORK_ERROR',
+  'PENDING',
+] as const
 export type StatusType = (typeof STATUS_TYPES)[number]
 
 /** The three services, their paths under /api/taxii and the message types each accepts. */

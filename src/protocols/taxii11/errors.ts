@@ -7,7 +7,11 @@ import type { ErrorCode } from '../../core/errors.js'
 import type { StatusType } from './constants.js'
 
 export class Taxii11Error extends Error {
-  constructor(readonly statusType: StatusType, message: string, readonly details: Record<string, string[]> = {}) {
+  constructor(
+    readonly statusType: StatusType,
+    message: string,
+    readonly details: Record<string, string[]> = {},
+  ) {
     super(message)
     this.name = 'Taxii11Error'
   }

@@ -6,7 +6,16 @@
 import { randomUUID } from 'node:crypto'
 import { XMLParser } from 'fast-xml-parser'
 import { parseApiTime } from '../../core/time.js'
-import { CONTENT_BINDING_STIX_111, MESSAGE_BINDING, PROTOCOL_HTTPS, SERVICES, SERVICES_VERSION, type ServiceType, type StatusType, TAXII_NS } from './constants.js'
+import {
+  CONTENT_BINDING_STIX_111,
+  MESSAGE_BINDING,
+  PROTOCOL_HTTPS,
+  SERVICES,
+  SERVICES_VERSION,
+  type ServiceType,
+  type StatusType,
+  TAXII_NS,
+} from './constants.js'
 import { Taxii11Error, badMessage } from './errors.js'
 import { guardXml } from './xml-guard.js'
 import { xmlAttr, xmlText } from '../../formats/xml-text.js'
@@ -57,7 +66,9 @@ const parser = new XMLParser({
 
 /** The root element's local name and namespace, read from the text (removeNSPrefix drops them). */
 function rootOf(text: string): { name: string; namespace: string | undefined } {
-  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)([^>]*)>/.exec(text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, ''))
+  const match = /<([A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)([^>]*)>/.exec(
+    text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, ''),
+  )
   if (!match) throw badMessage('Malformed XML: no root element')
   const prefix = match[1] ? match[1].slice(0, -1) : ''
   const declaration = new RegExp(`xmlns${prefix ? `:${prefix}` : ''}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(match[3])
@@ -78,11 +89,13 @@ export function parseTaxiiMessage(text: string, onMessageId: (id: string) => voi
     throw badMessage(`Malformed XML: ${(error as Error).message.split('\n')[0]}`)
   }
   const body = doc[root.name]
-  const node: Node = body && typeof body === 'object' ? body as Node : {}
+  const node: Node = body && typeof body === 'object' ? (body as Node) : {}
   const messageId = attr(node, 'message_id')
   if (messageId) onMessageId(messageId)
   if (root.namespace !== TAXII_NS) {
-    throw new Taxii11Error('UNSUPPORTED_MESSAGE', `The message is not in the TAXII 1.1 XML namespace (${TAXII_NS})`, { SUPPORTED_BINDING: [MESSAGE_BINDING] })
+    throw new Taxii11Error('UNSUPPORTED_MESSAGE', `The message is not in the TAXII 1.1 XML namespace (${TAXII_NS})`, {
+      SUPPORTED_BINDING: [MESSAGE_BINDING],
+    })
   }
   if (!messageId) throw badMessage(`${root.name} has no message_id`)
   switch (root.name) {
@@ -109,7 +122,8 @@ function child(node: Node, name: string): unknown {
 
 function textOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value
-  if (value && typeof value === 'object' && typeof (value as Node)['#text'] === 'string') return (value as Node)['#text'] as string
+  if (value && typeof value === 'object' && typeof (value as Node)['#text'] === 'string')
+    return (value as Node)['#text'] as string
   return undefined
 }
 
@@ -130,10 +144,15 @@ function readPollRequest(node: Node, messageId: string): PollRequest {
   if (!params && subscriptionId === undefined) throw badMessage('Poll_Request needs Subscription_ID or Poll_Parameters')
   const p: Node = params && typeof params === 'object' ? params : {}
   const responseType = textOf(child(p, 'Response_Type')) ?? 'FULL'
-  if (responseType !== 'FULL' && responseType !== 'COUNT_ONLY') throw badMessage(`Response_Type must be FULL or COUNT_ONLY, not '${responseType}'`)
+  if (responseType !== 'FULL' && responseType !== 'COUNT_ONLY')
+    throw badMessage(`Response_Type must be FULL or COUNT_ONLY, not '${responseType}'`)
   const bindings = (child(p, 'Content_Binding') as Node[] | undefined) ?? []
   return {
-    type: 'Poll_Request', messageId, collectionName, subscriptionId, responseType,
+    type: 'Poll_Request',
+    messageId,
+    collectionName,
+    subscriptionId,
+    responseType,
     begin: timestamp(node, 'Exclusive_Begin_Timestamp'),
     end: timestamp(node, 'Inclusive_End_Timestamp'),
     contentBindings: bindings.map((b) => (b && typeof b === 'object' ? attr(b, 'binding_id') : undefined) ?? ''),
@@ -146,8 +165,10 @@ function readPollFulfillment(node: Node, messageId: string): PollFulfillment {
   const collectionName = attr(node, 'collection_name')
   const resultId = attr(node, 'result_id')
   const part = attr(node, 'result_part_number')
-  if (!collectionName || !resultId || !part) throw badMessage('Poll_Fulfillment needs collection_name, result_id and result_part_number')
-  if (!/^\d{1,9}$/.test(part) || Number(part) < 1) throw badMessage(`result_part_number must be a positive integer, not '${part}'`)
+  if (!collectionName || !resultId || !part)
+    throw badMessage('Poll_Fulfillment needs collection_name, result_id and result_part_number')
+  if (!/^\d{1,9}$/.test(part) || Number(part) < 1)
+    throw badMessage(`result_part_number must be a positive integer, not '${part}'`)
   return { type: 'Poll_Fulfillment', messageId, collectionName, resultId, partNumber: Number(part) }
 }
 
@@ -167,7 +188,12 @@ function rootAttrs(inResponseTo: string): Record<string, string> {
   return { 'xmlns:taxii_11': TAXII_NS, message_id: randomUUID(), in_response_to: inResponseTo }
 }
 
-export function renderStatusMessage(inResponseTo: string, statusType: StatusType, message: string, details: Record<string, string[]> = {}): string {
+export function renderStatusMessage(
+  inResponseTo: string,
+  statusType: StatusType,
+  message: string,
+  details: Record<string, string[]> = {},
+): string {
   const entries = Object.entries(details)
   const detail = entries.length
     ? `<taxii_11:Status_Detail>${entries.map(([name, values]) => `${open('Detail', { name })}${values.map((v) => xmlText(v)).join(' ')}</taxii_11:Detail>`).join('')}</taxii_11:Status_Detail>`
@@ -182,19 +208,21 @@ export function serviceAddress(publicUrl: string, service: ServiceType): string 
 const SERVICE_DESCRIPTIONS: Record<ServiceType, string> = {
   DISCOVERY: 'Lists the TAXII 1.1 services of this server.',
   COLLECTION_MANAGEMENT: 'Lists one DATA_FEED collection per owner your account may read.',
-  POLL: 'Serves a collection\'s Indicators as STIX 1.1.1, for a window of at most 24 hours, in result parts fetched with Poll_Fulfillment.',
+  POLL: "Serves a collection's Indicators as STIX 1.1.1, for a window of at most 24 hours, in result parts fetched with Poll_Fulfillment.",
 }
 
 export function renderDiscoveryResponse(inResponseTo: string, publicUrl: string): string {
-  const instances = (Object.keys(SERVICES) as ServiceType[]).map((type) => [
-    open('Service_Instance', { service_type: type, service_version: SERVICES_VERSION, available: 'true' }),
-    el('Protocol_Binding', PROTOCOL_HTTPS),
-    el('Address', serviceAddress(publicUrl, type)),
-    el('Message_Binding', MESSAGE_BINDING),
-    type === 'POLL' ? open('Content_Binding', { binding_id: CONTENT_BINDING_STIX_111 }, true) : '',
-    el('Message', SERVICE_DESCRIPTIONS[type]),
-    '</taxii_11:Service_Instance>',
-  ].join(''))
+  const instances = (Object.keys(SERVICES) as ServiceType[]).map((type) =>
+    [
+      open('Service_Instance', { service_type: type, service_version: SERVICES_VERSION, available: 'true' }),
+      el('Protocol_Binding', PROTOCOL_HTTPS),
+      el('Address', serviceAddress(publicUrl, type)),
+      el('Message_Binding', MESSAGE_BINDING),
+      type === 'POLL' ? open('Content_Binding', { binding_id: CONTENT_BINDING_STIX_111 }, true) : '',
+      el('Message', SERVICE_DESCRIPTIONS[type]),
+      '</taxii_11:Service_Instance>',
+    ].join(''),
+  )
   return `${DECLARATION}${open('Discovery_Response', rootAttrs(inResponseTo))}${instances.join('')}</taxii_11:Discovery_Response>`
 }
 
@@ -203,18 +231,27 @@ export interface CollectionInfo {
   description: string
 }
 
-export function renderCollectionInformationResponse(inResponseTo: string, publicUrl: string, collections: CollectionInfo[]): string {
+export function renderCollectionInformationResponse(
+  inResponseTo: string,
+  publicUrl: string,
+  collections: CollectionInfo[],
+): string {
   const polling = [
-    '<taxii_11:Polling_Service>', el('Protocol_Binding', PROTOCOL_HTTPS), el('Address', serviceAddress(publicUrl, 'POLL')),
-    el('Message_Binding', MESSAGE_BINDING), '</taxii_11:Polling_Service>',
+    '<taxii_11:Polling_Service>',
+    el('Protocol_Binding', PROTOCOL_HTTPS),
+    el('Address', serviceAddress(publicUrl, 'POLL')),
+    el('Message_Binding', MESSAGE_BINDING),
+    '</taxii_11:Polling_Service>',
   ].join('')
-  const items = collections.map((c) => [
-    open('Collection', { collection_name: c.name, collection_type: 'DATA_FEED', available: 'true' }),
-    el('Description', c.description),
-    open('Content_Binding', { binding_id: CONTENT_BINDING_STIX_111 }, true),
-    polling,
-    '</taxii_11:Collection>',
-  ].join(''))
+  const items = collections.map((c) =>
+    [
+      open('Collection', { collection_name: c.name, collection_type: 'DATA_FEED', available: 'true' }),
+      el('Description', c.description),
+      open('Content_Binding', { binding_id: CONTENT_BINDING_STIX_111 }, true),
+      polling,
+      '</taxii_11:Collection>',
+    ].join(''),
+  )
   return `${DECLARATION}${open('Collection_Information_Response', rootAttrs(inResponseTo))}${items.join('')}</taxii_11:Collection_Information_Response>`
 }
 
@@ -234,7 +271,10 @@ export function renderPollResponseHead(h: PollResponseHead): string {
   return [
     DECLARATION,
     open('Poll_Response', {
-      ...rootAttrs(h.inResponseTo), collection_name: h.collectionName, more: String(h.more), result_id: h.resultId,
+      ...rootAttrs(h.inResponseTo),
+      collection_name: h.collectionName,
+      more: String(h.more),
+      result_id: h.resultId,
       result_part_number: String(h.partNumber),
     }),
     h.begin ? el('Exclusive_Begin_Timestamp', h.begin) : '',

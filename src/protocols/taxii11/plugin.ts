@@ -12,9 +12,24 @@ import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { classifyError } from '../http/errors.js'
-import { MESSAGE_BINDING, PROTOCOL_HTTP, PROTOCOL_HTTPS, SERVICES, SERVICES_VERSION, type ServiceType, type StatusType } from './constants.js'
+import {
+  MESSAGE_BINDING,
+  PROTOCOL_HTTP,
+  PROTOCOL_HTTPS,
+  SERVICES,
+  SERVICES_VERSION,
+  type ServiceType,
+  type StatusType,
+} from './constants.js'
 import { STATUS_OF_CODE, Taxii11Error, badMessage, httpStatusOf } from './errors.js'
-import { type PollFulfillment, type TaxiiRequest, parseTaxiiMessage, renderCollectionInformationResponse, renderDiscoveryResponse, renderStatusMessage } from './messages.js'
+import {
+  type PollFulfillment,
+  type TaxiiRequest,
+  parseTaxiiMessage,
+  renderCollectionInformationResponse,
+  renderDiscoveryResponse,
+  renderStatusMessage,
+} from './messages.js'
 import { type PollOptions, answerPollFulfillment, answerPollRequest, pollOptions } from './poll.js'
 
 declare module 'fastify' {
@@ -46,24 +61,43 @@ function header(req: FastifyRequest, name: string): string | undefined {
 function checkBindingHeaders(req: FastifyRequest): void {
   const contentType = header(req, 'x-taxii-content-type')
   if (contentType !== MESSAGE_BINDING) {
-    throw new Taxii11Error('UNSUPPORTED_MESSAGE', contentType ? `Unsupported X-TAXII-Content-Type '${contentType}'` : 'X-TAXII-Content-Type is required',
-      { SUPPORTED_BINDING: [MESSAGE_BINDING] })
+    throw new Taxii11Error(
+      'UNSUPPORTED_MESSAGE',
+      contentType ? `Unsupported X-TAXII-Content-Type '${contentType}'` : 'X-TAXII-Content-Type is required',
+      { SUPPORTED_BINDING: [MESSAGE_BINDING] },
+    )
   }
   const accept = header(req, 'x-taxii-accept')
-  if (accept !== undefined && !accept.split(',').map((s) => s.trim()).includes(MESSAGE_BINDING)) {
-    throw new Taxii11Error('UNSUPPORTED_MESSAGE', `Unsupported X-TAXII-Accept '${accept}'`, { SUPPORTED_BINDING: [MESSAGE_BINDING] })
+  if (
+    accept !== undefined &&
+    !accept
+      .split(',')
+      .map((s) => s.trim())
+      .includes(MESSAGE_BINDING)
+  ) {
+    throw new Taxii11Error('UNSUPPORTED_MESSAGE', `Unsupported X-TAXII-Accept '${accept}'`, {
+      SUPPORTED_BINDING: [MESSAGE_BINDING],
+    })
   }
   const services = header(req, 'x-taxii-services')
   if (services !== SERVICES_VERSION) {
-    throw badMessage(services ? `Unsupported X-TAXII-Services '${services}': this server speaks ${SERVICES_VERSION}` : `X-TAXII-Services is required (${SERVICES_VERSION})`)
+    throw badMessage(
+      services
+        ? `Unsupported X-TAXII-Services '${services}': this server speaks ${SERVICES_VERSION}`
+        : `X-TAXII-Services is required (${SERVICES_VERSION})`,
+    )
   }
   const protocol = header(req, 'x-taxii-protocol')
   // The platform's own sample sends the HTTP binding's id over HTTPS, so both ids are taken.
   if (protocol !== undefined && protocol !== PROTOCOL_HTTPS && protocol !== PROTOCOL_HTTP) {
-    throw new Taxii11Error('UNSUPPORTED_PROTOCOL', `Unsupported X-TAXII-Protocol '${protocol}'`, { SUPPORTED_PROTOCOL: [PROTOCOL_HTTPS] })
+    throw new Taxii11Error('UNSUPPORTED_PROTOCOL', `Unsupported X-TAXII-Protocol '${protocol}'`, {
+      SUPPORTED_PROTOCOL: [PROTOCOL_HTTPS],
+    })
   }
   if (req.protocol !== 'https') {
-    throw new Taxii11Error('UNSUPPORTED_PROTOCOL', 'The TAXII services are served over HTTPS only', { SUPPORTED_PROTOCOL: [PROTOCOL_HTTPS] })
+    throw new Taxii11Error('UNSUPPORTED_PROTOCOL', 'The TAXII services are served over HTTPS only', {
+      SUPPORTED_PROTOCOL: [PROTOCOL_HTTPS],
+    })
   }
 }
 
@@ -75,26 +109,51 @@ interface Status {
 }
 
 function statusOf(error: unknown): Status {
-  if (error instanceof Taxii11Error) return { type: error.statusType, message: error.message, details: error.details, unexpected: false }
-  if (isDomainError(error)) return { type: STATUS_OF_CODE[error.code], message: error.message, details: {}, unexpected: false }
+  if (error instanceof Taxii11Error)
+    return { type: error.statusType, message: error.message, details: error.details, unexpected: false }
+  if (isDomainError(error))
+    return { type: STATUS_OF_CODE[error.code], message: error.message, details: {}, unexpected: false }
   const code = (error as { code?: string })?.code
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return { type: 'UNSUPPORTED_MESSAGE', message: 'Content-Type must be application/xml', details: { SUPPORTED_BINDING: [MESSAGE_BINDING] }, unexpected: false }
+    return {
+      type: 'UNSUPPORTED_MESSAGE',
+      message: 'Content-Type must be application/xml',
+      details: { SUPPORTED_BINDING: [MESSAGE_BINDING] },
+      unexpected: false,
+    }
   }
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { type: 'BAD_MESSAGE', message: `The message is larger than ${TAXII_BODY_LIMIT} bytes`, details: {}, unexpected: false }
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return {
+      type: 'BAD_MESSAGE',
+      message: `The message is larger than ${TAXII_BODY_LIMIT} bytes`,
+      details: {},
+      unexpected: false,
+    }
   const classified = classifyError(error)
   return {
-    type: classified.unexpected ? 'FAILURE' : STATUS_OF_CODE[classified.code as keyof typeof STATUS_OF_CODE] ?? 'BAD_MESSAGE',
-    message: classified.message, details: {}, unexpected: classified.unexpected,
+    type: classified.unexpected
+      ? 'FAILURE'
+      : (STATUS_OF_CODE[classified.code as keyof typeof STATUS_OF_CODE] ?? 'BAD_MESSAGE'),
+    message: classified.message,
+    details: {},
+    unexpected: classified.unexpected,
   }
 }
 
 /** Sends a Status_Message with the binding headers; also used for errors raised before routing. */
-export function sendStatusMessage(reply: FastifyReply, inResponseTo: string, error: unknown, requestId: string): FastifyReply {
+export function sendStatusMessage(
+  reply: FastifyReply,
+  inResponseTo: string,
+  error: unknown,
+  requestId: string,
+): FastifyReply {
   const status = statusOf(error)
   const message = status.unexpected ? `Internal error (request ${requestId})` : status.message
   if (status.type === 'UNAUTHORIZED') reply.header('www-authenticate', 'Basic realm="Bulwark TAXII"')
-  return reply.code(httpStatusOf(status.type, status.unexpected)).headers(BINDING_HEADERS).type('application/xml')
+  return reply
+    .code(httpStatusOf(status.type, status.unexpected))
+    .headers(BINDING_HEADERS)
+    .type('application/xml')
     .send(renderStatusMessage(inResponseTo, status.type, message, status.details))
 }
 
@@ -103,13 +162,22 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
   const poll = pollOptions(options.poll)
 
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string', bodyLimit: TAXII_BODY_LIMIT }, (req, body, done) => {
-    try {
-      done(null, parseTaxiiMessage(body as string, (id) => { req.taxiiMessageId = id }))
-    } catch (error) {
-      done(error as Error, undefined)
-    }
-  })
+  app.addContentTypeParser(
+    ['application/xml', 'text/xml'],
+    { parseAs: 'string', bodyLimit: TAXII_BODY_LIMIT },
+    (req, body, done) => {
+      try {
+        done(
+          null,
+          parseTaxiiMessage(body as string, (id) => {
+            req.taxiiMessageId = id
+          }),
+        )
+      } catch (error) {
+        done(error as Error, undefined)
+      }
+    },
+  )
 
   app.addHook('onRequest', (_req, reply, done) => {
     reply.headers(BINDING_HEADERS)
@@ -120,9 +188,17 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
     if (req.is404) return
     checkBindingHeaders(req)
     if (!req.body) throw badMessage('The request has no TAXII message')
-    req.caller = await authenticate(services, {
-      authorization: req.headers.authorization, timestamp: undefined, pathAndQuery: req.raw.url ?? req.url, method: req.method, nowMs: Date.now(),
-    }, ['basic'])
+    req.caller = await authenticate(
+      services,
+      {
+        authorization: req.headers.authorization,
+        timestamp: undefined,
+        pathAndQuery: req.raw.url ?? req.url,
+        method: req.method,
+        nowMs: Date.now(),
+      },
+      ['basic'],
+    )
     // The spec: a TAXII account of the Organization. Every account belongs to one, so this holds by construction.
   })
 
@@ -131,15 +207,27 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
     return sendStatusMessage(reply, req.taxiiMessageId ?? '0', error, req.id)
   })
   app.setNotFoundHandler((req, reply) => {
-    const service = Object.values(SERVICES).some((s) => req.url.split('?')[0].replace(/\/+$/, '').endsWith(`/taxii/${s.path}`))
+    const service = Object.values(SERVICES).some((s) =>
+      req.url.split('?')[0].replace(/\/+$/, '').endsWith(`/taxii/${s.path}`),
+    )
     const error = service
       ? badMessage(`TAXII services take POST, not ${req.method}`)
-      : new Taxii11Error('NOT_FOUND', `No TAXII 1.1 service at ${req.url.split('?')[0]}`, { ITEM: [req.url.split('?')[0]] })
-    reply.code(service ? 405 : 404).headers(BINDING_HEADERS).type('application/xml')
-      .send(renderStatusMessage('0', service ? 'BAD_MESSAGE' : 'NOT_FOUND', error.message, (error as Taxii11Error).details))
+      : new Taxii11Error('NOT_FOUND', `No TAXII 1.1 service at ${req.url.split('?')[0]}`, {
+          ITEM: [req.url.split('?')[0]],
+        })
+    reply
+      .code(service ? 405 : 404)
+      .headers(BINDING_HEADERS)
+      .type('application/xml')
+      .send(
+        renderStatusMessage('0', service ? 'BAD_MESSAGE' : 'NOT_FOUND', error.message, (error as Taxii11Error).details),
+      )
   })
 
-  const route = (type: ServiceType, answer: (req: FastifyRequest, message: TaxiiRequest) => Promise<string | Readable>) => {
+  const route = (
+    type: ServiceType,
+    answer: (req: FastifyRequest, message: TaxiiRequest) => Promise<string | Readable>,
+  ) => {
     app.post(`/${SERVICES[type].path}/`, { bodyLimit: TAXII_BODY_LIMIT }, async (req, reply) => {
       const message = req.body as TaxiiRequest
       if (!(SERVICES[type].accepts as readonly string[]).includes(message.type)) throw refuseMessage(type, message)
@@ -149,14 +237,28 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
   }
 
   route('DISCOVERY', async (req) => renderDiscoveryResponse(req.taxiiMessageId!, services.publicUrl))
-  route('COLLECTION_MANAGEMENT', async (req) => renderCollectionInformationResponse(req.taxiiMessageId!, services.publicUrl,
-    feedOwners(req.caller).map((m) => ({
-      name: m.ownerName,
-      description: `Indicators of the ${m.ownerType} ${m.ownerName}, as STIX 1.1.1, polled by windows of at most 24 hours.`,
-    }))))
+  route('COLLECTION_MANAGEMENT', async (req) =>
+    renderCollectionInformationResponse(
+      req.taxiiMessageId!,
+      services.publicUrl,
+      feedOwners(req.caller).map((m) => ({
+        name: m.ownerName,
+        description: `Indicators of the ${m.ownerType} ${m.ownerName}, as STIX 1.1.1, polled by windows of at most 24 hours.`,
+      })),
+    ),
+  )
   route('POLL', async (req, message) => {
-    const call = { store, caller: req.caller, publicUrl: services.publicUrl, now: new Date().toISOString(), options: poll }
-    const answer = message.type === 'Poll_Request' ? await answerPollRequest(call, message) : await answerPollFulfillment(call, message as PollFulfillment)
+    const call = {
+      store,
+      caller: req.caller,
+      publicUrl: services.publicUrl,
+      now: new Date().toISOString(),
+      options: poll,
+    }
+    const answer =
+      message.type === 'Poll_Request'
+        ? await answerPollRequest(call, message)
+        : await answerPollFulfillment(call, message as PollFulfillment)
     return Readable.from(answer.body, { objectMode: false })
   })
 }
@@ -164,10 +266,16 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
 function refuseMessage(service: ServiceType, message: TaxiiRequest): Taxii11Error {
   const name = message.type === 'Other' ? message.name : message.type
   if (name === 'Inbox_Message') {
-    return new Taxii11Error('DESTINATION_COLLECTION_ERROR', 'No collection accepts content: the TAXII 1.1 collections are read-only')
+    return new Taxii11Error(
+      'DESTINATION_COLLECTION_ERROR',
+      'No collection accepts content: the TAXII 1.1 collections are read-only',
+    )
   }
   const where = Object.entries(SERVICES).find(([, s]) => (s.accepts as readonly string[]).includes(name))
-  return new Taxii11Error('UNSUPPORTED_MESSAGE', where
-    ? `The ${service} service does not take ${name}: send it to ${SERVICES[where[0] as ServiceType].path}/`
-    : `${name} is not supported by this server`)
+  return new Taxii11Error(
+    'UNSUPPORTED_MESSAGE',
+    where
+      ? `The ${service} service does not take ${name}: send it to ${SERVICES[where[0] as ServiceType].path}/`
+      : `${name} is not supported by this server`,
+  )
 }

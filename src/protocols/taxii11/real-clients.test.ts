@@ -20,7 +20,11 @@ const ROWS: { type: string; summary: string; v: (string | null)[] }[] = [
   { type: 'ASN', summary: 'AS64500', v: ['AS64500'] },
   { type: 'CIDR', summary: '198.51.100.0/24', v: ['198.51.100.0/24'] },
   { type: 'Mutex', summary: 'Global\\evil"mutex"', v: ['Global\\evil"mutex"'] },
-  { type: 'Registry Key', summary: 'HKEY_CURRENT_USER\\Software\\Run : evil : REG_SZ', v: ['HKEY_CURRENT_USER\\Software\\Run', 'evil', 'REG_SZ'] },
+  {
+    type: 'Registry Key',
+    summary: 'HKEY_CURRENT_USER\\Software\\Run : evil : REG_SZ',
+    v: ['HKEY_CURRENT_USER\\Software\\Run', 'evil', 'REG_SZ'],
+  },
   { type: 'User Agent', summary: 'EvilBot/1.0 (<&>)', v: ['EvilBot/1.0 (<&>)'] },
   { type: 'Host', summary: 'b.example', v: ['b.example'] },
   { type: 'Host', summary: 'c.example', v: ['c.example'] },
@@ -37,15 +41,37 @@ describe.skipIf(skip)('TAXII 1.1 with real clients', () => {
     await t.createOwner('Client Community', 'Community')
     const password = 'real-client-password-1'
     const { userName } = await t.createAccount({ kind: 'taxii', password, memberships: { 'Client Community': 'User' } })
-    const rows = [...ROWS.map((r, i) => ({ ...r, lastModified: at(60 + i) })),
+    const rows = [
+      ...ROWS.map((r, i) => ({ ...r, lastModified: at(60 + i) })),
       { type: 'Host', summary: 'on-begin.example', v: ['on-begin.example'], lastModified: BEGIN },
-      { type: 'Host', summary: 'after-end.example', v: ['after-end.example'], lastModified: at(24 * 60 + 1) }]
-    await t.store.db.insertInto('indicator').values(rows.map((r) => ({
-      owner_id: org, type: r.type, summary: r.summary, value1: r.v[0], value2: r.v[1] ?? null, value3: r.v[2] ?? null,
-      date_added: r.lastModified, last_modified: r.lastModified, rating: 4, confidence: 90,
-    }))).execute()
+      { type: 'Host', summary: 'after-end.example', v: ['after-end.example'], lastModified: at(24 * 60 + 1) },
+    ]
+    await t.store.db
+      .insertInto('indicator')
+      .values(
+        rows.map((r) => ({
+          owner_id: org,
+          type: r.type,
+          summary: r.summary,
+          value1: r.v[0],
+          value2: r.v[1] ?? null,
+          value3: r.v[2] ?? null,
+          date_added: r.lastModified,
+          last_modified: r.lastModified,
+          rating: 4,
+          confidence: 90,
+        })),
+      )
+      .execute()
     const url = new URL(t.baseUrl)
-    env = { TAXII_HOST: url.hostname, TAXII_PORT: url.port, TAXII_USER: userName, TAXII_PASSWORD: password, COLLECTION: ORG, POLL_BEGIN: BEGIN }
+    env = {
+      TAXII_HOST: url.hostname,
+      TAXII_PORT: url.port,
+      TAXII_USER: userName,
+      TAXII_PASSWORD: password,
+      COLLECTION: ORG,
+      POLL_BEGIN: BEGIN,
+    }
   })
   afterAll(() => t?.close())
 
@@ -66,7 +92,10 @@ describe.skipIf(skip)('TAXII 1.1 with real clients', () => {
     expect(result.count).toBe(7)
     expect(result.wider[0]).toBe('BAD_MESSAGE')
     expect(result.wider[1]).toMatch(/^The poll window is 24\.00 hours wide/)
-    expect(result.unknown).toEqual(['NOT_FOUND', "No collection named 'No Such Collection' is available to this account"])
+    expect(result.unknown).toEqual([
+      'NOT_FOUND',
+      "No collection named 'No Such Collection' is available to this account",
+    ])
     expect(result.bad_credentials).toEqual(['HTTP', 'HTTP Error: status code 401'])
   })
 
@@ -79,9 +108,15 @@ describe.skipIf(skip)('TAXII 1.1 with real clients', () => {
       ['COLLECTION_MANAGEMENT', `${t.baseUrl}/api/taxii/collection-management/`, PROTOCOL_HTTPS, [MESSAGE_BINDING]],
       ['POLL', `${t.baseUrl}/api/taxii/poll/`, PROTOCOL_HTTPS, [MESSAGE_BINDING]],
     ])
-    expect(result.collections.map((c: any[]) => c.slice(0, 3))).toEqual([[ORG, 'DATA_FEED', true], ['Client Community', 'DATA_FEED', true]])
+    expect(result.collections.map((c: any[]) => c.slice(0, 3))).toEqual([
+      [ORG, 'DATA_FEED', true],
+      ['Client Community', 'DATA_FEED', true],
+    ])
     expect(result.parts).toEqual([
-      ['Poll_Response', true, 1, 2, 7], ['Poll_Response', true, 2, 2, 7], ['Poll_Response', true, 3, 2, 7], ['Poll_Response', false, 4, 1, 7],
+      ['Poll_Response', true, 1, 2, 7],
+      ['Poll_Response', true, 2, 2, 7],
+      ['Poll_Response', true, 3, 2, 7],
+      ['Poll_Response', false, 4, 1, 7],
     ])
     expect(result.blocks).toBe(7)
     expect(result.block_binding).toBe(CONTENT_BINDING_STIX_111)

@@ -9,13 +9,30 @@
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Caller } from '../../domain/context.js'
 import {
-  type FeedIndicator, type FeedPage, type FeedPlan, type FeedPosition, type FeedQuery, feedLabelsInUse, listFeedIndicatorIds, planFeedPage, readFeed,
+  type FeedIndicator,
+  type FeedPage,
+  type FeedPlan,
+  type FeedPosition,
+  type FeedQuery,
+  feedLabelsInUse,
+  listFeedIndicatorIds,
+  planFeedPage,
+  readFeed,
 } from '../../domain/listing/feed.js'
 import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../core/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { ObjectFilters, Position } from './params.js'
-import { type AppVersion, MARKINGS, OPTIONAL_MARKING_LABELS, type StixIds, type StixMarking, collectionMarkings, stixModified, stixPattern } from '../../formats/stix2/stix.js'
+import {
+  type AppVersion,
+  MARKINGS,
+  OPTIONAL_MARKING_LABELS,
+  type StixIds,
+  type StixMarking,
+  collectionMarkings,
+  stixModified,
+  stixPattern,
+} from '../../formats/stix2/stix.js'
 import { IndicatorJsonWriter } from '../../formats/stix2/stix-json.js'
 import type { StixIdIndex } from './stix-id-index.js'
 
@@ -52,21 +69,33 @@ class MarkingItem implements Item {
     this.version = marking.created
   }
 
-  stixId() { return this.marking.id }
-  json() { return JSON.stringify(this.marking) }
+  stixId() {
+    return this.marking.id
+  }
+  json() {
+    return JSON.stringify(this.marking)
+  }
 }
 
 class IndicatorItem implements Item {
   readonly dateAdded: string
   readonly version: string
-  constructor(private readonly writer: IndicatorJsonWriter, private readonly ids: StixIds, private readonly indicator: FeedIndicator,
-    private readonly pattern: string) {
+  constructor(
+    private readonly writer: IndicatorJsonWriter,
+    private readonly ids: StixIds,
+    private readonly indicator: FeedIndicator,
+    private readonly pattern: string,
+  ) {
     this.dateAdded = indicator.lastModified
     this.version = stixModified(indicator)
   }
 
-  stixId() { return this.ids.indicator(this.indicator.ownerId, this.indicator.id) }
-  json() { return this.writer.write(this.indicator, this.pattern) }
+  stixId() {
+    return this.ids.indicator(this.indicator.ownerId, this.indicator.id)
+  }
+  json() {
+    return this.writer.write(this.indicator, this.pattern)
+  }
 }
 
 /**
@@ -93,7 +122,8 @@ const READ_BATCH = 2000
 
 /** The caller's collections, one per owner it may read as a feed, sorted by id. */
 export function listCollections(env: TaxiiEnv): Collection[] {
-  return feedOwners(env.caller).map((owner) => ({ id: env.ids.collection(owner.ownerId), owner }))
+  return feedOwners(env.caller)
+    .map((owner) => ({ id: env.ids.collection(owner.ownerId), owner }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
@@ -114,8 +144,13 @@ function markingItem(m: StixMarking): Item {
 }
 
 function markingMatches(m: StixMarking, f: ObjectFilters): boolean {
-  return f.specVersionMatches && (!f.types || f.types.has('marking-definition')) && (!f.ids || f.ids.includes(m.id))
-    && (!f.versions || f.versions.has(m.created)) && (f.addedAfter === undefined || m.created > f.addedAfter)
+  return (
+    f.specVersionMatches &&
+    (!f.types || f.types.has('marking-definition')) &&
+    (!f.ids || f.ids.includes(m.id)) &&
+    (!f.versions || f.versions.has(m.created)) &&
+    (f.addedAfter === undefined || m.created > f.addedAfter)
+  )
 }
 
 /** An Indicator whose value has no pattern (nothing valid stores one) is left out. */
@@ -132,7 +167,9 @@ function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[
 
 /** Indicator ids behind STIX ids (stix-id-index.ts); anything not shaped like one of ours names nothing. */
 async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readonly string[]): Promise<number[]> {
-  const ours = stixIds.filter((id) => /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id))
+  const ours = stixIds.filter((id) =>
+    /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id),
+  )
   if (ours.length === 0) return []
   const ownerId = c.owner.ownerId
   return env.index.resolve(ownerId, ours, (afterId) => listFeedIndicatorIds(env.store, env.caller, ownerId, afterId))
@@ -145,9 +182,13 @@ async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readon
  */
 export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilters): Promise<ItemPage> {
   const indicatorIds = f.ids ? await resolveIndicatorIds(env, c, f.ids) : undefined
-  const indicatorsApply = f.specVersionMatches && (!f.types || f.types.has('indicator')) && (!indicatorIds || indicatorIds.length > 0)
+  const indicatorsApply =
+    f.specVersionMatches && (!f.types || f.types.has('indicator')) && (!indicatorIds || indicatorIds.length > 0)
   const feedQuery: Omit<FeedQuery, 'limit'> = {
-    ownerId: c.owner.ownerId, since: f.addedAfter, ids: indicatorIds, versions: f.versions && [...f.versions],
+    ownerId: c.owner.ownerId,
+    since: f.addedAfter,
+    ids: indicatorIds,
+    versions: f.versions && [...f.versions],
     after: f.position?.phase === 'indicator' ? { lastModified: f.position.lastModified, id: f.position.id } : undefined,
   }
   let markings: Item[] = []
@@ -160,23 +201,34 @@ export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilter
     markings = taken.map(markingItem)
     room -= taken.length
     if (room === 0) {
-      const more = candidates.length > f.limit
-        || (indicatorsApply && (await planFeedPage(env.store, env.caller, { ...feedQuery, limit: 1 })).count > 0)
+      const more =
+        candidates.length > f.limit ||
+        (indicatorsApply && (await planFeedPage(env.store, env.caller, { ...feedQuery, limit: 1 })).count > 0)
       return {
-        firstAdded: markings[0].dateAdded, lastAdded: markings.at(-1)!.dateAdded, more,
-        next: more ? { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) } : undefined, batches: [markings],
+        firstAdded: markings[0].dateAdded,
+        lastAdded: markings.at(-1)!.dateAdded,
+        more,
+        next: more ? { phase: 'marking', index: MARKINGS.indexOf(taken.at(-1)!) } : undefined,
+        batches: [markings],
       }
     }
   }
   // The first part is asked for before the plan, so PostgreSQL reads both at once; it is cut to the plan below.
   const firstPart = indicatorsApply ? readPart(env, { ...feedQuery, limit: Math.min(READ_BATCH, room) }) : undefined
-  const plan: FeedPlan = indicatorsApply ? await planFeedPage(env.store, env.caller, { ...feedQuery, limit: room }) : { count: 0, more: false }
+  const plan: FeedPlan = indicatorsApply
+    ? await planFeedPage(env.store, env.caller, { ...feedQuery, limit: room })
+    : { count: 0, more: false }
   return {
     firstAdded: markings[0]?.dateAdded ?? plan.first?.lastModified,
     lastAdded: plan.last?.lastModified ?? markings.at(-1)?.dateAdded,
     more: plan.more,
     next: plan.more && plan.last ? { phase: 'indicator', ...plan.last } : undefined,
-    batches: itemBatches(env, c, markings, plan.last && firstPart && { query: { ...feedQuery, through: plan.last }, firstPart }),
+    batches: itemBatches(
+      env,
+      c,
+      markings,
+      plan.last && firstPart && { query: { ...feedQuery, through: plan.last }, firstPart },
+    ),
   }
 }
 
@@ -187,15 +239,20 @@ function readPart(env: TaxiiEnv, query: FeedQuery): Promise<FeedPage> {
   return part
 }
 
-const beyond = (p: FeedPosition, bound: FeedPosition) => p.lastModified > bound.lastModified || (p.lastModified === bound.lastModified && p.id > bound.id)
+const beyond = (p: FeedPosition, bound: FeedPosition) =>
+  p.lastModified > bound.lastModified || (p.lastModified === bound.lastModified && p.id > bound.id)
 
 /**
  * The page's objects, read READ_BATCH Indicators at a time up to the plan's last (`through`).
  * Only the first part was read without that bound; should Indicators have been added or changed
  * between it and the plan, what lies beyond the bound is cut, to be served on a later page.
  */
-async function* itemBatches(env: TaxiiEnv, c: Collection, markings: Item[],
-  indicators: { query: Omit<FeedQuery, 'limit'> & { through: FeedPosition }; firstPart: Promise<FeedPage> } | undefined): AsyncGenerator<Item[]> {
+async function* itemBatches(
+  env: TaxiiEnv,
+  c: Collection,
+  markings: Item[],
+  indicators: { query: Omit<FeedQuery, 'limit'> & { through: FeedPosition }; firstPart: Promise<FeedPage> } | undefined,
+): AsyncGenerator<Item[]> {
   if (markings.length) yield markings
   if (!indicators) return
   const { query, firstPart } = indicators
@@ -205,7 +262,10 @@ async function* itemBatches(env: TaxiiEnv, c: Collection, markings: Item[],
     const cut = part.indicators.findIndex((i) => beyond(i, query.through))
     const within = cut < 0 ? part.indicators : part.indicators.slice(0, cut)
     // The next read starts before this part is written, so on PostgreSQL the database works while this process writes.
-    pending = cut < 0 && part.more && part.last && beyond(query.through, part.last) ? readPart(env, { ...query, after: part.last, limit: READ_BATCH }) : undefined
+    pending =
+      cut < 0 && part.more && part.last && beyond(query.through, part.last)
+        ? readPart(env, { ...query, after: part.last, limit: READ_BATCH })
+        : undefined
     yield indicatorItems(env, c, within)
   }
 }
@@ -215,10 +275,17 @@ export async function readObject(env: TaxiiEnv, c: Collection, stixId: string, f
   const marking = (await markingsOf(env, c)).find((m) => m.id === stixId)
   if (marking) return markingMatches(marking, { ...f, types: undefined, ids: undefined }) ? [markingItem(marking)] : []
   const [id] = await resolveIndicatorIds(env, c, [stixId])
-  const page = id === undefined ? undefined : await readFeed(env.store, env.caller, { ownerId: c.owner.ownerId, ids: [id], limit: 1 })
+  const page =
+    id === undefined
+      ? undefined
+      : await readFeed(env.store, env.caller, { ownerId: c.owner.ownerId, ids: [id], limit: 1 })
   const indicators = page?.indicators ?? []
   const all = indicatorItems(env, c, indicators)
   if (all.length === 0) throw notFound(`No object '${stixId}' in collection ${c.id}`)
-  return all.filter((item) => f.specVersionMatches && (!f.versions || f.versions.has(item.version))
-    && (f.addedAfter === undefined || item.dateAdded > f.addedAfter))
+  return all.filter(
+    (item) =>
+      f.specVersionMatches &&
+      (!f.versions || f.versions.has(item.version)) &&
+      (f.addedAfter === undefined || item.dateAdded > f.addedAfter),
+  )
 }

@@ -21,15 +21,26 @@ export const TAXII_STATUS: Record<ErrorCode, number> = {
 }
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 406: 'Not Acceptable',
-  413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 }
 
 export const BASIC_CHALLENGE = 'Basic realm="Bulwark TAXII", charset="UTF-8"'
 
 /** An HTTP status the domain has no code for (405, 406). */
 export class TaxiiHttpError extends Error {
-  constructor(readonly statusCode: number, message: string) {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -45,6 +56,8 @@ export interface TaxiiError {
 export function taxiiError(error: unknown, requestId: string): TaxiiError {
   const c = classifyError(error, TAXII_STATUS)
   const description = c.unexpected ? `Internal error (request ${requestId})` : c.message
-  const body = Buffer.from(JSON.stringify({ title: TITLES[c.status] ?? 'Error', description, http_status: String(c.status) }))
+  const body = Buffer.from(
+    JSON.stringify({ title: TITLES[c.status] ?? 'Error', description, http_status: String(c.status) }),
+  )
   return { status: c.status, body, unexpected: c.unexpected }
 }

@@ -28,7 +28,11 @@ export class JsonListWriter {
    * `head` is a JSON object's text: its members come before the list. An empty list is left
    * out (TAXII and STIX lists are never empty), so the envelope is then `head` as it is.
    */
-  constructor(private readonly head: string, key: string, private readonly chunkBytes = CHUNK_BYTES) {
+  constructor(
+    private readonly head: string,
+    key: string,
+    private readonly chunkBytes = CHUNK_BYTES,
+  ) {
     this.opening = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}${JSON.stringify(key)}:[`
     this.chunk = Buffer.allocUnsafe(chunkBytes)
   }

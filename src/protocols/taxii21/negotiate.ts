@@ -23,7 +23,10 @@ export function acceptsTaxii(accept: string | undefined): boolean {
       const eq = param.indexOf('=')
       if (eq < 0) continue
       const name = param.slice(0, eq).trim()
-      const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1')
+      const value = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
       if (name === 'version' && value !== '2.1') acceptable = false
       if (name === 'q' && Number(value) === 0) acceptable = false
     }

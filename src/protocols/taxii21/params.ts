@@ -49,8 +49,13 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(
  */
 export function parseTimestamp(text: string, name: string): string {
   const m = TIMESTAMP.exec(text.trim())
-  const date = m ? new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${(m[7] ?? '').padEnd(3, '0').slice(0, 3)}${m[8].toUpperCase()}`) : undefined
-  if (!date || Number.isNaN(date.getTime())) throw invalid(`${name} must be an RFC 3339 timestamp, e.g. 2026-01-02T03:04:05.678000Z`)
+  const date = m
+    ? new Date(
+        `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${(m[7] ?? '').padEnd(3, '0').slice(0, 3)}${m[8].toUpperCase()}`,
+      )
+    : undefined
+  if (!date || Number.isNaN(date.getTime()))
+    throw invalid(`${name} must be an RFC 3339 timestamp, e.g. 2026-01-02T03:04:05.678000Z`)
   return date.toISOString()
 }
 
@@ -80,7 +85,10 @@ export function parseLimit(query: Query): number {
   return Math.min(Number(text), MAX_PAGE)
 }
 
-export function parseFilters(query: Query, allowed: { id?: boolean; type?: boolean; version?: boolean }): ObjectFilters {
+export function parseFilters(
+  query: Query,
+  allowed: { id?: boolean; type?: boolean; version?: boolean },
+): ObjectFilters {
   const added = single(query, 'added_after')
   const next = single(query, 'next')
   const filters: ObjectFilters = {

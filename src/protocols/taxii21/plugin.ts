@@ -36,9 +36,17 @@ export async function registerTaxii21(app: FastifyInstance, options: TaxiiPlugin
       throw new TaxiiHttpError(406, `Accept names no media type this server returns; ask for ${TAXII_MEDIA_TYPE}`)
     }
     if (!isSecure(req)) throw forbidden('HTTPS is required')
-    req.caller = await authenticate(services, {
-      authorization: req.headers.authorization, timestamp: undefined, pathAndQuery: req.raw.url ?? req.url, method: req.method, nowMs: Date.now(),
-    }, ['basic', 'bearer'])
+    req.caller = await authenticate(
+      services,
+      {
+        authorization: req.headers.authorization,
+        timestamp: undefined,
+        pathAndQuery: req.raw.url ?? req.url,
+        method: req.method,
+        nowMs: Date.now(),
+      },
+      ['basic', 'bearer'],
+    )
   })
 
   app.setErrorHandler((error, req, reply) => {
@@ -52,10 +60,30 @@ export async function registerTaxii21(app: FastifyInstance, options: TaxiiPlugin
     throw notFound(`No TAXII endpoint ${req.method} ${req.url.split('?')[0]}`)
   })
 
-  await app.register(async (v2) => registerApplication(v2, {
-    store, services, ids, index, version: '2.0', servicePath: `${TAXII_PREFIX}/v2/taxii`, bodyLimit: options.bodyLimit,
-  }), { prefix: '/v2/taxii' })
-  await app.register(async (v1) => registerApplication(v1, {
-    store, services, ids, index, version: '1.0', servicePath: `${TAXII_PREFIX}/v1`, bodyLimit: options.bodyLimit,
-  }), { prefix: '/v1' })
+  await app.register(
+    async (v2) =>
+      registerApplication(v2, {
+        store,
+        services,
+        ids,
+        index,
+        version: '2.0',
+        servicePath: `${TAXII_PREFIX}/v2/taxii`,
+        bodyLimit: options.bodyLimit,
+      }),
+    { prefix: '/v2/taxii' },
+  )
+  await app.register(
+    async (v1) =>
+      registerApplication(v1, {
+        store,
+        services,
+        ids,
+        index,
+        version: '1.0',
+        servicePath: `${TAXII_PREFIX}/v1`,
+        bodyLimit: options.bodyLimit,
+      }),
+    { prefix: '/v1' },
+  )
 }

@@ -8,7 +8,15 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
-import { type Collection, type Item, type TaxiiEnv, findCollection, listCollections, openItemPage, readObject } from './content.js'
+import {
+  type Collection,
+  type Item,
+  type TaxiiEnv,
+  findCollection,
+  listCollections,
+  openItemPage,
+  readObject,
+} from './content.js'
 import { TaxiiHttpError } from './errors.js'
 import { JsonListWriter } from './json-chunks.js'
 import { STIX_MEDIA_TYPE, TAXII_MEDIA_TYPE } from './negotiate.js'
@@ -40,7 +48,8 @@ function dateHeaders(reply: FastifyReply, first: string | undefined, last: strin
 }
 
 /** The date headers of items already read (one object's versions). */
-const itemDateHeaders = (reply: FastifyReply, items: Item[]) => dateHeaders(reply, items[0]?.dateAdded, items.at(-1)?.dateAdded)
+const itemDateHeaders = (reply: FastifyReply, items: Item[]) =>
+  dateHeaders(reply, items[0]?.dateAdded, items.at(-1)?.dateAdded)
 
 /** Bytes, so Fastify leaves the Content-Type exactly as the plugin set it (errors.ts says why). */
 function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
@@ -55,7 +64,11 @@ function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
  * plans them; one object's versions are read at once). A failure in the middle can only cut
  * the response short: the status has gone.
  */
-function streamList(head: Record<string, unknown>, batches: AsyncIterable<Item[]> | Iterable<Item[]>, entry: (item: Item) => string): Readable {
+function streamList(
+  head: Record<string, unknown>,
+  batches: AsyncIterable<Item[]> | Iterable<Item[]>,
+  entry: (item: Item) => string,
+): Readable {
   async function* chunks() {
     const list = new JsonListWriter(JSON.stringify(head), 'objects')
     for await (const batch of batches) {
@@ -69,49 +82,92 @@ function streamList(head: Record<string, unknown>, batches: AsyncIterable<Item[]
 
 const stixObject = (item: Item) => item.json()
 
-const manifestRecord = (item: Item) => JSON.stringify({
-  id: item.stixId(), date_added: taxiiTimestamp(item.dateAdded), version: item.version, media_type: STIX_MEDIA_TYPE, media_types: STIX_MEDIA_TYPE,
-})
+const manifestRecord = (item: Item) =>
+  JSON.stringify({
+    id: item.stixId(),
+    date_added: taxiiTimestamp(item.dateAdded),
+    version: item.version,
+    media_type: STIX_MEDIA_TYPE,
+    media_types: STIX_MEDIA_TYPE,
+  })
 
 function collectionResource(c: Collection, version: AppVersion) {
   const { ownerName: name, ownerType: type } = c.owner
   const description = `Indicators of ${name} (${type})`
   if (version === '1.0') {
-    return { id: c.id, title: name, description, alias: name, type, can_read: true, can_write: false, media_types: [STIX_MEDIA_TYPE] }
+    return {
+      id: c.id,
+      title: name,
+      description,
+      alias: name,
+      type,
+      can_read: true,
+      can_write: false,
+      media_types: [STIX_MEDIA_TYPE],
+    }
   }
   return {
-    id: c.id, title: name, description, alias: name, type, can_read: true, can_write: false, media_types: [STIX_MEDIA_TYPE],
-    x_custom_mappings: {}, x_custom_ttl: {}, x_custom: false, x_tql: `ownerName = "${name.replace(/["\\]/g, '\\$&')}"`,
+    id: c.id,
+    title: name,
+    description,
+    alias: name,
+    type,
+    can_read: true,
+    can_write: false,
+    media_types: [STIX_MEDIA_TYPE],
+    x_custom_mappings: {},
+    x_custom_ttl: {},
+    x_custom: false,
+    x_tql: `ownerName = "${name.replace(/["\\]/g, '\\$&')}"`,
   }
 }
 
 export async function registerApplication(app: FastifyInstance, o: AppOptions): Promise<void> {
-  const env = (req: FastifyRequest): TaxiiEnv => ({ store: o.store, caller: req.caller, ids: o.ids, index: o.index, version: o.version })
+  const env = (req: FastifyRequest): TaxiiEnv => ({
+    store: o.store,
+    caller: req.caller,
+    ids: o.ids,
+    index: o.index,
+    version: o.version,
+  })
   const apiRoot = `${o.services.publicUrl}${o.servicePath}/${ROOT_WORDS[0]}/`
-  const get = (url: string, handler: (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => Promise<Buffer | Readable>) => {
+  const get = (
+    url: string,
+    handler: (
+      req: FastifyRequest<{ Params: Params; Querystring: Query }>,
+      reply: FastifyReply,
+    ) => Promise<Buffer | Readable>,
+  ) => {
     app.get(url, handler)
     app.route({
-      method: ['POST', 'PUT', 'PATCH', 'DELETE'], url,
-      handler: async () => { throw new TaxiiHttpError(405, 'This TAXII server is read-only: only GET is allowed') },
+      method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      url,
+      handler: async () => {
+        throw new TaxiiHttpError(405, 'This TAXII server is read-only: only GET is allowed')
+      },
     })
   }
 
-  get('/taxii2', async (_req, reply) => send(reply, {
-    title: 'Bulwark TAXII 2.1 server',
-    description: `Read-only TAXII 2.1 server, application version ${o.version}: one collection per owner the account may read`,
-    contact: o.services.publicUrl,
-    default: apiRoot,
-    api_roots: [apiRoot],
-  }))
+  get('/taxii2', async (_req, reply) =>
+    send(reply, {
+      title: 'Bulwark TAXII 2.1 server',
+      description: `Read-only TAXII 2.1 server, application version ${o.version}: one collection per owner the account may read`,
+      contact: o.services.publicUrl,
+      default: apiRoot,
+      api_roots: [apiRoot],
+    }),
+  )
 
   for (const word of ROOT_WORDS) {
     const root = `/${word}`
-    get(root, async (_req, reply) => send(reply, {
-      title: 'Bulwark',
-      description: 'Indicators of the owners this account may read, as STIX 2.1',
-      versions: [TAXII_MEDIA_TYPE],
-      max_content_length: o.bodyLimit,
-    }))
+    get(root, async (_req, reply) =>
+      send(reply, {
+        title: 'Bulwark',
+        description: 'Indicators of the owners this account may read, as STIX 2.1',
+        versions: [TAXII_MEDIA_TYPE],
+        max_content_length: o.bodyLimit,
+      }),
+    )
 
     get(`${root}/collections`, async (req, reply) => {
       const collections = listCollections(env(req)).map((c) => collectionResource(c, o.version))
@@ -119,10 +175,12 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
     })
 
     get(`${root}/collections/:collection`, async (req, reply) =>
-      send(reply, collectionResource(findCollection(env(req), req.params.collection!), o.version)))
+      send(reply, collectionResource(findCollection(env(req), req.params.collection!), o.version)),
+    )
 
     /** A page of the collection (objects, or the 1.0 manifest), each item's JSON written by `entry`. */
-    const collectionPage = (entry: (item: Item) => string) =>
+    const collectionPage =
+      (entry: (item: Item) => string) =>
       async (req: FastifyRequest<{ Params: Params; Querystring: Query }>, reply: FastifyReply) => {
         const e = env(req)
         const filters = parseFilters(req.query, { id: true, type: true, version: true })

@@ -25,12 +25,14 @@ function store(initial: number[]) {
  */
 const colliding = {
   indicatorKey: (_owner: number, id: number) => id % 1000,
-  indicator: (owner: number, id: number) => `indicator--${(id % 1000).toString(16).padStart(8, '0')}-0000-5000-8000-${String(owner * 1e7 + id).padStart(12, '0')}`,
+  indicator: (owner: number, id: number) =>
+    `indicator--${(id % 1000).toString(16).padStart(8, '0')}-0000-5000-8000-${String(owner * 1e7 + id).padStart(12, '0')}`,
 } as unknown as StixIds
 
 describe('StixIdIndex', () => {
   it("keys each Indicator by the first 32 bits of its STIX id's UUID", () => {
-    for (const id of [1, 77, 123_456_789]) expect(ids.indicatorKey(OWNER, id)).toBe(parseInt(ids.indicator(OWNER, id).slice('indicator--'.length, 19), 16))
+    for (const id of [1, 77, 123_456_789])
+      expect(ids.indicatorKey(OWNER, id)).toBe(parseInt(ids.indicator(OWNER, id).slice('indicator--'.length, 19), 16))
   })
 
   it('tells apart Indicators sharing a key, in an index of more than 2^21 Indicators too', async () => {
@@ -38,18 +40,33 @@ describe('StixIdIndex', () => {
       const s = store(Array.from({ length: size }, (_, i) => i + 1))
       const index = new StixIdIndex(colliding)
       const wanted = [size, 1, 1001, size - 1000, 4242]
-      expect(await index.resolve(OWNER, wanted.map((id) => colliding.indicator(OWNER, id)), s.list)).toEqual(wanted)
+      expect(
+        await index.resolve(
+          OWNER,
+          wanted.map((id) => colliding.indicator(OWNER, id)),
+          s.list,
+        ),
+      ).toEqual(wanted)
       expect(await index.resolve(OWNER, [colliding.indicator(OWNER, size + 1)], s.list)).toEqual([])
     }
   }, 60_000)
 
   it('hashes a large owner in slices, letting the rest of the process run between them', async () => {
     let hashed = 0
-    const counting = { indicatorKey: (_owner: number, id: number) => { hashed++; return id % 1000 }, indicator: colliding.indicator } as unknown as StixIds
+    const counting = {
+      indicatorKey: (_owner: number, id: number) => {
+        hashed++
+        return id % 1000
+      },
+      indicator: colliding.indicator,
+    } as unknown as StixIds
     const s = store(Array.from({ length: 100_000 }, (_, i) => i + 1))
     const seen: number[] = []
     let building = true
-    const look = () => { seen.push(hashed); if (building) setImmediate(look) }
+    const look = () => {
+      seen.push(hashed)
+      if (building) setImmediate(look)
+    }
     setImmediate(look)
     const found = await new StixIdIndex(counting).resolve(OWNER, [colliding.indicator(OWNER, 99_999)], s.list)
     building = false
@@ -68,7 +85,13 @@ describe('StixIdIndex', () => {
   it('names nothing for an id of another owner or one no Indicator has', async () => {
     const s = store([1, 2, 3])
     const index = new StixIdIndex(ids)
-    expect(await index.resolve(OWNER, [ids.indicator(OWNER + 1, 2), 'indicator--00000000-0000-5000-8000-000000000000'], s.list)).toEqual([])
+    expect(
+      await index.resolve(
+        OWNER,
+        [ids.indicator(OWNER + 1, 2), 'indicator--00000000-0000-5000-8000-000000000000'],
+        s.list,
+      ),
+    ).toEqual([])
   })
 
   it('after a miss lists only the Indicators added since, many of them included', async () => {
@@ -78,7 +101,9 @@ describe('StixIdIndex', () => {
     s.rows.push(...Array.from({ length: 5000 }, (_, i) => 100 + i))
     expect(await index.resolve(OWNER, [ids.indicator(OWNER, 4000), ids.indicator(OWNER, 3)], s.list)).toEqual([3, 4000])
     s.rows.push(9000)
-    expect(await index.resolve(OWNER, [ids.indicator(OWNER, 9000), ids.indicator(OWNER, 150)], s.list)).toEqual([150, 9000])
+    expect(await index.resolve(OWNER, [ids.indicator(OWNER, 9000), ids.indicator(OWNER, 150)], s.list)).toEqual([
+      150, 9000,
+    ])
     expect(s.calls).toEqual([undefined, 3, 5099])
   })
 
@@ -96,7 +121,11 @@ describe('StixIdIndex', () => {
 
   it('forgets a failed listing, so the next request lists again', async () => {
     const index = new StixIdIndex(ids)
-    await expect(index.resolve(OWNER, [ids.indicator(OWNER, 1)], async () => { throw new Error('database gone') })).rejects.toThrow('database gone')
+    await expect(
+      index.resolve(OWNER, [ids.indicator(OWNER, 1)], async () => {
+        throw new Error('database gone')
+      }),
+    ).rejects.toThrow('database gone')
     expect(await index.resolve(OWNER, [ids.indicator(OWNER, 1)], store([1]).list)).toEqual([1])
   })
 })

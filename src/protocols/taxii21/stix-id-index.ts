@@ -113,7 +113,10 @@ function keyOf(stixId: string): number {
 export class StixIdIndex {
   private readonly owners = new Map<number, Promise<OwnerKeys>>()
 
-  constructor(private readonly ids: StixIds, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ids: StixIds,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The Indicator ids of those of `stixIds` that name an Indicator of the owner (as far as this process has seen it). */
   async resolve(ownerId: number, stixIds: readonly string[], listIds: ListIds): Promise<number[]> {

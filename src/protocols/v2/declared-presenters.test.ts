@@ -16,21 +16,64 @@ import { presentMemberV2, presentOwnerV2 } from './present-owner.js'
 const time = '2026-01-02T03:04:05.000Z'
 
 function v2RecordNames(declaration: KindDeclaration): string[] {
-  return declaration.fields.filter((f) => f.v2 !== false && f.v2?.record !== false).map((f) => (f.v2 && f.v2.name) || f.name)
+  return declaration.fields
+    .filter((f) => f.v2 !== false && f.v2?.record !== false)
+    .map((f) => (f.v2 && f.v2.name) || f.name)
 }
 
 const PRESENTED: [string, KindDeclaration, Record<string, unknown>][] = [
-  ['attribute', ATTRIBUTE, presentAttributeV2({
-    id: 1, type: 'Description', value: 'v', dateAdded: time, lastModified: time, displayed: true, pinned: true, source: 's',
-  })],
-  ['security label', SECURITY_LABEL, presentSecurityLabelV2({
-    id: 1, name: 'TLP:RED', description: 'd', color: 'FF0000', dateAdded: time, ownerId: 2, ownerName: 'Org',
-  })],
-  ['tag', TAG, presentWeighedTagV2('https://bulwark.example', {
-    id: 1, name: 't', description: 'd', techniqueId: null, dateAdded: time, lastUsed: time, ownerId: 2, ownerName: 'Org', weight: 3,
-  }, true)],
+  [
+    'attribute',
+    ATTRIBUTE,
+    presentAttributeV2({
+      id: 1,
+      type: 'Description',
+      value: 'v',
+      dateAdded: time,
+      lastModified: time,
+      displayed: true,
+      pinned: true,
+      source: 's',
+    }),
+  ],
+  [
+    'security label',
+    SECURITY_LABEL,
+    presentSecurityLabelV2({
+      id: 1,
+      name: 'TLP:RED',
+      description: 'd',
+      color: 'FF0000',
+      dateAdded: time,
+      ownerId: 2,
+      ownerName: 'Org',
+    }),
+  ],
+  [
+    'tag',
+    TAG,
+    presentWeighedTagV2(
+      'https://bulwark.example',
+      {
+        id: 1,
+        name: 't',
+        description: 'd',
+        techniqueId: null,
+        dateAdded: time,
+        lastUsed: time,
+        ownerId: 2,
+        ownerName: 'Org',
+        weight: 3,
+      },
+      true,
+    ),
+  ],
   ['owner', OWNER, presentOwnerV2({ id: 1, name: 'Org', type: 'Organization' })],
-  ['member', USER, presentMemberV2({ userName: 'ann', firstName: 'Ann', lastName: 'Lee', pseudonym: 'al', role: 'Standard User' })],
+  [
+    'member',
+    USER,
+    presentMemberV2({ userName: 'ann', firstName: 'Ann', lastName: 'Lee', pseudonym: 'al', role: 'Standard User' }),
+  ],
 ]
 
 describe('v2 presenters against the declarations', () => {

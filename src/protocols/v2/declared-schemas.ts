@@ -10,7 +10,13 @@ import type { FieldDeclaration, KindDeclaration } from '../../model/field.js'
 import { type JsonSchema, anyObject, boolean, dateTime, integer, number, object, string } from '../http/route-schema.js'
 
 const SCHEMA_OF: Record<FieldDeclaration['type'], (description?: string) => JsonSchema> = {
-  text: string, integer, decimal: number, boolean, date: dateTime, user: string, object: () => anyObject,
+  text: string,
+  integer,
+  decimal: number,
+  boolean,
+  date: dateTime,
+  user: string,
+  object: () => anyObject,
 }
 
 function v2Name(field: FieldDeclaration): string {
@@ -40,18 +46,39 @@ export function declaredV2Body(declaration: KindDeclaration): JsonSchema {
  * carry it (`Host`) or its bounds (`0-5`), as the v2 documents have always put it.
  */
 export function declaredV2BodyFields(declaration: KindDeclaration): Record<string, JsonSchema> {
-  return Object.fromEntries(declaration.fields.filter((f) => writable(f) && f.type !== 'object').map((field) => {
-    const note = field.onlyTypes ? field.onlyTypes.join(', ') : field.range ? `${field.range[0]}-${field.range[1]}` : undefined
-    return [v2Name(field), SCHEMA_OF[field.type](note)]
-  }))
+  return Object.fromEntries(
+    declaration.fields
+      .filter((f) => writable(f) && f.type !== 'object')
+      .map((field) => {
+        const note = field.onlyTypes
+          ? field.onlyTypes.join(', ')
+          : field.range
+            ? `${field.range[0]}-${field.range[1]}`
+            : undefined
+        return [v2Name(field), SCHEMA_OF[field.type](note)]
+      }),
+  )
 }
 
 /**
  * The scalar fields v2 carries in a record, or (`body`) those a create or update body sets, with
  * their allowed values as enums; `only` narrows them further.
  */
-export function declaredV2Properties(kind: KindDeclaration, options: { body?: boolean; only?: (f: FieldDeclaration) => boolean } = {}) {
-  const fields = kind.fields.filter((f) => f.v2 !== false && f.type !== 'object' && (!options.only || options.only(f))
-    && (!options.body || ((f.write ?? 'always') === 'always' && f.v2?.body !== false)))
-  return Object.fromEntries(fields.map((f): [string, JsonSchema] => [v2Name(f), f.values ? { type: 'string', enum: [...f.values] } : SCHEMA_OF[f.type]()]))
+export function declaredV2Properties(
+  kind: KindDeclaration,
+  options: { body?: boolean; only?: (f: FieldDeclaration) => boolean } = {},
+) {
+  const fields = kind.fields.filter(
+    (f) =>
+      f.v2 !== false &&
+      f.type !== 'object' &&
+      (!options.only || options.only(f)) &&
+      (!options.body || ((f.write ?? 'always') === 'always' && f.v2?.body !== false)),
+  )
+  return Object.fromEntries(
+    fields.map((f): [string, JsonSchema] => [
+      v2Name(f),
+      f.values ? { type: 'string', enum: [...f.values] } : SCHEMA_OF[f.type](),
+    ]),
+  )
 }

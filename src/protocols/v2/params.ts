@@ -42,10 +42,14 @@ export interface FilterExpression {
  */
 export function parseFilterExpressions(q: Query): FilterExpression[] {
   const raw = q.filters
-  const texts = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
+  const texts = (Array.isArray(raw) ? raw : raw ? [raw] : [])
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean)
   return texts.map((text) => {
     const match = /^([A-Za-z][A-Za-z.]*)\s*(!=|[=<>^!])(.*)$/.exec(text)
-    if (!match) throw invalid(`Malformed filter '${text}': expected <name><operator><value> with an operator of = < > ^ !`)
+    if (!match)
+      throw invalid(`Malformed filter '${text}': expected <name><operator><value> with an operator of = < > ^ !`)
     const [, field, op, value] = match
     return { field, op: (op === '!=' ? '!' : op) as FilterOperator, value }
   })
@@ -63,7 +67,8 @@ export function parseIncludes(q: Query): Set<Include> {
   for (const part of (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap((v) => v.split(','))) {
     const name = part.trim()
     if (!name) continue
-    if (!['additional', 'tags', 'attributes', 'labels'].includes(name)) throw invalid(`includes accepts additional, tags, attributes, labels; not '${name}'`)
+    if (!['additional', 'tags', 'attributes', 'labels'].includes(name))
+      throw invalid(`includes accepts additional, tags, attributes, labels; not '${name}'`)
     set.add(name as Include)
   }
   return set

@@ -12,7 +12,10 @@ import { FASTIFY_JSON, JSON_MEDIA_TYPE } from '../http/media-types.js'
 import { sendV2Error } from './present.js'
 import { V2_ROUTES } from './routes/index.js'
 
-export async function registerV2(app: FastifyInstance, options: FastifyPluginOptions & { store: Store; services: Services }) {
+export async function registerV2(
+  app: FastifyInstance,
+  options: FastifyPluginOptions & { store: Store; services: Services },
+) {
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_req, body, done) => {
     try {
       done(null, parseXmlBody(body as string))
@@ -20,7 +23,11 @@ export async function registerV2(app: FastifyInstance, options: FastifyPluginOpt
       done(error as Error, undefined)
     }
   })
-  app.addContentTypeParser(['application/octet-stream', 'text/plain', 'text/csv'], { parseAs: 'buffer', bodyLimit: 64 * 1024 * 1024 }, (_req, body, done) => done(null, body))
+  app.addContentTypeParser(
+    ['application/octet-stream', 'text/plain', 'text/csv'],
+    { parseAs: 'buffer', bodyLimit: 64 * 1024 * 1024 },
+    (_req, body, done) => done(null, body),
+  )
 
   app.setErrorHandler((error, req, reply) => {
     const classified = classifyError(error)
@@ -28,7 +35,9 @@ export async function registerV2(app: FastifyInstance, options: FastifyPluginOpt
     const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
     return sendV2Error(req, reply, classified.status, message)
   })
-  app.setNotFoundHandler((req, reply) => sendV2Error(req, reply, 404, `No such v2 endpoint: ${req.method} ${req.url.split('?')[0]}`))
+  app.setNotFoundHandler((req, reply) =>
+    sendV2Error(req, reply, 404, `No such v2 endpoint: ${req.method} ${req.url.split('?')[0]}`),
+  )
 
   // The v2 SDK reads a body only when Content-Type equals `application/json`; Fastify appends a
   // charset to every JSON reply (RFC 8259 defines none). Only that default form is rewritten, so a

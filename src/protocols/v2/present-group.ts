@@ -21,7 +21,12 @@ export interface V2Extras {
 }
 
 /** Tags, attributes and labels of many items at once, keyed by item id, as the includes ask. */
-export async function loadV2Extras(ctx: RequestContext, kind: ItemKind, ids: number[], includes: ReadonlySet<Include>): Promise<Map<number, V2Extras>> {
+export async function loadV2Extras(
+  ctx: RequestContext,
+  kind: ItemKind,
+  ids: number[],
+  includes: ReadonlySet<Include>,
+): Promise<Map<number, V2Extras>> {
   const out = new Map<number, V2Extras>(ids.map((id) => [id, {}]))
   if (ids.length === 0) return out
   const db = ctx.store.db
@@ -56,17 +61,39 @@ function typeFields(g: GroupRecord, single: boolean, additional: boolean): Recor
     case 'Campaign':
       return { firstSeen: toApiTime(g.firstSeen) }
     case 'Document':
-      return { fileName: g.fileName ?? undefined, fileSize: g.fileSize ?? undefined, status: g.status ?? undefined, malware: g.malware }
+      return {
+        fileName: g.fileName ?? undefined,
+        fileSize: g.fileSize ?? undefined,
+        status: g.status ?? undefined,
+        malware: g.malware,
+      }
     case 'Report':
-      return { fileName: g.fileName ?? undefined, fileSize: g.fileSize ?? undefined, status: g.status ?? undefined, publishDate: toApiTime(g.publishDate) }
+      return {
+        fileName: g.fileName ?? undefined,
+        fileSize: g.fileSize ?? undefined,
+        status: g.status ?? undefined,
+        publishDate: toApiTime(g.publishDate),
+      }
     case 'Email':
-      return single ? { to: g.emailTo ?? undefined, from: g.emailFrom ?? undefined, subject: g.emailSubject ?? undefined,
-        header: g.emailHeader ?? undefined, body: g.emailBody ?? undefined, score: g.emailScore ?? undefined } : {}
+      return single
+        ? {
+            to: g.emailTo ?? undefined,
+            from: g.emailFrom ?? undefined,
+            subject: g.emailSubject ?? undefined,
+            header: g.emailHeader ?? undefined,
+            body: g.emailBody ?? undefined,
+            score: g.emailScore ?? undefined,
+          }
+        : {}
     case 'Event':
     case 'Incident':
       return { eventDate: toApiTime(g.eventDate), ...(additional ? { status: g.status ?? undefined } : {}) }
     case 'Signature':
-      return { fileName: g.fileName ?? undefined, fileType: g.fileType ?? undefined, ...(additional && single ? { fileText: g.fileText ?? undefined } : {}) }
+      return {
+        fileName: g.fileName ?? undefined,
+        fileType: g.fileType ?? undefined,
+        ...(additional && single ? { fileText: g.fileText ?? undefined } : {}),
+      }
     default:
       return {}
   }
@@ -76,11 +103,20 @@ function typeFields(g: GroupRecord, single: boolean, additional: boolean): Recor
  * One Group in v2's shape.
  * @example presentGroupV2(record, { publicUrl, includes: new Set(['additional']), single: true })
  */
-export function presentGroupV2(g: GroupRecord, options: { publicUrl: string; includes: ReadonlySet<Include>; single: boolean; extras?: V2Extras }) {
+export function presentGroupV2(
+  g: GroupRecord,
+  options: { publicUrl: string; includes: ReadonlySet<Include>; single: boolean; extras?: V2Extras },
+) {
   const additional = options.includes.has('additional')
   return {
-    id: g.id, name: g.name, type: g.type, ownerName: g.ownerName, ...(options.single ? { owner: ownerObject(g) } : {}),
-    dateAdded: toApiTime(g.dateAdded), lastModified: toApiTime(g.lastModified), webLink: groupWebLink(options.publicUrl, g),
+    id: g.id,
+    name: g.name,
+    type: g.type,
+    ownerName: g.ownerName,
+    ...(options.single ? { owner: ownerObject(g) } : {}),
+    dateAdded: toApiTime(g.dateAdded),
+    lastModified: toApiTime(g.lastModified),
+    webLink: groupWebLink(options.publicUrl, g),
     ...typeFields(g, options.single, additional),
     ...(additional ? { xid: g.xid ?? undefined, status: g.status ?? undefined } : {}),
     ...options.extras,
@@ -89,11 +125,23 @@ export function presentGroupV2(g: GroupRecord, options: { publicUrl: string; inc
 
 /** A page of Groups with their includes loaded in bulk. */
 export async function presentGroupsV2(ctx: RequestContext, groups: GroupRecord[], includes: ReadonlySet<Include>) {
-  const extras = await loadV2Extras(ctx, 'group', groups.map((g) => g.id), includes)
-  return groups.map((g) => presentGroupV2(g, { publicUrl: ctx.services.publicUrl, includes, single: false, extras: extras.get(g.id) }))
+  const extras = await loadV2Extras(
+    ctx,
+    'group',
+    groups.map((g) => g.id),
+    includes,
+  )
+  return groups.map((g) =>
+    presentGroupV2(g, { publicUrl: ctx.services.publicUrl, includes, single: false, extras: extras.get(g.id) }),
+  )
 }
 
 export async function presentOneGroupV2(ctx: RequestContext, group: GroupRecord, includes: ReadonlySet<Include>) {
   const extras = await loadV2Extras(ctx, 'group', [group.id], includes)
-  return presentGroupV2(group, { publicUrl: ctx.services.publicUrl, includes, single: true, extras: extras.get(group.id) })
+  return presentGroupV2(group, {
+    publicUrl: ctx.services.publicUrl,
+    includes,
+    single: true,
+    extras: extras.get(group.id),
+  })
 }

@@ -46,7 +46,12 @@ function valueFields(record: IndicatorRecord): Record<string, unknown> {
 }
 
 /** @example presentIndicatorV2(record, new Set(['additional']), services, { typed: true, single: true }) */
-export function presentIndicatorV2(record: IndicatorRecord, includes: ReadonlySet<Include>, services: Services, options: IndicatorPresentOptions = {}) {
+export function presentIndicatorV2(
+  record: IndicatorRecord,
+  includes: ReadonlySet<Include>,
+  services: Services,
+  options: IndicatorPresentOptions = {},
+) {
   const out: Record<string, unknown> = { id: record.id, ownerName: record.ownerName }
   if (options.single) out.owner = { id: record.ownerId, name: record.ownerName, type: record.ownerType }
   Object.assign(out, {
@@ -62,7 +67,7 @@ export function presentIndicatorV2(record: IndicatorRecord, includes: ReadonlySe
     description: record.description ?? undefined,
     // The v2 SDK's parser reads a record with `source` and none of ip/address/hashes/hostName as a URL,
     // so a custom type (whose value is in `summary`) would be taken for one.
-    source: findIndicatorType(record.type)?.custom ? undefined : record.source ?? undefined,
+    source: findIndicatorType(record.type)?.custom ? undefined : (record.source ?? undefined),
     summary: record.summary,
   })
   // Every list, mixed or typed, carries the value fields: the v2 SDK decides an Indicator's type and
@@ -91,8 +96,12 @@ export function presentIndicatorV2(record: IndicatorRecord, includes: ReadonlySe
 }
 
 /** Presents many Indicators, loading the requested metadata for all of them in three queries at most. */
-export async function presentIndicatorsV2(ctx: RequestContext, records: IndicatorRecord[], includes: ReadonlySet<Include>,
-  options: Omit<IndicatorPresentOptions, 'tags' | 'attributes' | 'labels'> = {}) {
+export async function presentIndicatorsV2(
+  ctx: RequestContext,
+  records: IndicatorRecord[],
+  includes: ReadonlySet<Include>,
+  options: Omit<IndicatorPresentOptions, 'tags' | 'attributes' | 'labels'> = {},
+) {
   const ids = records.map((r) => r.id)
   const db = ctx.store.db
   const [tags, attributes, labels] = await Promise.all([
@@ -100,7 +109,12 @@ export async function presentIndicatorsV2(ctx: RequestContext, records: Indicato
     includes.has('attributes') ? loadAttributes(db, 'indicator', ids) : undefined,
     includes.has('labels') ? loadLabels(db, 'indicator', ids) : undefined,
   ])
-  return records.map((r) => presentIndicatorV2(r, includes, ctx.services, {
-    ...options, tags: tags?.get(r.id), attributes: attributes?.get(r.id), labels: labels?.get(r.id),
-  }))
+  return records.map((r) =>
+    presentIndicatorV2(r, includes, ctx.services, {
+      ...options,
+      tags: tags?.get(r.id),
+      attributes: attributes?.get(r.id),
+      labels: labels?.get(r.id),
+    }),
+  )
 }

@@ -9,13 +9,23 @@ import { tagLink } from '../http/links.js'
 
 export function presentAttributeV2(a: AttributeView) {
   return {
-    id: a.id, type: a.type, dateAdded: toApiTime(a.dateAdded), lastModified: toApiTime(a.lastModified), displayed: a.displayed,
-    value: a.value, ...(a.source ? { source: a.source } : {}),
+    id: a.id,
+    type: a.type,
+    dateAdded: toApiTime(a.dateAdded),
+    lastModified: toApiTime(a.lastModified),
+    displayed: a.displayed,
+    value: a.value,
+    ...(a.source ? { source: a.source } : {}),
   }
 }
 
 export function presentSecurityLabelV2(label: SecurityLabel) {
-  return { name: label.name, description: label.description ?? undefined, dateAdded: toApiTime(label.dateAdded), ...(label.color ? { color: label.color } : {}) }
+  return {
+    name: label.name,
+    description: label.description ?? undefined,
+    dateAdded: toApiTime(label.dateAdded),
+    ...(label.color ? { color: label.color } : {}),
+  }
 }
 
 /** A tag on an item: its name and link. */
@@ -26,15 +36,21 @@ export function presentTagV2(publicUrl: string, tag: Tag) {
 /** A tag as an object of /v2/tags, with its weight; the description only where asked for. */
 export function presentWeighedTagV2(publicUrl: string, tag: WeighedTag, withDescription: boolean) {
   return {
-    name: tag.name, ...(withDescription && tag.description ? { description: tag.description } : {}),
-    webLink: tagLink(publicUrl, tag.name, tag.ownerName), weight: tag.weight,
+    name: tag.name,
+    ...(withDescription && tag.description ? { description: tag.description } : {}),
+    webLink: tagLink(publicUrl, tag.name, tag.ownerName),
+    weight: tag.weight,
   }
 }
 
 /** The platform shows the flags of the type catalogues as the strings "true" and "false". */
 export function presentIndicatorTypeV2(t: IndicatorTypeDef, additional: boolean) {
   const record: Record<string, unknown> = {
-    name: t.name, custom: String(t.custom), parsable: String(t.parsable), apiBranch: t.apiBranch, apiEntity: t.apiEntity,
+    name: t.name,
+    custom: String(t.custom),
+    parsable: String(t.parsable),
+    apiBranch: t.apiBranch,
+    apiEntity: t.apiEntity,
   }
   if (t.custom) record.casePreference = t.casePreference
   if (t.custom || t.name === 'File') {
@@ -53,8 +69,15 @@ export function presentIndicatorTypeV2(t: IndicatorTypeDef, additional: boolean)
 
 export function presentAttributeTypeV2(t: AttributeType, withRule: boolean) {
   return {
-    id: t.id, name: t.name, description: t.description ?? undefined, errorMessage: t.errorMessage ?? undefined, maxSize: t.maxSize,
-    allowMarkdown: t.allowMarkdown, system: t.system, owner: t.ownerName ?? undefined, appliesTo: t.appliesTo,
+    id: t.id,
+    name: t.name,
+    description: t.description ?? undefined,
+    errorMessage: t.errorMessage ?? undefined,
+    maxSize: t.maxSize,
+    allowMarkdown: t.allowMarkdown,
+    system: t.system,
+    owner: t.ownerName ?? undefined,
+    appliesTo: t.appliesTo,
     ...(withRule && t.validationRule ? { validationRule: t.validationRule } : {}),
   }
 }

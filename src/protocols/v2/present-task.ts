@@ -13,17 +13,38 @@ export function presentTaskUserV2(u: TaskUser) {
 
 export function presentTaskV2(t: TaskRecord, options: { publicUrl: string; single: boolean; extras?: V2Extras }) {
   return {
-    id: t.id, name: t.name, ownerName: t.ownerName, ...(options.single ? { owner: ownerObject(t) } : {}),
-    dateAdded: toApiTime(t.dateAdded), lastModified: toApiTime(t.lastModified), webLink: legacyLink(options.publicUrl, 'task', t.id),
-    description: t.description ?? undefined, status: t.status, escalated: t.escalated, reminded: t.reminded, overdue: t.overdue,
-    dueDate: toApiTime(t.dueDate), reminderDate: toApiTime(t.reminderDate), escalationDate: toApiTime(t.escalationDate),
+    id: t.id,
+    name: t.name,
+    ownerName: t.ownerName,
+    ...(options.single ? { owner: ownerObject(t) } : {}),
+    dateAdded: toApiTime(t.dateAdded),
+    lastModified: toApiTime(t.lastModified),
+    webLink: legacyLink(options.publicUrl, 'task', t.id),
+    description: t.description ?? undefined,
+    status: t.status,
+    escalated: t.escalated,
+    reminded: t.reminded,
+    overdue: t.overdue,
+    dueDate: toApiTime(t.dueDate),
+    reminderDate: toApiTime(t.reminderDate),
+    escalationDate: toApiTime(t.escalationDate),
     ...(t.assignees.length ? { assignee: t.assignees.map(presentTaskUserV2) } : {}),
     ...(t.escalatees.length ? { escalatee: t.escalatees.map(presentTaskUserV2) } : {}),
     ...options.extras,
   }
 }
 
-export async function presentTasksV2(ctx: RequestContext, tasks: TaskRecord[], includes: ReadonlySet<Include>, single = false) {
-  const extras = await loadV2Extras(ctx, 'task', tasks.map((t) => t.id), includes)
+export async function presentTasksV2(
+  ctx: RequestContext,
+  tasks: TaskRecord[],
+  includes: ReadonlySet<Include>,
+  single = false,
+) {
+  const extras = await loadV2Extras(
+    ctx,
+    'task',
+    tasks.map((t) => t.id),
+    includes,
+  )
   return tasks.map((t) => presentTaskV2(t, { publicUrl: ctx.services.publicUrl, single, extras: extras.get(t.id) }))
 }

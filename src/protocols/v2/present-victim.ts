@@ -14,15 +14,32 @@ import { type V2Extras, loadV2Extras, ownerObject } from './present-group.js'
 
 export function presentVictimV2(v: VictimRecord, options: { publicUrl: string; single: boolean; extras?: V2Extras }) {
   return {
-    id: v.id, name: v.name, ownerName: v.ownerName, ...(options.single ? { owner: ownerObject(v) } : {}),
-    description: v.description ?? undefined, org: v.org ?? undefined, suborg: v.suborg ?? undefined,
-    workLocation: v.workLocation ?? undefined, nationality: v.nationality ?? undefined,
-    webLink: legacyLink(options.publicUrl, 'victim', v.id), ...options.extras,
+    id: v.id,
+    name: v.name,
+    ownerName: v.ownerName,
+    ...(options.single ? { owner: ownerObject(v) } : {}),
+    description: v.description ?? undefined,
+    org: v.org ?? undefined,
+    suborg: v.suborg ?? undefined,
+    workLocation: v.workLocation ?? undefined,
+    nationality: v.nationality ?? undefined,
+    webLink: legacyLink(options.publicUrl, 'victim', v.id),
+    ...options.extras,
   }
 }
 
-export async function presentVictimsV2(ctx: RequestContext, victims: VictimRecord[], includes: ReadonlySet<Include>, single = false) {
-  const extras = await loadV2Extras(ctx, 'victim', victims.map((v) => v.id), includes)
+export async function presentVictimsV2(
+  ctx: RequestContext,
+  victims: VictimRecord[],
+  includes: ReadonlySet<Include>,
+  single = false,
+) {
+  const extras = await loadV2Extras(
+    ctx,
+    'victim',
+    victims.map((v) => v.id),
+    includes,
+  )
   return victims.map((v) => presentVictimV2(v, { publicUrl: ctx.services.publicUrl, single, extras: extras.get(v.id) }))
 }
 
@@ -35,9 +52,17 @@ export function presentVictimAssetSummaryV2(publicUrl: string, a: VictimAssetRec
  * The per-type entity name and body (`victimEmailAddress`: address, addressType). Every asset record
  * has id, name, type and webLink, as the platform gives them; the value fields follow.
  */
-export function presentVictimAssetV2(publicUrl: string, a: VictimAssetRecord): { entity: string; body: Record<string, unknown> } {
+export function presentVictimAssetV2(
+  publicUrl: string,
+  a: VictimAssetRecord,
+): { entity: string; body: Record<string, unknown> } {
   const def = findVictimAssetType(a.type)
-  const body: Record<string, unknown> = { id: a.id, name: a.value, type: a.type, webLink: legacyLink(publicUrl, 'victim', a.victimId) }
+  const body: Record<string, unknown> = {
+    id: a.id,
+    name: a.value,
+    type: a.type,
+    webLink: legacyLink(publicUrl, 'victim', a.victimId),
+  }
   if (def) {
     body[def.valueField] = a.value
     if (def.detailField && a.detail !== null) body[def.detailField] = a.detail
@@ -50,9 +75,17 @@ export function presentAdversaryAssetSummaryV2(publicUrl: string, a: AdversaryAs
   return { id: a.id, name: a.value, type: a.type, webLink: legacyLink(publicUrl, 'adversary', a.adversaryId) }
 }
 
-export function presentAdversaryAssetV2(publicUrl: string, a: AdversaryAssetRecord): { entity: string; body: Record<string, unknown> } {
+export function presentAdversaryAssetV2(
+  publicUrl: string,
+  a: AdversaryAssetRecord,
+): { entity: string; body: Record<string, unknown> } {
   const def = ADVERSARY_ASSET_TYPES.find((t) => t.name === a.type)
-  const body: Record<string, unknown> = { id: a.id, name: a.value, type: a.type, webLink: legacyLink(publicUrl, 'adversary', a.adversaryId) }
+  const body: Record<string, unknown> = {
+    id: a.id,
+    name: a.value,
+    type: a.type,
+    webLink: legacyLink(publicUrl, 'adversary', a.adversaryId),
+  }
   if (def) body[def.valueField] = a.value
   return { entity: def?.apiEntity ?? 'bucketAsset', body }
 }

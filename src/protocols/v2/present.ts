@@ -29,22 +29,40 @@ export function sendItem(req: FastifyRequest, reply: FastifyReply, entity: strin
 }
 
 /** A list: `resultCount` only when the page starts at 0, as the spec says. */
-export function sendList(req: FastifyRequest, reply: FastifyReply, entity: string, items: unknown[], paging: Pick<Paging, 'resultStart'>, total: number) {
-  const data: Record<string, unknown> = paging.resultStart === 0 ? { resultCount: total, [entity]: items } : { [entity]: items }
+export function sendList(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  entity: string,
+  items: unknown[],
+  paging: Pick<Paging, 'resultStart'>,
+  total: number,
+) {
+  const data: Record<string, unknown> =
+    paging.resultStart === 0 ? { resultCount: total, [entity]: items } : { [entity]: items }
   return send(req, reply, 200, { status: 'Success', data }, () => renderV2Xml(entity, true, data))
 }
 
 /** Success with a free-form data object (whoami, metrics…). */
-export function sendData(req: FastifyRequest, reply: FastifyReply, entity: string, data: Record<string, unknown>, status = 200) {
+export function sendData(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  entity: string,
+  data: Record<string, unknown>,
+  status = 200,
+) {
   return send(req, reply, status, { status: 'Success', data }, () => renderV2Xml(entity, false, data))
 }
 
 /** Operations without a body (label an item, delete…): `{apiCalls, resultCount, status}`. */
 export function sendNoBody(req: FastifyRequest, reply: FastifyReply, resultCount = 0, status = 200) {
   const body = { apiCalls: 1, resultCount, status: 'Success' }
-  return send(req, reply, status, body, () => renderPlainXml('apiResponse', { apiCalls: 1, resultCount, status: 'Success' }))
+  return send(req, reply, status, body, () =>
+    renderPlainXml('apiResponse', { apiCalls: 1, resultCount, status: 'Success' }),
+  )
 }
 
 export function sendV2Error(req: FastifyRequest, reply: FastifyReply, status: number, message: string) {
-  return send(req, reply, status, { status: 'Error', message }, () => renderPlainXml('errorResponse', { status: 'Error', message }))
+  return send(req, reply, status, { status: 'Error', message }, () =>
+    renderPlainXml('errorResponse', { status: 'Error', message }),
+  )
 }

@@ -43,6 +43,7 @@ function v3Name(field: FieldDeclaration): string {
 function recordPath(declaration: KindDeclaration, field: FieldDeclaration): string {
   if (field.record === false) throw new Error(`${declaration.kind}.${field.name} is not on the record`)
   const path = field.record ?? field.name
-  if (!path.split('.').every((part) => IDENTIFIER.test(part))) throw new Error(`${declaration.kind}.${field.name}: '${path}' is not a record path`)
+  if (!path.split('.').every((part) => IDENTIFIER.test(part)))
+    throw new Error(`${declaration.kind}.${field.name}: '${path}' is not a record path`)
   return path
 }

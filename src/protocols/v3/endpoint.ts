@@ -46,7 +46,13 @@ export interface ExpandContext {
 export type EndpointDirectory = (kind: ItemKind) => AnyEndpoint | undefined
 
 const V3_TYPE_OF: Record<FieldDeclaration['type'], FieldType> = {
-  text: 'String', integer: 'Integer', decimal: 'Double', boolean: 'Boolean', date: 'Date', user: 'String', object: 'Object',
+  text: 'String',
+  integer: 'Integer',
+  decimal: 'Double',
+  boolean: 'Boolean',
+  date: 'Date',
+  user: 'String',
+  object: 'Object',
 }
 
 /**
@@ -56,7 +62,11 @@ const V3_TYPE_OF: Record<FieldDeclaration['type'], FieldType> = {
 export function declaredBodyFields(declaration: KindDeclaration): FieldSpec[] {
   return declaration.fields.flatMap((field): FieldSpec[] => {
     if (field.v3 === false || field.v3?.body === false || field.v3?.unlisted) return []
-    const spec: FieldSpec = { name: field.name, type: field.v3?.type ?? V3_TYPE_OF[field.type], description: field.description }
+    const spec: FieldSpec = {
+      name: field.name,
+      type: field.v3?.type ?? V3_TYPE_OF[field.type],
+      description: field.description,
+    }
     const write = field.v3?.write ?? field.write
     // What a v3 body cannot carry, it cannot be required to carry.
     if (field.required && write !== 'never') spec.required = true

@@ -14,7 +14,10 @@ import type { FieldTree } from './params.js'
 import { presentAttribute, presentLabel, presentTag } from './present-metadata.js'
 
 const ASSOCIATION_WORDS: Record<AssociationMember, string> = {
-  associatedArtifacts: 'artifacts', associatedCases: 'cases', associatedGroups: 'groups', associatedIndicators: 'indicators',
+  associatedArtifacts: 'artifacts',
+  associatedCases: 'cases',
+  associatedGroups: 'groups',
+  associatedIndicators: 'indicators',
   associatedVictimAssets: 'victim assets',
 }
 
@@ -24,22 +27,37 @@ function asData<T>(map: Map<number, T[]>): Map<number, unknown> {
 
 export function attributesOption(kind: ItemKind, what: string): FieldOption {
   return {
-    name: 'attributes', description: `Includes attributes of the ${what}`,
+    name: 'attributes',
+    description: `Includes attributes of the ${what}`,
     async load(ids, subtree, { ctx }) {
       checkSubtree(subtree, ['securityLabels'], 'attributes')
       const byItem = await loadAttributes(ctx.store.db, kind, ids)
       const labels = subtree.has('securityLabels')
-        ? await loadLabels(ctx.store.db, 'attribute', [...byItem.values()].flat().map((a) => a.id)) : undefined
-      return asData(new Map([...byItem].map(([id, list]) => [id, list.map((a) => ({
-        ...presentAttribute(a), ...(labels ? { securityLabels: { data: (labels.get(a.id) ?? []).map(presentLabel) } } : {}),
-      }))])))
+        ? await loadLabels(
+            ctx.store.db,
+            'attribute',
+            [...byItem.values()].flat().map((a) => a.id),
+          )
+        : undefined
+      return asData(
+        new Map(
+          [...byItem].map(([id, list]) => [
+            id,
+            list.map((a) => ({
+              ...presentAttribute(a),
+              ...(labels ? { securityLabels: { data: (labels.get(a.id) ?? []).map(presentLabel) } } : {}),
+            })),
+          ]),
+        ),
+      )
     },
   }
 }
 
 export function tagsOption(kind: ItemKind, what: string): FieldOption {
   return {
-    name: 'tags', description: `Includes tags applied to the ${what}`,
+    name: 'tags',
+    description: `Includes tags applied to the ${what}`,
     async load(ids, subtree, { ctx }) {
       checkSubtree(subtree, [], 'tags')
       const byItem = await loadTags(ctx.store.db, kind, ids)
@@ -50,7 +68,8 @@ export function tagsOption(kind: ItemKind, what: string): FieldOption {
 
 export function securityLabelsOption(kind: ItemKind, what: string): FieldOption {
   return {
-    name: 'securityLabels', description: `Includes security labels applied to the ${what}`,
+    name: 'securityLabels',
+    description: `Includes security labels applied to the ${what}`,
     async load(ids, subtree, { ctx }) {
       checkSubtree(subtree, [], 'securityLabels')
       const byItem = await loadLabels(ctx.store.db, kind, ids)
@@ -63,15 +82,28 @@ export function securityLabelsOption(kind: ItemKind, what: string): FieldOption 
 export function associationOption(member: AssociationMember, kind: ItemKind, what: string): FieldOption {
   const partnerKind = ASSOCIATION_MEMBERS[member]
   return {
-    name: member, description: `Includes ${ASSOCIATION_WORDS[member]} associated with the ${what}`,
+    name: member,
+    description: `Includes ${ASSOCIATION_WORDS[member]} associated with the ${what}`,
     async load(ids, subtree, x) {
-      if (x.depth > 0) throw invalid(`fields: only one association level can be expanded ('${member}' is nested in another association)`)
+      if (x.depth > 0)
+        throw invalid(
+          `fields: only one association level can be expanded ('${member}' is nested in another association)`,
+        )
       const endpoint = x.endpointFor(partnerKind)
       if (!endpoint) return new Map()
       const partnerIds = await loadPartnerIds(x.ctx.store.db, kind, ids, partnerKind, 0)
       const partners = await endpoint.load(x.ctx, [...new Set([...partnerIds.values()].flat())])
-      const presented = new Map((await presentRecords(endpoint, partners, subtree, { ...x, depth: x.depth + 1 })).map((p, i) => [partners[i]!.id, p]))
-      return asData(new Map([...partnerIds].map(([id, list]) => [id, list.filter((p) => presented.has(p)).map((p) => presented.get(p)!)])))
+      const presented = new Map(
+        (await presentRecords(endpoint, partners, subtree, { ...x, depth: x.depth + 1 })).map((p, i) => [
+          partners[i]!.id,
+          p,
+        ]),
+      )
+      return asData(
+        new Map(
+          [...partnerIds].map(([id, list]) => [id, list.filter((p) => presented.has(p)).map((p) => presented.get(p)!)]),
+        ),
+      )
     },
   }
 }
@@ -80,8 +112,12 @@ export function associationOption(member: AssociationMember, kind: ItemKind, wha
  * The standard options of an item kind: attributes, tags, securityLabels (as chosen) and the
  * listed associated* members.
  */
-export function itemOptions(kind: ItemKind, what: string, metadata: readonly ('attributes' | 'tags' | 'securityLabels')[],
-  associations: readonly AssociationMember[]): FieldOption[] {
+export function itemOptions(
+  kind: ItemKind,
+  what: string,
+  metadata: readonly ('attributes' | 'tags' | 'securityLabels')[],
+  associations: readonly AssociationMember[],
+): FieldOption[] {
   const builders = { attributes: attributesOption, tags: tagsOption, securityLabels: securityLabelsOption }
   return [
     ...associations.map((m) => associationOption(m, kind, what)),
@@ -91,7 +127,10 @@ export function itemOptions(kind: ItemKind, what: string, metadata: readonly ('a
 
 function checkSubtree(subtree: FieldTree, allowed: readonly string[], under: string) {
   for (const name of subtree.keys()) {
-    if (!allowed.includes(name)) throw invalid(`fields: '${under}.${name}' is not available${allowed.length ? `; ${under} takes ${allowed.join(', ')}` : ''}`)
+    if (!allowed.includes(name))
+      throw invalid(
+        `fields: '${under}.${name}' is not available${allowed.length ? `; ${under} takes ${allowed.join(', ')}` : ''}`,
+      )
   }
 }
 
@@ -99,14 +138,20 @@ function checkSubtree(subtree: FieldTree, allowed: readonly string[], under: str
 export function checkFields(endpoint: AnyEndpoint, fields: FieldTree): void {
   for (const name of fields.keys()) {
     if (!endpoint.options.some((o) => o.name === name)) {
-      throw invalid(`fields: '${name}' is not available on /v3/${endpoint.path}; see OPTIONS /v3/${endpoint.path}/fields`)
+      throw invalid(
+        `fields: '${name}' is not available on /v3/${endpoint.path}; see OPTIONS /v3/${endpoint.path}/fields`,
+      )
     }
   }
 }
 
 /** Presents records with their default fields plus every requested expansion. */
-export async function presentRecords(endpoint: AnyEndpoint, records: readonly { id: number }[], fields: FieldTree,
-  x: ExpandContext): Promise<Record<string, unknown>[]> {
+export async function presentRecords(
+  endpoint: AnyEndpoint,
+  records: readonly { id: number }[],
+  fields: FieldTree,
+  x: ExpandContext,
+): Promise<Record<string, unknown>[]> {
   checkFields(endpoint, fields)
   const ids = records.map((r) => r.id)
   const expansions: [string, Map<number, unknown>][] = []

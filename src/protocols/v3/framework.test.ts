@@ -17,11 +17,17 @@ beforeAll(async () => {
   t = await createTestApp()
   reader = await t.createAccount({ role: 'Read Only User' })
   for (const name of ['alpha', 'bravo', 'charlie', 'delta', 'echo']) {
-    const res = await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name, description: name === 'charlie' ? null : `about ${name}` } })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v3/tags',
+      payload: { name, description: name === 'charlie' ? null : `about ${name}` },
+    })
     expect(res.statusCode).toBe(201)
   }
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 describe('envelopes', () => {
   it('answers with exactly application/json, data and status', async () => {
@@ -42,14 +48,27 @@ describe('envelopes', () => {
 
   it('accepts the {} body tcex sends with GET and DELETE, and OPTIONS with a JSON type but no body', async () => {
     expect((await t.request({ method: 'GET', url: '/api/v3/tags/1', payload: '{}' })).statusCode).toBe(200)
-    const id = JSON.parse((await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'short-lived' } })).body).data.id
+    const id = JSON.parse(
+      (await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'short-lived' } })).body,
+    ).data.id
     expect((await t.request({ method: 'DELETE', url: `/api/v3/tags/${id}`, payload: '{}' })).statusCode).toBe(200)
-    const options = await t.request({ method: 'OPTIONS', url: '/api/v3/tags', headers: { 'content-type': 'application/json', 'content-length': '0' } })
+    const options = await t.request({
+      method: 'OPTIONS',
+      url: '/api/v3/tags',
+      headers: { 'content-type': 'application/json', 'content-length': '0' },
+    })
     expect(options.statusCode).toBe(200)
   })
 
   it('refuses a malformed JSON body with 400', async () => {
-    const res = await json(await t.request({ method: 'POST', url: '/api/v3/tags', payload: '{"name":', headers: { 'content-type': 'application/json' } }))
+    const res = await json(
+      await t.request({
+        method: 'POST',
+        url: '/api/v3/tags',
+        payload: '{"name":',
+        headers: { 'content-type': 'application/json' },
+      }),
+    )
     expect(res.status).toBe(400)
     expect(res.body.message).toMatch(/Malformed JSON/)
   })
@@ -57,7 +76,9 @@ describe('envelopes', () => {
 
 describe('paging', () => {
   it('gives next with the same query, the following resultStart and the same resultLimit', async () => {
-    const res = await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultLimit=2&fields=&tql=name%20!%3D%20%22zulu%22' }))
+    const res = await json(
+      await t.request({ method: 'GET', url: '/api/v3/tags?resultLimit=2&fields=&tql=name%20!%3D%20%22zulu%22' }),
+    )
     expect(res.body.data.map((d: { name: string }) => d.name)).toEqual(['alpha', 'bravo'])
     expect(res.body.prev).toBeUndefined()
     const next = new URL(res.body.next)
@@ -83,9 +104,15 @@ describe('paging', () => {
   })
 
   it('adds count only with count=true (any case, as tcex sends True) and resultStart 0', async () => {
-    expect((await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultLimit=1&count=True' }))).body.count).toBe(5)
-    expect((await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultLimit=1' }))).body.count).toBeUndefined()
-    expect((await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultStart=1&count=true' }))).body.count).toBeUndefined()
+    expect(
+      (await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultLimit=1&count=True' }))).body.count,
+    ).toBe(5)
+    expect(
+      (await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultLimit=1' }))).body.count,
+    ).toBeUndefined()
+    expect(
+      (await json(await t.request({ method: 'GET', url: '/api/v3/tags?resultStart=1&count=true' }))).body.count,
+    ).toBeUndefined()
   })
 
   it.each([
@@ -104,14 +131,23 @@ describe('paging', () => {
 
 describe('sorting and TQL', () => {
   it('sorts by TQL keywords, later pairs within earlier ones', async () => {
-    const res = await json(await t.request({ method: 'GET', url: `/api/v3/tags?sorting=${encodeURIComponent('name desc')}` }))
+    const res = await json(
+      await t.request({ method: 'GET', url: `/api/v3/tags?sorting=${encodeURIComponent('name desc')}` }),
+    )
     expect(res.body.data.map((d: { name: string }) => d.name)).toEqual(['echo', 'delta', 'charlie', 'bravo', 'alpha'])
-    const nulls = await json(await t.request({ method: 'GET', url: `/api/v3/tags?sorting=${encodeURIComponent('description nullsfirst name asc')}` }))
+    const nulls = await json(
+      await t.request({
+        method: 'GET',
+        url: `/api/v3/tags?sorting=${encodeURIComponent('description nullsfirst name asc')}`,
+      }),
+    )
     expect(nulls.body.data[0].name).toBe('charlie')
   })
 
   it('filters with TQL', async () => {
-    const res = await json(await t.request({ method: 'GET', url: `/api/v3/tags?tql=${encodeURIComponent('name in ("bravo", "delta")')}` }))
+    const res = await json(
+      await t.request({ method: 'GET', url: `/api/v3/tags?tql=${encodeURIComponent('name in ("bravo", "delta")')}` }),
+    )
     expect(res.body.data.map((d: { name: string }) => d.name)).toEqual(['bravo', 'delta'])
   })
 
@@ -153,16 +189,34 @@ describe('OPTIONS', () => {
     const res = (await json(await t.request({ method: 'OPTIONS', url: '/api/v3/cases/fields' }))).body
     expect(res.status).toBe('Success')
     expect(res.count).toBe(res.data.length)
-    expect(res.data.map((f: { name: string }) => f.name)).toEqual(['associatedArtifacts', 'associatedCases', 'associatedGroups',
-      'associatedIndicators', 'attributes', 'securityLabels', 'tags'])
-    expect(res.data[0]).toEqual({ name: 'associatedArtifacts', description: 'Includes artifacts associated with the case', includedByDefault: false })
+    expect(res.data.map((f: { name: string }) => f.name)).toEqual([
+      'associatedArtifacts',
+      'associatedCases',
+      'associatedGroups',
+      'associatedIndicators',
+      'attributes',
+      'securityLabels',
+      'tags',
+    ])
+    expect(res.data[0]).toEqual({
+      name: 'associatedArtifacts',
+      description: 'Includes artifacts associated with the case',
+      includedByDefault: false,
+    })
   })
 
   it('lists TQL keywords', async () => {
     const res = (await json(await t.request({ method: 'OPTIONS', url: '/api/v3/tags/tql' }))).body
     expect(res.count).toBe(21)
-    expect(res.data.find((k: { keyword: string }) => k.keyword === 'techniqueId')).toMatchObject({ name: 'Technique ID', type: 'String' })
-    expect((await json(await t.request({ method: 'OPTIONS', url: '/api/v3/attributeTypes/tql' }))).body).toEqual({ data: [], count: 0, status: 'Success' })
+    expect(res.data.find((k: { keyword: string }) => k.keyword === 'techniqueId')).toMatchObject({
+      name: 'Technique ID',
+      type: 'String',
+    })
+    expect((await json(await t.request({ method: 'OPTIONS', url: '/api/v3/attributeTypes/tql' }))).body).toEqual({
+      data: [],
+      count: 0,
+      status: 'Success',
+    })
   })
 })
 
@@ -170,12 +224,25 @@ describe('owners and permissions', () => {
   it('lists across readable owners by default and only the named owner with owner=', async () => {
     await t.createOwner('Shared Community', 'Community')
     const member = await t.createAccount({ role: 'Standard User', memberships: { 'Shared Community': 'Editor' } })
-    const res = await t.request({ method: 'POST', url: `/api/v3/tags?owner=${encodeURIComponent('Shared Community')}`, payload: { name: 'community-tag' }, as: member })
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v3/tags?owner=${encodeURIComponent('Shared Community')}`,
+      payload: { name: 'community-tag' },
+      as: member,
+    })
     expect(res.statusCode).toBe(201)
     expect(JSON.parse(res.body).data.owner).toBe('Shared Community')
     const all = (await json(await t.request({ method: 'GET', url: '/api/v3/tags?count=true', as: member }))).body
     expect(all.count).toBe(6)
-    const only = (await json(await t.request({ method: 'GET', url: `/api/v3/tags?owner=${encodeURIComponent('Shared Community')}`, as: member }))).body
+    const only = (
+      await json(
+        await t.request({
+          method: 'GET',
+          url: `/api/v3/tags?owner=${encodeURIComponent('Shared Community')}`,
+          as: member,
+        }),
+      )
+    ).body
     expect(only.data.map((d: { name: string }) => d.name)).toEqual(['community-tag'])
     // The administrator is no member of the community: its tags stay invisible.
     expect((await json(await t.request({ method: 'GET', url: '/api/v3/tags?count=true' }))).body.count).toBe(5)
@@ -188,7 +255,9 @@ describe('owners and permissions', () => {
   })
 
   it('answers 401 when a read-only member writes', async () => {
-    const res = await json(await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'nope' }, as: reader }))
+    const res = await json(
+      await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'nope' }, as: reader }),
+    )
     expect(res.status).toBe(401)
     expect(res.body.message).toMatch(/permission/)
   })
@@ -211,7 +280,9 @@ describe('bulk delete', () => {
       expect((await json(await t.request({ method: 'DELETE', url: '/api/v3/tags' }))).status).toBe(400)
       const done = await json(await t.request({ method: 'DELETE', url }))
       expect(done).toEqual({ status: 200, body: { count: 2, message: 'Deleted', status: 'Success' } })
-      const left = (await json(await t.request({ method: 'GET', url: '/api/v3/tags' }))).body.data.map((d: { name: string }) => d.name)
+      const left = (await json(await t.request({ method: 'GET', url: '/api/v3/tags' }))).body.data.map(
+        (d: { name: string }) => d.name,
+      )
       expect(left).toEqual(['alpha', 'bravo', 'charlie'])
     } finally {
       await t.services.settings.set('bulkDeleteEnabled', 'false')

@@ -7,7 +7,11 @@ import { hasTqlObjectType, listTqlKeywords } from '../../tql/index.js'
 import type { AnyEndpoint, FieldSpec } from './endpoint.js'
 
 function describe(field: FieldSpec): Record<string, unknown> {
-  const entry: Record<string, unknown> = { description: field.description, required: !!field.required, type: field.type }
+  const entry: Record<string, unknown> = {
+    description: field.description,
+    required: !!field.required,
+    type: field.type,
+  }
   if (field.readOnly) entry['read-only'] = true
   if (field.updatable === false) entry.updatable = false
   if (field.values) entry.values = field.values
@@ -21,7 +25,11 @@ export function fieldDescriptor(endpoint: AnyEndpoint, includeReadOnly: boolean)
 }
 
 export function fieldOptions(endpoint: AnyEndpoint) {
-  return endpoint.options.map((o) => ({ name: o.name, description: o.description, includedByDefault: !!o.includedByDefault }))
+  return endpoint.options.map((o) => ({
+    name: o.name,
+    description: o.description,
+    includedByDefault: !!o.includedByDefault,
+  }))
 }
 
 export function tqlOptions(endpoint: AnyEndpoint) {

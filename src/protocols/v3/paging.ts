@@ -13,7 +13,10 @@ import { type Query, single } from '../http/query.js'
  * on every page instead of growing with resultStart.
  */
 function cursorDigest(q: Query): string {
-  return createHash('sha1').update(['tql', 'sorting', 'owner'].map((n) => single(q, n) ?? '').join('\u0000')).digest('hex').slice(0, 10)
+  return createHash('sha1')
+    .update(['tql', 'sorting', 'owner'].map((n) => single(q, n) ?? '').join('\u0000'))
+    .digest('hex')
+    .slice(0, 10)
 }
 
 export function encodeCursor(q: Query, resultStart: number, lastId: number): string {
@@ -25,11 +28,23 @@ export function decodeCursor(q: Query, resultStart: number): number | undefined 
   const text = single(q, 'cursor')
   if (!text) return undefined
   const [start, lastId, digest] = Buffer.from(text, 'base64url').toString().split('.')
-  if (Number(start) !== resultStart || !/^\d{1,15}$/.test(lastId ?? '') || digest !== cursorDigest(q) || single(q, 'sorting')) return undefined
+  if (
+    Number(start) !== resultStart ||
+    !/^\d{1,15}$/.test(lastId ?? '') ||
+    digest !== cursorDigest(q) ||
+    single(q, 'sorting')
+  )
+    return undefined
   return Number(lastId)
 }
 
-function pageUrl(publicUrl: string, req: FastifyRequest, resultStart: number, resultLimit: number, lastId?: number): string {
+function pageUrl(
+  publicUrl: string,
+  req: FastifyRequest,
+  resultStart: number,
+  resultLimit: number,
+  lastId?: number,
+): string {
   const raw = req.raw.url ?? req.url
   const question = raw.indexOf('?')
   const path = question === -1 ? raw : raw.slice(0, question)
@@ -37,7 +52,8 @@ function pageUrl(publicUrl: string, req: FastifyRequest, resultStart: number, re
   params.set('resultStart', String(resultStart))
   params.set('resultLimit', String(resultLimit))
   params.delete('cursor')
-  if (lastId !== undefined && !params.get('sorting')) params.set('cursor', encodeCursor(Object.fromEntries(params), resultStart, lastId))
+  if (lastId !== undefined && !params.get('sorting'))
+    params.set('cursor', encodeCursor(Object.fromEntries(params), resultStart, lastId))
   return `${publicUrl}${path}?${params.toString().replace(/\+/g, '%20')}`
 }
 
@@ -46,9 +62,15 @@ export interface PageLinks {
   prev?: string
 }
 
-export function pageLinks(publicUrl: string, req: FastifyRequest, page: { resultStart: number; resultLimit: number; hasMore: boolean; lastId?: number }): PageLinks {
+export function pageLinks(
+  publicUrl: string,
+  req: FastifyRequest,
+  page: { resultStart: number; resultLimit: number; hasMore: boolean; lastId?: number },
+): PageLinks {
   const links: PageLinks = {}
-  if (page.hasMore) links.next = pageUrl(publicUrl, req, page.resultStart + page.resultLimit, page.resultLimit, page.lastId)
-  if (page.resultStart > 0) links.prev = pageUrl(publicUrl, req, Math.max(0, page.resultStart - page.resultLimit), page.resultLimit)
+  if (page.hasMore)
+    links.next = pageUrl(publicUrl, req, page.resultStart + page.resultLimit, page.resultLimit, page.lastId)
+  if (page.resultStart > 0)
+    links.prev = pageUrl(publicUrl, req, Math.max(0, page.resultStart - page.resultLimit), page.resultLimit)
   return links
 }

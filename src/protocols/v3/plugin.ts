@@ -15,7 +15,10 @@ import { sendV3Body, v3ErrorBody } from './present.js'
 import { registerEndpoints } from './routes.js'
 import { V3_ENDPOINTS, V3_EXTRA_ROUTES } from './routes/index.js'
 
-export async function registerV3(app: FastifyInstance, options: FastifyPluginOptions & { store: Store; services: Services }) {
+export async function registerV3(
+  app: FastifyInstance,
+  options: FastifyPluginOptions & { store: Store; services: Services },
+) {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
   // Python's requests sends `data='{}'` without a Content-Type; read such bodies as JSON too.
@@ -27,7 +30,8 @@ export async function registerV3(app: FastifyInstance, options: FastifyPluginOpt
     return sendV3Body(reply, classified.status, v3ErrorBody(classified.code, message))
   })
   app.setNotFoundHandler((req, reply) =>
-    sendV3Body(reply, 404, v3ErrorBody('not_found', `No such v3 endpoint: ${req.method} ${req.url.split('?')[0]}`)))
+    sendV3Body(reply, 404, v3ErrorBody('not_found', `No such v3 endpoint: ${req.method} ${req.url.split('?')[0]}`)),
+  )
   installRestAuth(app, options.store, options.services)
   for (const register of V3_EXTRA_ROUTES) await register(app)
   await registerEndpoints(app, V3_ENDPOINTS)

@@ -18,18 +18,38 @@ const SIGHTINGS = presentOption(GROUP, 'sightings')
 const EXTERNAL_DATES = presentOption(GROUP, 'externalDates')
 
 function typeFields(g: GroupObject): Record<string, unknown> {
-  const document = { fileName: g.fileName, fileSize: g.fileSize, status: g.status, documentType: g.documentType,
-    documentDateAdded: toApiTime(g.documentDateAdded) }
+  const document = {
+    fileName: g.fileName,
+    fileSize: g.fileSize,
+    status: g.status,
+    documentType: g.documentType,
+    documentDateAdded: toApiTime(g.documentDateAdded),
+  }
   switch (g.type) {
-    case 'Document': return { ...document, malware: g.malware, password: g.password }
-    case 'Report': return { ...document, publishDate: toApiTime(g.publishDate), generatedReport: g.generatedReport }
-    case 'Event': return { eventDate: toApiTime(g.eventDate), status: g.status, eventType: g.eventType }
-    case 'Incident': return { eventDate: toApiTime(g.eventDate), status: g.status }
-    case 'Campaign': return { firstSeen: toApiTime(g.firstSeen) }
-    case 'Email': return { to: g.emailTo, from: g.emailFrom, subject: g.emailSubject, header: g.emailHeader, body: g.emailBody,
-      emailDate: toApiTime(g.emailDate), score: g.emailScore }
-    case 'Signature': return { fileName: g.fileName, fileType: g.fileType, fileText: g.fileText }
-    default: return {}
+    case 'Document':
+      return { ...document, malware: g.malware, password: g.password }
+    case 'Report':
+      return { ...document, publishDate: toApiTime(g.publishDate), generatedReport: g.generatedReport }
+    case 'Event':
+      return { eventDate: toApiTime(g.eventDate), status: g.status, eventType: g.eventType }
+    case 'Incident':
+      return { eventDate: toApiTime(g.eventDate), status: g.status }
+    case 'Campaign':
+      return { firstSeen: toApiTime(g.firstSeen) }
+    case 'Email':
+      return {
+        to: g.emailTo,
+        from: g.emailFrom,
+        subject: g.emailSubject,
+        header: g.emailHeader,
+        body: g.emailBody,
+        emailDate: toApiTime(g.emailDate),
+        score: g.emailScore,
+      }
+    case 'Signature':
+      return { fileName: g.fileName, fileType: g.fileType, fileText: g.fileText }
+    default:
+      return {}
   }
 }
 
@@ -45,17 +65,30 @@ function insightsOf(g: GroupObject): Record<string, unknown> | undefined {
   return compact({ summary: g.insights, aiProvider: g.aiProvider })
 }
 
-export function presentGroupV3(g: GroupObject, { ctx, fields }: { ctx: RequestContext; fields: FieldTree }): Record<string, unknown> {
+export function presentGroupV3(
+  g: GroupObject,
+  { ctx, fields }: { ctx: RequestContext; fields: FieldTree },
+): Record<string, unknown> {
   const publicUrl = ctx.services.publicUrl
   const out: Record<string, unknown> = {
-    id: g.id, dateAdded: toApiTime(g.dateAdded), ownerId: g.ownerId, ownerName: g.ownerName, webLink: detailsLink(publicUrl, 'groups', g.id),
-    type: g.type, name: g.name, xid: g.xid, createdBy: presentUser(g.creator), upVoteCount: String(g.upVoteCount),
-    downVoteCount: String(g.downVoteCount), lastModified: toApiTime(g.lastModified),
+    id: g.id,
+    dateAdded: toApiTime(g.dateAdded),
+    ownerId: g.ownerId,
+    ownerName: g.ownerName,
+    webLink: detailsLink(publicUrl, 'groups', g.id),
+    type: g.type,
+    name: g.name,
+    xid: g.xid,
+    createdBy: presentUser(g.creator),
+    upVoteCount: String(g.upVoteCount),
+    downVoteCount: String(g.downVoteCount),
+    lastModified: toApiTime(g.lastModified),
     ...typeFields(g),
     legacyLink: legacyLink(publicUrl, findGroupType(g.type)?.apiEntity ?? 'group', g.id),
   }
   if (fields.has('sightings')) Object.assign(out, SIGHTINGS(g))
   if (fields.has('externalDates')) Object.assign(out, EXTERNAL_DATES(g))
-  if (fields.has('insights') && WITH_INSIGHTS.has(g.type)) Object.assign(out, { customAiContent: g.customAiContent, insights: insightsOf(g) })
+  if (fields.has('insights') && WITH_INSIGHTS.has(g.type))
+    Object.assign(out, { customAiContent: g.customAiContent, insights: insightsOf(g) })
   return compact(out)
 }

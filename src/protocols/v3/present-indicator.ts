@@ -46,13 +46,28 @@ function geoLocation(r: IndicatorRecord): Record<string, unknown> | undefined {
 }
 
 /** @example presentIndicatorV3(record, { ctx, fields: new Map([['observations', new Map()]]) }) */
-export function presentIndicatorV3(r: IndicatorRecord, { ctx, fields }: { ctx: RequestContext; fields: FieldTree }): Record<string, unknown> {
+export function presentIndicatorV3(
+  r: IndicatorRecord,
+  { ctx, fields }: { ctx: RequestContext; fields: FieldTree },
+): Record<string, unknown> {
   const publicUrl = ctx.services.publicUrl
   const def = findIndicatorType(r.type)
   const out: Record<string, unknown> = {
-    id: r.id, ownerId: r.ownerId, ownerName: r.ownerName, dateAdded: toApiTime(r.dateAdded), webLink: detailsLink(publicUrl, 'indicators', r.id),
-    type: r.type, lastModified: toApiTime(r.lastModified), rating: r.rating, confidence: r.confidence, source: r.source,
-    description: r.description, summary: r.summary, privateFlag: r.privateFlag, active: r.active, activeLocked: r.activeLocked,
+    id: r.id,
+    ownerId: r.ownerId,
+    ownerName: r.ownerName,
+    dateAdded: toApiTime(r.dateAdded),
+    webLink: detailsLink(publicUrl, 'indicators', r.id),
+    type: r.type,
+    lastModified: toApiTime(r.lastModified),
+    rating: r.rating,
+    confidence: r.confidence,
+    source: r.source,
+    description: r.description,
+    summary: r.summary,
+    privateFlag: r.privateFlag,
+    active: r.active,
+    activeLocked: r.activeLocked,
     ...valueFields(r, fields.has('genericCustomIndicatorValues')),
     legacyLink: legacyIndicatorLink(publicUrl, def?.apiEntity ?? r.type, r.summary, r.ownerName),
   }

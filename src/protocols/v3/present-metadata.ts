@@ -19,20 +19,47 @@ export function compact(value: Record<string, unknown>): Record<string, unknown>
 
 export function presentUser(user: UserRef | null | undefined): Record<string, unknown> | undefined {
   if (!user) return undefined
-  return compact({ id: user.id, userName: user.userName, firstName: user.firstName, lastName: user.lastName, pseudonym: user.pseudonym, owner: user.owner })
+  return compact({
+    id: user.id,
+    userName: user.userName,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    pseudonym: user.pseudonym,
+    owner: user.owner,
+  })
 }
 
 export function presentAttribute(a: AttributeView): Record<string, unknown> {
   return compact({
-    id: a.id, dateAdded: toApiTime(a.dateAdded), type: a.type, value: a.value, source: a.source, lastModified: toApiTime(a.lastModified),
-    pinned: a.pinned, default: a.displayed,
+    id: a.id,
+    dateAdded: toApiTime(a.dateAdded),
+    type: a.type,
+    value: a.value,
+    source: a.source,
+    lastModified: toApiTime(a.lastModified),
+    pinned: a.pinned,
+    default: a.displayed,
   })
 }
 
 export function presentLabel(l: SecurityLabel): Record<string, unknown> {
-  return compact({ id: l.id, name: l.name, description: l.description, color: l.color, dateAdded: toApiTime(l.dateAdded), owner: l.ownerName })
+  return compact({
+    id: l.id,
+    name: l.name,
+    description: l.description,
+    color: l.color,
+    dateAdded: toApiTime(l.dateAdded),
+    owner: l.ownerName,
+  })
 }
 
 export function presentTag(t: Tag): Record<string, unknown> {
-  return compact({ id: t.id, name: t.name, owner: t.ownerName, description: t.description, lastUsed: toApiTime(t.lastUsed), techniqueId: t.techniqueId })
+  return compact({
+    id: t.id,
+    name: t.name,
+    owner: t.ownerName,
+    description: t.description,
+    lastUsed: toApiTime(t.lastUsed),
+    techniqueId: t.techniqueId,
+  })
 }

@@ -14,7 +14,15 @@ import { fieldDescriptor, fieldOptions, tqlOptions } from './options.js'
 import { pageLinks } from './paging.js'
 import { endpointSchemas } from './schemas.js'
 import { type FieldTree, ownerScope, parseFieldTree, parseListQuery, query, showReadOnly, single } from './params.js'
-import { sendV3Created, sendV3Data, sendV3Deleted, sendV3List, sendV3Options, sendV3Raw, sendV3Updated } from './present.js'
+import {
+  sendV3Created,
+  sendV3Data,
+  sendV3Deleted,
+  sendV3List,
+  sendV3Options,
+  sendV3Raw,
+  sendV3Updated,
+} from './present.js'
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
 
@@ -22,7 +30,13 @@ async function resolveId(endpoint: AnyEndpoint, ctx: RequestContext, text: strin
   return endpoint.resolveId ? endpoint.resolveId(ctx, text) : parseId(endpoint.word, text)
 }
 
-async function presentOne(endpoint: AnyEndpoint, ctx: RequestContext, record: { id: number }, fields: FieldTree, endpointFor: EndpointDirectory) {
+async function presentOne(
+  endpoint: AnyEndpoint,
+  ctx: RequestContext,
+  record: { id: number },
+  fields: FieldTree,
+  endpointFor: EndpointDirectory,
+) {
   const [presented] = await presentRecords(endpoint, [record], fields, { ctx, depth: 0, endpointFor })
   return presented
 }
@@ -60,9 +74,15 @@ function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointF
   // Each route's schema comes from the declaration; the OpenAPI document is generated from them.
   const schemas = endpointSchemas(endpoint)
 
-  app.options(base, { schema: schemas.descriptor }, async (req, reply) => sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))))
-  app.options(`${base}/fields`, { schema: schemas.fieldOptions }, async (_req, reply) => sendV3Options(reply, fieldOptions(endpoint)))
-  app.options(`${base}/tql`, { schema: schemas.tqlOptions }, async (_req, reply) => sendV3Options(reply, tqlOptions(endpoint)))
+  app.options(base, { schema: schemas.descriptor }, async (req, reply) =>
+    sendV3Raw(reply, fieldDescriptor(endpoint, showReadOnly(query(req)))),
+  )
+  app.options(`${base}/fields`, { schema: schemas.fieldOptions }, async (_req, reply) =>
+    sendV3Options(reply, fieldOptions(endpoint)),
+  )
+  app.options(`${base}/tql`, { schema: schemas.tqlOptions }, async (_req, reply) =>
+    sendV3Options(reply, tqlOptions(endpoint)),
+  )
 
   app.get(base, { schema: schemas.list }, async (req, reply) => {
     const q = query(req)
@@ -71,7 +91,11 @@ function registerEndpoint(app: FastifyInstance, endpoint: AnyEndpoint, endpointF
     checkFields(endpoint, fields)
     const page = await endpoint.list(req.ctx, list)
     const data = await presentRecords(endpoint, page.items, fields, { ctx: req.ctx, depth: 0, endpointFor })
-    const links = pageLinks(req.ctx.services.publicUrl, req, { ...list, hasMore: page.hasMore, lastId: page.items.at(-1)?.id })
+    const links = pageLinks(req.ctx.services.publicUrl, req, {
+      ...list,
+      hasMore: page.hasMore,
+      lastId: page.items.at(-1)?.id,
+    })
     return sendV3List(reply, data, links, list.count && list.resultStart === 0 ? page.total : undefined)
   })
 

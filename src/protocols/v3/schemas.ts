@@ -4,13 +4,27 @@
  * the endpoint's options. routes.ts gives each route its schema; nothing is written twice.
  */
 import {
-  type JsonSchema, type ResponseDoc, type RouteSchema, anyObject, arrayOf, boolean, integer, jsonResponse, object, string,
+  type JsonSchema,
+  type ResponseDoc,
+  type RouteSchema,
+  anyObject,
+  arrayOf,
+  boolean,
+  integer,
+  jsonResponse,
+  object,
+  string,
 } from '../http/route-schema.js'
 import type { AnyEndpoint, FieldSpec } from './endpoint.js'
 
-export const V3_ERROR = object({
-  errCode: string('Stable code of the refusal'), message: string('What was refused, and why'), status: { const: 'Error' },
-}, ['errCode', 'message', 'status'])
+export const V3_ERROR = object(
+  {
+    errCode: string('Stable code of the refusal'),
+    message: string('What was refused, and why'),
+    status: { const: 'Error' },
+  },
+  ['errCode', 'message', 'status'],
+)
 
 const REFUSED: Record<string, ResponseDoc> = {
   '4XX': jsonResponse('Refused: `{errCode, message, status: "Error"}`', V3_ERROR),
@@ -19,17 +33,32 @@ const REFUSED: Record<string, ResponseDoc> = {
 const SUCCESS = { const: 'Success' }
 
 const TYPES: Record<string, JsonSchema> = {
-  String: { type: 'string' }, Integer: { type: 'integer' }, Long: { type: 'integer' }, Double: { type: 'number' },
-  BigDecimal: { type: 'number' }, Boolean: { type: 'boolean' }, Date: { type: 'string', format: 'date-time' },
-  Array: { type: 'array' }, Object: { type: 'object' },
+  String: { type: 'string' },
+  Integer: { type: 'integer' },
+  Long: { type: 'integer' },
+  Double: { type: 'number' },
+  BigDecimal: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  Date: { type: 'string', format: 'date-time' },
+  Array: { type: 'array' },
+  Object: { type: 'object' },
 }
 
 function fieldSchema(field: FieldSpec): JsonSchema {
-  const base: JsonSchema = field.values ? { type: 'string', enum: [...field.values] } : { ...(TYPES[field.type] ?? { type: 'object', title: field.type }) }
+  const base: JsonSchema = field.values
+    ? { type: 'string', enum: [...field.values] }
+    : { ...(TYPES[field.type] ?? { type: 'object', title: field.type }) }
   base.description = field.description
   if (field.readOnly) base.readOnly = true
   if (!field.list) return base
-  return { type: 'object', description: field.description, properties: { data: arrayOf({ type: 'object', title: field.type }), mode: { type: 'string', enum: ['append', 'replace', 'delete'] } } }
+  return {
+    type: 'object',
+    description: field.description,
+    properties: {
+      data: arrayOf({ type: 'object', title: field.type }),
+      mode: { type: 'string', enum: ['append', 'replace', 'delete'] },
+    },
+  }
 }
 
 /** The request body of POST (create: required fields required) or PUT (update: what may change). */
@@ -45,12 +74,15 @@ function recordSchema(endpoint: AnyEndpoint): JsonSchema {
   return object({ id: integer(), ...fields }, ['id'])
 }
 
-const OWNER = { owner: string('Owner by name (or id); the caller\'s Organization when absent') }
+const OWNER = { owner: string("Owner by name (or id); the caller's Organization when absent") }
 
 function fieldsParam(endpoint: AnyEndpoint): JsonSchema {
   const names = endpoint.options.map((o) => o.name)
   const one = names.length ? { type: 'string', enum: names } : string()
-  return { description: 'More to include in each record (repeat, or separate by commas)', anyOf: [one, arrayOf(one), string()] }
+  return {
+    description: 'More to include in each record (repeat, or separate by commas)',
+    anyOf: [one, arrayOf(one), string()],
+  }
 }
 
 function oneQuery(endpoint: AnyEndpoint): JsonSchema {
@@ -59,17 +91,22 @@ function oneQuery(endpoint: AnyEndpoint): JsonSchema {
 
 function listQuery(endpoint: AnyEndpoint): JsonSchema {
   return object({
-    ...OWNER, fields: fieldsParam(endpoint),
-    ...(endpoint.tqlType ? { tql: string('A TQL filter (OPTIONS /v3/' + endpoint.path + '/tql lists its keywords)') } : {}),
+    ...OWNER,
+    fields: fieldsParam(endpoint),
+    ...(endpoint.tqlType
+      ? { tql: string('A TQL filter (OPTIONS /v3/' + endpoint.path + '/tql lists its keywords)') }
+      : {}),
     sorting: string('`<field> ASC|DESC`, repeatable'),
-    resultStart: { type: 'integer', minimum: 0 }, resultLimit: { type: 'integer', minimum: 1, maximum: 10000, description: 'Page size (default 100)' },
+    resultStart: { type: 'integer', minimum: 0 },
+    resultLimit: { type: 'integer', minimum: 1, maximum: 10000, description: 'Page size (default 100)' },
     count: boolean('Adds the total count (first page)'),
   })
 }
 
 const DELETED = object({ count: integer(), message: { const: 'Deleted' }, status: SUCCESS }, ['status'])
 
-const data = (record: JsonSchema, message?: string) => object({ data: record, ...(message ? { message: { const: message } } : {}), status: SUCCESS }, ['data', 'status'])
+const data = (record: JsonSchema, message?: string) =>
+  object({ data: record, ...(message ? { message: { const: message } } : {}), status: SUCCESS }, ['data', 'status'])
 
 function refusedOnly(summary: string): RouteSchema {
   return { summary, response: { ...REFUSED } }
@@ -82,36 +119,78 @@ export function endpointSchemas(endpoint: AnyEndpoint) {
   const optionsList = object({ data: arrayOf(anyObject), count: integer(), status: SUCCESS }, ['data', 'status'])
   return {
     descriptor: {
-      summary: `${word} body fields (usable as a body template)`, querystring: object({ show: string('`readOnly` adds read-only fields') }),
-      response: { 200: jsonResponse('Field name → {type, description, required, …}', { type: 'object', additionalProperties: anyObject }), ...REFUSED },
-    } satisfies RouteSchema,
-    fieldOptions: { summary: `What fields= takes on /v3/${endpoint.path}`, response: { 200: jsonResponse('The fields= options', optionsList), ...REFUSED } } satisfies RouteSchema,
-    tqlOptions: { summary: `TQL keywords of /v3/${endpoint.path}`, response: { 200: jsonResponse('The TQL keywords', optionsList), ...REFUSED } } satisfies RouteSchema,
-    list: {
-      summary: `${word} list`, querystring: listQuery(endpoint),
+      summary: `${word} body fields (usable as a body template)`,
+      querystring: object({ show: string('`readOnly` adds read-only fields') }),
       response: {
-        200: jsonResponse('A page; `next`/`prev` link the neighbouring pages', object({
-          next: string(), prev: string(), data: arrayOf(record), count: integer(), status: SUCCESS,
-        }, ['data', 'status'])),
+        200: jsonResponse('Field name → {type, description, required, …}', {
+          type: 'object',
+          additionalProperties: anyObject,
+        }),
         ...REFUSED,
       },
     } satisfies RouteSchema,
-    one: { summary: `One ${word}`, querystring: oneQuery(endpoint), response: { 200: jsonResponse('The record', data(record)), ...REFUSED } } satisfies RouteSchema,
+    fieldOptions: {
+      summary: `What fields= takes on /v3/${endpoint.path}`,
+      response: { 200: jsonResponse('The fields= options', optionsList), ...REFUSED },
+    } satisfies RouteSchema,
+    tqlOptions: {
+      summary: `TQL keywords of /v3/${endpoint.path}`,
+      response: { 200: jsonResponse('The TQL keywords', optionsList), ...REFUSED },
+    } satisfies RouteSchema,
+    list: {
+      summary: `${word} list`,
+      querystring: listQuery(endpoint),
+      response: {
+        200: jsonResponse(
+          'A page; `next`/`prev` link the neighbouring pages',
+          object(
+            {
+              next: string(),
+              prev: string(),
+              data: arrayOf(record),
+              count: integer(),
+              status: SUCCESS,
+            },
+            ['data', 'status'],
+          ),
+        ),
+        ...REFUSED,
+      },
+    } satisfies RouteSchema,
+    one: {
+      summary: `One ${word}`,
+      querystring: oneQuery(endpoint),
+      response: { 200: jsonResponse('The record', data(record)), ...REFUSED },
+    } satisfies RouteSchema,
     create: endpoint.create
-      ? { summary: `Create a ${word}`, querystring: oneQuery(endpoint), body: bodySchema(endpoint, 'create'), response: { 201: jsonResponse('Created', data(record, 'Created')), ...REFUSED } } satisfies RouteSchema
+      ? ({
+          summary: `Create a ${word}`,
+          querystring: oneQuery(endpoint),
+          body: bodySchema(endpoint, 'create'),
+          response: { 201: jsonResponse('Created', data(record, 'Created')), ...REFUSED },
+        } satisfies RouteSchema)
       : refusedOnly(`Not supported: /v3/${endpoint.path} is read-only`),
     update: endpoint.update
-      ? { summary: `Update a ${word}`, querystring: oneQuery(endpoint), body: bodySchema(endpoint, 'update'), response: { 200: jsonResponse('Updated', data(record, 'Updated')), ...REFUSED } } satisfies RouteSchema
+      ? ({
+          summary: `Update a ${word}`,
+          querystring: oneQuery(endpoint),
+          body: bodySchema(endpoint, 'update'),
+          response: { 200: jsonResponse('Updated', data(record, 'Updated')), ...REFUSED },
+        } satisfies RouteSchema)
       : refusedOnly(`Not supported: /v3/${endpoint.path} is read-only`),
     remove: endpoint.remove
-      ? { summary: `Delete a ${word}`, querystring: object(OWNER), response: { 200: jsonResponse('Deleted', DELETED), ...REFUSED } } satisfies RouteSchema
+      ? ({
+          summary: `Delete a ${word}`,
+          querystring: object(OWNER),
+          response: { 200: jsonResponse('Deleted', DELETED), ...REFUSED },
+        } satisfies RouteSchema)
       : refusedOnly(`Not supported: /v3/${endpoint.path} is read-only`),
     removeMatching: endpoint.removeMatching
-      ? {
-        summary: `Delete every ${word} a TQL filter matches (when bulk delete is enabled)`,
-        querystring: object({ ...OWNER, tql: string('Required: what to delete') }, ['tql']),
-        response: { 200: jsonResponse('Deleted, with how many', DELETED), ...REFUSED },
-      } satisfies RouteSchema
+      ? ({
+          summary: `Delete every ${word} a TQL filter matches (when bulk delete is enabled)`,
+          querystring: object({ ...OWNER, tql: string('Required: what to delete') }, ['tql']),
+          response: { 200: jsonResponse('Deleted, with how many', DELETED), ...REFUSED },
+        } satisfies RouteSchema)
       : refusedOnly(`Not supported: bulk delete of /v3/${endpoint.path}`),
   }
 }
@@ -121,14 +200,32 @@ export { REFUSED as V3_REFUSED, SUCCESS as V3_SUCCESS }
 export const DELETED_INDICATORS: RouteSchema = {
   summary: 'Indicators deleted recently',
   querystring: object({
-    ...OWNER, type: string('Indicator type name'), deletedSince: { type: 'string', format: 'date-time' },
-    resultStart: { type: 'integer', minimum: 0 }, resultLimit: { type: 'integer', minimum: 1, maximum: 10000 },
+    ...OWNER,
+    type: string('Indicator type name'),
+    deletedSince: { type: 'string', format: 'date-time' },
+    resultStart: { type: 'integer', minimum: 0 },
+    resultLimit: { type: 'integer', minimum: 1, maximum: 10000 },
   }),
   response: {
-    200: jsonResponse('A page of deleted Indicators', object({
-      data: arrayOf(object({ ownerName: string(), dateAdded: { type: 'string', format: 'date-time' }, dateDeleted: { type: 'string', format: 'date-time' }, type: string(), summary: string() })),
-      count: integer(), status: SUCCESS,
-    }, ['data', 'status'])),
+    200: jsonResponse(
+      'A page of deleted Indicators',
+      object(
+        {
+          data: arrayOf(
+            object({
+              ownerName: string(),
+              dateAdded: { type: 'string', format: 'date-time' },
+              dateDeleted: { type: 'string', format: 'date-time' },
+              type: string(),
+              summary: string(),
+            }),
+          ),
+          count: integer(),
+          status: SUCCESS,
+        },
+        ['data', 'status'],
+      ),
+    ),
     ...REFUSED,
   },
 }
@@ -137,18 +234,33 @@ export const GROUP_UPLOAD: RouteSchema = {
   summary: 'Upload (replace) the file of a Document or Report',
   body: { type: 'string', contentMediaType: 'application/octet-stream' },
   consumes: ['application/octet-stream'],
-  response: { 200: jsonResponse('Stored', object({ message: { const: 'Uploaded' }, status: SUCCESS }, ['status'])), ...REFUSED },
+  response: {
+    200: jsonResponse('Stored', object({ message: { const: 'Uploaded' }, status: SUCCESS }, ['status'])),
+    ...REFUSED,
+  },
 }
 
 export const GROUP_DOWNLOAD: RouteSchema = {
   summary: 'The file of a Document or Report (a Signature as text)',
   response: {
-    200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } }, 'text/plain': { schema: string() } } },
+    200: {
+      description: 'The file',
+      content: {
+        'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+        'text/plain': { schema: string() },
+      },
+    },
     ...REFUSED,
   },
 }
 
 export const GROUP_PDF: RouteSchema = {
   summary: 'The Group as a PDF',
-  response: { 200: { description: 'A PDF', content: { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } } } }, ...REFUSED },
+  response: {
+    200: {
+      description: 'A PDF',
+      content: { 'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } } },
+    },
+    ...REFUSED,
+  },
 }

@@ -6,8 +6,12 @@ import { type TestApp, createTestApp } from '../../test/harness.js'
 import { CREDENTIAL_CACHE_MS, CredentialCache, forgetCredentials } from './credential-cache.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 describe('credential cache', () => {
   it('serves a value for at most its lifetime and forgets it when credentials change', async () => {

@@ -7,8 +7,18 @@
  *   admin command line reaches this node within that time.
  */
 import {
-  type AliasNode, DeleteQueryNode, InsertQueryNode, type KyselyPlugin, type OperationNode, type PluginTransformQueryArgs,
-  type PluginTransformResultArgs, type QueryResult, type RootOperationNode, TableNode, type UnknownRow, UpdateQueryNode,
+  type AliasNode,
+  DeleteQueryNode,
+  InsertQueryNode,
+  type KyselyPlugin,
+  type OperationNode,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  TableNode,
+  type UnknownRow,
+  UpdateQueryNode,
 } from 'kysely'
 
 export const CREDENTIAL_CACHE_MS = 1000

@@ -17,7 +17,11 @@ export interface ColumnCondition<C extends string = string> {
 }
 
 /** One condition on a qualified column (`intel_group.name`). Starts-with is case-sensitive on both databases. */
-export function columnCondition(eb: ExpressionBuilder<any, any>, ref: string, c: Pick<ColumnCondition, 'op' | 'value'>): Expression<SqlBool> {
+export function columnCondition(
+  eb: ExpressionBuilder<any, any>,
+  ref: string,
+  c: Pick<ColumnCondition, 'op' | 'value'>,
+): Expression<SqlBool> {
   if (c.op === '^') {
     const prefix = String(c.value)
     return sql<SqlBool>`substr(${sql.ref(ref)}, 1, ${prefix.length}) = ${prefix}`
@@ -27,7 +31,11 @@ export function columnCondition(eb: ExpressionBuilder<any, any>, ref: string, c:
 }
 
 /** Joins expressions with AND or OR (the v2 `orParams` switch); an empty list is no restriction. */
-export function combine(eb: ExpressionBuilder<any, any>, parts: Expression<SqlBool>[], mode: 'and' | 'or'): Expression<SqlBool> {
+export function combine(
+  eb: ExpressionBuilder<any, any>,
+  parts: Expression<SqlBool>[],
+  mode: 'and' | 'or',
+): Expression<SqlBool> {
   if (parts.length === 0) return sql<SqlBool>`1 = 1`
   return mode === 'or' ? eb.or(parts) : eb.and(parts)
 }
@@ -45,16 +53,26 @@ export interface AssociationScope {
 export function associatedIds(db: Kysely<Database>, scope: AssociationScope, toKind: string) {
   const typeId = scope.associationTypeId ?? 0
   if (scope.via !== 'group') {
-    return db.selectFrom('association').select('association.to_id as id')
-      .where('association.from_kind', '=', scope.kind).where('association.from_id', '=', scope.id)
-      .where('association.to_kind', '=', toKind).where('association.association_type_id', '=', typeId)
+    return db
+      .selectFrom('association')
+      .select('association.to_id as id')
+      .where('association.from_kind', '=', scope.kind)
+      .where('association.from_id', '=', scope.id)
+      .where('association.to_kind', '=', toKind)
+      .where('association.association_type_id', '=', typeId)
   }
-  return db.selectFrom('association as first').innerJoin('association as second', (join) => join
-    .on('second.from_kind', '=', 'group').onRef('second.from_id', '=', 'first.to_id'))
+  return db
+    .selectFrom('association as first')
+    .innerJoin('association as second', (join) =>
+      join.on('second.from_kind', '=', 'group').onRef('second.from_id', '=', 'first.to_id'),
+    )
     .select('second.to_id as id')
-    .where('first.from_kind', '=', scope.kind).where('first.from_id', '=', scope.id)
-    .where('first.to_kind', '=', 'group').where('first.association_type_id', '=', 0)
-    .where('second.to_kind', '=', toKind).where('second.association_type_id', '=', typeId)
+    .where('first.from_kind', '=', scope.kind)
+    .where('first.from_id', '=', scope.id)
+    .where('first.to_kind', '=', 'group')
+    .where('first.association_type_id', '=', 0)
+    .where('second.to_kind', '=', toKind)
+    .where('second.association_type_id', '=', typeId)
     .where((eb) => eb.not(eb.and([eb('second.to_kind', '=', scope.kind), eb('second.to_id', '=', scope.id)])))
 }
 
@@ -74,7 +92,13 @@ export function unindexedInteger(dialect: Dialect, ref: string): Expression<unkn
  * is then an expression no index matches, else a planner without statistics may read every row of the
  * owners through an owner index and test each against the ids (0.5 s at 1M Indicators).
  */
-export function ownerFilter(db: Kysely<any>, eb: ExpressionBuilder<any, any>, ref: string, ownerIds: readonly number[], byIds: boolean): Expression<SqlBool> {
+export function ownerFilter(
+  db: Kysely<any>,
+  eb: ExpressionBuilder<any, any>,
+  ref: string,
+  ownerIds: readonly number[],
+  byIds: boolean,
+): Expression<SqlBool> {
   if (byIds) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
   return ownerIds.length === 1 ? eb(ref, '=', ownerIds[0]!) : eb(ref, 'in', ownerIds)
 }

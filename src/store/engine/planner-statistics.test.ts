@@ -6,29 +6,52 @@ import type { Store } from '../connect.js'
 import { refreshAtStart, setRefreshThreshold } from './planner-statistics.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 /** Tables with planner statistics: sqlite_stat1 rows, or pg_stats columns from an ANALYZE. */
 async function analyzedTables(store: Store): Promise<string[]> {
   if (store.sqlite) {
     const exists = store.sqlite.prepare("select 1 from sqlite_master where name = 'sqlite_stat1'").get()
     if (!exists) return []
-    return (store.sqlite.prepare('select distinct tbl from sqlite_stat1 order by tbl').all() as { tbl: string }[]).map((r) => r.tbl)
+    return (store.sqlite.prepare('select distinct tbl from sqlite_stat1 order by tbl').all() as { tbl: string }[]).map(
+      (r) => r.tbl,
+    )
   }
-  const r = await sql<{ relname: string }>`select relname from pg_stat_user_tables where last_analyze is not null order by relname`.execute(store.db)
+  const r = await sql<{
+    relname: string
+  }>`select relname from pg_stat_user_tables where last_analyze is not null order by relname`.execute(store.db)
   return r.rows.map((row) => row.relname)
 }
 
 async function runJob(indicators: unknown[]) {
-  const created = await t.request({ method: 'POST', url: '/api/v2/batch', payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' } })
+  const created = await t.request({
+    method: 'POST',
+    url: '/api/v2/batch',
+    payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+  })
   const id = created.json().data.batchId
-  const uploaded = await t.request({ method: 'POST', url: `/api/v2/batch/${id}`, payload: JSON.stringify({ indicator: indicators }), headers: { 'content-type': 'application/octet-stream' } })
+  const uploaded = await t.request({
+    method: 'POST',
+    url: `/api/v2/batch/${id}`,
+    payload: JSON.stringify({ indicator: indicators }),
+    headers: { 'content-type': 'application/octet-stream' },
+  })
   expect(uploaded.statusCode).toBe(202)
   expect(await runPendingJobs(t.store, t.services)).toBe(1)
 }
 
-const hosts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: 'Host', summary: `${prefix}${i}.example`, tag: [{ name: 'feed' }], attribute: [{ type: 'Description', value: `d${i}` }] }))
+const hosts = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    type: 'Host',
+    summary: `${prefix}${i}.example`,
+    tag: [{ name: 'feed' }],
+    attribute: [{ type: 'Description', value: `d${i}` }],
+  }))
 
 describe('planner statistics kept by the server', () => {
   it('a small job leaves them alone; a large one leaves the written tables analyzed, with nobody running ANALYZE', async () => {
@@ -40,15 +63,26 @@ describe('planner statistics kept by the server', () => {
     expect(analyzed).toEqual(expect.arrayContaining(['indicator', 'item_tag', 'attribute']))
     if (t.store.sqlite) {
       // The Indicator indexes have row estimates now (the first number of each stat).
-      const stat = t.store.sqlite.prepare("select stat from sqlite_stat1 where tbl = 'indicator' and idx is not null limit 1").get() as { stat: string }
+      const stat = t.store.sqlite
+        .prepare("select stat from sqlite_stat1 where tbl = 'indicator' and idx is not null limit 1")
+        .get() as { stat: string }
       expect(Number(stat.stat.split(' ')[0])).toBeGreaterThanOrEqual(620)
     } else {
-      const r = await sql<{ n: number }>`select reltuples::int as n from pg_class where relname = 'indicator'`.execute(t.store.db)
+      const r = await sql<{ n: number }>`select reltuples::int as n from pg_class where relname = 'indicator'`.execute(
+        t.store.db,
+      )
       expect(r.rows[0].n).toBe(620)
       // Vacuumed as well: with autovacuum off, nothing else marks pages all-visible for index-only scans.
-      const vacuumed = await sql<{ relname: string }>`select relname from pg_stat_user_tables where last_vacuum is not null order by relname`.execute(t.store.db)
-      expect(vacuumed.rows.map((row) => row.relname)).toEqual(expect.arrayContaining(['indicator', 'item_tag', 'attribute']))
-      const visible = await sql<{ all: number; pages: number }>`select relallvisible as all, relpages as pages from pg_class where relname = 'indicator'`.execute(t.store.db)
+      const vacuumed = await sql<{
+        relname: string
+      }>`select relname from pg_stat_user_tables where last_vacuum is not null order by relname`.execute(t.store.db)
+      expect(vacuumed.rows.map((row) => row.relname)).toEqual(
+        expect.arrayContaining(['indicator', 'item_tag', 'attribute']),
+      )
+      const visible = await sql<{
+        all: number
+        pages: number
+      }>`select relallvisible as all, relpages as pages from pg_class where relname = 'indicator'`.execute(t.store.db)
       expect(visible.rows[0].all).toBe(visible.rows[0].pages)
     }
   })
@@ -57,9 +91,18 @@ describe('planner statistics kept by the server', () => {
     const fresh = await createTestApp()
     try {
       setRefreshThreshold(fresh.store, 1_000_000)
-      const created = await fresh.request({ method: 'POST', url: '/api/v2/batch', payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' } })
+      const created = await fresh.request({
+        method: 'POST',
+        url: '/api/v2/batch',
+        payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+      })
       const id = created.json().data.batchId
-      await fresh.request({ method: 'POST', url: `/api/v2/batch/${id}`, payload: JSON.stringify({ indicator: hosts('restart', 50) }), headers: { 'content-type': 'application/octet-stream' } })
+      await fresh.request({
+        method: 'POST',
+        url: `/api/v2/batch/${id}`,
+        payload: JSON.stringify({ indicator: hosts('restart', 50) }),
+        headers: { 'content-type': 'application/octet-stream' },
+      })
       expect(await runPendingJobs(fresh.store, fresh.services)).toBe(1)
       expect(await analyzedTables(fresh.store)).not.toContain('indicator')
       await refreshAtStart(fresh.store)

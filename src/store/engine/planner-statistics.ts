@@ -67,7 +67,11 @@ async function indicatorRows(store: Store): Promise<number> {
   if (store.sqlite) {
     return (store.sqlite.prepare('select max(rowid) as n from indicator').get() as { n: number | null }).n ?? 0
   }
-  const r = await sql<{ n: number }>`select greatest(reltuples, 0)::bigint as n from pg_class where relname = 'indicator' and relkind = 'r'`.execute(store.db)
+  const r = await sql<{
+    n: number
+  }>`select greatest(reltuples, 0)::bigint as n from pg_class where relname = 'indicator' and relkind = 'r'`.execute(
+    store.db,
+  )
   return Number(r.rows[0]?.n ?? 0)
 }
 
@@ -91,10 +95,18 @@ export async function refreshAtStart(store: Store): Promise<void> {
     await analyze(store, WRITTEN_TABLES)
   } else {
     // Never analyzed, or changed since by more than autovacuum's default share would allow.
-    const stale = await sql<{ relname: string }>`select s.relname from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+    const stale = await sql<{
+      relname: string
+    }>`select s.relname from pg_stat_user_tables s join pg_class c on c.oid = s.relid
       where s.relname in (${sql.join([...WRITTEN_TABLES])})
-        and ((s.last_analyze is null and s.last_autoanalyze is null) or s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0))`.execute(store.db)
-    if (stale.rows.length) await analyze(store, stale.rows.map((r) => r.relname))
+        and ((s.last_analyze is null and s.last_autoanalyze is null) or s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0))`.execute(
+      store.db,
+    )
+    if (stale.rows.length)
+      await analyze(
+        store,
+        stale.rows.map((r) => r.relname),
+      )
   }
   state.rowsAtAnalysis = await indicatorRows(store)
   state.writtenSince = 0

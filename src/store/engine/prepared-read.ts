@@ -36,7 +36,10 @@ export function rawReadPath(store: Store): 'sqlite' | 'postgres' | undefined {
 }
 
 /** A statement's answer as arrays of values (pg's `rowMode: 'array'`, better-sqlite3's `raw`), with its column names. */
-export interface Answer { names: readonly string[]; rows: unknown[][] }
+export interface Answer {
+  names: readonly string[]
+  rows: unknown[][]
+}
 
 /** Reads every id asked for in one turn at once; undefined when it cannot run now (the callers then read through Kysely). */
 export type TurnRead = (ids: number[]) => Promise<Answer | undefined> | Answer | undefined
@@ -46,7 +49,12 @@ export type TurnRead = (ids: number[]) => Promise<Answer | undefined> | Answer |
  * upgraded beside this one added a column: a statement prepared before cannot change its result
  * type, so the caller reads through Kysely (an unnamed statement) instead.
  */
-export async function queryNamed(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<Answer | undefined> {
+export async function queryNamed(
+  pool: pg.Pool,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<Answer | undefined> {
   try {
     const result = await pool.query({ name, text, values, rowMode: 'array' })
     return { names: columnsOf(name, result.fields), rows: result.rows }
@@ -95,17 +103,27 @@ const pendingByHandle = new WeakMap<object, Map<string, TurnBatch>>()
  * system calls and a look at the WAL index) before it reads a row. Under concurrent GETs this was
  * most of their cost; one statement a turn pays it once.
  */
-export async function readInTurn(handle: object, name: string, ids: readonly number[], key: string, read: TurnRead): Promise<Keyed[] | undefined> {
+export async function readInTurn(
+  handle: object,
+  name: string,
+  ids: readonly number[],
+  key: string,
+  read: TurnRead,
+): Promise<Keyed[] | undefined> {
   let pending = pendingByHandle.get(handle)
-  if (!pending) pendingByHandle.set(handle, pending = new Map())
+  if (!pending) pendingByHandle.set(handle, (pending = new Map()))
   let batch = pending.get(name)
   if (!batch) {
     const opened: TurnBatch = { ids: new Set(), callers: 0, answer: undefined as never }
-    opened.answer = new Promise((resolve, reject) => setImmediate(() => {
-      pending.delete(name)
-      Promise.resolve([...opened.ids]).then(read).then(resolve, reject)
-    }))
-    pending.set(name, batch = opened)
+    opened.answer = new Promise((resolve, reject) =>
+      setImmediate(() => {
+        pending.delete(name)
+        Promise.resolve([...opened.ids])
+          .then(read)
+          .then(resolve, reject)
+      }),
+    )
+    pending.set(name, (batch = opened))
   }
   for (const id of ids) batch.ids.add(id)
   batch.callers++
@@ -164,7 +182,10 @@ type Sqlite = NonNullable<Store['sqlite']>
 type SqliteStatement = ReturnType<Sqlite['prepare']>
 
 /** A statement that answers arrays of values, and its column names. */
-export interface RawStatement { statement: SqliteStatement; names: readonly string[] }
+export interface RawStatement {
+  statement: SqliteStatement
+  names: readonly string[]
+}
 
 export function rawStatement(sqlite: Sqlite, text: string): RawStatement {
   const statement = sqlite.prepare(text).raw(true)
@@ -176,7 +197,11 @@ export function rawStatement(sqlite: Sqlite, text: string): RawStatement {
  * asked for: that transaction's writes are not yet theirs to see, so the callers read through
  * Kysely, after it, as any read beside an open transaction does.
  */
-export function readOnSqlite(sqlite: Sqlite, raw: RawStatement, run: (statement: SqliteStatement) => unknown): Answer | undefined {
+export function readOnSqlite(
+  sqlite: Sqlite,
+  raw: RawStatement,
+  run: (statement: SqliteStatement) => unknown,
+): Answer | undefined {
   if (sqlite.inTransaction) return undefined
   const rows = run(raw.statement) as unknown[][]
   // A node upgraded beside this one added a column: SQLite re-prepares the statement with it.
@@ -194,7 +219,10 @@ function columnNames(statement: SqliteStatement): string[] {
  * `idIn('membership.user_id')`, `user_id`): it tells whose read a row answers when reads of one
  * turn are sent together. An empty id list reads nothing.
  */
-export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idIn: IdIn) => Built<O>): (store: Store, ids: readonly number[]) => Promise<O[]> {
+export function preparedByIds<O>(
+  name: string,
+  build: (db: Kysely<Database>, idIn: IdIn) => Built<O>,
+): (store: Store, ids: readonly number[]) => Promise<O[]> {
   const compiled = new Map<Dialect, { text: string; parameters: readonly unknown[]; key: string }>()
   const statements = new WeakMap<object, RawStatement>()
 
@@ -203,7 +231,10 @@ export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idI
     if (!c) {
       let key = ''
       const filter = idIn(store.dialect, IDS)
-      const query = build(store.db, (column) => { key = column.slice(column.lastIndexOf('.') + 1); return filter(column) }).compile()
+      const query = build(store.db, (column) => {
+        key = column.slice(column.lastIndexOf('.') + 1)
+        return filter(column)
+      }).compile()
       c = { text: query.sql, parameters: query.parameters, key }
       compiled.set(store.dialect, c)
     }
@@ -220,8 +251,10 @@ export function preparedByIds<O>(name: string, build: (db: Kysely<Database>, idI
       if (path === 'sqlite') {
         const sqlite = store.sqlite!
         let statement = statements.get(sqlite)
-        if (!statement) statements.set(sqlite, statement = rawStatement(sqlite, text))
-        rows = await readInTurn(sqlite, name, ids, key, (all) => readOnSqlite(sqlite, statement, (s) => s.all(withIds(all))))
+        if (!statement) statements.set(sqlite, (statement = rawStatement(sqlite, text)))
+        rows = await readInTurn(sqlite, name, ids, key, (all) =>
+          readOnSqlite(sqlite, statement, (s) => s.all(withIds(all))),
+        )
       } else {
         const pool = store.pool!
         rows = await readInTurn(pool, name, ids, key, (all) => queryNamed(pool, name, text, withIds(all)))

@@ -26,13 +26,17 @@ export function rowBuilder(names: readonly string[]): RowBuilder {
   if (build) return build
   const id = names.join('\n')
   build = builders.get(id)
-  if (!build) builders.set(id, build = compile(names))
+  if (!build) builders.set(id, (build = compile(names)))
   byList.set(names, build)
   return build
 }
 
 function compile(names: readonly string[]): RowBuilder {
   const plain = names.every((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && name !== '__proto__')
-  if (!plain || new Set(names).size !== names.length) return (values) => Object.fromEntries(names.map((name, i) => [name, values[i]]))
-  return new Function('values', `return { ${names.map((name, i) => `${name}: values[${i}]`).join(', ')} }`) as RowBuilder
+  if (!plain || new Set(names).size !== names.length)
+    return (values) => Object.fromEntries(names.map((name, i) => [name, values[i]]))
+  return new Function(
+    'values',
+    `return { ${names.map((name, i) => `${name}: values[${i}]`).join(', ')} }`,
+  ) as RowBuilder
 }

@@ -9,16 +9,27 @@ beforeAll(async () => {
   t = await createTestApp()
   ids = []
   for (const ip of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) {
-    const res = await t.request({ method: 'POST', url: '/api/v3/indicators', payload: { type: 'Address', ip, rating: 2 } })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v3/indicators',
+      payload: { type: 'Address', ip, rating: 2 },
+    })
     ids.push(res.json().data.id)
   }
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 describe('rows by id', () => {
   it('reads the same rows, with the same column values, as the query builder', async () => {
     const prepared = await findRowsByIds(t.store, 'indicator', [ids[2]!, ids[0]!, 999_999])
-    const built = await t.store.db.selectFrom('indicator').selectAll().where('id', 'in', [ids[0]!, ids[2]!]).orderBy('id').execute()
+    const built = await t.store.db
+      .selectFrom('indicator')
+      .selectAll()
+      .where('id', 'in', [ids[0]!, ids[2]!])
+      .orderBy('id')
+      .execute()
     expect(prepared.sort((a, b) => a.id - b.id)).toEqual(built)
     expect(prepared.map((r) => r.summary)).toEqual(['192.0.2.1', '192.0.2.3'])
     expect(await findRowsByIds(t.store, 'indicator', [ids[0]!])).toEqual([built[0]])
@@ -33,7 +44,10 @@ describe('rows by id', () => {
       const [row] = await findRowsByIds(t.store, 'indicator', [ids[0]!])
       expect(row).toMatchObject({ summary: '192.0.2.1', upgraded_by_another_node: null })
       const rows = await findRowsByIds(t.store, 'indicator', [ids[0]!, ids[1]!])
-      expect(rows.map((r) => [r.summary, (r as Record<string, unknown>).upgraded_by_another_node]).sort()).toEqual([['192.0.2.1', null], ['192.0.2.2', null]])
+      expect(rows.map((r) => [r.summary, (r as Record<string, unknown>).upgraded_by_another_node]).sort()).toEqual([
+        ['192.0.2.1', null],
+        ['192.0.2.2', null],
+      ])
     } finally {
       await sql`alter table indicator drop column upgraded_by_another_node`.execute(t.store.db)
     }
@@ -47,7 +61,9 @@ describe('rows by id', () => {
       insideDuring = (await findRowsByIds({ ...t.store, db: trx }, 'indicator', [ids[1]!])).map((r) => r.summary)
       // Beside the open transaction, another request's read: on SQLite it waits for the commit
       // (one connection), on PostgreSQL it reads the committed row.
-      const outside = findRowsByIds(t.store, 'indicator', [ids[1]!, ids[0]!]).then((rows) => { outsideDuring = rows.map((r) => r.summary) })
+      const outside = findRowsByIds(t.store, 'indicator', [ids[1]!, ids[0]!]).then((rows) => {
+        outsideDuring = rows.map((r) => r.summary)
+      })
       if (t.store.dialect === 'postgres') await outside
       await trx.updateTable('indicator').set({ summary: '192.0.2.2' }).where('id', '=', ids[1]!).execute()
     })
@@ -84,7 +100,7 @@ describe('rows by id', () => {
     if (pool) expect(sent).toEqual(['rows_by_id_indicator'])
   })
 
-  it('asked for outside a transaction that opens before the turn\'s read runs, read what it commits, not its writes', async () => {
+  it("asked for outside a transaction that opens before the turn's read runs, read what it commits, not its writes", async () => {
     const reading = findRowsByIds(t.store, 'indicator', [ids[2]!])
     await t.store.db.transaction().execute(async (trx) => {
       await trx.updateTable('indicator').set({ summary: 'uncommitted' }).where('id', '=', ids[2]!).execute()
@@ -98,7 +114,11 @@ describe('rows by id', () => {
 
   it('finds the rows through the primary key on SQLite', async () => {
     if (t.store.dialect !== 'sqlite') return
-    const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT * FROM "indicator" WHERE "id" IN (SELECT value FROM json_each(${'[1,2]'}))`.execute(t.store.db)
+    const plan = await sql<{
+      detail: string
+    }>`EXPLAIN QUERY PLAN SELECT * FROM "indicator" WHERE "id" IN (SELECT value FROM json_each(${'[1,2]'}))`.execute(
+      t.store.db,
+    )
     expect(plan.rows.map((r) => r.detail)).toContain('SEARCH indicator USING INTEGER PRIMARY KEY (rowid=?)')
   })
 })

@@ -33,7 +33,11 @@ const SQL = {
 type Prepared = { many: RawStatement; one: RawStatement }
 const preparedByHandle = new WeakMap<object, Map<ByIdTable, Prepared>>()
 
-export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T, ids: readonly number[]): Promise<Row<T>[]> {
+export async function findRowsByIds<T extends ByIdTable>(
+  store: Store,
+  table: T,
+  ids: readonly number[],
+): Promise<Row<T>[]> {
   if (ids.length === 0) return []
   const path = rawReadPath(store)
   const name = `rows_by_id_${table}`
@@ -52,13 +56,21 @@ export async function findRowsByIds<T extends ByIdTable>(store: Store, table: T,
     const rows = await readInTurn(pool, name, ids, 'id', (all) => queryNamed(pool, name, SQL.postgres(table), [all]))
     if (rows) return rows as Row<T>[]
   }
-  return store.db.selectFrom(table as ByIdTable).selectAll().where('id', 'in', ids).execute() as Promise<Row<T>[]>
+  return store.db
+    .selectFrom(table as ByIdTable)
+    .selectAll()
+    .where('id', 'in', ids)
+    .execute() as Promise<Row<T>[]>
 }
 
 function preparedFor(sqlite: NonNullable<Store['sqlite']>, table: ByIdTable): Prepared {
   let byTable = preparedByHandle.get(sqlite)
-  if (!byTable) preparedByHandle.set(sqlite, byTable = new Map())
+  if (!byTable) preparedByHandle.set(sqlite, (byTable = new Map()))
   let prepared = byTable.get(table)
-  if (!prepared) byTable.set(table, prepared = { many: rawStatement(sqlite, SQL.sqlite(table)), one: rawStatement(sqlite, SQL.sqliteOne(table)) })
+  if (!prepared)
+    byTable.set(
+      table,
+      (prepared = { many: rawStatement(sqlite, SQL.sqlite(table)), one: rawStatement(sqlite, SQL.sqliteOne(table)) }),
+    )
   return prepared
 }

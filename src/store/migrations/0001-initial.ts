@@ -36,7 +36,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_modified', ts, (c) => c.notNull())
     .execute()
 
-  await s.createTable('membership')
+  await s
+    .createTable('membership')
     .addColumn('user_id', 'integer', (c) => c.notNull().references('user_account.id').onDelete('cascade'))
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('owner.id').onDelete('cascade'))
     .addColumn('role', 'text', (c) => c.notNull())
@@ -60,7 +61,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('date_added', ts, (c) => c.notNull())
     .execute()
 
-  await s.createTable('setting')
+  await s
+    .createTable('setting')
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('value', 'text', (c) => c.notNull())
     .execute()
@@ -87,7 +89,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('threat_assess_score_observed', 'integer')
     .addColumn('threat_assess_score_false_positive', 'integer')
     .addColumn('cal_score', 'integer')
-  for (const date of ['first_seen', 'last_seen', 'external_date_added', 'external_last_modified', 'external_date_expires']) {
+  for (const date of [
+    'first_seen',
+    'last_seen',
+    'external_date_added',
+    'external_last_modified',
+    'external_date_expires',
+  ]) {
     indicator = indicator.addColumn(date, ts)
   }
   indicator = indicator
@@ -96,7 +104,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_observed', ts)
     .addColumn('false_positive_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_false_positive', ts)
-  for (const geo of ['address_city', 'address_country_code', 'address_country_name', 'address_organization', 'address_state', 'address_timezone']) {
+  for (const geo of [
+    'address_city',
+    'address_country_code',
+    'address_country_name',
+    'address_organization',
+    'address_state',
+    'address_timezone',
+  ]) {
     indicator = indicator.addColumn(geo, 'text')
   }
   await indicator
@@ -106,10 +121,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_modified', ts, (c) => c.notNull())
     .execute()
   // One owner holds one copy of an Indicator; for Files each hash is a key of its own.
-  await s.createIndex('indicator_owner_type_summary').unique().on('indicator').columns(['owner_id', 'type', 'summary']).execute()
+  await s
+    .createIndex('indicator_owner_type_summary')
+    .unique()
+    .on('indicator')
+    .columns(['owner_id', 'type', 'summary'])
+    .execute()
   for (const [i, column] of ['value1', 'value2', 'value3'].entries()) {
-    await s.createIndex(`indicator_file_hash${i + 1}`).unique().on('indicator').columns(['owner_id', column])
-      .where('type', '=', 'File').execute()
+    await s
+      .createIndex(`indicator_file_hash${i + 1}`)
+      .unique()
+      .on('indicator')
+      .columns(['owner_id', column])
+      .where('type', '=', 'File')
+      .execute()
   }
   await s.createIndex('indicator_summary').on('indicator').columns(['summary']).execute()
   await s.createIndex('indicator_owner_added').on('indicator').columns(['owner_id', 'date_added', 'id']).execute()
@@ -123,7 +148,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await s.createIndex('indicator_observation_indicator').on('indicator_observation').columns(['indicator_id']).execute()
 
-  await s.createTable('indicator_false_positive')
+  await s
+    .createTable('indicator_false_positive')
     .addColumn('indicator_id', 'integer', (c) => c.notNull().references('indicator.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.notNull())
     .addColumn('day', 'text', (c) => c.notNull())
@@ -171,12 +197,37 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'integer')
     .addColumn('date_added', ts, (c) => c.notNull())
     .addColumn('last_modified', ts, (c) => c.notNull())
-  for (const date of ['event_date', 'first_seen', 'last_seen', 'publish_date', 'external_date_added',
-    'external_last_modified', 'external_date_expires', 'document_date_added', 'email_date']) {
+  for (const date of [
+    'event_date',
+    'first_seen',
+    'last_seen',
+    'publish_date',
+    'external_date_added',
+    'external_last_modified',
+    'external_date_expires',
+    'document_date_added',
+    'email_date',
+  ]) {
     group = group.addColumn(date, ts)
   }
-  for (const text of ['status', 'file_name', 'file_type', 'file_text', 'password', 'document_type', 'email_to', 'email_from',
-    'email_subject', 'email_header', 'email_body', 'event_type', 'insights', 'custom_ai_content', 'ai_provider', 'description']) {
+  for (const text of [
+    'status',
+    'file_name',
+    'file_type',
+    'file_text',
+    'password',
+    'document_type',
+    'email_to',
+    'email_from',
+    'email_subject',
+    'email_header',
+    'email_body',
+    'event_type',
+    'insights',
+    'custom_ai_content',
+    'ai_provider',
+    'description',
+  ]) {
     group = group.addColumn(text, 'text')
   }
   for (const flag of ['malware', 'generated_report', 'email_score_includes_body', 'up_vote_count', 'down_vote_count']) {
@@ -187,7 +238,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await s.createIndex('intel_group_owner_type').on('intel_group').columns(['owner_id', 'type', 'id']).execute()
   await s.createIndex('intel_group_name').on('intel_group').columns(['name']).execute()
 
-  await s.createTable('document_content')
+  await s
+    .createTable('document_content')
     .addColumn('group_id', 'integer', (c) => c.primaryKey().references('intel_group.id').onDelete('cascade'))
     .addColumn('content', blobType(db), (c) => c.notNull())
     .addColumn('content_type', 'text', (c) => c.notNull())
@@ -241,7 +293,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await s.createIndex('task_owner').on('task').columns(['owner_id', 'id']).execute()
 
-  await s.createTable('task_assignee')
+  await s
+    .createTable('task_assignee')
     .addColumn('task_id', 'integer', (c) => c.notNull().references('task.id').onDelete('cascade'))
     .addColumn('user_id', 'integer', (c) => c.notNull().references('user_account.id').onDelete('cascade'))
     .addColumn('role', 'text', (c) => c.notNull())
@@ -309,7 +362,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await s.createIndex('security_label_owner_name').unique().on('security_label').columns(['owner_id', 'name']).execute()
 
-  await s.createTable('item_security_label')
+  await s
+    .createTable('item_security_label')
     .addColumn('label_id', 'integer', (c) => c.notNull().references('security_label.id').onDelete('cascade'))
     .addColumn('item_kind', 'text', (c) => c.notNull())
     .addColumn('item_id', 'integer', (c) => c.notNull())
@@ -329,7 +383,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await s.createIndex('tag_owner_name').unique().on('tag').columns(['owner_id', 'name']).execute()
   await s.createIndex('tag_name').on('tag').columns(['name']).execute()
 
-  await s.createTable('item_tag')
+  await s
+    .createTable('item_tag')
     .addColumn('tag_id', 'integer', (c) => c.notNull().references('tag.id').onDelete('cascade'))
     .addColumn('item_kind', 'text', (c) => c.notNull())
     .addColumn('item_id', 'integer', (c) => c.notNull())
@@ -348,7 +403,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('description', 'text')
     .execute()
 
-  await s.createTable('association')
+  await s
+    .createTable('association')
     .addColumn('from_kind', 'text', (c) => c.notNull())
     .addColumn('from_id', 'integer', (c) => c.notNull())
     .addColumn('to_kind', 'text', (c) => c.notNull())
@@ -370,7 +426,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await s.createIndex('custom_metric_owner_name').unique().on('custom_metric').columns(['owner_id', 'name']).execute()
 
-  await s.createTable('custom_metric_value')
+  await s
+    .createTable('custom_metric_value')
     .addColumn('metric_id', 'integer', (c) => c.notNull().references('custom_metric.id').onDelete('cascade'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('period_start', ts, (c) => c.notNull())
@@ -468,7 +525,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute()
   await s.createIndex('batch_error_job').on('batch_error').columns(['job_id']).execute()
 
-  await s.createTable('taxii_collection')
+  await s
+    .createTable('taxii_collection')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('owner.id').onDelete('cascade'))
     .addColumn('title', 'text', (c) => c.notNull())
@@ -481,11 +539,46 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  const tables = ['taxii_collection', 'batch_error', 'batch_job', 'intel_requirement', 'note', 'artifact', 'artifact_type',
-    'playbook', 'custom_metric_value', 'custom_metric', 'association', 'association_type', 'item_tag', 'tag',
-    'item_security_label', 'security_label', 'attribute', 'attribute_type', 'victim_asset', 'victim', 'task_assignee', 'task',
-    'intel_case', 'adversary_asset', 'document_content', 'intel_group', 'deleted_indicator', 'dns_resolution', 'file_action',
-    'file_occurrence', 'indicator_false_positive', 'indicator_observation', 'indicator', 'setting', 'access_key', 'api_token',
-    'membership', 'user_account', 'owner']
+  const tables = [
+    'taxii_collection',
+    'batch_error',
+    'batch_job',
+    'intel_requirement',
+    'note',
+    'artifact',
+    'artifact_type',
+    'playbook',
+    'custom_metric_value',
+    'custom_metric',
+    'association',
+    'association_type',
+    'item_tag',
+    'tag',
+    'item_security_label',
+    'security_label',
+    'attribute',
+    'attribute_type',
+    'victim_asset',
+    'victim',
+    'task_assignee',
+    'task',
+    'intel_case',
+    'adversary_asset',
+    'document_content',
+    'intel_group',
+    'deleted_indicator',
+    'dns_resolution',
+    'file_action',
+    'file_occurrence',
+    'indicator_false_positive',
+    'indicator_observation',
+    'indicator',
+    'setting',
+    'access_key',
+    'api_token',
+    'membership',
+    'user_account',
+    'owner',
+  ]
   for (const table of tables) await db.schema.dropTable(table).ifExists().execute()
 }

@@ -7,7 +7,10 @@
 import type { Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('owner').addColumn('standard_labels_seeded', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+  await db.schema
+    .alterTable('owner')
+    .addColumn('standard_labels_seeded', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute()
   await db.schema.alterTable('playbook').addColumn('xid', 'text').execute()
   await db.schema.createIndex('playbook_owner_xid').unique().on('playbook').columns(['owner_id', 'xid']).execute()
 }

@@ -12,7 +12,11 @@ const INDEXES = [
 
 export async function up(db: Kysely<any>): Promise<void> {
   for (const [name, table, column] of INDEXES) {
-    await db.schema.createIndex(name).on(table).expression(sql`lower(${sql.ref(column)})`).execute()
+    await db.schema
+      .createIndex(name)
+      .on(table)
+      .expression(sql`lower(${sql.ref(column)})`)
+      .execute()
   }
 }
 

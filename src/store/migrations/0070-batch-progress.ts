@@ -10,7 +10,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('batch_job').addColumn('progress', 'text').execute()
   await db.schema.alterTable('batch_error').addColumn('source', 'text').execute()
   await db.schema.createIndex('batch_job_user').on('batch_job').columns(['user_id']).execute()
-  await db.schema.createTable('batch_input')
+  await db.schema
+    .createTable('batch_input')
     .addColumn('job_id', 'integer', (c) => c.primaryKey().references('batch_job.id').onDelete('cascade'))
     .addColumn('content', 'text', (c) => c.notNull())
     .execute()

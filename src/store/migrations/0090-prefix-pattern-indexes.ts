@@ -15,7 +15,9 @@ const INDEXES = [
 export async function up(db: Kysely<any>): Promise<void> {
   if (!isPostgres(db)) return
   for (const [name, table, column] of INDEXES) {
-    await sql`CREATE INDEX ${sql.id(name)} ON ${sql.table(table)} (lower(${sql.ref(column)}) text_pattern_ops)`.execute(db)
+    await sql`CREATE INDEX ${sql.id(name)} ON ${sql.table(table)} (lower(${sql.ref(column)}) text_pattern_ops)`.execute(
+      db,
+    )
   }
 }
 

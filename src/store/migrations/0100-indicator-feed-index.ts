@@ -5,7 +5,11 @@
 import type { Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('indicator_owner_modified').on('indicator').columns(['owner_id', 'last_modified', 'id']).execute()
+  await db.schema
+    .createIndex('indicator_owner_modified')
+    .on('indicator')
+    .columns(['owner_id', 'last_modified', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -7,7 +7,8 @@
 import type { Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('feed_result_part')
+  await db.schema
+    .createTable('feed_result_part')
     .addColumn('result_id', 'text', (c) => c.notNull())
     .addColumn('part_number', 'integer', (c) => c.notNull())
     .addColumn('account_id', 'integer', (c) => c.notNull())

@@ -17,7 +17,8 @@ import { isPostgres } from './schema-helpers.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db)
-  await db.schema.createTable('indicator_tally')
+  await db.schema
+    .createTable('indicator_tally')
     .addColumn('owner_id', 'integer', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('active', 'integer', (c) => c.notNull())
@@ -32,9 +33,12 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 async function sqliteTriggers(db: Kysely<any>) {
-  const add = (row: 'new') => sql.raw(`insert into indicator_tally (owner_id, type, active, n) values (${row}.owner_id, ${row}.type, ${row}.active, 1)
+  const add = (row: 'new') =>
+    sql.raw(`insert into indicator_tally (owner_id, type, active, n) values (${row}.owner_id, ${row}.type, ${row}.active, 1)
       on conflict (owner_id, type, active) do update set n = n + 1;`)
-  const remove = sql.raw(`update indicator_tally set n = n - 1 where owner_id = old.owner_id and type = old.type and active = old.active;`)
+  const remove = sql.raw(
+    `update indicator_tally set n = n - 1 where owner_id = old.owner_id and type = old.type and active = old.active;`,
+  )
   await sql`create trigger indicator_tally_insert after insert on indicator begin ${add('new')} end`.execute(db)
   await sql`create trigger indicator_tally_delete after delete on indicator begin ${remove} end`.execute(db)
   await sql`create trigger indicator_tally_update after update of owner_id, type, active on indicator
@@ -73,7 +77,8 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`drop trigger if exists ${sql.raw(trigger)}${sql.raw(isPostgres(db) ? ' on indicator' : '')}`.execute(db)
   }
   if (isPostgres(db)) {
-    for (const fn of ['indicator_tally_added', 'indicator_tally_removed', 'indicator_tally_moved']) await sql`drop function if exists ${sql.raw(fn)}()`.execute(db)
+    for (const fn of ['indicator_tally_added', 'indicator_tally_removed', 'indicator_tally_moved'])
+      await sql`drop function if exists ${sql.raw(fn)}()`.execute(db)
   }
   await db.schema.dropTable('indicator_tally').execute()
 }

@@ -9,7 +9,10 @@ export function isPostgres(db: Kysely<any>): boolean {
 }
 
 /** Adds an auto-incrementing integer primary key called `id`. */
-export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, any>): CreateTableBuilder<T, any> {
+export function withId<T extends string>(
+  db: Kysely<any>,
+  table: CreateTableBuilder<T, any>,
+): CreateTableBuilder<T, any> {
   return isPostgres(db)
     ? table.addColumn('id', 'serial', (c) => c.primaryKey())
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())

@@ -30,7 +30,8 @@ export interface MembershipRow {
   role: string
 }
 
-const ACCOUNT_COLUMNS = 'u.id, u.user_name, u.kind, u.first_name, u.last_name, u.pseudonym, u.system_role, u.organization_id, u.disabled, u.observations_enabled, u.tql_timeout_ms'
+const ACCOUNT_COLUMNS =
+  'u.id, u.user_name, u.kind, u.first_name, u.last_name, u.pseudonym, u.system_role, u.organization_id, u.disabled, u.observations_enabled, u.tql_timeout_ms'
 
 /**
  * The account's memberships as one JSON column, so a credential check is one statement
@@ -50,7 +51,8 @@ function queriesFor(dialect: Store['dialect']) {
     byAccessId: `SELECT ${account}, k.secret_ciphertext FROM access_key k JOIN user_account u ON u.id = k.user_id WHERE k.access_id = ?`,
     byTokenHash: `SELECT ${account}, t.expires_at, t.kind AS token_kind FROM api_token t JOIN user_account u ON u.id = t.user_id WHERE t.token_hash = ?`,
     byUserName: `SELECT ${account}, u.password_hash FROM user_account u WHERE u.user_name = ?`,
-    memberships: 'SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = ? ORDER BY o.id',
+    memberships:
+      'SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = ? ORDER BY o.id',
   } as const
 }
 
@@ -71,8 +73,11 @@ type Packed = [number, string, OwnerType, string]
 /** SQLite hands the JSON column over as text, pg already parsed; the typed methods say what comes out. */
 function unpack(row: { memberships: string | Packed[] } | undefined): any {
   if (!row) return undefined
-  const packed = typeof row.memberships === 'string' ? JSON.parse(row.memberships) as Packed[] : row.memberships
-  return { ...row, memberships: packed.map(([owner_id, owner_name, owner_type, role]) => ({ owner_id, owner_name, owner_type, role })) }
+  const packed = typeof row.memberships === 'string' ? (JSON.parse(row.memberships) as Packed[]) : row.memberships
+  return {
+    ...row,
+    memberships: packed.map(([owner_id, owner_name, owner_type, role]) => ({ owner_id, owner_name, owner_type, role })),
+  }
 }
 
 /** The credential lookups, behind a cache bounded as credential-cache.ts explains. */
@@ -90,8 +95,9 @@ export function createAuthRepository(store: Store): AuthRepository {
 function createDirectAuthRepository(store: Store): AuthRepository {
   const queries = queriesFor(store.dialect)
   if (store.sqlite) {
-    const prepared = Object.fromEntries(Object.entries(queries).map(([name, text]) => [name, store.sqlite!.prepare(text)])) as
-      Record<QueryName, ReturnType<NonNullable<Store['sqlite']>['prepare']>>
+    const prepared = Object.fromEntries(
+      Object.entries(queries).map(([name, text]) => [name, store.sqlite!.prepare(text)]),
+    ) as Record<QueryName, ReturnType<NonNullable<Store['sqlite']>['prepare']>>
     return {
       findByAccessId: async (accessId) => unpack(prepared.byAccessId.get(accessId) as any),
       findByTokenHash: async (hash) => unpack(prepared.byTokenHash.get(hash) as any),
@@ -125,12 +131,22 @@ export function listOwners(db: Kysely<Database>) {
   return db.selectFrom('owner').selectAll().orderBy('id').execute()
 }
 
-export async function insertOwner(db: Kysely<Database>, values: { name: string; type: OwnerType; description?: string | null; date_added: string }) {
-  const row = await db.insertInto('owner').values({ ...values, description: values.description ?? null }).returning('id').executeTakeFirstOrThrow()
+export async function insertOwner(
+  db: Kysely<Database>,
+  values: { name: string; type: OwnerType; description?: string | null; date_added: string },
+) {
+  const row = await db
+    .insertInto('owner')
+    .values({ ...values, description: values.description ?? null })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return row.id
 }
 
-export async function insertAccount(db: Kysely<Database>, values: Insertable<Database['user_account']>): Promise<number> {
+export async function insertAccount(
+  db: Kysely<Database>,
+  values: Insertable<Database['user_account']>,
+): Promise<number> {
   return (await db.insertInto('user_account').values(values).returning('id').executeTakeFirstOrThrow()).id
 }
 
@@ -172,18 +188,44 @@ export function listAccounts(db: Kysely<Database>, filter: { organizationId?: nu
 }
 
 export function listOwnerMembers(db: Kysely<Database>, ownerId: number) {
-  return db.selectFrom('membership').innerJoin('user_account as u', 'u.id', 'membership.user_id')
-    .select(['u.id', 'u.user_name', 'u.first_name', 'u.last_name', 'u.pseudonym', 'u.kind', 'u.disabled', 'membership.role'])
-    .where('membership.owner_id', '=', ownerId).orderBy('u.id').execute()
+  return db
+    .selectFrom('membership')
+    .innerJoin('user_account as u', 'u.id', 'membership.user_id')
+    .select([
+      'u.id',
+      'u.user_name',
+      'u.first_name',
+      'u.last_name',
+      'u.pseudonym',
+      'u.kind',
+      'u.disabled',
+      'membership.role',
+    ])
+    .where('membership.owner_id', '=', ownerId)
+    .orderBy('u.id')
+    .execute()
 }
 
-export async function upsertMembership(db: Kysely<Database>, userId: number, ownerId: number, role: string, now: string) {
-  await db.insertInto('membership').values({ user_id: userId, owner_id: ownerId, role, date_added: now })
-    .onConflict((oc) => oc.columns(['user_id', 'owner_id']).doUpdateSet({ role })).execute()
+export async function upsertMembership(
+  db: Kysely<Database>,
+  userId: number,
+  ownerId: number,
+  role: string,
+  now: string,
+) {
+  await db
+    .insertInto('membership')
+    .values({ user_id: userId, owner_id: ownerId, role, date_added: now })
+    .onConflict((oc) => oc.columns(['user_id', 'owner_id']).doUpdateSet({ role }))
+    .execute()
 }
 
 export async function deleteMembership(db: Kysely<Database>, userId: number, ownerId: number) {
-  const result = await db.deleteFrom('membership').where('user_id', '=', userId).where('owner_id', '=', ownerId).executeTakeFirst()
+  const result = await db
+    .deleteFrom('membership')
+    .where('user_id', '=', userId)
+    .where('owner_id', '=', ownerId)
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 
@@ -196,12 +238,19 @@ export function listSettings(db: Kysely<Database>) {
 }
 
 export async function upsertSetting(db: Kysely<Database>, name: string, value: string) {
-  await db.insertInto('setting').values({ name, value }).onConflict((oc) => oc.column('name').doUpdateSet({ value })).execute()
+  await db
+    .insertInto('setting')
+    .values({ name, value })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+    .execute()
 }
 
 /** Rows in one of the tables the admin status reports on. */
 export async function countRows(db: Kysely<Database>, table: 'owner' | 'user_account' | 'indicator' | 'intel_group') {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 

@@ -12,30 +12,65 @@ export interface AssociationKey {
   associationTypeId: number
 }
 
-export async function insertAssociation(db: Kysely<Database>, key: AssociationKey, source: string, now: string): Promise<boolean> {
+export async function insertAssociation(
+  db: Kysely<Database>,
+  key: AssociationKey,
+  source: string,
+  now: string,
+): Promise<boolean> {
   const rows = [
     { from_kind: key.fromKind, from_id: key.fromId, to_kind: key.toKind, to_id: key.toId },
     { from_kind: key.toKind, from_id: key.toId, to_kind: key.fromKind, to_id: key.fromId },
-  ].filter((row, i) => i === 0 || row.from_kind !== key.fromKind || row.from_id !== key.fromId)
+  ]
+    .filter((row, i) => i === 0 || row.from_kind !== key.fromKind || row.from_id !== key.fromId)
     .map((row) => ({ ...row, association_type_id: key.associationTypeId, source, date_added: now }))
-  const result = await db.insertInto('association').values(rows)
-    .onConflict((oc) => oc.columns(['from_kind', 'from_id', 'to_kind', 'association_type_id', 'to_id']).doNothing()).executeTakeFirst()
+  const result = await db
+    .insertInto('association')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['from_kind', 'from_id', 'to_kind', 'association_type_id', 'to_id']).doNothing())
+    .executeTakeFirst()
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
 }
 
 export async function deleteAssociation(db: Kysely<Database>, key: AssociationKey): Promise<boolean> {
-  const result = await db.deleteFrom('association').where('association_type_id', '=', key.associationTypeId).where((eb) => eb.or([
-    eb.and([eb('from_kind', '=', key.fromKind), eb('from_id', '=', key.fromId), eb('to_kind', '=', key.toKind), eb('to_id', '=', key.toId)]),
-    eb.and([eb('from_kind', '=', key.toKind), eb('from_id', '=', key.toId), eb('to_kind', '=', key.fromKind), eb('to_id', '=', key.fromId)]),
-  ])).executeTakeFirst()
+  const result = await db
+    .deleteFrom('association')
+    .where('association_type_id', '=', key.associationTypeId)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('from_kind', '=', key.fromKind),
+          eb('from_id', '=', key.fromId),
+          eb('to_kind', '=', key.toKind),
+          eb('to_id', '=', key.toId),
+        ]),
+        eb.and([
+          eb('from_kind', '=', key.toKind),
+          eb('from_id', '=', key.toId),
+          eb('to_kind', '=', key.fromKind),
+          eb('to_id', '=', key.fromId),
+        ]),
+      ]),
+    )
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 
 /** Partner ids of many items at once, e.g. for v3 `fields=associatedGroups`. */
-export function listPartners(db: Kysely<Database>, fromKind: ItemKind, ids: readonly number[], toKind: ItemKind, associationTypeId?: number) {
+export function listPartners(
+  db: Kysely<Database>,
+  fromKind: ItemKind,
+  ids: readonly number[],
+  toKind: ItemKind,
+  associationTypeId?: number,
+) {
   return inChunks(ids, (chunk) => {
-    let q = db.selectFrom('association').select(['from_id', 'to_id', 'association_type_id', 'source', 'date_added'])
-      .where('from_kind', '=', fromKind).where('from_id', 'in', chunk).where('to_kind', '=', toKind)
+    let q = db
+      .selectFrom('association')
+      .select(['from_id', 'to_id', 'association_type_id', 'source', 'date_added'])
+      .where('from_kind', '=', fromKind)
+      .where('from_id', 'in', chunk)
+      .where('to_kind', '=', toKind)
     if (associationTypeId !== undefined) q = q.where('association_type_id', '=', associationTypeId)
     return q.orderBy('to_id').execute()
   })
@@ -50,6 +85,9 @@ export function findAssociationTypeById(db: Kysely<Database>, id: number) {
 }
 
 export function findAssociationTypeByBranch(db: Kysely<Database>, nameOrBranch: string) {
-  return db.selectFrom('association_type').selectAll()
-    .where((eb) => eb.or([eb('api_branch', '=', nameOrBranch), eb('name', '=', nameOrBranch)])).executeTakeFirst()
+  return db
+    .selectFrom('association_type')
+    .selectAll()
+    .where((eb) => eb.or([eb('api_branch', '=', nameOrBranch), eb('name', '=', nameOrBranch)]))
+    .executeTakeFirst()
 }

@@ -8,15 +8,29 @@ beforeAll(async () => {
   t = await createTestApp()
   owner = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
-const tagsNamed = (prefix: string) => t.store.db.selectFrom('tag').select(['name', 'description', 'technique_id', 'last_used'])
-  .where('name', 'like', `${prefix}%`).orderBy('name').execute()
+const tagsNamed = (prefix: string) =>
+  t.store.db
+    .selectFrom('tag')
+    .select(['name', 'description', 'technique_id', 'last_used'])
+    .where('name', 'like', `${prefix}%`)
+    .orderBy('name')
+    .execute()
 
 describe('insertRows', () => {
   it('inserts rows of one shape in statements it writes itself, returning what was asked', async () => {
     const now = '2026-11-25T00:00:00.000Z'
-    const rows = Array.from({ length: 3 }, (_, i) => ({ owner_id: owner, name: `same-${i}`, description: i === 1 ? null : `d${i}`, technique_id: null, date_added: now, last_used: now }))
+    const rows = Array.from({ length: 3 }, (_, i) => ({
+      owner_id: owner,
+      name: `same-${i}`,
+      description: i === 1 ? null : `d${i}`,
+      technique_id: null,
+      date_added: now,
+      last_used: now,
+    }))
     const returned = await insertRows<{ name: string }>(t.store.db, 'tag', rows, ['name'])
     expect(returned.map((r) => r.name).sort()).toEqual(['same-0', 'same-1', 'same-2'])
     expect(await tagsNamed('same-')).toEqual([

@@ -39,13 +39,19 @@ export interface DerivedColumns {
  * CPU as the database spent inserting. Table and column names come from code, never from input. The credential
  * tables are excluded: their writes must reach the credential cache's query-builder plugin.
  */
-export async function insertRows<R extends Record<string, unknown>>(db: Kysely<Database>, table: Exclude<keyof Database, CredentialTable>, rows: readonly Record<string, unknown>[],
-  returning: readonly string[] = [], options: { ignoreConflicts?: boolean; derived?: DerivedColumns } = {}): Promise<R[]> {
+export async function insertRows<R extends Record<string, unknown>>(
+  db: Kysely<Database>,
+  table: Exclude<keyof Database, CredentialTable>,
+  rows: readonly Record<string, unknown>[],
+  returning: readonly string[] = [],
+  options: { ignoreConflicts?: boolean; derived?: DerivedColumns } = {},
+): Promise<R[]> {
   if (rows.length === 0) return []
   const columns = Object.keys(rows[0])
   if (!rows.every((row) => hasExactly(row, columns))) {
     // Rows of different columns, or an undefined value (the column's default): the query builder says that, per row.
-    if (options.derived) throw new Error(`insertRows: rows of ${table} with derived columns must all have the same columns`)
+    if (options.derived)
+      throw new Error(`insertRows: rows of ${table} with derived columns must all have the same columns`)
     return insertBuiltRows<R>(db, table, rows, returning, !!options.ignoreConflicts)
   }
   const perStatement = Math.max(1, Math.floor(PARAM_BUDGET / columns.length))
@@ -53,7 +59,14 @@ export async function insertRows<R extends Record<string, unknown>>(db: Kysely<D
   for (const part of slices(rows, perStatement)) {
     const params: unknown[] = []
     for (const row of part) for (const column of columns) params.push(row[column])
-    const text = insertText(dialectOf(db), { table, columns, rows: part.length, returning, ignoreConflicts: !!options.ignoreConflicts, derived: options.derived })
+    const text = insertText(dialectOf(db), {
+      table,
+      columns,
+      rows: part.length,
+      returning,
+      ignoreConflicts: !!options.ignoreConflicts,
+      derived: options.derived,
+    })
     const result = await db.executeQuery<R>(CompiledQuery.raw(text, params))
     if (returning.length) out.push(...result.rows)
   }
@@ -70,7 +83,13 @@ function hasExactly(row: Record<string, unknown>, columns: readonly string[]): b
   return keys === columns.length && columns.every((column) => column in row)
 }
 
-async function insertBuiltRows<R>(db: Kysely<Database>, table: string, rows: readonly Record<string, unknown>[], returning: readonly string[], ignoreConflicts: boolean): Promise<R[]> {
+async function insertBuiltRows<R>(
+  db: Kysely<Database>,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  returning: readonly string[],
+  ignoreConflicts: boolean,
+): Promise<R[]> {
   const width = new Set(rows.flatMap((row) => Object.keys(row))).size
   const out: R[] = []
   for (const part of slices(rows, Math.max(1, Math.floor(PARAM_BUDGET / width)))) {
@@ -126,9 +145,10 @@ function insertText(dialect: 'sqlite' | 'postgres', shape: InsertShape): string 
     // SQLite reads `ON CONFLICT` after `SELECT … FROM …` as a join constraint unless a WHERE comes first.
     source = `select ${selected.join(', ')} from (${source}) as v where true`
   }
-  text = `insert into ${quote(table)} (${target}) ${source}`
-    + (ignoreConflicts ? ' on conflict do nothing' : '')
-    + (returning.length ? ` returning ${returning.map(quote).join(', ')}` : '')
+  text =
+    `insert into ${quote(table)} (${target}) ${source}` +
+    (ignoreConflicts ? ' on conflict do nothing' : '') +
+    (returning.length ? ` returning ${returning.map(quote).join(', ')}` : '')
   if (insertTexts.size > 200) insertTexts.clear()
   insertTexts.set(key, text)
   return text
@@ -139,15 +159,23 @@ export interface RowUpdate {
   changes: Record<string, unknown>
 }
 
-const CASTS: Record<ColumnType, RawBuilder<unknown>> = { text: sql.raw('text'), integer: sql.raw('integer'), double: sql.raw('double precision') }
+const CASTS: Record<ColumnType, RawBuilder<unknown>> = {
+  text: sql.raw('text'),
+  integer: sql.raw('integer'),
+  double: sql.raw('double precision'),
+}
 
 /**
  * Applies different changes to many rows in one statement per slice:
  * `SET col = CASE id WHEN ? THEN CAST(? AS type) … ELSE col END`. Values are cast so
  * PostgreSQL knows their types; rows that leave a column alone keep it.
  */
-export async function updateRowsById(db: Kysely<Database>, table: 'indicator' | 'intel_group', updates: readonly RowUpdate[],
-  types: Record<string, ColumnType>): Promise<void> {
+export async function updateRowsById(
+  db: Kysely<Database>,
+  table: 'indicator' | 'intel_group',
+  updates: readonly RowUpdate[],
+  types: Record<string, ColumnType>,
+): Promise<void> {
   const withChanges = updates.filter((u) => Object.keys(u.changes).length > 0)
   if (withChanges.length === 0) return
   const columns = [...new Set(withChanges.flatMap((u) => Object.keys(u.changes)))]
@@ -162,7 +190,15 @@ export async function updateRowsById(db: Kysely<Database>, table: 'indicator' | 
       const whens = rows.map((u) => sql`when ${u.id} then cast(${u.changes[column]} as ${CASTS[type]})`)
       set[column] = sql`case ${sql.ref('id')} ${sql.join(whens, sql` `)} else ${sql.ref(column)} end`
     }
-    await (db as Kysely<any>).updateTable(table).set(set).where('id', 'in', part.map((u) => u.id)).execute()
+    await (db as Kysely<any>)
+      .updateTable(table)
+      .set(set)
+      .where(
+        'id',
+        'in',
+        part.map((u) => u.id),
+      )
+      .execute()
   }
 }
 
@@ -179,27 +215,51 @@ export interface ExistingIndicator {
 const INDICATOR_KEY_COLUMNS = ['id', 'type', 'summary', 'value1', 'value2', 'value3', 'last_modified'] as const
 
 /** One query per type, so the lookup is a probe of the unique (owner_id, type, summary) index. */
-export async function findIndicatorsBySummaries(db: Kysely<Database>, ownerId: number, keys: readonly { type: string; summary: string }[]): Promise<ExistingIndicator[]> {
+export async function findIndicatorsBySummaries(
+  db: Kysely<Database>,
+  ownerId: number,
+  keys: readonly { type: string; summary: string }[],
+): Promise<ExistingIndicator[]> {
   const byType = new Map<string, Set<string>>()
   for (const k of keys) byType.set(k.type, (byType.get(k.type) ?? new Set()).add(k.summary))
   const out: ExistingIndicator[] = []
   for (const [type, summaries] of byType) {
     for (const part of slices([...summaries], IN_CHUNK)) {
-      out.push(...await db.selectFrom('indicator').select(INDICATOR_KEY_COLUMNS).where('owner_id', '=', ownerId).where('type', '=', type)
-        .where('summary', 'in', part).execute())
+      out.push(
+        ...(await db
+          .selectFrom('indicator')
+          .select(INDICATOR_KEY_COLUMNS)
+          .where('owner_id', '=', ownerId)
+          .where('type', '=', type)
+          .where('summary', 'in', part)
+          .execute()),
+      )
     }
   }
   return out
 }
 
 /** Files holding any of the hashes (value1 MD5, value2 SHA-1, value3 SHA-256). */
-export async function findFilesByHashes(db: Kysely<Database>, ownerId: number, hashes: { md5: string[]; sha1: string[]; sha256: string[] }): Promise<ExistingIndicator[]> {
+export async function findFilesByHashes(
+  db: Kysely<Database>,
+  ownerId: number,
+  hashes: { md5: string[]; sha1: string[]; sha256: string[] },
+): Promise<ExistingIndicator[]> {
   const byId = new Map<number, ExistingIndicator>()
-  const lists = [['value1', hashes.md5], ['value2', hashes.sha1], ['value3', hashes.sha256]] as const
+  const lists = [
+    ['value1', hashes.md5],
+    ['value2', hashes.sha1],
+    ['value3', hashes.sha256],
+  ] as const
   for (const [column, values] of lists) {
     for (const part of slices([...new Set(values)], IN_CHUNK)) {
-      const rows = await db.selectFrom('indicator').select(INDICATOR_KEY_COLUMNS).where('owner_id', '=', ownerId).where('type', '=', 'File')
-        .where(column, 'in', part).execute()
+      const rows = await db
+        .selectFrom('indicator')
+        .select(INDICATOR_KEY_COLUMNS)
+        .where('owner_id', '=', ownerId)
+        .where('type', '=', 'File')
+        .where(column, 'in', part)
+        .execute()
       for (const row of rows) byId.set(row.id, row)
     }
   }
@@ -209,50 +269,106 @@ export async function findFilesByHashes(db: Kysely<Database>, ownerId: number, h
 export async function findGroupsByXids(db: Kysely<Database>, ownerId: number, xids: readonly string[]) {
   const out: { id: number; xid: string | null; type: string }[] = []
   for (const part of slices([...new Set(xids)], IN_CHUNK)) {
-    out.push(...await db.selectFrom('intel_group').select(['id', 'xid', 'type']).where('owner_id', '=', ownerId).where('xid', 'in', part).execute())
+    out.push(
+      ...(await db
+        .selectFrom('intel_group')
+        .select(['id', 'xid', 'type'])
+        .where('owner_id', '=', ownerId)
+        .where('xid', 'in', part)
+        .execute()),
+    )
   }
   return out
 }
 
-export async function findItemIdsInOwner(db: Kysely<Database>, table: 'indicator' | 'intel_group', ownerId: number, ids: readonly number[]) {
+export async function findItemIdsInOwner(
+  db: Kysely<Database>,
+  table: 'indicator' | 'intel_group',
+  ownerId: number,
+  ids: readonly number[],
+) {
   const out: { id: number; type: string }[] = []
   for (const part of slices([...new Set(ids)], IN_CHUNK)) {
-    out.push(...await (db as Kysely<any>).selectFrom(table).select(['id', 'type']).where('owner_id', '=', ownerId).where('id', 'in', part).execute())
+    out.push(
+      ...(await (db as Kysely<any>)
+        .selectFrom(table)
+        .select(['id', 'type'])
+        .where('owner_id', '=', ownerId)
+        .where('id', 'in', part)
+        .execute()),
+    )
   }
   return out
 }
 
 /** The owner's tags of these names, creating the missing ones (safe against a concurrent creator). */
-export async function findOrCreateTags(db: Kysely<Database>, ownerId: number, names: readonly string[], now: string): Promise<Map<string, number>> {
+export async function findOrCreateTags(
+  db: Kysely<Database>,
+  ownerId: number,
+  names: readonly string[],
+  now: string,
+): Promise<Map<string, number>> {
   const wanted = [...new Set(names)]
   const found = new Map<string, number>()
   const load = async (list: string[]) => {
     for (const part of slices(list, IN_CHUNK)) {
-      for (const r of await db.selectFrom('tag').select(['id', 'name']).where('owner_id', '=', ownerId).where('name', 'in', part).execute()) found.set(r.name, r.id)
+      for (const r of await db
+        .selectFrom('tag')
+        .select(['id', 'name'])
+        .where('owner_id', '=', ownerId)
+        .where('name', 'in', part)
+        .execute())
+        found.set(r.name, r.id)
     }
   }
   await load(wanted)
   const missing = wanted.filter((n) => !found.has(n))
   if (missing.length) {
-    await insertRows(db, 'tag', missing.map((name) => ({ owner_id: ownerId, name, description: null, technique_id: null, date_added: now, last_used: now })),
-      [], { ignoreConflicts: true })
+    await insertRows(
+      db,
+      'tag',
+      missing.map((name) => ({
+        owner_id: ownerId,
+        name,
+        description: null,
+        technique_id: null,
+        date_added: now,
+        last_used: now,
+      })),
+      [],
+      { ignoreConflicts: true },
+    )
     await load(missing)
   }
   return found
 }
 
 export async function touchTags(db: Kysely<Database>, tagIds: readonly number[], now: string) {
-  for (const part of slices([...new Set(tagIds)], IN_CHUNK)) await db.updateTable('tag').set({ last_used: now }).where('id', 'in', part).execute()
+  for (const part of slices([...new Set(tagIds)], IN_CHUNK))
+    await db.updateTable('tag').set({ last_used: now }).where('id', 'in', part).execute()
 }
 
-export async function deleteItemLinks(db: Kysely<Database>, table: 'item_tag' | 'item_security_label', kind: ItemKind, ids: readonly number[]) {
-  for (const part of slices([...new Set(ids)], IN_CHUNK)) await db.deleteFrom(table).where('item_kind', '=', kind).where('item_id', 'in', part).execute()
+export async function deleteItemLinks(
+  db: Kysely<Database>,
+  table: 'item_tag' | 'item_security_label',
+  kind: ItemKind,
+  ids: readonly number[],
+) {
+  for (const part of slices([...new Set(ids)], IN_CHUNK))
+    await db.deleteFrom(table).where('item_kind', '=', kind).where('item_id', 'in', part).execute()
 }
 
 export async function listAttributeKeys(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
   const out: { id: number; item_id: number; type_id: number }[] = []
   for (const part of slices([...new Set(ids)], IN_CHUNK)) {
-    out.push(...await db.selectFrom('attribute').select(['id', 'item_id', 'type_id']).where('item_kind', '=', kind).where('item_id', 'in', part).execute())
+    out.push(
+      ...(await db
+        .selectFrom('attribute')
+        .select(['id', 'item_id', 'type_id'])
+        .where('item_kind', '=', kind)
+        .where('item_id', 'in', part)
+        .execute()),
+    )
   }
   return out
 }
@@ -260,19 +376,27 @@ export async function listAttributeKeys(db: Kysely<Database>, kind: ItemKind, id
 /** Deletes attributes and the labels on them. */
 export async function deleteAttributesById(db: Kysely<Database>, ids: readonly number[]) {
   for (const part of slices([...new Set(ids)], IN_CHUNK)) {
-    await db.deleteFrom('item_security_label').where('item_kind', '=', 'attribute').where('item_id', 'in', part).execute()
+    await db
+      .deleteFrom('item_security_label')
+      .where('item_kind', '=', 'attribute')
+      .where('item_id', 'in', part)
+      .execute()
     await db.deleteFrom('attribute').where('id', 'in', part).execute()
   }
 }
 
 /** date_added of each of the Indicators, by id. */
-export async function findIndicatorDatesAdded(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string>> {
+export async function findIndicatorDatesAdded(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
   const rows = await db.selectFrom('indicator').select(['id', 'date_added']).where('id', 'in', ids).execute()
   return new Map(rows.map((r) => [r.id, r.date_added]))
 }
 
 export async function deleteRowsById(db: Kysely<Database>, table: 'indicator' | 'intel_group', ids: readonly number[]) {
-  for (const part of slices([...new Set(ids)], IN_CHUNK)) await (db as Kysely<any>).deleteFrom(table).where('id', 'in', part).execute()
+  for (const part of slices([...new Set(ids)], IN_CHUNK))
+    await (db as Kysely<any>).deleteFrom(table).where('id', 'in', part).execute()
 }
 
 /**
@@ -282,22 +406,53 @@ export async function deleteRowsById(db: Kysely<Database>, table: 'indicator' | 
 export async function mergeFilesInto(db: Kysely<Database>, primaryId: number, secondaryIds: readonly number[]) {
   if (secondaryIds.length === 0) return
   const ids = [...secondaryIds]
-  await db.updateTable('attribute').set({ item_id: primaryId }).where('item_kind', '=', 'indicator').where('item_id', 'in', ids).execute()
+  await db
+    .updateTable('attribute')
+    .set({ item_id: primaryId })
+    .where('item_kind', '=', 'indicator')
+    .where('item_id', 'in', ids)
+    .execute()
   for (const table of ['item_tag', 'item_security_label'] as const) {
-    const rows = await (db as Kysely<any>).selectFrom(table).selectAll().where('item_kind', '=', 'indicator').where('item_id', 'in', ids).execute()
-    await insertRows(db, table, rows.map((r: Record<string, unknown>) => ({ ...r, item_id: primaryId })), [], { ignoreConflicts: true })
+    const rows = await (db as Kysely<any>)
+      .selectFrom(table)
+      .selectAll()
+      .where('item_kind', '=', 'indicator')
+      .where('item_id', 'in', ids)
+      .execute()
+    await insertRows(
+      db,
+      table,
+      rows.map((r: Record<string, unknown>) => ({ ...r, item_id: primaryId })),
+      [],
+      { ignoreConflicts: true },
+    )
     await db.deleteFrom(table).where('item_kind', '=', 'indicator').where('item_id', 'in', ids).execute()
   }
-  const links = await db.selectFrom('association').selectAll().where('from_kind', '=', 'indicator').where('from_id', 'in', ids).execute()
+  const links = await db
+    .selectFrom('association')
+    .selectAll()
+    .where('from_kind', '=', 'indicator')
+    .where('from_id', 'in', ids)
+    .execute()
   const moved = links.filter((l) => !(l.to_kind === 'indicator' && (l.to_id === primaryId || ids.includes(l.to_id))))
-  await insertRows(db, 'association', moved.flatMap((l) => [
-    { ...l, from_id: primaryId },
-    { ...l, from_kind: l.to_kind, from_id: l.to_id, to_kind: 'indicator', to_id: primaryId },
-  ]), [], { ignoreConflicts: true })
+  await insertRows(
+    db,
+    'association',
+    moved.flatMap((l) => [
+      { ...l, from_id: primaryId },
+      { ...l, from_kind: l.to_kind, from_id: l.to_id, to_kind: 'indicator', to_id: primaryId },
+    ]),
+    [],
+    { ignoreConflicts: true },
+  )
   await db.deleteFrom('association').where('from_kind', '=', 'indicator').where('from_id', 'in', ids).execute()
   await db.deleteFrom('association').where('to_kind', '=', 'indicator').where('to_id', 'in', ids).execute()
   await db.updateTable('file_occurrence').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
-  await db.updateTable('indicator_observation').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
+  await db
+    .updateTable('indicator_observation')
+    .set({ indicator_id: primaryId })
+    .where('indicator_id', 'in', ids)
+    .execute()
   await db.updateTable('file_action').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
   await db.deleteFrom('indicator').where('id', 'in', ids).execute()
 }

@@ -19,20 +19,52 @@ export interface NewBatchError {
   source: string | null
 }
 
-export async function insertBatchJob(db: Kysely<Database>, values: { ownerId: number; userId: number; options: string; now: string }): Promise<number> {
-  const row = await db.insertInto('batch_job').values({
-    owner_id: values.ownerId, user_id: values.userId, status: 'Created', options: values.options, input: null,
-    date_added: values.now, started_at: null, completed_at: null, lease_owner: null, lease_expires: null, progress: null,
-  }).returning('id').executeTakeFirstOrThrow()
+export async function insertBatchJob(
+  db: Kysely<Database>,
+  values: { ownerId: number; userId: number; options: string; now: string },
+): Promise<number> {
+  const row = await db
+    .insertInto('batch_job')
+    .values({
+      owner_id: values.ownerId,
+      user_id: values.userId,
+      status: 'Created',
+      options: values.options,
+      input: null,
+      date_added: values.now,
+      started_at: null,
+      completed_at: null,
+      lease_owner: null,
+      lease_expires: null,
+      progress: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   return row.id
 }
 
 /** The job without its (possibly large) input. */
 export function findBatchJob(db: Kysely<Database>, id: number) {
-  return db.selectFrom('batch_job')
-    .select(['id', 'owner_id', 'user_id', 'status', 'options', 'error_count', 'success_count', 'unprocess_count', 'date_added',
-      'started_at', 'completed_at', 'lease_owner', 'lease_expires', 'progress'])
-    .where('id', '=', id).executeTakeFirst()
+  return db
+    .selectFrom('batch_job')
+    .select([
+      'id',
+      'owner_id',
+      'user_id',
+      'status',
+      'options',
+      'error_count',
+      'success_count',
+      'unprocess_count',
+      'date_added',
+      'started_at',
+      'completed_at',
+      'lease_owner',
+      'lease_expires',
+      'progress',
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
 export async function findBatchInput(db: Kysely<Database>, id: number): Promise<string | null> {
@@ -46,7 +78,12 @@ export async function findBatchInput(db: Kysely<Database>, id: number): Promise<
  */
 export function queueBatchJob(db: Kysely<Database>, id: number, input: string, notify = false): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const r = await trx.updateTable('batch_job').set({ status: 'Queued' }).where('id', '=', id).where('status', '=', 'Created').executeTakeFirst()
+    const r = await trx
+      .updateTable('batch_job')
+      .set({ status: 'Queued' })
+      .where('id', '=', id)
+      .where('status', '=', 'Created')
+      .executeTakeFirst()
     if (Number(r.numUpdatedRows) !== 1) return false
     await trx.insertInto('batch_input').values({ job_id: id, content: input }).execute()
     if (notify) await sql`select pg_notify(${BATCH_CHANNEL}, ${String(id)})`.execute(trx)
@@ -56,18 +93,38 @@ export function queueBatchJob(db: Kysely<Database>, id: number, input: string, n
 
 /** Jobs a worker may take: queued ones, and running ones whose holder stopped renewing. */
 export async function listClaimableJobs(db: Kysely<Database>, now: string, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('batch_job').select('id')
-    .where((eb) => eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]))
-    .orderBy('id').limit(limit).execute()
+  const rows = await db
+    .selectFrom('batch_job')
+    .select('id')
+    .where((eb) =>
+      eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]),
+    )
+    .orderBy('id')
+    .limit(limit)
+    .execute()
   return rows.map((r) => r.id)
 }
 
 /** Compare-and-set claim: true for exactly one of any number of racing workers. */
-export async function claimBatchJob(db: Kysely<Database>, id: number, workerId: string, now: string, leaseUntil: string): Promise<boolean> {
-  const r = await db.updateTable('batch_job')
-    .set({ status: 'Running', lease_owner: workerId, lease_expires: leaseUntil, started_at: sql`coalesce(started_at, ${now})` })
+export async function claimBatchJob(
+  db: Kysely<Database>,
+  id: number,
+  workerId: string,
+  now: string,
+  leaseUntil: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('batch_job')
+    .set({
+      status: 'Running',
+      lease_owner: workerId,
+      lease_expires: leaseUntil,
+      started_at: sql`coalesce(started_at, ${now})`,
+    })
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]))
+    .where((eb) =>
+      eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]),
+    )
     .executeTakeFirst()
   return Number(r.numUpdatedRows) === 1
 }
@@ -80,28 +137,65 @@ export interface ProgressCommit {
 }
 
 /** Writes progress and renews the lease; false when the lease now belongs to someone else. */
-export async function commitBatchProgress(db: Kysely<Database>, id: number, workerId: string, commit: ProgressCommit): Promise<boolean> {
-  const r = await db.updateTable('batch_job')
-    .set({ progress: commit.progress, success_count: commit.successCount, error_count: commit.errorCount, lease_expires: commit.leaseUntil })
-    .where('id', '=', id).where('lease_owner', '=', workerId).where('status', '=', 'Running').executeTakeFirst()
+export async function commitBatchProgress(
+  db: Kysely<Database>,
+  id: number,
+  workerId: string,
+  commit: ProgressCommit,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('batch_job')
+    .set({
+      progress: commit.progress,
+      success_count: commit.successCount,
+      error_count: commit.errorCount,
+      lease_expires: commit.leaseUntil,
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'Running')
+    .executeTakeFirst()
   return Number(r.numUpdatedRows) === 1
 }
 
-export async function completeBatchJob(db: Kysely<Database>, id: number, workerId: string,
-  final: { progress: string; successCount: number; errorCount: number; unprocessCount: number; now: string }): Promise<boolean> {
-  const r = await db.updateTable('batch_job').set({
-    status: 'Completed', progress: final.progress, success_count: final.successCount, error_count: final.errorCount,
-    unprocess_count: final.unprocessCount, completed_at: final.now, lease_owner: null, lease_expires: null,
-  }).where('id', '=', id).where('lease_owner', '=', workerId).where('status', '=', 'Running').executeTakeFirst()
+export async function completeBatchJob(
+  db: Kysely<Database>,
+  id: number,
+  workerId: string,
+  final: { progress: string; successCount: number; errorCount: number; unprocessCount: number; now: string },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('batch_job')
+    .set({
+      status: 'Completed',
+      progress: final.progress,
+      success_count: final.successCount,
+      error_count: final.errorCount,
+      unprocess_count: final.unprocessCount,
+      completed_at: final.now,
+      lease_owner: null,
+      lease_expires: null,
+    })
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'Running')
+    .executeTakeFirst()
   if (Number(r.numUpdatedRows) !== 1) return false
   // A completed job never reads its input again.
   await db.deleteFrom('batch_input').where('job_id', '=', id).execute()
   return true
 }
 
-export async function insertBatchErrors(db: Kysely<Database>, jobId: number, errors: readonly NewBatchError[]): Promise<void> {
+export async function insertBatchErrors(
+  db: Kysely<Database>,
+  jobId: number,
+  errors: readonly NewBatchError[],
+): Promise<void> {
   for (let i = 0; i < errors.length; i += 1000) {
-    await db.insertInto('batch_error').values(errors.slice(i, i + 1000).map((e) => ({ job_id: jobId, ...e }))).execute()
+    await db
+      .insertInto('batch_error')
+      .values(errors.slice(i, i + 1000).map((e) => ({ job_id: jobId, ...e })))
+      .execute()
   }
 }
 
@@ -110,7 +204,11 @@ export interface BatchErrorFilter {
   severities?: string[]
 }
 
-export function listBatchErrors(db: Kysely<Database>, jobId: number, filter: BatchErrorFilter = {}): Promise<BatchErrorRow[]> {
+export function listBatchErrors(
+  db: Kysely<Database>,
+  jobId: number,
+  filter: BatchErrorFilter = {},
+): Promise<BatchErrorRow[]> {
   let q = db.selectFrom('batch_error').selectAll().where('job_id', '=', jobId)
   if (filter.code) q = q.where(sql<string>`upper(code)`, '=', filter.code.toUpperCase())
   if (filter.severities?.length) q = q.where('severity', 'in', filter.severities)
@@ -118,7 +216,11 @@ export function listBatchErrors(db: Kysely<Database>, jobId: number, filter: Bat
 }
 
 export async function countBatchErrors(db: Kysely<Database>, jobId: number): Promise<number> {
-  const row = await db.selectFrom('batch_error').select((eb) => eb.fn.countAll<number>().as('n')).where('job_id', '=', jobId).executeTakeFirst()
+  const row = await db
+    .selectFrom('batch_error')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('job_id', '=', jobId)
+    .executeTakeFirst()
   return Number(row?.n ?? 0)
 }
 
@@ -129,18 +231,38 @@ export async function deleteBatchJob(db: Kysely<Database>, id: number): Promise<
 
 /** How many jobs are in each state, for metrics. */
 export async function batchJobCounts(db: Kysely<Database>): Promise<Record<string, number>> {
-  const rows = await db.selectFrom('batch_job').select((eb) => ['status', eb.fn.countAll<number>().as('n')]).groupBy('status').execute()
+  const rows = await db
+    .selectFrom('batch_job')
+    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute()
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
 }
 
 /** When the longest-waiting queued job was added, or undefined when none waits. */
 export async function oldestQueuedJobAdded(db: Kysely<Database>): Promise<string | undefined> {
-  const row = await db.selectFrom('batch_job').select('date_added').where('status', '=', 'Queued').orderBy('id').limit(1).executeTakeFirst()
+  const row = await db
+    .selectFrom('batch_job')
+    .select('date_added')
+    .where('status', '=', 'Queued')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst()
   return row?.date_added
 }
 
 /** Gives a running job back: its lease ends now, so any worker may claim it and resume from its progress. */
-export async function releaseBatchLease(db: Kysely<Database>, id: number, workerId: string, now: string): Promise<void> {
-  await db.updateTable('batch_job').set({ lease_owner: null, lease_expires: now })
-    .where('id', '=', id).where('status', '=', 'Running').where('lease_owner', '=', workerId).execute()
+export async function releaseBatchLease(
+  db: Kysely<Database>,
+  id: number,
+  workerId: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('batch_job')
+    .set({ lease_owner: null, lease_expires: now })
+    .where('id', '=', id)
+    .where('status', '=', 'Running')
+    .where('lease_owner', '=', workerId)
+    .execute()
 }

@@ -8,10 +8,16 @@ import { preparedByIds } from '../engine/prepared-read.js'
 export type CaseRow = Row<'intel_case'> & { owner_name: string }
 export type CaseValues = Omit<Row<'intel_case'>, 'id'>
 
-export const findCasesByIds: (store: Store, ids: readonly number[]) => Promise<CaseRow[]> = preparedByIds('cases_by_id', (db, idIn) =>
-  db.selectFrom('intel_case').innerJoin('owner', 'owner.id', 'intel_case.owner_id')
-    .selectAll('intel_case').select('owner.name as owner_name')
-    .where(idIn('intel_case.id')))
+export const findCasesByIds: (store: Store, ids: readonly number[]) => Promise<CaseRow[]> = preparedByIds(
+  'cases_by_id',
+  (db, idIn) =>
+    db
+      .selectFrom('intel_case')
+      .innerJoin('owner', 'owner.id', 'intel_case.owner_id')
+      .selectAll('intel_case')
+      .select('owner.name as owner_name')
+      .where(idIn('intel_case.id')),
+)
 
 export function findCaseByXid(db: Kysely<Database>, xid: string) {
   return db.selectFrom('intel_case').select(['id']).where('xid', '=', xid).executeTakeFirst()

@@ -9,12 +9,30 @@ export type CustomMetricRow = Row<'custom_metric'>
 export type CustomMetricValueRow = Row<'custom_metric_value'>
 export type MetricDataType = 'Sum' | 'Count' | 'Min' | 'Max' | 'First' | 'Last' | 'Average'
 
-export function findMetricById(db: Kysely<Database>, ownerId: number, id: number): Promise<CustomMetricRow | undefined> {
-  return db.selectFrom('custom_metric').selectAll().where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst()
+export function findMetricById(
+  db: Kysely<Database>,
+  ownerId: number,
+  id: number,
+): Promise<CustomMetricRow | undefined> {
+  return db
+    .selectFrom('custom_metric')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
-export function findMetricByName(db: Kysely<Database>, ownerId: number, name: string): Promise<CustomMetricRow | undefined> {
-  return db.selectFrom('custom_metric').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst()
+export function findMetricByName(
+  db: Kysely<Database>,
+  ownerId: number,
+  name: string,
+): Promise<CustomMetricRow | undefined> {
+  return db
+    .selectFrom('custom_metric')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where('name', '=', name)
+    .executeTakeFirst()
 }
 
 export function listMetrics(db: Kysely<Database>, ownerId: number): Promise<CustomMetricRow[]> {
@@ -22,9 +40,16 @@ export function listMetrics(db: Kysely<Database>, ownerId: number): Promise<Cust
 }
 
 /** Undefined when the name is taken in the owner. */
-export async function insertMetric(db: Kysely<Database>, values: Omit<CustomMetricRow, 'id'>): Promise<CustomMetricRow | undefined> {
-  return await db.insertInto('custom_metric').values(values)
-    .onConflict((oc) => oc.columns(['owner_id', 'name']).doNothing()).returningAll().executeTakeFirst() as CustomMetricRow | undefined
+export async function insertMetric(
+  db: Kysely<Database>,
+  values: Omit<CustomMetricRow, 'id'>,
+): Promise<CustomMetricRow | undefined> {
+  return (await db
+    .insertInto('custom_metric')
+    .values(values)
+    .onConflict((oc) => oc.columns(['owner_id', 'name']).doNothing())
+    .returningAll()
+    .executeTakeFirst()) as CustomMetricRow | undefined
 }
 
 export async function deleteMetric(db: Kysely<Database>, id: number): Promise<void> {
@@ -67,23 +92,48 @@ function foldValue(dataType: MetricDataType, dialect: 'sqlite' | 'postgres'): Ra
 }
 
 /** Folds one point into its (metric, key, period) aggregate and returns the aggregate. */
-export async function addMetricPoint(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', dataType: MetricDataType, point: MetricPoint): Promise<CustomMetricValueRow> {
+export async function addMetricPoint(
+  db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
+  dataType: MetricDataType,
+  point: MetricPoint,
+): Promise<CustomMetricValueRow> {
   const greatest = dialect === 'postgres' ? sql`greatest` : sql`max`
-  await db.insertInto('custom_metric_value').values({
-    metric_id: point.metricId, name: point.key, period_start: point.periodStart, value: dataType === 'Count' ? 1 : point.value,
-    count: 1, weight_sum: point.weight, last_date: point.date,
-  }).onConflict((oc) => oc.columns(['metric_id', 'name', 'period_start']).doUpdateSet({
-    value: foldValue(dataType, dialect),
-    count: sql<number>`${current('count')} + 1`,
-    weight_sum: sql<number>`${current('weight_sum')} + ${proposed('weight_sum')}`,
-    last_date: sql<string>`${greatest}(${current('last_date')}, ${proposed('last_date')})`,
-  })).execute()
-  return db.selectFrom('custom_metric_value').selectAll().where('metric_id', '=', point.metricId).where('name', '=', point.key)
-    .where('period_start', '=', point.periodStart).executeTakeFirstOrThrow()
+  await db
+    .insertInto('custom_metric_value')
+    .values({
+      metric_id: point.metricId,
+      name: point.key,
+      period_start: point.periodStart,
+      value: dataType === 'Count' ? 1 : point.value,
+      count: 1,
+      weight_sum: point.weight,
+      last_date: point.date,
+    })
+    .onConflict((oc) =>
+      oc.columns(['metric_id', 'name', 'period_start']).doUpdateSet({
+        value: foldValue(dataType, dialect),
+        count: sql<number>`${current('count')} + 1`,
+        weight_sum: sql<number>`${current('weight_sum')} + ${proposed('weight_sum')}`,
+        last_date: sql<string>`${greatest}(${current('last_date')}, ${proposed('last_date')})`,
+      }),
+    )
+    .execute()
+  return db
+    .selectFrom('custom_metric_value')
+    .selectAll()
+    .where('metric_id', '=', point.metricId)
+    .where('name', '=', point.key)
+    .where('period_start', '=', point.periodStart)
+    .executeTakeFirstOrThrow()
 }
 
-export async function listMetricValues(db: Kysely<Database>, metricId: number, filter: { key?: string; from?: string; to?: string },
-  page: { offset: number; limit: number }) {
+export async function listMetricValues(
+  db: Kysely<Database>,
+  metricId: number,
+  filter: { key?: string; from?: string; to?: string },
+  page: { offset: number; limit: number },
+) {
   let query = db.selectFrom('custom_metric_value').where('metric_id', '=', metricId)
   if (filter.key !== undefined) query = query.where('name', '=', filter.key)
   if (filter.from) query = query.where('period_start', '>=', filter.from)

@@ -11,7 +11,6 @@ import type { Database } from '../database.js'
 import type { Store } from '../connect.js'
 import { rawReadPath } from '../engine/prepared-read.js'
 
-
 export interface FeedRowQuery {
   ownerId: number
   /** Keyset position: rows after (lastModified, id); id null means after every row of that time. */
@@ -34,15 +33,42 @@ export interface FeedRowQuery {
  * `tags` and `labels` are the names on the Indicator, sorted.
  */
 export type FeedRow = [
-  id: number, owner_id: number, type: string, summary: string, value1: string | null, value2: string | null, value3: string | null,
-  rating: number | null, confidence: number | null, description: string | null, active: number, expires: string | null, date_added: string,
-  last_modified: string, tags: string[], labels: string[],
+  id: number,
+  owner_id: number,
+  type: string,
+  summary: string,
+  value1: string | null,
+  value2: string | null,
+  value3: string | null,
+  rating: number | null,
+  confidence: number | null,
+  description: string | null,
+  active: number,
+  expires: string | null,
+  date_added: string,
+  last_modified: string,
+  tags: string[],
+  labels: string[],
 ]
 
 /** Where each column is in a FeedRow (feed-columns.test.ts holds it against FEED_COLUMNS). */
 export const FEED_ROW = {
-  id: 0, ownerId: 1, type: 2, summary: 3, value1: 4, value2: 5, value3: 6, rating: 7, confidence: 8, description: 9, active: 10,
-  expires: 11, dateAdded: 12, lastModified: 13, tags: 14, labels: 15,
+  id: 0,
+  ownerId: 1,
+  type: 2,
+  summary: 3,
+  value1: 4,
+  value2: 5,
+  value3: 6,
+  rating: 7,
+  confidence: 8,
+  description: 9,
+  active: 10,
+  expires: 11,
+  dateAdded: 12,
+  lastModified: 13,
+  tags: 14,
+  labels: 15,
 } as const
 
 const KEY_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'value3'] as const
@@ -53,8 +79,11 @@ const KEY_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'v
  */
 export const FEED_COLUMNS: readonly ColumnsOf<typeof INDICATOR>[] = [
   ...KEY_COLUMNS,
-  ...(INDICATOR as KindDeclaration).fields.flatMap((f) => (f.column && (f.stix21 || f.stix1) && !(KEY_COLUMNS as readonly string[]).includes(f.column)
-    ? [f.column as ColumnsOf<typeof INDICATOR>] : [])),
+  ...(INDICATOR as KindDeclaration).fields.flatMap((f) =>
+    f.column && (f.stix21 || f.stix1) && !(KEY_COLUMNS as readonly string[]).includes(f.column)
+      ? [f.column as ColumnsOf<typeof INDICATOR>]
+      : [],
+  ),
 ]
 
 function base(db: Kysely<Database>, q: FeedRowQuery) {
@@ -62,12 +91,17 @@ function base(db: Kysely<Database>, q: FeedRowQuery) {
   if (q.until !== undefined) query = query.where('last_modified', '<=', q.until)
   const through = q.through
   if (through) {
-    query = query.where('last_modified', '<=', through.lastModified)
+    query = query
+      .where('last_modified', '<=', through.lastModified)
       .where((eb) => eb.or([eb('last_modified', '<', through.lastModified), eb('id', '<=', through.id)]))
   }
   if (q.versions) {
     query = q.versions.length
-      ? query.where(sql<string>`case when last_modified < date_added then date_added else last_modified end`, 'in', q.versions)
+      ? query.where(
+          sql<string>`case when last_modified < date_added then date_added else last_modified end`,
+          'in',
+          q.versions,
+        )
       : query.where(sql<boolean>`1 = 0`)
   }
   if (q.types) query = q.types.length ? query.where('type', 'in', q.types) : query.where(sql<boolean>`1 = 0`)
@@ -90,11 +124,19 @@ const LABELS: NameLink = ['item_security_label', 'security_label', 'label_id']
  * query's time, when most rows have one name or none.
  */
 function withNames(db: Kysely<Database>, page: Seek): CompiledQuery {
-  const namesOf = ([link, names, key]: NameLink) => sql<string>`(select json_group_array(n.name) from ${sql.table(link)} l
+  const namesOf = ([
+    link,
+    names,
+    key,
+  ]: NameLink) => sql<string>`(select json_group_array(n.name) from ${sql.table(link)} l
     join ${sql.table(names)} n on n.id = l.${sql.ref(key)} where l.item_kind = 'indicator' and l.item_id = page.id)`
-  return db.selectFrom(page.as('page')).select(FEED_COLUMNS.map((c) => sql.ref(`page.${c}`).as(c)))
+  return db
+    .selectFrom(page.as('page'))
+    .select(FEED_COLUMNS.map((c) => sql.ref(`page.${c}`).as(c)))
     .select([namesOf(TAGS).as('tags'), namesOf(LABELS).as('labels')])
-    .orderBy('page.last_modified').orderBy('page.id').compile()
+    .orderBy('page.last_modified')
+    .orderBy('page.id')
+    .compile()
 }
 
 /**
@@ -119,11 +161,18 @@ function linksOfItems(db: Kysely<Database>, ids: number[]): CompiledQuery {
     if (id < low) low = id
     if (id > high) high = id
   }
-  const links = ([link, , key]: NameLink) => sql`select l.item_id, l.${sql.ref(key)} as name_id from ${sql.table(link)} l
+  const links = ([
+    link,
+    ,
+    key,
+  ]: NameLink) => sql`select l.item_id, l.${sql.ref(key)} as name_id from ${sql.table(link)} l
       join unnest(${ids}::bigint[]) as page(id) on page.id = l.item_id
       where l.item_kind = 'indicator' and l.item_id between ${low} and ${high}`
   // Each value named: read keyed (inside a transaction), four columns called `coalesce` would be one.
-  const values = (cte: string, [, names]: NameLink) => sql`coalesce((select json_agg(json_build_array(item_id, name_id)) from ${sql.table(cte)}), '[]')::text
+  const values = (
+    cte: string,
+    [, names]: NameLink,
+  ) => sql`coalesce((select json_agg(json_build_array(item_id, name_id)) from ${sql.table(cte)}), '[]')::text
       as ${sql.ref(cte)},
       coalesce((select json_object_agg(n.id, n.name) from ${sql.table(names)} n where n.id in (select name_id from ${sql.table(cte)})), '{}')::text
       as ${sql.ref(`${cte}_names`)}`
@@ -148,7 +197,11 @@ async function postgresPage(store: Store, db: Kysely<Database>, page: Seek): Pro
   const rows = await runAsArrays<FeedRow>(store, db, page.compile())
   if (rows.length === 0) return rows
   const ids = rows.map((r) => r[0])
-  const [[tagLinks, tagNames, labelLinks, labelNames]] = await runAsArrays<[string, string, string, string]>(store, db, linksOfItems(db, ids))
+  const [[tagLinks, tagNames, labelLinks, labelNames]] = await runAsArrays<[string, string, string, string]>(
+    store,
+    db,
+    linksOfItems(db, ids),
+  )
   const tagsOf = namesByItem([tagLinks, tagNames])
   const labelsOf = namesByItem([labelLinks, labelNames])
   for (const row of rows) row.push(tagsOf.get(row[0]) ?? [], labelsOf.get(row[0]) ?? [])
@@ -162,7 +215,11 @@ const statements = new WeakMap<SqliteDatabase.Database, Map<string, SqliteDataba
  * prepared-read.ts's rule lets a read skip Kysely; otherwise (a transaction's handle, or a SQLite
  * connection with another request's transaction open) through Kysely, keyed, turned into arrays.
  */
-async function runAsArrays<Row extends unknown[]>(store: Store, db: Kysely<Database>, query: CompiledQuery): Promise<Row[]> {
+async function runAsArrays<Row extends unknown[]>(
+  store: Store,
+  db: Kysely<Database>,
+  query: CompiledQuery,
+): Promise<Row[]> {
   const path = db.isTransaction ? undefined : rawReadPath(store)
   if (path === 'sqlite') {
     const sqlite = store.sqlite!
@@ -177,7 +234,8 @@ async function runAsArrays<Row extends unknown[]>(store: Store, db: Kysely<Datab
     }
     return statement.all(...query.parameters) as Row[]
   }
-  if (path === 'postgres') return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
+  if (path === 'postgres')
+    return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
   return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
 }
 
@@ -220,7 +278,11 @@ function seeksFrom(db: Kysely<Database>, q: Omit<FeedRowQuery, 'limit'>): Seek[]
 }
 
 /** The rows from the position, at most `limit`, in order; `read` runs one seek's page. */
-async function inFeedOrder<Row>(db: Kysely<Database>, q: FeedRowQuery, read: (page: Seek) => Promise<Row[]>): Promise<Row[]> {
+async function inFeedOrder<Row>(
+  db: Kysely<Database>,
+  q: FeedRowQuery,
+  read: (page: Seek) => Promise<Row[]>,
+): Promise<Row[]> {
   let rows: Row[] = []
   for (const seek of seeksFrom(db, q)) {
     if (rows.length === q.limit) break
@@ -255,7 +317,11 @@ export interface FeedSpan {
  */
 export async function selectFeedSpan(store: Store, db: Kysely<Database>, q: FeedRowQuery): Promise<FeedSpan> {
   const keysAt = (seek: Seek, offset: number, take: number) =>
-    runAsArrays<FeedKey>(store, db, seek.clearSelect().select(['last_modified', 'id']).limit(take).offset(offset).compile())
+    runAsArrays<FeedKey>(
+      store,
+      db,
+      seek.clearSelect().select(['last_modified', 'id']).limit(take).offset(offset).compile(),
+    )
   const key = (row: FeedKey | undefined): FeedKey | undefined => row && [row[0], Number(row[1])]
   let room = q.limit
   let first: FeedKey | undefined
@@ -275,9 +341,14 @@ export async function selectFeedSpan(store: Store, db: Kysely<Database>, q: Feed
 
 /** How many rows a seek holds, counting at most `cap` when given. */
 async function countRows(db: Kysely<Database>, seek: Seek, cap: number | undefined): Promise<number> {
-  const inner = seek.clearSelect().clearOrderBy().select(sql<number>`1`.as('one'))
-  const row = await db.selectFrom((cap === undefined ? inner : inner.limit(cap)).as('rows'))
-    .select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+  const inner = seek
+    .clearSelect()
+    .clearOrderBy()
+    .select(sql<number>`1`.as('one'))
+  const row = await db
+    .selectFrom((cap === undefined ? inner : inner.limit(cap)).as('rows'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -285,7 +356,10 @@ async function countRows(db: Kysely<Database>, seek: Seek, cap: number | undefin
  * How many rows follow the position (the same two seeks as selectFeedRows), stopping at `cap`
  * when one is given so that "are there more than N" costs at most N index entries.
  */
-export async function countFeedRows(db: Kysely<Database>, q: Omit<FeedRowQuery, 'limit'> & { cap?: number }): Promise<number> {
+export async function countFeedRows(
+  db: Kysely<Database>,
+  q: Omit<FeedRowQuery, 'limit'> & { cap?: number },
+): Promise<number> {
   let total = 0
   for (const seek of seeksFrom(db, q)) {
     if (q.cap !== undefined && total >= q.cap) break
@@ -295,14 +369,30 @@ export async function countFeedRows(db: Kysely<Database>, q: Omit<FeedRowQuery, 
 }
 
 /** Which of the named security labels are on at least one of the owner's Indicators. */
-export async function selectLabelNamesInUse(db: Kysely<Database>, ownerId: number, names: readonly string[]): Promise<string[]> {
+export async function selectLabelNamesInUse(
+  db: Kysely<Database>,
+  ownerId: number,
+  names: readonly string[],
+): Promise<string[]> {
   if (names.length === 0) return []
-  const rows = await db.selectFrom('security_label').select('name').where('name', 'in', names)
-    .where((eb) => eb.exists(eb.selectFrom('item_security_label').innerJoin('indicator', 'indicator.id', 'item_security_label.item_id')
-      .select('item_security_label.item_id')
-      .whereRef('item_security_label.label_id', '=', 'security_label.id').where('item_security_label.item_kind', '=', 'indicator')
-      .where('indicator.owner_id', '=', ownerId)))
-    .distinct().orderBy('name').execute()
+  const rows = await db
+    .selectFrom('security_label')
+    .select('name')
+    .where('name', 'in', names)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('item_security_label')
+          .innerJoin('indicator', 'indicator.id', 'item_security_label.item_id')
+          .select('item_security_label.item_id')
+          .whereRef('item_security_label.label_id', '=', 'security_label.id')
+          .where('item_security_label.item_kind', '=', 'indicator')
+          .where('indicator.owner_id', '=', ownerId),
+      ),
+    )
+    .distinct()
+    .orderBy('name')
+    .execute()
   return rows.map((r) => r.name)
 }
 

@@ -4,7 +4,14 @@
  */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, GroupTable, Row } from '../database.js'
-import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from '../engine/list-conditions.js'
+import {
+  type AssociationScope,
+  type ColumnCondition,
+  associatedIds,
+  columnCondition,
+  combine,
+  ownerFilter,
+} from '../engine/list-conditions.js'
 import type { Store } from '../connect.js'
 import { findRowsByIds } from '../engine/rows-by-id.js'
 
@@ -25,8 +32,11 @@ export interface GroupListQuery {
 }
 
 function groupColumns(db: Kysely<Database>) {
-  return db.selectFrom('intel_group').innerJoin('owner', 'owner.id', 'intel_group.owner_id')
-    .selectAll('intel_group').select(['owner.name as owner_name', 'owner.type as owner_type'])
+  return db
+    .selectFrom('intel_group')
+    .innerJoin('owner', 'owner.id', 'intel_group.owner_id')
+    .selectAll('intel_group')
+    .select(['owner.name as owner_name', 'owner.type as owner_type'])
 }
 
 export type GroupRow = Awaited<ReturnType<ReturnType<typeof groupColumns>['execute']>>[number]
@@ -40,8 +50,17 @@ export function findGroupRowsByIds(store: Store, ids: readonly number[]): Promis
   return findRowsByIds(store, 'intel_group', ids)
 }
 
-export async function findGroupIdByXid(db: Kysely<Database>, ownerId: number, xid: string): Promise<number | undefined> {
-  const row = await db.selectFrom('intel_group').select('id').where('owner_id', '=', ownerId).where('xid', '=', xid).executeTakeFirst()
+export async function findGroupIdByXid(
+  db: Kysely<Database>,
+  ownerId: number,
+  xid: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('intel_group')
+    .select('id')
+    .where('owner_id', '=', ownerId)
+    .where('xid', '=', xid)
+    .executeTakeFirst()
   return row?.id
 }
 
@@ -64,22 +83,36 @@ export async function deleteGroupRows(db: Kysely<Database>, ids: readonly number
 }
 
 function filteredGroups(db: Kysely<Database>, q: GroupListQuery) {
-  let query = groupColumns(db).where((eb) => ownerFilter(db, eb, 'intel_group.owner_id', q.ownerIds, q.ids !== undefined))
+  let query = groupColumns(db).where((eb) =>
+    ownerFilter(db, eb, 'intel_group.owner_id', q.ownerIds, q.ids !== undefined),
+  )
   if (q.types?.length) query = query.where('intel_group.type', 'in', q.types)
   if (q.ids) query = query.where('intel_group.id', 'in', q.ids.length ? q.ids : [-1])
   if (q.associatedWith) query = query.where('intel_group.id', 'in', associatedIds(db, q.associatedWith, 'group'))
   if (q.conditions.length) {
-    query = query.where((eb) => combine(eb, q.conditions.map((c) => columnCondition(eb, `intel_group.${c.column}`, c)), q.combine))
+    query = query.where((eb) =>
+      combine(
+        eb,
+        q.conditions.map((c) => columnCondition(eb, `intel_group.${c.column}`, c)),
+        q.combine,
+      ),
+    )
   }
   return query
 }
 
-export async function listGroupRows(db: Kysely<Database>, q: GroupListQuery): Promise<{ rows: GroupRow[]; total: number }> {
+export async function listGroupRows(
+  db: Kysely<Database>,
+  q: GroupListQuery,
+): Promise<{ rows: GroupRow[]; total: number }> {
   if (q.ownerIds.length === 0) return { rows: [], total: 0 }
   const base = filteredGroups(db, q)
   const [rows, count] = await Promise.all([
     base.orderBy('intel_group.id').limit(q.limit).offset(q.offset).execute(),
-    base.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    base
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ])
   return { rows, total: Number(count?.n ?? 0) }
 }
@@ -89,13 +122,26 @@ export function findDocumentContent(db: Kysely<Database>, groupId: number) {
 }
 
 export async function hasDocumentContent(db: Kysely<Database>, groupId: number): Promise<boolean> {
-  const row = await db.selectFrom('document_content').select('group_id').where('group_id', '=', groupId).executeTakeFirst()
+  const row = await db
+    .selectFrom('document_content')
+    .select('group_id')
+    .where('group_id', '=', groupId)
+    .executeTakeFirst()
   return !!row
 }
 
-export async function saveDocumentContent(db: Kysely<Database>, groupId: number, content: Buffer, contentType: string, now: string) {
+export async function saveDocumentContent(
+  db: Kysely<Database>,
+  groupId: number,
+  content: Buffer,
+  contentType: string,
+  now: string,
+) {
   await db.deleteFrom('document_content').where('group_id', '=', groupId).execute()
-  await db.insertInto('document_content').values({ group_id: groupId, content, content_type: contentType, size: content.length, uploaded_at: now }).execute()
+  await db
+    .insertInto('document_content')
+    .values({ group_id: groupId, content, content_type: contentType, size: content.length, uploaded_at: now })
+    .execute()
 }
 
 export function listAdversaryAssetRows(db: Kysely<Database>, groupId: number, type?: string) {
@@ -105,10 +151,18 @@ export function listAdversaryAssetRows(db: Kysely<Database>, groupId: number, ty
 }
 
 export function findAdversaryAssetRow(db: Kysely<Database>, groupId: number, id: number) {
-  return db.selectFrom('adversary_asset').selectAll().where('group_id', '=', groupId).where('id', '=', id).executeTakeFirst()
+  return db
+    .selectFrom('adversary_asset')
+    .selectAll()
+    .where('group_id', '=', groupId)
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
-export async function insertAdversaryAsset(db: Kysely<Database>, values: { group_id: number; type: string; value: string; date_added: string }) {
+export async function insertAdversaryAsset(
+  db: Kysely<Database>,
+  values: { group_id: number; type: string; value: string; date_added: string },
+) {
   const row = await db.insertInto('adversary_asset').values(values).returning('id').executeTakeFirstOrThrow()
   return row.id
 }

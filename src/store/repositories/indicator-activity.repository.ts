@@ -6,55 +6,140 @@ import { type Kysely, sql } from 'kysely'
 import type { Database, Row } from '../database.js'
 import { refreshThreatAssessment } from './indicator.repository.js'
 
-export async function insertObservation(db: Kysely<Database>, indicatorId: number, userId: number, count: number, dateObserved: string) {
-  await db.insertInto('indicator_observation').values({ indicator_id: indicatorId, user_id: userId, count, date_observed: dateObserved }).execute()
-  await db.updateTable('indicator').where('id', '=', indicatorId).set((eb) => ({
-    observation_count: eb('observation_count', '+', count),
-    last_observed: sql<string>`CASE WHEN last_observed IS NULL OR last_observed < ${dateObserved} THEN ${dateObserved} ELSE last_observed END`,
-  })).execute()
+export async function insertObservation(
+  db: Kysely<Database>,
+  indicatorId: number,
+  userId: number,
+  count: number,
+  dateObserved: string,
+) {
+  await db
+    .insertInto('indicator_observation')
+    .values({ indicator_id: indicatorId, user_id: userId, count, date_observed: dateObserved })
+    .execute()
+  await db
+    .updateTable('indicator')
+    .where('id', '=', indicatorId)
+    .set((eb) => ({
+      observation_count: eb('observation_count', '+', count),
+      last_observed: sql<string>`CASE WHEN last_observed IS NULL OR last_observed < ${dateObserved} THEN ${dateObserved} ELSE last_observed END`,
+    }))
+    .execute()
   await refreshThreatAssessment(db, [indicatorId])
 }
 
 /** Observations per day, newest first. */
 export function listObservationsByDay(db: Kysely<Database>, indicatorId: number) {
   const day = sql<string>`substr(date_observed, 1, 10)`
-  return db.selectFrom('indicator_observation').select([day.as('day'), sql<number>`sum(${sql.ref('count')})`.as('count'), sql<string>`max(date_observed)`.as('last')])
-    .where('indicator_id', '=', indicatorId).groupBy(day).orderBy(day, 'desc').execute()
+  return db
+    .selectFrom('indicator_observation')
+    .select([
+      day.as('day'),
+      sql<number>`sum(${sql.ref('count')})`.as('count'),
+      sql<string>`max(date_observed)`.as('last'),
+    ])
+    .where('indicator_id', '=', indicatorId)
+    .groupBy(day)
+    .orderBy(day, 'desc')
+    .execute()
 }
 
 /** Totals over every observer and over the observers in one Organization. */
 export async function observationTotals(db: Kysely<Database>, indicatorId: number, organizationId: number) {
-  const all = await db.selectFrom('indicator_observation').select([sql<number | null>`sum(${sql.ref('count')})`.as('n'), sql<string | null>`max(date_observed)`.as('last')])
-    .where('indicator_id', '=', indicatorId).executeTakeFirst()
-  const mine = await db.selectFrom('indicator_observation').innerJoin('user_account', 'user_account.id', 'indicator_observation.user_id')
-    .select([sql<number | null>`sum(indicator_observation.count)`.as('n'), sql<string | null>`max(indicator_observation.date_observed)`.as('last')])
-    .where('indicator_observation.indicator_id', '=', indicatorId).where('user_account.organization_id', '=', organizationId).executeTakeFirst()
-  return { count: Number(all?.n ?? 0), last: all?.last ?? null, yourCount: Number(mine?.n ?? 0), yourLast: mine?.last ?? null }
+  const all = await db
+    .selectFrom('indicator_observation')
+    .select([sql<number | null>`sum(${sql.ref('count')})`.as('n'), sql<string | null>`max(date_observed)`.as('last')])
+    .where('indicator_id', '=', indicatorId)
+    .executeTakeFirst()
+  const mine = await db
+    .selectFrom('indicator_observation')
+    .innerJoin('user_account', 'user_account.id', 'indicator_observation.user_id')
+    .select([
+      sql<number | null>`sum(indicator_observation.count)`.as('n'),
+      sql<string | null>`max(indicator_observation.date_observed)`.as('last'),
+    ])
+    .where('indicator_observation.indicator_id', '=', indicatorId)
+    .where('user_account.organization_id', '=', organizationId)
+    .executeTakeFirst()
+  return {
+    count: Number(all?.n ?? 0),
+    last: all?.last ?? null,
+    yourCount: Number(mine?.n ?? 0),
+    yourLast: mine?.last ?? null,
+  }
 }
 
 /** The most-observed Indicators of the owners since a time, with each observer's share. */
-export async function listMostObserved(db: Kysely<Database>, ownerIds: readonly number[], since: string, limit: number) {
+export async function listMostObserved(
+  db: Kysely<Database>,
+  ownerIds: readonly number[],
+  since: string,
+  limit: number,
+) {
   if (ownerIds.length === 0) return []
-  const top = await db.selectFrom('indicator_observation as o').innerJoin('indicator as i', 'i.id', 'o.indicator_id')
-    .select(['i.id', 'i.summary', 'i.type', sql<number>`sum(o.count)`.as('total'), sql<string>`max(o.date_observed)`.as('last')])
-    .where('i.owner_id', 'in', ownerIds).where('o.date_observed', '>=', since)
-    .groupBy(['i.id', 'i.summary', 'i.type']).orderBy(sql`sum(o.count)`, 'desc').orderBy('i.id').limit(limit).execute()
+  const top = await db
+    .selectFrom('indicator_observation as o')
+    .innerJoin('indicator as i', 'i.id', 'o.indicator_id')
+    .select([
+      'i.id',
+      'i.summary',
+      'i.type',
+      sql<number>`sum(o.count)`.as('total'),
+      sql<string>`max(o.date_observed)`.as('last'),
+    ])
+    .where('i.owner_id', 'in', ownerIds)
+    .where('o.date_observed', '>=', since)
+    .groupBy(['i.id', 'i.summary', 'i.type'])
+    .orderBy(sql`sum(o.count)`, 'desc')
+    .orderBy('i.id')
+    .limit(limit)
+    .execute()
   if (top.length === 0) return []
-  const perUser = await db.selectFrom('indicator_observation as o').innerJoin('user_account as u', 'u.id', 'o.user_id')
-    .select(['o.indicator_id', 'u.user_name', sql<number>`sum(o.count)`.as('total'), sql<string>`max(o.date_observed)`.as('last')])
-    .where('o.indicator_id', 'in', top.map((t) => t.id)).where('o.date_observed', '>=', since)
-    .groupBy(['o.indicator_id', 'u.user_name']).orderBy('u.user_name').execute()
-  return top.map((t) => ({ ...t, total: Number(t.total), users: perUser.filter((u) => u.indicator_id === t.id).map((u) => ({ ...u, total: Number(u.total) })) }))
+  const perUser = await db
+    .selectFrom('indicator_observation as o')
+    .innerJoin('user_account as u', 'u.id', 'o.user_id')
+    .select([
+      'o.indicator_id',
+      'u.user_name',
+      sql<number>`sum(o.count)`.as('total'),
+      sql<string>`max(o.date_observed)`.as('last'),
+    ])
+    .where(
+      'o.indicator_id',
+      'in',
+      top.map((t) => t.id),
+    )
+    .where('o.date_observed', '>=', since)
+    .groupBy(['o.indicator_id', 'u.user_name'])
+    .orderBy('u.user_name')
+    .execute()
+  return top.map((t) => ({
+    ...t,
+    total: Number(t.total),
+    users: perUser.filter((u) => u.indicator_id === t.id).map((u) => ({ ...u, total: Number(u.total) })),
+  }))
 }
 
 /** Records one false positive per user, Indicator and day; returns false when that day's report already exists. */
-export async function insertFalsePositive(db: Kysely<Database>, indicatorId: number, userId: number, day: string, now: string): Promise<boolean> {
-  const result = await db.insertInto('indicator_false_positive').values({ indicator_id: indicatorId, user_id: userId, day, reported_at: now })
-    .onConflict((oc) => oc.columns(['indicator_id', 'user_id', 'day']).doNothing()).executeTakeFirst()
+export async function insertFalsePositive(
+  db: Kysely<Database>,
+  indicatorId: number,
+  userId: number,
+  day: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .insertInto('indicator_false_positive')
+    .values({ indicator_id: indicatorId, user_id: userId, day, reported_at: now })
+    .onConflict((oc) => oc.columns(['indicator_id', 'user_id', 'day']).doNothing())
+    .executeTakeFirst()
   const inserted = Number(result.numInsertedOrUpdatedRows ?? 0) > 0
   if (inserted) {
-    await db.updateTable('indicator').where('id', '=', indicatorId)
-      .set((eb) => ({ false_positive_count: eb('false_positive_count', '+', 1), last_false_positive: now })).execute()
+    await db
+      .updateTable('indicator')
+      .where('id', '=', indicatorId)
+      .set((eb) => ({ false_positive_count: eb('false_positive_count', '+', 1), last_false_positive: now }))
+      .execute()
     await refreshThreatAssessment(db, [indicatorId])
   }
   return inserted
@@ -66,15 +151,31 @@ export function listFileOccurrenceRows(db: Kysely<Database>, indicatorId: number
   return db.selectFrom('file_occurrence').selectAll().where('indicator_id', '=', indicatorId).orderBy('id').execute()
 }
 
-export function findFileOccurrenceRow(db: Kysely<Database>, indicatorId: number, id: number): Promise<FileOccurrenceRow | undefined> {
-  return db.selectFrom('file_occurrence').selectAll().where('indicator_id', '=', indicatorId).where('id', '=', id).executeTakeFirst()
+export function findFileOccurrenceRow(
+  db: Kysely<Database>,
+  indicatorId: number,
+  id: number,
+): Promise<FileOccurrenceRow | undefined> {
+  return db
+    .selectFrom('file_occurrence')
+    .selectAll()
+    .where('indicator_id', '=', indicatorId)
+    .where('id', '=', id)
+    .executeTakeFirst()
 }
 
-export async function insertFileOccurrence(db: Kysely<Database>, values: Omit<FileOccurrenceRow, 'id'>): Promise<number> {
+export async function insertFileOccurrence(
+  db: Kysely<Database>,
+  values: Omit<FileOccurrenceRow, 'id'>,
+): Promise<number> {
   return (await db.insertInto('file_occurrence').values(values).returning('id').executeTakeFirstOrThrow()).id
 }
 
-export async function updateFileOccurrence(db: Kysely<Database>, id: number, changes: Partial<Omit<FileOccurrenceRow, 'id' | 'indicator_id'>>) {
+export async function updateFileOccurrence(
+  db: Kysely<Database>,
+  id: number,
+  changes: Partial<Omit<FileOccurrenceRow, 'id' | 'indicator_id'>>,
+) {
   if (Object.keys(changes).length) await db.updateTable('file_occurrence').set(changes).where('id', '=', id).execute()
 }
 
@@ -83,20 +184,48 @@ export async function deleteFileOccurrence(db: Kysely<Database>, id: number) {
 }
 
 export function findFileActionType(db: Kysely<Database>, action: string) {
-  return db.selectFrom('association_type').selectAll().where('file_action', '=', 1).where('api_branch', '=', action).executeTakeFirst()
+  return db
+    .selectFrom('association_type')
+    .selectAll()
+    .where('file_action', '=', 1)
+    .where('api_branch', '=', action)
+    .executeTakeFirst()
 }
 
-export async function insertFileAction(db: Kysely<Database>, fileId: number, action: string, targetId: number, now: string): Promise<boolean> {
-  const existing = await db.selectFrom('file_action').select('id').where('indicator_id', '=', fileId).where('action', '=', action)
-    .where('target_indicator_id', '=', targetId).executeTakeFirst()
+export async function insertFileAction(
+  db: Kysely<Database>,
+  fileId: number,
+  action: string,
+  targetId: number,
+  now: string,
+): Promise<boolean> {
+  const existing = await db
+    .selectFrom('file_action')
+    .select('id')
+    .where('indicator_id', '=', fileId)
+    .where('action', '=', action)
+    .where('target_indicator_id', '=', targetId)
+    .executeTakeFirst()
   if (existing) return false
-  await db.insertInto('file_action').values({ indicator_id: fileId, action, target_indicator_id: targetId, date_added: now }).execute()
+  await db
+    .insertInto('file_action')
+    .values({ indicator_id: fileId, action, target_indicator_id: targetId, date_added: now })
+    .execute()
   return true
 }
 
-export async function deleteFileAction(db: Kysely<Database>, fileId: number, action: string, targetId: number): Promise<boolean> {
-  const result = await db.deleteFrom('file_action').where('indicator_id', '=', fileId).where('action', '=', action)
-    .where('target_indicator_id', '=', targetId).executeTakeFirst()
+export async function deleteFileAction(
+  db: Kysely<Database>,
+  fileId: number,
+  action: string,
+  targetId: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('file_action')
+    .where('indicator_id', '=', fileId)
+    .where('action', '=', action)
+    .where('target_indicator_id', '=', targetId)
+    .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
 
@@ -108,17 +237,31 @@ export async function pruneDeletedIndicators(db: Kysely<Database>, before: strin
   await db.deleteFrom('deleted_indicator').where('date_deleted', '<', before).execute()
 }
 
-export async function listDeletedIndicatorRows(db: Kysely<Database>, spec: { ownerIds: readonly number[]; type?: string; since: string; offset: number; limit: number }) {
+export async function listDeletedIndicatorRows(
+  db: Kysely<Database>,
+  spec: { ownerIds: readonly number[]; type?: string; since: string; offset: number; limit: number },
+) {
   if (spec.ownerIds.length === 0) return { rows: [], total: 0 }
   const base = () => {
-    let q = db.selectFrom('deleted_indicator').innerJoin('owner', 'owner.id', 'deleted_indicator.owner_id')
-      .where('deleted_indicator.owner_id', 'in', spec.ownerIds).where('deleted_indicator.date_deleted', '>=', spec.since)
+    let q = db
+      .selectFrom('deleted_indicator')
+      .innerJoin('owner', 'owner.id', 'deleted_indicator.owner_id')
+      .where('deleted_indicator.owner_id', 'in', spec.ownerIds)
+      .where('deleted_indicator.date_deleted', '>=', spec.since)
     if (spec.type) q = q.where('deleted_indicator.type', '=', spec.type)
     return q
   }
   const [rows, count] = await Promise.all([
-    base().selectAll('deleted_indicator').select('owner.name as owner_name').orderBy('deleted_indicator.id').limit(spec.limit).offset(spec.offset).execute(),
-    base().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    base()
+      .selectAll('deleted_indicator')
+      .select('owner.name as owner_name')
+      .orderBy('deleted_indicator.id')
+      .limit(spec.limit)
+      .offset(spec.offset)
+      .execute(),
+    base()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ])
   return { rows, total: Number(count?.n ?? 0) }
 }

@@ -20,7 +20,9 @@ export interface TallyQuery {
 /** How many Indicators the owners hold (of the type, active only when asked). */
 export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery): Promise<number> {
   if (q.ownerIds.length === 0) return 0
-  let query = db.selectFrom('indicator_tally').select([sql<number>`coalesce(sum(n), 0)`.as('n'), sql<number>`count(*)`.as('deltas')])
+  let query = db
+    .selectFrom('indicator_tally')
+    .select([sql<number>`coalesce(sum(n), 0)`.as('n'), sql<number>`count(*)`.as('deltas')])
     .where('owner_id', 'in', q.ownerIds)
   if (q.type !== undefined) query = query.where('type', '=', q.type)
   if (q.activeOnly) query = query.where('active', '=', 1)

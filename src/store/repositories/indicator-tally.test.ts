@@ -5,16 +5,26 @@ import { runPendingJobs } from '../../worker/batch-worker.js'
 import { FOLD_AFTER_ROWS, countIndicatorsByTally } from './indicator-tally.repository.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 type Counts = Record<string, number>
 
 /** Indicators per `owner|type|active`, counted from the rows, and as the tally holds them. */
 async function counted(): Promise<{ rows: Counts; tally: Counts }> {
-  const rows = await sql<{ key: string; n: number }>`select owner_id || '|' || type || '|' || active as key, count(*) as n
+  const rows = await sql<{
+    key: string
+    n: number
+  }>`select owner_id || '|' || type || '|' || active as key, count(*) as n
     from indicator group by owner_id, type, active`.execute(t.store.db)
-  const tally = await sql<{ key: string; n: number }>`select owner_id || '|' || type || '|' || active as key, sum(n) as n
+  const tally = await sql<{
+    key: string
+    n: number
+  }>`select owner_id || '|' || type || '|' || active as key, sum(n) as n
     from indicator_tally group by owner_id, type, active having sum(n) <> 0`.execute(t.store.db)
   const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
   return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
@@ -33,13 +43,18 @@ async function v2(method: string, url: string, payload?: unknown) {
 
 async function batch(action: 'Create' | 'Delete', indicators: unknown[]) {
   const created = await v2('POST', '/batch', { owner: ORG, haltOnError: false, action, attributeWriteType: 'Append' })
-  const res = await t.request({ method: 'POST', url: `/api/v2/batch/${created.data.batchId}`, payload: JSON.stringify({ indicator: indicators }),
-    headers: { 'content-type': 'application/octet-stream' } })
+  const res = await t.request({
+    method: 'POST',
+    url: `/api/v2/batch/${created.data.batchId}`,
+    payload: JSON.stringify({ indicator: indicators }),
+    headers: { 'content-type': 'application/octet-stream' },
+  })
   expect(res.statusCode).toBe(202)
   expect(await runPendingJobs(t.store, t.services)).toBe(1)
 }
 
-const hosts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ type: 'Host', summary: `${prefix}${i}.example` }))
+const hosts = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ type: 'Host', summary: `${prefix}${i}.example` }))
 
 describe('the Indicator tally (migration 0125)', () => {
   it('follows every way Indicators are written: API creates, flag changes, deletes, batch creates and deletes, File merges', async () => {
@@ -62,18 +77,34 @@ describe('the Indicator tally (migration 0125)', () => {
     const sha1 = 'b'.repeat(40)
     await v2('POST', '/indicators/files', { md5 })
     await v2('POST', '/indicators/files', { sha1 })
-    const created = await v2('POST', '/batch', { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' })
-    await t.request({ method: 'POST', url: `/api/v2/batch/${created.data.batchId}`, payload: JSON.stringify({ indicator: [{ type: 'File', summary: `${md5} : ${sha1}` }] }),
-      headers: { 'content-type': 'application/octet-stream' } })
+    const created = await v2('POST', '/batch', {
+      owner: ORG,
+      haltOnError: false,
+      action: 'Create',
+      attributeWriteType: 'Append',
+    })
+    await t.request({
+      method: 'POST',
+      url: `/api/v2/batch/${created.data.batchId}`,
+      payload: JSON.stringify({ indicator: [{ type: 'File', summary: `${md5} : ${sha1}` }] }),
+      headers: { 'content-type': 'application/octet-stream' },
+    })
     await runPendingJobs(t.store, t.services)
     const { rows } = await counted()
-    expect(Object.entries(rows).filter(([k]) => k.includes('|File|')).map(([, n]) => n)).toEqual([1])
+    expect(
+      Object.entries(rows)
+        .filter(([k]) => k.includes('|File|'))
+        .map(([, n]) => n),
+    ).toEqual([1])
     await expectTallyTrue()
   })
 
   it('gives v2 listings their resultCount: active Indicators of the owner, or of one type', async () => {
     const { rows } = await counted()
-    const activeOf = (type?: string) => Object.entries(rows).filter(([k]) => k.endsWith('|1') && (!type || k.split('|')[1] === type)).reduce((n, [, v]) => n + v, 0)
+    const activeOf = (type?: string) =>
+      Object.entries(rows)
+        .filter(([k]) => k.endsWith('|1') && (!type || k.split('|')[1] === type))
+        .reduce((n, [, v]) => n + v, 0)
     expect(activeOf('Host')).toBe(20)
     expect((await v2('GET', '/indicators?resultLimit=1')).data.resultCount).toBe(activeOf())
     expect((await v2('GET', '/indicators/hosts?resultLimit=1')).data.resultCount).toBe(20)
@@ -83,15 +114,28 @@ describe('the Indicator tally (migration 0125)', () => {
     expect((await v2('GET', '/indicators/addresses?filters=active%3Dtrue')).data.resultCount).toBe(1)
   })
 
-  it.runIf(TEST_DB === 'postgres')('on PostgreSQL, folds an owner\'s deltas into one row per key once they pile up, keeping the sum', async () => {
-    const owner = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
-    for (let i = 0; i < FOLD_AFTER_ROWS + 1; i++) await v2('POST', '/indicators/hosts', { hostName: `fold${i}.example` })
-    const deltas = async () => Number((await sql<{ n: number }>`select count(*) as n from indicator_tally where owner_id = ${owner}`.execute(t.store.db)).rows[0].n)
-    expect(await deltas()).toBeGreaterThan(FOLD_AFTER_ROWS)
-    const before = await counted()
-    const hostsNow = await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })
-    expect(hostsNow).toBe(20 + FOLD_AFTER_ROWS + 1)
-    expect(await deltas()).toBeLessThanOrEqual(4)
-    expect((await counted()).tally).toEqual(before.rows)
-  })
+  it.runIf(TEST_DB === 'postgres')(
+    "on PostgreSQL, folds an owner's deltas into one row per key once they pile up, keeping the sum",
+    async () => {
+      const owner = (
+        await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()
+      ).id
+      for (let i = 0; i < FOLD_AFTER_ROWS + 1; i++)
+        await v2('POST', '/indicators/hosts', { hostName: `fold${i}.example` })
+      const deltas = async () =>
+        Number(
+          (
+            await sql<{ n: number }>`select count(*) as n from indicator_tally where owner_id = ${owner}`.execute(
+              t.store.db,
+            )
+          ).rows[0].n,
+        )
+      expect(await deltas()).toBeGreaterThan(FOLD_AFTER_ROWS)
+      const before = await counted()
+      const hostsNow = await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })
+      expect(hostsNow).toBe(20 + FOLD_AFTER_ROWS + 1)
+      expect(await deltas()).toBeLessThanOrEqual(4)
+      expect((await counted()).tally).toEqual(before.rows)
+    },
+  )
 })

@@ -17,9 +17,26 @@ export type IndicatorValues = Insertable<IndicatorTable>
 export type IndicatorChanges = Updateable<IndicatorTable>
 
 /** Columns a list condition may touch. */
-export type IndicatorColumn = 'active' | 'summary' | 'last_modified' | 'date_added' | 'rating' | 'confidence' | 'threat_assess_score'
-  | 'threat_assess_rating' | 'threat_assess_confidence' | 'false_positive_count' | 'address_city' | 'address_country_code'
-  | 'address_country_name' | 'address_organization' | 'address_state' | 'address_timezone' | 'address_asn' | 'whois_active' | 'dns_active'
+export type IndicatorColumn =
+  | 'active'
+  | 'summary'
+  | 'last_modified'
+  | 'date_added'
+  | 'rating'
+  | 'confidence'
+  | 'threat_assess_score'
+  | 'threat_assess_rating'
+  | 'threat_assess_confidence'
+  | 'false_positive_count'
+  | 'address_city'
+  | 'address_country_code'
+  | 'address_country_name'
+  | 'address_organization'
+  | 'address_state'
+  | 'address_timezone'
+  | 'address_asn'
+  | 'whois_active'
+  | 'dns_active'
 
 export type IndicatorCondition = ColumnCondition<IndicatorColumn>
 
@@ -50,8 +67,11 @@ export interface IndicatorListSpec {
 type IndicatorQuery = SelectQueryBuilder<Database, 'indicator' | 'owner', {}>
 
 function selectIndicators(db: Kysely<Database>) {
-  return db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
-    .selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
+  return db
+    .selectFrom('indicator')
+    .innerJoin('owner', 'owner.id', 'indicator.owner_id')
+    .selectAll('indicator')
+    .select(['owner.name as owner_name', 'owner.type as owner_type'])
 }
 
 export function findIndicatorRow(db: Kysely<Database>, id: number): Promise<IndicatorRow | undefined> {
@@ -66,34 +86,66 @@ export function findIndicatorRowsByIds(store: Store, ids: readonly number[]): Pr
   return findRowsByIds(store, 'indicator', ids)
 }
 
-export function findIndicatorRowBySummary(db: Kysely<Database>, ownerIds: readonly number[], type: string, summary: string): Promise<IndicatorRow[]> {
+export function findIndicatorRowBySummary(
+  db: Kysely<Database>,
+  ownerIds: readonly number[],
+  type: string,
+  summary: string,
+): Promise<IndicatorRow[]> {
   if (ownerIds.length === 0) return Promise.resolve([])
-  return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', type)
-    .where('indicator.summary', '=', summary).orderBy('indicator.owner_id').execute()
+  return selectIndicators(db)
+    .where('indicator.owner_id', 'in', ownerIds)
+    .where('indicator.type', '=', type)
+    .where('indicator.summary', '=', summary)
+    .orderBy('indicator.owner_id')
+    .execute()
 }
 
 /** Files in the owners holding any of the given hashes (value1 MD5, value2 SHA-1, value3 SHA-256). */
-export function findFileRowsByHashes(db: Kysely<Database>, ownerIds: readonly number[], hashes: readonly (string | null)[]): Promise<IndicatorRow[]> {
+export function findFileRowsByHashes(
+  db: Kysely<Database>,
+  ownerIds: readonly number[],
+  hashes: readonly (string | null)[],
+): Promise<IndicatorRow[]> {
   const [md5, sha1, sha256] = hashes
   if (ownerIds.length === 0 || (!md5 && !sha1 && !sha256)) return Promise.resolve([])
-  return selectIndicators(db).where('indicator.owner_id', 'in', ownerIds).where('indicator.type', '=', 'File')
-    .where((eb) => eb.or([
-      ...(md5 ? [eb('indicator.value1', '=', md5)] : []),
-      ...(sha1 ? [eb('indicator.value2', '=', sha1)] : []),
-      ...(sha256 ? [eb('indicator.value3', '=', sha256)] : []),
-    ]))
-    .orderBy('indicator.owner_id').orderBy('indicator.id').execute()
+  return selectIndicators(db)
+    .where('indicator.owner_id', 'in', ownerIds)
+    .where('indicator.type', '=', 'File')
+    .where((eb) =>
+      eb.or([
+        ...(md5 ? [eb('indicator.value1', '=', md5)] : []),
+        ...(sha1 ? [eb('indicator.value2', '=', sha1)] : []),
+        ...(sha256 ? [eb('indicator.value3', '=', sha256)] : []),
+      ]),
+    )
+    .orderBy('indicator.owner_id')
+    .orderBy('indicator.id')
+    .execute()
 }
 
 function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
   if (scope.via !== 'group') {
-    return db.selectFrom('association').select('to_id').where('from_kind', '=', scope.kind).where('from_id', '=', scope.id)
-      .where('to_kind', '=', 'indicator').where('association_type_id', '=', scope.associationTypeId)
+    return db
+      .selectFrom('association')
+      .select('to_id')
+      .where('from_kind', '=', scope.kind)
+      .where('from_id', '=', scope.id)
+      .where('to_kind', '=', 'indicator')
+      .where('association_type_id', '=', scope.associationTypeId)
   }
-  return db.selectFrom('association as a1')
-    .innerJoin('association as a2', (join) => join.on('a2.from_kind', '=', 'group').onRef('a2.from_id', '=', 'a1.to_id'))
-    .select('a2.to_id').where('a1.from_kind', '=', scope.kind).where('a1.from_id', '=', scope.id).where('a1.to_kind', '=', 'group')
-    .where('a1.association_type_id', '=', 0).where('a2.to_kind', '=', 'indicator').where('a2.association_type_id', '=', 0)
+  return db
+    .selectFrom('association as a1')
+    .innerJoin('association as a2', (join) =>
+      join.on('a2.from_kind', '=', 'group').onRef('a2.from_id', '=', 'a1.to_id'),
+    )
+    .select('a2.to_id')
+    .where('a1.from_kind', '=', scope.kind)
+    .where('a1.from_id', '=', scope.id)
+    .where('a1.to_kind', '=', 'group')
+    .where('a1.association_type_id', '=', 0)
+    .where('a2.to_kind', '=', 'indicator')
+    .where('a2.association_type_id', '=', 0)
 }
 
 function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: IndicatorListSpec): IndicatorQuery {
@@ -115,21 +167,39 @@ function applyListSpec(db: Kysely<Database>, query: IndicatorQuery, spec: Indica
   }
   if (spec.fileAction) {
     const { fileId, action } = spec.fileAction
-    q = q.where('indicator.id', 'in', db.selectFrom('file_action').select('target_indicator_id')
-      .where('indicator_id', '=', fileId).where('action', '=', action))
+    q = q.where(
+      'indicator.id',
+      'in',
+      db
+        .selectFrom('file_action')
+        .select('target_indicator_id')
+        .where('indicator_id', '=', fileId)
+        .where('action', '=', action),
+    )
   }
   return q
 }
 
 /** One page of Indicators and the total that match, in id order (stable across pages). */
-export async function listIndicatorRows(db: Kysely<Database>, spec: IndicatorListSpec): Promise<{ rows: IndicatorRow[]; total: number }> {
+export async function listIndicatorRows(
+  db: Kysely<Database>,
+  spec: IndicatorListSpec,
+): Promise<{ rows: IndicatorRow[]; total: number }> {
   if (spec.ownerIds.length === 0) return { rows: [], total: 0 }
   const base = (): IndicatorQuery => db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
   const [rows, count] = await Promise.all([
-    applyListSpec(db, base(), spec).selectAll('indicator').select(['owner.name as owner_name', 'owner.type as owner_type'])
-      .orderBy('indicator.id').limit(spec.limit).offset(spec.offset).execute(),
-    countsByTally(spec) ? countIndicatorsByTally(db, spec).then((n) => ({ n }))
-      : applyListSpec(db, base(), spec).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    applyListSpec(db, base(), spec)
+      .selectAll('indicator')
+      .select(['owner.name as owner_name', 'owner.type as owner_type'])
+      .orderBy('indicator.id')
+      .limit(spec.limit)
+      .offset(spec.offset)
+      .execute(),
+    countsByTally(spec)
+      ? countIndicatorsByTally(db, spec).then((n) => ({ n }))
+      : applyListSpec(db, base(), spec)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirst(),
   ])
   return { rows, total: Number(count?.n ?? 0) }
 }
@@ -154,15 +224,25 @@ export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonl
   const figures = threatAssessment((column) => column)
   const set = Object.fromEntries(Object.entries(figures).map(([column, expression]) => [column, sql.raw(expression)]))
   for (let start = 0; start < ids.length; start += 5000) {
-    await db.updateTable('indicator').where('id', 'in', ids.slice(start, start + 5000)).set(set).execute()
+    await db
+      .updateTable('indicator')
+      .where('id', 'in', ids.slice(start, start + 5000))
+      .set(set)
+      .execute()
   }
 }
 
-type ThreatAssessColumn = 'threat_assess_rating' | 'threat_assess_confidence' | 'threat_assess_score_observed'
-  | 'threat_assess_score_false_positive' | 'threat_assess_score'
+type ThreatAssessColumn =
+  | 'threat_assess_rating'
+  | 'threat_assess_confidence'
+  | 'threat_assess_score_observed'
+  | 'threat_assess_score_false_positive'
+  | 'threat_assess_score'
 
 /** The formula above as SQL text per ThreatAssess column, over the given column references. */
-function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_count' | 'false_positive_count') => string): Record<ThreatAssessColumn, string> {
+function threatAssessment(
+  ref: (column: 'rating' | 'confidence' | 'observation_count' | 'false_positive_count') => string,
+): Record<ThreatAssessColumn, string> {
   const observed = `CASE WHEN ${ref('observation_count')} >= 100 THEN 200 ELSE ${ref('observation_count')} * 2 END`
   const falsePositive = `CASE WHEN ${ref('false_positive_count')} >= 10 THEN 500 ELSE ${ref('false_positive_count')} * 50 END`
   const raw = `(COALESCE(${ref('rating')}, 0) * COALESCE(${ref('confidence')}, 50) * 1.6 + ${observed} - ${falsePositive})`
@@ -182,7 +262,8 @@ function threatAssessment(ref: (column: 'rating' | 'confidence' | 'observation_c
  */
 export function threatAssessedOnInsert(types: Record<string, ColumnType>): DerivedColumns {
   // No observations or false positives yet: those columns start at 0.
-  const figures = (ref: (column: string) => string) => threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0'))
+  const figures = (ref: (column: string) => string) =>
+    threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0'))
   return {
     columns: Object.keys(figures((column) => column)),
     expressions: (ref) => Object.values(figures(ref)),

@@ -8,10 +8,16 @@ import { preparedByIds } from '../engine/prepared-read.js'
 export type NoteRow = Row<'note'> & { owner_name: string }
 export type NoteValues = Omit<Row<'note'>, 'id'>
 
-export const findNotesByIds: (store: Store, ids: readonly number[]) => Promise<NoteRow[]> = preparedByIds('notes_by_id', (db, idIn) =>
-  db.selectFrom('note').innerJoin('owner', 'owner.id', 'note.owner_id')
-    .selectAll('note').select('owner.name as owner_name')
-    .where(idIn('note.id')))
+export const findNotesByIds: (store: Store, ids: readonly number[]) => Promise<NoteRow[]> = preparedByIds(
+  'notes_by_id',
+  (db, idIn) =>
+    db
+      .selectFrom('note')
+      .innerJoin('owner', 'owner.id', 'note.owner_id')
+      .selectAll('note')
+      .select('owner.name as owner_name')
+      .where(idIn('note.id')),
+)
 
 export async function insertNote(db: Kysely<Database>, values: NoteValues): Promise<number> {
   const { id } = await db.insertInto('note').values(values).returning('id').executeTakeFirstOrThrow()

@@ -34,11 +34,33 @@ const owners: number[] = []
 async function seed(db: Kysely<Database>) {
   const at = '2026-03-14T00:00:00.000Z'
   for (const name of ['Plans A', 'Plans B', 'Plans C']) {
-    owners.push((await db.insertInto('owner').values({ name, type: 'Organization', date_added: at }).returning('id').executeTakeFirstOrThrow()).id)
+    owners.push(
+      (
+        await db
+          .insertInto('owner')
+          .values({ name, type: 'Organization', date_added: at })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    )
   }
-  const tag = await db.insertInto('tag').values({ owner_id: owners[0]!, name: 'rare-tag', date_added: at }).returning('id').executeTakeFirstOrThrow()
-  const group = await db.insertInto('intel_group').values({ owner_id: owners[0]!, type: 'Adversary', name: 'target group', xid: 'plans-target', date_added: at, last_modified: at })
-    .returning('id').executeTakeFirstOrThrow()
+  const tag = await db
+    .insertInto('tag')
+    .values({ owner_id: owners[0]!, name: 'rare-tag', date_added: at })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const group = await db
+    .insertInto('intel_group')
+    .values({
+      owner_id: owners[0]!,
+      type: 'Adversary',
+      name: 'target group',
+      xid: 'plans-target',
+      date_added: at,
+      last_modified: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   // Owners interleaved, as concurrent feeds write them.
   for (let i = 0; i < PER_OWNER[0]!; i += 100) {
     const rows = []
@@ -46,24 +68,58 @@ async function seed(db: Kysely<Database>) {
       for (let k = Math.floor((i * count) / PER_OWNER[0]!); k < Math.floor(((i + 100) * count) / PER_OWNER[0]!); k++) {
         const type = TYPES[k % TYPES.length]!
         const summary = `${type === 'Host' ? 'h' : type.toLowerCase()}${o}${k}.plans.example`
-        rows.push({ owner_id: owners[o]!, type, summary, value1: summary, rating: Math.floor(k / 5) % 6, date_added: at, last_modified: at })
+        rows.push({
+          owner_id: owners[o]!,
+          type,
+          summary,
+          value1: summary,
+          rating: Math.floor(k / 5) % 6,
+          date_added: at,
+          last_modified: at,
+        })
       }
     }
     const ids = (await db.insertInto('indicator').values(rows).returning('id').execute()).map((r) => r.id)
     const tagged = ids.filter((_, k) => k % 23 === 5)
-    await db.insertInto('item_tag').values(tagged.map((id) => ({ tag_id: tag.id, item_kind: 'indicator', item_id: id, date_added: at }))).execute()
-    await db.insertInto('association').values(tagged.flatMap((id) => [
-      { from_kind: 'group', from_id: group.id, to_kind: 'indicator', to_id: id, association_type_id: 0, source: 'API', date_added: at },
-      { from_kind: 'indicator', from_id: id, to_kind: 'group', to_id: group.id, association_type_id: 0, source: 'API', date_added: at },
-    ])).execute()
+    await db
+      .insertInto('item_tag')
+      .values(tagged.map((id) => ({ tag_id: tag.id, item_kind: 'indicator', item_id: id, date_added: at })))
+      .execute()
+    await db
+      .insertInto('association')
+      .values(
+        tagged.flatMap((id) => [
+          {
+            from_kind: 'group',
+            from_id: group.id,
+            to_kind: 'indicator',
+            to_id: id,
+            association_type_id: 0,
+            source: 'API',
+            date_added: at,
+          },
+          {
+            from_kind: 'indicator',
+            from_id: id,
+            to_kind: 'group',
+            to_id: group.id,
+            association_type_id: 0,
+            source: 'API',
+            date_added: at,
+          },
+        ]),
+      )
+      .execute()
   }
 }
 
 beforeAll(async () => {
-  ({ store, drop } = await createTestStore())
+  ;({ store, drop } = await createTestStore())
   await seed(store.db)
 })
-afterAll(async () => { await drop?.() })
+afterAll(async () => {
+  await drop?.()
+})
 
 function idQuery(tql: string, ownerIds: number[] | null): IdQuery {
   const compiled = compileTql('indicators', tql, { dialect: store.dialect, now: NOW, visibleOwnerIds: owners })
@@ -76,16 +132,28 @@ const FIRST_PAGE = { offset: 0, limit: 101 }
 async function sqlitePlan(q: IdQuery): Promise<string[]> {
   return readIdPage(store.db, q, FIRST_PAGE, async (query) => {
     const compiled = query.compile()
-    return store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`).all(...(compiled.parameters as unknown[])).map((r) => (r as { detail: string }).detail)
+    return store
+      .sqlite!.prepare(`EXPLAIN QUERY PLAN ${compiled.sql}`)
+      .all(...(compiled.parameters as unknown[]))
+      .map((r) => (r as { detail: string }).detail)
   })
 }
 
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Index Cond'?: string; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  'Index Name'?: string
+  'Index Cond'?: string
+  Plans?: PlanNode[]
+}
 
 async function postgresPlan(q: IdQuery): Promise<PlanNode> {
   return readIdPage(store.db, q, FIRST_PAGE, async (query, handle) => {
     const compiled = query.compile()
-    const result = await handle.executeQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>({ ...compiled, sql: `EXPLAIN (FORMAT JSON) ${compiled.sql}` })
+    const result = await handle.executeQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>({
+      ...compiled,
+      sql: `EXPLAIN (FORMAT JSON) ${compiled.sql}`,
+    })
     return result.rows[0]!['QUERY PLAN'][0]!.Plan
   })
 }
@@ -96,8 +164,11 @@ function nodes(node: PlanNode): PlanNode[] {
 
 /** A read of Indicators that is not a seek: the whole table, or an owner's rows through an owner index. */
 function readsOwnersRows(node: PlanNode): boolean {
-  return node['Relation Name'] === 'indicator' && (node['Node Type'] === 'Seq Scan' || /^indicator_owner/.test(node['Index Name'] ?? ''))
-    || node['Node Type'] === 'Bitmap Index Scan' && /^indicator_owner/.test(node['Index Name'] ?? '')
+  return (
+    (node['Relation Name'] === 'indicator' &&
+      (node['Node Type'] === 'Seq Scan' || /^indicator_owner/.test(node['Index Name'] ?? ''))) ||
+    (node['Node Type'] === 'Bitmap Index Scan' && /^indicator_owner/.test(node['Index Name'] ?? ''))
+  )
 }
 
 const OWNER_CASES: [string, () => number[] | null][] = [
@@ -108,11 +179,21 @@ const OWNER_CASES: [string, () => number[] | null][] = [
 
 describe.each(OWNER_CASES)('first page of /v3/indicators, %s, no statistics', (_, ownerIds) => {
   beforeAll(async () => {
-    if (store.dialect === 'sqlite') expect(store.sqlite!.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'sqlite_stat1'`).get()).toEqual({ n: 0 })
-    else expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'indicator'`.execute(store.db)).rows).toEqual([{ n: 0 }])
+    if (store.dialect === 'sqlite')
+      expect(
+        store.sqlite!.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'sqlite_stat1'`).get(),
+      ).toEqual({ n: 0 })
+    else
+      expect(
+        (
+          await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stats WHERE tablename = 'indicator'`.execute(
+            store.db,
+          )
+        ).rows,
+      ).toEqual([{ n: 0 }])
   })
 
-  it.each(FILTERS)('$tql: no sort of the owner\'s rows', async ({ tql, seeks }) => {
+  it.each(FILTERS)("$tql: no sort of the owner's rows", async ({ tql, seeks }) => {
     const q = idQuery(tql, ownerIds())
     expect(q.seekable).toBe(seeks)
     if (store.dialect === 'sqlite') {
@@ -120,10 +201,18 @@ describe.each(OWNER_CASES)('first page of /v3/indicators, %s, no statistics', (_
       const sorts = plan.some((line) => line.startsWith('USE TEMP B-TREE FOR ORDER BY'))
       if (!seeks) {
         expect(plan).not.toContainEqual(expect.stringMatching(/TEMP B-TREE/))
-        expect(plan).toContainEqual(ownerIds() === null ? 'SCAN indicator' : expect.stringMatching(/^SEARCH indicator USING (COVERING )?INDEX indicator_owner_id \(owner_id=\?\)$/))
+        expect(plan).toContainEqual(
+          ownerIds() === null
+            ? 'SCAN indicator'
+            : expect.stringMatching(/^SEARCH indicator USING (COVERING )?INDEX indicator_owner_id \(owner_id=\?\)$/),
+        )
         if ((ownerIds()?.length ?? 0) > 1) expect(plan).toContain('MERGE (UNION ALL)')
       } else {
-        expect(plan).toContainEqual(expect.stringMatching(/^SEARCH indicator USING (INTEGER PRIMARY KEY \(rowid=\?\)|(COVERING )?INDEX indicator_summary_lower \(<expr>>\? AND <expr><\?\))$/))
+        expect(plan).toContainEqual(
+          expect.stringMatching(
+            /^SEARCH indicator USING (INTEGER PRIMARY KEY \(rowid=\?\)|(COVERING )?INDEX indicator_summary_lower \(<expr>>\? AND <expr><\?\))$/,
+          ),
+        )
         expect(plan).not.toContainEqual(expect.stringMatching(/^SCAN indicator|indicator_owner/))
         expect(sorts).toBe(tql.startsWith('summary'))
       }
@@ -142,18 +231,35 @@ describe.each(OWNER_CASES)('first page of /v3/indicators, %s, no statistics', (_
 describe('pages in id order', () => {
   it('merges owners by id, pages by offset and by keyset alike', async () => {
     const q = idQuery('typeName in ("Host","URL") and rating >= 3', [owners[0]!, owners[2]!])
-    const expected = (await store.db.selectFrom('indicator').select('id').where('owner_id', 'in', [owners[0]!, owners[2]!])
-      .where('type', 'in', ['Host', 'URL']).where('rating', '>=', 3).orderBy('id').execute()).map((r) => r.id)
+    const expected = (
+      await store.db
+        .selectFrom('indicator')
+        .select('id')
+        .where('owner_id', 'in', [owners[0]!, owners[2]!])
+        .where('type', 'in', ['Host', 'URL'])
+        .where('rating', '>=', 3)
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.id)
     expect(expected.length).toBeGreaterThan(150)
     expect(await selectIds(store.db, q, { offset: 0, limit: 50 })).toEqual(expected.slice(0, 50))
     expect(await selectIds(store.db, q, { offset: 120, limit: 50 })).toEqual(expected.slice(120, 170))
-    expect(await selectIds(store.db, q, { offset: 0, limit: 50, afterId: expected[99]! })).toEqual(expected.slice(100, 150))
+    expect(await selectIds(store.db, q, { offset: 0, limit: 50, afterId: expected[99]! })).toEqual(
+      expected.slice(100, 150),
+    )
     expect(await selectIds(store.db, q, { offset: 0, limit: null })).toEqual(expected)
   })
 
   it('a seek checks the owners on what it found', async () => {
-    const tagged = (await store.db.selectFrom('item_tag').innerJoin('indicator', 'indicator.id', 'item_tag.item_id')
-      .select('indicator.id').where('indicator.owner_id', '=', owners[2]!).orderBy('indicator.id').execute()).map((r) => r.id)
+    const tagged = (
+      await store.db
+        .selectFrom('item_tag')
+        .innerJoin('indicator', 'indicator.id', 'item_tag.item_id')
+        .select('indicator.id')
+        .where('indicator.owner_id', '=', owners[2]!)
+        .orderBy('indicator.id')
+        .execute()
+    ).map((r) => r.id)
     expect(tagged.length).toBeGreaterThan(0)
     expect(await selectIds(store.db, idQuery('tag = "rare-tag"', [owners[2]!]), FIRST_PAGE)).toEqual(tagged)
   })
@@ -164,7 +270,10 @@ describe('records of a page, loaded by id', () => {
   async function statementsOf(run: (db: Kysely<Database>) => Promise<unknown>): Promise<CompiledQuery[]> {
     const seen: CompiledQuery[] = []
     const capture: KyselyPlugin = {
-      transformQuery: (args) => { seen.push(store.db.getExecutor().compileQuery(args.node, args.queryId)); return args.node },
+      transformQuery: (args) => {
+        seen.push(store.db.getExecutor().compileQuery(args.node, args.queryId))
+        return args.node
+      },
       transformResult: async (args) => args.result,
     }
     await run(store.db.withPlugin(capture))
@@ -172,20 +281,38 @@ describe('records of a page, loaded by id', () => {
   }
 
   it('reads the ids by key and checks the owners on what it found', async () => {
-    const ids = (await store.db.selectFrom('indicator').select('id').orderBy('id').limit(20).offset(700).execute()).map((r) => r.id)
+    const ids = (await store.db.selectFrom('indicator').select('id').orderBy('id').limit(20).offset(700).execute()).map(
+      (r) => r.id,
+    )
     const statements = await statementsOf(async (db) => {
-      const { rows } = await listIndicatorRows(db, { ownerIds: owners, ids, conditions: [], any: false, activeOnly: false, offset: 0, limit: ids.length })
+      const { rows } = await listIndicatorRows(db, {
+        ownerIds: owners,
+        ids,
+        conditions: [],
+        any: false,
+        activeOnly: false,
+        offset: 0,
+        limit: ids.length,
+      })
       expect(rows.map((r) => r.id)).toEqual(ids)
     })
     expect(statements).toHaveLength(2)
     for (const statement of statements) {
       if (store.dialect === 'sqlite') {
-        const plan = store.sqlite!.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(statement.parameters as unknown[])).map((r) => (r as { detail: string }).detail)
+        const plan = store
+          .sqlite!.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`)
+          .all(...(statement.parameters as unknown[]))
+          .map((r) => (r as { detail: string }).detail)
         expect(plan).toContain('SEARCH indicator USING INTEGER PRIMARY KEY (rowid=?)')
         expect(plan).not.toContainEqual(expect.stringMatching(/indicator_owner|SCAN indicator/))
       } else {
-        const result = await store.db.executeQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>({ ...statement, sql: `EXPLAIN (FORMAT JSON) ${statement.sql}` })
-        expect(nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) => /^indicator_owner/.test(n['Index Name'] ?? ''))).toEqual([])
+        const result = await store.db.executeQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>({
+          ...statement,
+          sql: `EXPLAIN (FORMAT JSON) ${statement.sql}`,
+        })
+        expect(
+          nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) => /^indicator_owner/.test(n['Index Name'] ?? '')),
+        ).toEqual([])
       }
     }
   })
@@ -193,11 +320,16 @@ describe('records of a page, loaded by id', () => {
 
 // Last: it gathers statistics, which every test above must not see.
 describe('a seek on PostgreSQL once statistics exist', () => {
-  it.each(FILTERS.filter((f) => f.seeks && !f.tql.startsWith('summary')))('$tql: fetches the Indicators it found by key, never walks them in id order', async ({ tql }) => {
-    if (store.dialect !== 'postgres') return
-    await sql`ANALYZE`.execute(store.db)
-    const reads = nodes(await postgresPlan(idQuery(tql, [owners[0]!, owners[2]!]))).filter((n) => n['Relation Name'] === 'indicator')
-    expect(reads.length).toBeGreaterThan(0)
-    for (const read of reads) expect(read['Index Cond'] ?? read['Node Type']).toMatch(/\bid = ANY/)
-  })
+  it.each(FILTERS.filter((f) => f.seeks && !f.tql.startsWith('summary')))(
+    '$tql: fetches the Indicators it found by key, never walks them in id order',
+    async ({ tql }) => {
+      if (store.dialect !== 'postgres') return
+      await sql`ANALYZE`.execute(store.db)
+      const reads = nodes(await postgresPlan(idQuery(tql, [owners[0]!, owners[2]!]))).filter(
+        (n) => n['Relation Name'] === 'indicator',
+      )
+      expect(reads.length).toBeGreaterThan(0)
+      for (const read of reads) expect(read['Index Cond'] ?? read['Node Type']).toMatch(/\bid = ANY/)
+    },
+  )
 })

@@ -27,13 +27,23 @@ export interface IdQuery {
   orderBy: SortTerm[]
 }
 
-type Owners = { kind: 'all' } | { kind: 'owner'; id: number | null } | { kind: 'in' | 'residual'; ids: readonly number[]; includeUnowned: boolean }
+type Owners =
+  | { kind: 'all' }
+  | { kind: 'owner'; id: number | null }
+  | { kind: 'in' | 'residual'; ids: readonly number[]; includeUnowned: boolean }
 
-function ownerCondition(eb: ExpressionBuilder<any, any>, dialect: Dialect, table: string, owners: Owners): Expression<SqlBool> | undefined {
+function ownerCondition(
+  eb: ExpressionBuilder<any, any>,
+  dialect: Dialect,
+  table: string,
+  owners: Owners,
+): Expression<SqlBool> | undefined {
   const column = `${table}.owner_id`
   switch (owners.kind) {
-    case 'all': return undefined
-    case 'owner': return owners.id === null ? eb(column, 'is', null) : eb(column, '=', owners.id)
+    case 'all':
+      return undefined
+    case 'owner':
+      return owners.id === null ? eb(column, 'is', null) : eb(column, '=', owners.id)
     case 'in':
     case 'residual': {
       // residual: an expression no index matches, so the owners filter what the seek found and never choose the rows.
@@ -68,8 +78,19 @@ function ownerParts(q: IdQuery, byIdOnly: boolean): Owners[] {
 
 /** One page of ids; `limit` null means every match (bulk delete). */
 /** `afterId` (keyset paging, only with no other order than id): rows after that id instead of skipping `offset` rows. */
-export async function selectIds(db: Kysely<Database>, q: IdQuery, page: IdPageRequest, inForce?: ReadonlySet<string>): Promise<number[]> {
-  return readIdPage(db, q, page, async (query) => (await query.execute() as { id: number }[]).map((r) => Number(r.id)), inForce)
+export async function selectIds(
+  db: Kysely<Database>,
+  q: IdQuery,
+  page: IdPageRequest,
+  inForce?: ReadonlySet<string>,
+): Promise<number[]> {
+  return readIdPage(
+    db,
+    q,
+    page,
+    async (query) => ((await query.execute()) as { id: number }[]).map((r) => Number(r.id)),
+    inForce,
+  )
 }
 
 /**
@@ -87,8 +108,13 @@ export function idPageSettings(db: Kysely<Database>, q: IdQuery, page: IdPageReq
  * cheap, and with sorts priced out the ordered index paths are the ones it takes, whatever it guesses.
  * `inForce`: settings the caller's transaction already carries (idPageSettings), so none is set here.
  */
-export async function readIdPage<T>(db: Kysely<Database>, q: IdQuery, page: IdPageRequest,
-  use: (query: ReturnType<typeof idPageQuery>, handle: Kysely<Database>) => Promise<T>, inForce?: ReadonlySet<string>): Promise<T> {
+export async function readIdPage<T>(
+  db: Kysely<Database>,
+  q: IdQuery,
+  page: IdPageRequest,
+  use: (query: ReturnType<typeof idPageQuery>, handle: Kysely<Database>) => Promise<T>,
+  inForce?: ReadonlySet<string>,
+): Promise<T> {
   if (!readsInIdOrder(db, q, page) || inForce?.has('enable_sort')) return use(idPageQuery(db, q, page), db)
   const inOrder = async (trx: Kysely<Database>) => {
     await sql`set local enable_sort = off`.execute(trx)
@@ -101,14 +127,20 @@ export async function readIdPage<T>(db: Kysely<Database>, q: IdQuery, page: IdPa
   return db.isTransaction ? inOrder(db) : db.transaction().execute(inOrder)
 }
 
-export interface IdPageRequest { offset: number; limit: number | null; afterId?: number }
+export interface IdPageRequest {
+  offset: number
+  limit: number | null
+  afterId?: number
+}
 
 /**
  * Sorts are priced out only under a filter: with none but the owners, each owner's rows come from (owner_id, id)
  * already in order, which no estimate can make look dearer than reading and sorting all of them.
  */
 function readsInIdOrder(db: Kysely<Database>, q: IdQuery, page: IdPageRequest): boolean {
-  return dialectOf(db) === 'postgres' && !q.seekable && q.orderBy.length === 0 && page.limit !== null && q.where.length > 0
+  return (
+    dialectOf(db) === 'postgres' && !q.seekable && q.orderBy.length === 0 && page.limit !== null && q.where.length > 0
+  )
 }
 
 /**
@@ -130,9 +162,19 @@ export function idPageQuery(db: Kysely<Database>, q: IdQuery, page: IdPageReques
     const any = db as unknown as Kysely<any>
     const arms = owners.map((part, k) => {
       if (dialect === 'sqlite' || page.limit === null) return arm(part)
-      return any.selectFrom(arm(part).orderBy('id').limit(offset + page.limit).as(`owner${k}`)).select(`owner${k}.id as id`)
+      return any
+        .selectFrom(
+          arm(part)
+            .orderBy('id')
+            .limit(offset + page.limit)
+            .as(`owner${k}`),
+        )
+        .select(`owner${k}.id as id`)
     })
-    const merged = arms.slice(1).reduce((all, next) => all.unionAll(next), arms[0]!).orderBy('id')
+    const merged = arms
+      .slice(1)
+      .reduce((all, next) => all.unionAll(next), arms[0]!)
+      .orderBy('id')
     return page.limit !== null ? merged.limit(page.limit).offset(offset) : merged
   }
   let query = arm(owners[0]!)
@@ -148,12 +190,18 @@ export function idPageQuery(db: Kysely<Database>, q: IdQuery, page: IdPageReques
 
 /** How many owners exist (an owner filter naming all of them filters nothing). */
 export async function countOwners(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('owner').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('owner')
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
 export async function countMatches(db: Kysely<Database>, q: IdQuery): Promise<number> {
-  const owners: Owners = q.ownerIds === null ? { kind: 'all' } : { kind: 'in', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }
-  const row = await filtered(db, dialectOf(db), q, owners).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow() as { n: number }
+  const owners: Owners =
+    q.ownerIds === null ? { kind: 'all' } : { kind: 'in', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }
+  const row = (await filtered(db, dialectOf(db), q, owners)
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow()) as { n: number }
   return Number(row.n)
 }

@@ -4,9 +4,21 @@ import type { Database, Row } from '../database.js'
 
 export type PlaybookRow = Omit<Row<'playbook'>, 'definition'> & { owner_name: string }
 
-const SUMMARY = ['playbook.id', 'playbook.owner_id', 'playbook.xid', 'playbook.name', 'playbook.description', 'playbook.trigger_type',
-  'playbook.status', 'playbook.labels', 'playbook.version_major', 'playbook.version_minor', 'playbook.date_added',
-  'playbook.last_modified', 'owner.name as owner_name'] as const
+const SUMMARY = [
+  'playbook.id',
+  'playbook.owner_id',
+  'playbook.xid',
+  'playbook.name',
+  'playbook.description',
+  'playbook.trigger_type',
+  'playbook.status',
+  'playbook.labels',
+  'playbook.version_major',
+  'playbook.version_minor',
+  'playbook.date_added',
+  'playbook.last_modified',
+  'owner.name as owner_name',
+] as const
 
 function summaries(db: Kysely<Database>) {
   return db.selectFrom('playbook').innerJoin('owner', 'owner.id', 'playbook.owner_id').select(SUMMARY)
@@ -16,7 +28,11 @@ export function findPlaybookById(db: Kysely<Database>, id: number): Promise<Play
   return summaries(db).where('playbook.id', '=', id).executeTakeFirst()
 }
 
-export function findPlaybookByXid(db: Kysely<Database>, ownerId: number, xid: string): Promise<PlaybookRow | undefined> {
+export function findPlaybookByXid(
+  db: Kysely<Database>,
+  ownerId: number,
+  xid: string,
+): Promise<PlaybookRow | undefined> {
   return summaries(db).where('playbook.owner_id', '=', ownerId).where('playbook.xid', '=', xid).executeTakeFirst()
 }
 
@@ -39,10 +55,13 @@ export function searchPlaybooks(db: Kysely<Database>, ownerId: number, search: P
     const pattern = `%${search.name.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
     query = query.where(sql<boolean>`lower(playbook.name) like ${pattern} escape '\\'`)
   }
-  if (search.triggerType) query = query.where(sql<string>`lower(playbook.trigger_type)`, '=', search.triggerType.toLowerCase())
+  if (search.triggerType)
+    query = query.where(sql<string>`lower(playbook.trigger_type)`, '=', search.triggerType.toLowerCase())
   if (search.status) query = query.where('playbook.status', '=', search.status)
   const direction = search.ascending ? 'asc' : 'desc'
-  const column = { id: 'playbook.id', name: 'playbook.name', triggerType: 'playbook.trigger_type' }[search.sortOn] as 'playbook.id'
+  const column = { id: 'playbook.id', name: 'playbook.name', triggerType: 'playbook.trigger_type' }[
+    search.sortOn
+  ] as 'playbook.id'
   return query.orderBy(column, direction).orderBy('playbook.id', direction).execute()
 }
 
@@ -50,7 +69,11 @@ export async function insertPlaybook(db: Kysely<Database>, values: Omit<Row<'pla
   return (await db.insertInto('playbook').values(values).returning('id').executeTakeFirstOrThrow()).id
 }
 
-export async function updatePlaybook(db: Kysely<Database>, id: number, changes: Partial<Omit<Row<'playbook'>, 'id' | 'owner_id'>>): Promise<void> {
+export async function updatePlaybook(
+  db: Kysely<Database>,
+  id: number,
+  changes: Partial<Omit<Row<'playbook'>, 'id' | 'owner_id'>>,
+): Promise<void> {
   if (Object.keys(changes).length === 0) return
   await db.updateTable('playbook').set(changes).where('id', '=', id).execute()
 }

@@ -21,20 +21,38 @@ export async function updateAccount(db: Kysely<Database>, id: number, changes: A
 }
 
 export function listOrganizationAccountIds(db: Kysely<Database>, organizationId: number) {
-  return db.selectFrom('user_account').select('id').where('organization_id', '=', organizationId).orderBy('id').execute()
+  return db
+    .selectFrom('user_account')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .orderBy('id')
+    .execute()
 }
 
-export const findAccountsByIds = preparedByIds('accounts_by_id', (db, idIn) => db.selectFrom('user_account')
-  .innerJoin('owner', 'owner.id', 'user_account.organization_id')
-  .selectAll('user_account').select('owner.name as organization_name').where(idIn('user_account.id')))
+export const findAccountsByIds = preparedByIds('accounts_by_id', (db, idIn) =>
+  db
+    .selectFrom('user_account')
+    .innerJoin('owner', 'owner.id', 'user_account.organization_id')
+    .selectAll('user_account')
+    .select('owner.name as organization_name')
+    .where(idIn('user_account.id')),
+)
 
-export const listMembershipsOf = preparedByIds('memberships_of_users', (db, idIn) => db.selectFrom('membership')
-  .innerJoin('owner', 'owner.id', 'membership.owner_id')
-  .select(['membership.user_id', 'membership.role', 'owner.name as owner_name', 'owner.id as owner_id'])
-  .where(idIn('membership.user_id')).orderBy('owner.id'))
+export const listMembershipsOf = preparedByIds('memberships_of_users', (db, idIn) =>
+  db
+    .selectFrom('membership')
+    .innerJoin('owner', 'owner.id', 'membership.owner_id')
+    .select(['membership.user_id', 'membership.role', 'owner.name as owner_name', 'owner.id as owner_id'])
+    .where(idIn('membership.user_id'))
+    .orderBy('owner.id'),
+)
 
 export async function countBatchJobsOf(db: Kysely<Database>, userId: number): Promise<number> {
-  const row = await db.selectFrom('batch_job').select(sql<number>`count(*)`.as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('batch_job')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 

@@ -1,7 +1,14 @@
 /** Victims and their Victim Assets. Rules live in domain/victims/victims.ts and domain/victims/victim-assets.ts. */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { Database, Row, VictimTable } from '../database.js'
-import { type AssociationScope, type ColumnCondition, associatedIds, columnCondition, combine, ownerFilter } from '../engine/list-conditions.js'
+import {
+  type AssociationScope,
+  type ColumnCondition,
+  associatedIds,
+  columnCondition,
+  combine,
+  ownerFilter,
+} from '../engine/list-conditions.js'
 import type { Store } from '../connect.js'
 import { preparedByIds } from '../engine/prepared-read.js'
 import { findRowsByIds } from '../engine/rows-by-id.js'
@@ -19,8 +26,11 @@ export interface VictimListQuery {
 }
 
 function victimColumns(db: Kysely<Database>) {
-  return db.selectFrom('victim').innerJoin('owner', 'owner.id', 'victim.owner_id')
-    .selectAll('victim').select(['owner.name as owner_name', 'owner.type as owner_type'])
+  return db
+    .selectFrom('victim')
+    .innerJoin('owner', 'owner.id', 'victim.owner_id')
+    .selectAll('victim')
+    .select(['owner.name as owner_name', 'owner.type as owner_type'])
 }
 
 export type VictimRow = Awaited<ReturnType<ReturnType<typeof victimColumns>['execute']>>[number]
@@ -38,7 +48,11 @@ export async function insertVictim(db: Kysely<Database>, values: Insertable<Vict
   return (await db.insertInto('victim').values(values).returning('id').executeTakeFirstOrThrow()).id
 }
 
-export async function updateVictimRow(db: Kysely<Database>, id: number, values: Updateable<VictimTable>): Promise<void> {
+export async function updateVictimRow(
+  db: Kysely<Database>,
+  id: number,
+  values: Updateable<VictimTable>,
+): Promise<void> {
   if (Object.keys(values).length === 0) return
   await db.updateTable('victim').set(values).where('id', '=', id).execute()
 }
@@ -51,15 +65,28 @@ export async function deleteVictimRow(db: Kysely<Database>, id: number): Promise
   return assets.map((a) => a.id)
 }
 
-export async function listVictimRows(db: Kysely<Database>, q: VictimListQuery): Promise<{ rows: VictimRow[]; total: number }> {
+export async function listVictimRows(
+  db: Kysely<Database>,
+  q: VictimListQuery,
+): Promise<{ rows: VictimRow[]; total: number }> {
   if (q.ownerIds.length === 0) return { rows: [], total: 0 }
   let base = victimColumns(db).where((eb) => ownerFilter(db, eb, 'victim.owner_id', q.ownerIds, q.ids !== undefined))
   if (q.ids) base = base.where('victim.id', 'in', q.ids.length ? q.ids : [-1])
   if (q.associatedWith) base = base.where('victim.id', 'in', associatedIds(db, q.associatedWith, 'victim'))
-  if (q.conditions.length) base = base.where((eb) => combine(eb, q.conditions.map((c) => columnCondition(eb, `victim.${c.column}`, c)), q.combine))
+  if (q.conditions.length)
+    base = base.where((eb) =>
+      combine(
+        eb,
+        q.conditions.map((c) => columnCondition(eb, `victim.${c.column}`, c)),
+        q.combine,
+      ),
+    )
   const [rows, count] = await Promise.all([
     base.orderBy('victim.id').limit(q.limit).offset(q.offset).execute(),
-    base.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    base
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ])
   return { rows, total: Number(count?.n ?? 0) }
 }
@@ -80,17 +107,32 @@ export interface VictimAssetListQuery {
 export type VictimAssetRow = Row<'victim_asset'>
 
 export const findVictimAssetRowsByIds = preparedByIds('victim_assets_by_id', (db, idIn) =>
-  db.selectFrom('victim_asset').selectAll().where(idIn('id')))
+  db.selectFrom('victim_asset').selectAll().where(idIn('id')),
+)
 
 export function findVictimAssetRow(db: Kysely<Database>, id: number) {
   return db.selectFrom('victim_asset').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export async function insertVictimAsset(db: Kysely<Database>, values: { victim_id: number; owner_id: number; type: string; value: string; detail: string | null; date_added: string }) {
+export async function insertVictimAsset(
+  db: Kysely<Database>,
+  values: {
+    victim_id: number
+    owner_id: number
+    type: string
+    value: string
+    detail: string | null
+    date_added: string
+  },
+) {
   return (await db.insertInto('victim_asset').values(values).returning('id').executeTakeFirstOrThrow()).id
 }
 
-export async function updateVictimAssetRow(db: Kysely<Database>, id: number, values: { value?: string; detail?: string | null }) {
+export async function updateVictimAssetRow(
+  db: Kysely<Database>,
+  id: number,
+  values: { value?: string; detail?: string | null },
+) {
   if (Object.keys(values).length === 0) return
   await db.updateTable('victim_asset').set(values).where('id', '=', id).execute()
 }
@@ -101,7 +143,9 @@ export async function deleteVictimAssetRow(db: Kysely<Database>, id: number) {
 
 export async function listVictimAssetRows(db: Kysely<Database>, q: VictimAssetListQuery) {
   if (q.ownerIds.length === 0) return { rows: [], total: 0 }
-  let base = db.selectFrom('victim_asset').where((eb) => ownerFilter(db, eb, 'victim_asset.owner_id', q.ownerIds, q.ids !== undefined))
+  let base = db
+    .selectFrom('victim_asset')
+    .where((eb) => ownerFilter(db, eb, 'victim_asset.owner_id', q.ownerIds, q.ids !== undefined))
   if (q.victimId !== undefined) base = base.where('victim_asset.victim_id', '=', q.victimId)
   if (q.type) base = base.where('victim_asset.type', '=', q.type)
   if (q.ids) base = base.where('victim_asset.id', 'in', q.ids.length ? q.ids : [-1])

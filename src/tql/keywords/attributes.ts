@@ -3,7 +3,13 @@ import { ATTRIBUTE } from '../../model/attribute.js'
 import { INTEL_REQUIREMENT } from '../../model/intel-requirement.js'
 import type { ItemKind } from '../../model/kinds.js'
 import { type ObjectTypeDef, column, kw } from './define.js'
-import { associationKeywords, declaredKeywords, declaredKeywordsWithOwner, ownerKeywords, tagKeywords } from './shared.js'
+import {
+  associationKeywords,
+  declaredKeywords,
+  declaredKeywordsWithOwner,
+  ownerKeywords,
+  tagKeywords,
+} from './shared.js'
 
 function attributeType(name: string, kind: ItemKind, parentKeyword: string, parent: string): ObjectTypeDef {
   return {
@@ -13,7 +19,13 @@ function attributeType(name: string, kind: ItemKind, parentKeyword: string, pare
     restrict: { column: 'item_kind', value: kind },
     keywords: [
       ...declaredKeywords(ATTRIBUTE, ['id']),
-      kw(parentKeyword, `${parent} ID`, 'Integer', column('item_id'), `The ID of the ${parent} the attribute belongs to.`),
+      kw(
+        parentKeyword,
+        `${parent} ID`,
+        'Integer',
+        column('item_id'),
+        `The ID of the ${parent} the attribute belongs to.`,
+      ),
       ...declaredKeywords(ATTRIBUTE, ['typeId', 'type', 'value', 'source', 'default', 'pinned']),
       ...ownerKeywords('attribute'),
       ...declaredKeywords(ATTRIBUTE, ['dateAdded', 'lastModified']),
@@ -22,7 +34,12 @@ function attributeType(name: string, kind: ItemKind, parentKeyword: string, pare
 }
 
 export const GROUP_ATTRIBUTE_KEYWORDS = attributeType('groupAttributes', 'group', 'groupId', 'Group')
-export const INDICATOR_ATTRIBUTE_KEYWORDS = attributeType('indicatorAttributes', 'indicator', 'indicatorId', 'Indicator')
+export const INDICATOR_ATTRIBUTE_KEYWORDS = attributeType(
+  'indicatorAttributes',
+  'indicator',
+  'indicatorId',
+  'Indicator',
+)
 export const VICTIM_ATTRIBUTE_KEYWORDS = attributeType('victimAttributes', 'victim', 'victimId', 'Victim')
 export const CASE_ATTRIBUTE_KEYWORDS = attributeType('caseAttributes', 'case', 'caseId', 'Case')
 

@@ -9,9 +9,7 @@ import type { ItemKind } from '../../model/kinds.js'
 export type TqlType = 'Integer' | 'String' | 'StringLower' | 'Date' | 'Enum' | 'Boolean' | 'Sub Query'
 
 /** Where a keyword's value comes from on the row being filtered (its table alias is given). */
-export type ValueSource =
-  | { column: string }
-  | { expression: (alias: string) => Expression<unknown> }
+export type ValueSource = { column: string } | { expression: (alias: string) => Expression<unknown> }
 
 /**
  * How one object relates to the rows of another type. `this` is the outer row, `target`
@@ -39,7 +37,14 @@ export type Target =
   /** A single value of the row. */
   | { kind: 'value'; source: ValueSource }
   /** Any of several related values (a tag name, an associated id): matches when some related row matches. */
-  | { kind: 'related'; link: Link; table: string; source: ValueSource; onLink?: boolean; where?: (targetAlias: string) => Expression<unknown> }
+  | {
+      kind: 'related'
+      link: Link
+      table: string
+      source: ValueSource
+      onLink?: boolean
+      where?: (targetAlias: string) => Expression<unknown>
+    }
   /** `hasGroup(<query>)`: some related row matches the nested query (`all`: every tag it names is carried). */
   | { kind: 'nested'; link: Link; objectType: string; all?: boolean }
   /** Listed by the platform but not stored here: behaves as a value that is always null. */
@@ -70,12 +75,26 @@ export interface ObjectTypeDef {
 }
 
 export const column = (name: string): Target => ({ kind: 'value', source: { column: name } })
-export const computed = (expression: (alias: string) => Expression<unknown>): Target => ({ kind: 'value', source: { expression } })
+export const computed = (expression: (alias: string) => Expression<unknown>): Target => ({
+  kind: 'value',
+  source: { expression },
+})
 
 /** A keyword entry, written compactly: keyword, display name, type, target, description. */
-export function kw(keyword: string, name: string, type: TqlType, target: Target, description: string, extra: Partial<KeywordDef> = {}): KeywordDef {
+export function kw(
+  keyword: string,
+  name: string,
+  type: TqlType,
+  target: Target,
+  description: string,
+  extra: Partial<KeywordDef> = {},
+): KeywordDef {
   return {
-    keyword, name, type, description, target,
+    keyword,
+    name,
+    type,
+    description,
+    target,
     groupable: extra.groupable ?? (type === 'Enum' || type === 'Boolean'),
     targetable: extra.targetable ?? type === 'Sub Query',
     ...extra,

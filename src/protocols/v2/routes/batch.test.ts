@@ -4,11 +4,20 @@ import { ORG, type TestApp, createTestApp } from '../../../test/harness.js'
 import { runPendingJobs } from '../../../worker/batch-worker.js'
 
 let t: TestApp
-beforeAll(async () => { t = await createTestApp() })
-afterAll(async () => { await t.close() })
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(async () => {
+  await t.close()
+})
 
 const definition = (extra: Record<string, unknown> = {}) => ({
-  version: 'V2', owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append', ...extra,
+  version: 'V2',
+  owner: ORG,
+  haltOnError: false,
+  action: 'Create',
+  attributeWriteType: 'Append',
+  ...extra,
 })
 
 async function createJob(extra: Record<string, unknown> = {}, as = t.admin) {
@@ -18,8 +27,13 @@ async function createJob(extra: Record<string, unknown> = {}, as = t.admin) {
 }
 
 async function upload(id: number, content: unknown, as = t.admin) {
-  return t.request({ method: 'POST', url: `/api/v2/batch/${id}`, payload: typeof content === 'string' ? content : JSON.stringify(content),
-    headers: { 'content-type': 'application/octet-stream' }, as })
+  return t.request({
+    method: 'POST',
+    url: `/api/v2/batch/${id}`,
+    payload: typeof content === 'string' ? content : JSON.stringify(content),
+    headers: { 'content-type': 'application/octet-stream' },
+    as,
+  })
 }
 
 async function status(id: number, extra = '') {
@@ -29,21 +43,41 @@ async function status(id: number, extra = '') {
 describe('POST /v2/batch', () => {
   it('creates a job in state Created and returns its id', async () => {
     const id = await createJob()
-    expect(await status(id)).toEqual({ status: 'Success', data: { batchStatus: { id, status: 'Created', errorCount: 0, successCount: 0, unprocessCount: 0 } } })
+    expect(await status(id)).toEqual({
+      status: 'Success',
+      data: { batchStatus: { id, status: 'Created', errorCount: 0, successCount: 0, unprocessCount: 0 } },
+    })
   })
 
   it('accepts booleans sent as text, as tcex does, and acts on them', async () => {
-    const entries = (tag: string) => ({ indicator: [{ type: 'Host', summary: `bad ${tag}!` }, { type: 'Host', summary: `${tag}.text-flag.example` }] })
+    const entries = (tag: string) => ({
+      indicator: [
+        { type: 'Host', summary: `bad ${tag}!` },
+        { type: 'Host', summary: `${tag}.text-flag.example` },
+      ],
+    })
     const halting = await createJob({ haltOnError: 'true', playbookTriggersEnabled: 'false' })
     await upload(halting, entries('halt'))
     const going = await createJob({ haltOnError: 'False' })
     await upload(going, entries('go'))
     await runPendingJobs(t.store, t.services)
-    expect((await status(halting)).data.batchStatus).toMatchObject({ status: 'Completed', errorCount: 1, successCount: 0, unprocessCount: 1 })
-    expect((await status(going)).data.batchStatus).toMatchObject({ status: 'Completed', errorCount: 1, successCount: 1, unprocessCount: 0 })
+    expect((await status(halting)).data.batchStatus).toMatchObject({
+      status: 'Completed',
+      errorCount: 1,
+      successCount: 0,
+      unprocessCount: 1,
+    })
+    expect((await status(going)).data.batchStatus).toMatchObject({
+      status: 'Completed',
+      errorCount: 1,
+      successCount: 1,
+      unprocessCount: 0,
+    })
     const written = await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/go.text-flag.example' })
     expect(written.statusCode).toBe(200)
-    expect((await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/halt.text-flag.example' })).statusCode).toBe(404)
+    expect(
+      (await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/halt.text-flag.example' })).statusCode,
+    ).toBe(404)
   })
 
   it('refuses a malformed definition with 400 naming the field', async () => {
@@ -72,7 +106,9 @@ describe('POST /v2/batch', () => {
     const reader = await t.createAccount({ role: 'Read Only User' })
     const res = await t.request({ method: 'POST', url: '/api/v2/batch', payload: definition(), as: reader })
     expect(res.statusCode).toBe(401)
-    expect(res.json().message).toMatch(/^Unable to perform the requested operation due to the following error\(s\): You do not have permission to run batch jobs;.*create Indicators; Groups; Attributes; Tags;/)
+    expect(res.json().message).toMatch(
+      /^Unable to perform the requested operation due to the following error\(s\): You do not have permission to run batch jobs;.*create Indicators; Groups; Attributes; Tags;/,
+    )
   })
 
   it('answers 503 with the platform message when batchJobEnabled is false', async () => {
@@ -80,7 +116,9 @@ describe('POST /v2/batch', () => {
     try {
       const res = await t.request({ method: 'POST', url: '/api/v2/batch', payload: definition() })
       expect(res.statusCode).toBe(503)
-      expect(res.json().message).toBe('Batch job api is not available.  Ensure that batchJobEnabled is true and document storage is enabled and configured;')
+      expect(res.json().message).toBe(
+        'Batch job api is not available.  Ensure that batchJobEnabled is true and document storage is enabled and configured;',
+      )
     } finally {
       await t.services.settings.set('batchJobEnabled', 'true')
     }
@@ -143,9 +181,18 @@ describe('GET /v2/batch/{id}, /errors, /results', () => {
     expect(pending.statusCode).toBe(400)
     expect(pending.json()).toEqual({ status: 'Invalid', description: 'Batch still in Queued state' })
     await runPendingJobs(t.store, t.services)
-    expect((await status(id)).data.batchStatus).toEqual({ id, status: 'Completed', errorCount: 3, successCount: 1, unprocessCount: 0 })
+    expect((await status(id)).data.batchStatus).toEqual({
+      id,
+      status: 'Completed',
+      errorCount: 3,
+      successCount: 1,
+      unprocessCount: 0,
+    })
     expect((await status(id, '?includeAdditional=true')).data.batchStatus).toMatchObject({
-      successIndicatorCount: 1, errorIndicatorCount: 2, successGroupCount: 0, errorGroupCount: 1,
+      successIndicatorCount: 1,
+      errorIndicatorCount: 2,
+      successGroupCount: 0,
+      errorGroupCount: 1,
     })
 
     const file = await t.request({ method: 'GET', url: `/api/v2/batch/${id}/errors` })
@@ -154,11 +201,19 @@ describe('GET /v2/batch/{id}, /errors, /results', () => {
     expect(file.headers['content-encoding']).toBe('gzip')
     const errors = JSON.parse(gunzipSync(file.rawPayload).toString('utf8'))
     expect(errors).toHaveLength(3)
-    expect(errors[0]).toEqual({ code: '0x1006', severity: 'Error', errorReason: 'Invalid Group: xid is required', errorMessage: "group[0] 'Missing xid': xid is required", errorSource: 'group[0]' })
+    expect(errors[0]).toEqual({
+      code: '0x1006',
+      severity: 'Error',
+      errorReason: 'Invalid Group: xid is required',
+      errorMessage: "group[0] 'Missing xid': xid is required",
+      errorSource: 'group[0]',
+    })
 
     const results = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results?code=0x1005` })).json()
     expect(results.map((r: { errorSource: string }) => r.errorSource)).toEqual(['indicator[1]', 'indicator[2]'])
-    const contains = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results?contains=CONFIDENCE&severity=err` })).json()
+    const contains = (
+      await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results?contains=CONFIDENCE&severity=err` })
+    ).json()
     expect(contains).toHaveLength(1)
     expect(contains[0].errorMessage).toMatch(/confidence must be between 0 and 100/)
     expect((await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results?severity=loud` })).statusCode).toBe(400)
@@ -176,22 +231,42 @@ describe('GET /v2/batch/{id}, /errors, /results', () => {
     const id = await createJob()
     await upload(id, '{"indicator": [{"type": "Host", "summary": "x.example"')
     await runPendingJobs(t.store, t.services)
-    expect((await status(id)).data.batchStatus).toEqual({ id, status: 'Completed', errorCount: 1, successCount: 0, unprocessCount: 0 })
+    expect((await status(id)).data.batchStatus).toEqual({
+      id,
+      status: 'Completed',
+      errorCount: 1,
+      successCount: 0,
+      unprocessCount: 0,
+    })
     const [error] = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results` })).json()
     expect(error.code).toBe('0x1003')
     expect(error.errorReason).toMatch(/^Encountered an unexpected Exception while processing batch job/)
-    expect(await t.store.db.selectFrom('indicator').select('id').where('summary', '=', 'x.example').execute()).toEqual([])
+    expect(await t.store.db.selectFrom('indicator').select('id').where('summary', '=', 'x.example').execute()).toEqual(
+      [],
+    )
   })
 
   it('refuses a job over batchMaxIndicators with 0x1008 and leaves everything unprocessed', async () => {
     await t.services.settings.set('batchMaxIndicators', '2')
     try {
       const id = await createJob()
-      await upload(id, { indicator: ['a', 'b', 'c'].map((h) => ({ type: 'Host', summary: `${h}.limit.example` })), group: [] })
+      await upload(id, {
+        indicator: ['a', 'b', 'c'].map((h) => ({ type: 'Host', summary: `${h}.limit.example` })),
+        group: [],
+      })
       await runPendingJobs(t.store, t.services)
-      expect((await status(id)).data.batchStatus).toEqual({ id, status: 'Completed', errorCount: 1, successCount: 0, unprocessCount: 3 })
+      expect((await status(id)).data.batchStatus).toEqual({
+        id,
+        status: 'Completed',
+        errorCount: 1,
+        successCount: 0,
+        unprocessCount: 3,
+      })
       const [error] = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results` })).json()
-      expect(error).toMatchObject({ code: '0x1008', errorReason: expect.stringMatching(/would exceed the number of allowed indicators/) })
+      expect(error).toMatchObject({
+        code: '0x1008',
+        errorReason: expect.stringMatching(/would exceed the number of allowed indicators/),
+      })
     } finally {
       await t.services.settings.set('batchMaxIndicators', '25000')
     }
@@ -201,39 +276,78 @@ describe('GET /v2/batch/{id}, /errors, /results', () => {
 /** A multipart body as Python's requests builds it for files=(('config', …), ('content', …)). */
 function multipartBody(parts: Record<string, string>) {
   const boundary = 'bulwark-test-boundary'
-  const body = Object.entries(parts).map(([name, value]) =>
-    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\n\r\n${value}\r\n`).join('') + `--${boundary}--\r\n`
+  const body =
+    Object.entries(parts)
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}"\r\n\r\n${value}\r\n`,
+      )
+      .join('') + `--${boundary}--\r\n`
   return { payload: body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
 }
 
 describe('POST /v2/batch/createAndUpload (tcex submit)', () => {
   it('defines, uploads and queues a job in one call, then runs it', async () => {
-    const content = { indicator: [{ type: 'Host', summary: 'one-call.example', rating: 2, tag: [{ name: 'one-call' }] }] }
-    const res = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload?includeAdditional=true',
-      ...multipartBody({ config: JSON.stringify(definition()), content: JSON.stringify(content) }) })
+    const content = {
+      indicator: [{ type: 'Host', summary: 'one-call.example', rating: 2, tag: [{ name: 'one-call' }] }],
+    }
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/batch/createAndUpload?includeAdditional=true',
+      ...multipartBody({ config: JSON.stringify(definition()), content: JSON.stringify(content) }),
+    })
     expect(res.statusCode).toBe(201)
     const batchStatus = res.json().data.batchStatus
     expect(batchStatus).toMatchObject({ status: 'Queued', errorCount: 0, successCount: 0 })
     await runPendingJobs(t.store, t.services)
-    expect((await status(batchStatus.id)).data.batchStatus).toMatchObject({ status: 'Completed', successCount: 1, errorCount: 0 })
+    expect((await status(batchStatus.id)).data.batchStatus).toMatchObject({
+      status: 'Completed',
+      successCount: 1,
+      errorCount: 0,
+    })
     expect((await t.request({ method: 'GET', url: '/api/v2/indicators/hosts/one-call.example' })).statusCode).toBe(200)
   })
 
   it('refuses a missing or malformed config part, and leaves no job behind for a refused input', async () => {
-    const missing = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ content: '{}' }) })
+    const missing = await t.request({
+      method: 'POST',
+      url: '/api/v2/batch/createAndUpload',
+      ...multipartBody({ content: '{}' }),
+    })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().message).toMatch(/config part/)
-    const malformed = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ config: '{', content: '{}' }) })
-    expect(malformed.json()).toEqual({ status: 'Error', message: expect.stringMatching(/^The config part is not valid JSON: /) })
-    const before = await t.store.db.selectFrom('batch_job').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
-    const empty = await t.request({ method: 'POST', url: '/api/v2/batch/createAndUpload', ...multipartBody({ config: JSON.stringify(definition()), content: '' }) })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/v2/batch/createAndUpload',
+      ...multipartBody({ config: '{', content: '{}' }),
+    })
+    expect(malformed.json()).toEqual({
+      status: 'Error',
+      message: expect.stringMatching(/^The config part is not valid JSON: /),
+    })
+    const before = await t.store.db
+      .selectFrom('batch_job')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    const empty = await t.request({
+      method: 'POST',
+      url: '/api/v2/batch/createAndUpload',
+      ...multipartBody({ config: JSON.stringify(definition()), content: '' }),
+    })
     expect(empty.statusCode).toBe(400)
-    const after = await t.store.db.selectFrom('batch_job').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const after = await t.store.db
+      .selectFrom('batch_job')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     expect(Number(after.n)).toBe(Number(before.n))
   })
 
   it('is the only v2 endpoint that reads multipart: elsewhere it is an unsupported media type', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/batch', ...multipartBody({ config: JSON.stringify(definition()) }) })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/batch',
+      ...multipartBody({ config: JSON.stringify(definition()) }),
+    })
     expect(res.statusCode).toBe(415)
     expect(res.json()).toMatchObject({ status: 'Error' })
   })

@@ -6,7 +6,13 @@
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  BatchInvalidError, createAndUploadBatchJob, createBatchJob, getBatchErrorFile, getBatchStatus, listBatchResults, uploadBatchInput,
+  BatchInvalidError,
+  createAndUploadBatchJob,
+  createBatchJob,
+  getBatchErrorFile,
+  getBatchStatus,
+  listBatchResults,
+  uploadBatchInput,
 } from '../../../domain/batch/jobs.js'
 import { invalid } from '../../../core/errors.js'
 import { readJson } from '../../../core/input.js'
@@ -58,38 +64,63 @@ export async function batchRoutes(app: FastifyInstance) {
   await app.register(async (scope) => {
     // Input files above the batchMaxUploadBytes setting are refused by the domain with the platform's message.
     await scope.register(multipart, { limits: { fileSize: 256 * 1024 * 1024, files: 2, fields: 2, parts: 4 } })
-    scope.post('/batch/createAndUpload', { schema: S.BATCH_CREATE_AND_UPLOAD }, async (req, reply) => platformInvalid(reply, async () => {
-      const { config, content } = await readParts(req)
-      if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
-      const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
-      return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
-    }))
+    scope.post('/batch/createAndUpload', { schema: S.BATCH_CREATE_AND_UPLOAD }, async (req, reply) =>
+      platformInvalid(reply, async () => {
+        const { config, content } = await readParts(req)
+        if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
+        const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
+        return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
+      }),
+    )
   })
 
-  app.post('/batch',
-    { schema: S.v2Item(S.integer('Job id'), { summary: 'Create a batch job (its definition)', body: S.BATCH_JOB_BODY, status: 201 }) },
-    async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201))
+  app.post(
+    '/batch',
+    {
+      schema: S.v2Item(S.integer('Job id'), {
+        summary: 'Create a batch job (its definition)',
+        body: S.BATCH_JOB_BODY,
+        status: 201,
+      }),
+    },
+    async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201),
+  )
 
-  app.post<IdParams>('/batch/:id', { schema: S.BATCH_UPLOAD }, async (req, reply) => platformInvalid(reply, async () => {
-    await uploadBatchInput(req.ctx, jobId(req.params.id), inputText(req.body))
-    return reply.code(202).type(JSON_MEDIA_TYPE).send({ status: 'Queued' })
-  }))
+  app.post<IdParams>('/batch/:id', { schema: S.BATCH_UPLOAD }, async (req, reply) =>
+    platformInvalid(reply, async () => {
+      await uploadBatchInput(req.ctx, jobId(req.params.id), inputText(req.body))
+      return reply.code(202).type(JSON_MEDIA_TYPE).send({ status: 'Queued' })
+    }),
+  )
 
-  app.get<IdParams>('/batch/:id', { schema: S.v2Item(S.BATCH_STATUS, { summary: 'Status of a batch job' }) }, async (req, reply) => {
-    const batchStatus = await getBatchStatus(req.ctx, jobId(req.params.id), flag(query(req), 'includeAdditional'))
-    return sendData(req, reply, 'batchStatus', { batchStatus })
-  })
+  app.get<IdParams>(
+    '/batch/:id',
+    { schema: S.v2Item(S.BATCH_STATUS, { summary: 'Status of a batch job' }) },
+    async (req, reply) => {
+      const batchStatus = await getBatchStatus(req.ctx, jobId(req.params.id), flag(query(req), 'includeAdditional'))
+      return sendData(req, reply, 'batchStatus', { batchStatus })
+    },
+  )
 
-  app.get<IdParams>('/batch/:id/errors', { schema: S.BATCH_ERRORS }, async (req, reply) => platformInvalid(reply, async () => {
-    const file = await getBatchErrorFile(req.ctx, jobId(req.params.id))
-    return reply.code(200).type('application/octet-stream').header('Content-Encoding', 'gzip').send(file)
-  }))
+  app.get<IdParams>('/batch/:id/errors', { schema: S.BATCH_ERRORS }, async (req, reply) =>
+    platformInvalid(reply, async () => {
+      const file = await getBatchErrorFile(req.ctx, jobId(req.params.id))
+      return reply.code(200).type('application/octet-stream').header('Content-Encoding', 'gzip').send(file)
+    }),
+  )
 
-  app.get<IdParams>('/batch/:id/results',
-    { schema: S.v2Other({ summary: 'Results of a finished job' }, jsonResponse('What the job wrote', S.anyObject)) }, async (req, reply) => {
-    const q = query(req)
-    const severity = q.severity === undefined ? undefined : Array.isArray(q.severity) ? q.severity : [q.severity]
-    const results = await listBatchResults(req.ctx, jobId(req.params.id), { code: single(q, 'code'), contains: single(q, 'contains'), severity })
-    return reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(results))
-  })
+  app.get<IdParams>(
+    '/batch/:id/results',
+    { schema: S.v2Other({ summary: 'Results of a finished job' }, jsonResponse('What the job wrote', S.anyObject)) },
+    async (req, reply) => {
+      const q = query(req)
+      const severity = q.severity === undefined ? undefined : Array.isArray(q.severity) ? q.severity : [q.severity]
+      const results = await listBatchResults(req.ctx, jobId(req.params.id), {
+        code: single(q, 'code'),
+        contains: single(q, 'contains'),
+        severity,
+      })
+      return reply.code(200).type(JSON_MEDIA_TYPE).send(JSON.stringify(results))
+    },
+  )
 }

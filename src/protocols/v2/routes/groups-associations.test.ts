@@ -7,10 +7,16 @@ beforeAll(async () => {
   t = await createTestApp()
   readOnly = await t.createAccount({ role: 'Read Only User' })
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
-const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, extra: { as?: TestAccount; headers?: Record<string, string> } = {}) =>
-  t.request({ method, url: `/api/v2${url}`, payload: payload as object | undefined, ...extra })
+const call = (
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+  extra: { as?: TestAccount; headers?: Record<string, string> } = {},
+) => t.request({ method, url: `/api/v2${url}`, payload: payload as object | undefined, ...extra })
 
 async function group(branch: string, entity: string, body: Record<string, unknown>): Promise<number> {
   const res = await call('POST', `/groups/${branch}`, body)
@@ -27,11 +33,21 @@ describe('Group to Group', () => {
     const ok = await call('POST', `/groups/threats/${threat}/groups/incidents/${incident}`)
     expect(ok.json()).toEqual({ apiCalls: 1, resultCount: 1, status: 'Success' })
     const fromThreat = await call('GET', `/groups/threats/${threat}/groups`)
-    expect(fromThreat.json().data).toMatchObject({ resultCount: 1, group: [{ id: incident, type: 'Incident', name: 'I' }] })
+    expect(fromThreat.json().data).toMatchObject({
+      resultCount: 1,
+      group: [{ id: incident, type: 'Incident', name: 'I' }],
+    })
     expect(ids(await call('GET', `/groups/incidents/${incident}/groups/threats`), 'threat')).toEqual([threat])
-    expect((await call('GET', `/groups/incidents/${incident}/groups/adversaries`)).json().data).toEqual({ resultCount: 0, adversary: [] })
-    expect((await call('GET', `/groups/threats/${threat}/groups/incidents/${incident}`)).json().data.incident.id).toBe(incident)
-    const xml = await call('GET', `/groups/threats/${threat}/groups`, undefined, { headers: { accept: 'application/xml' } })
+    expect((await call('GET', `/groups/incidents/${incident}/groups/adversaries`)).json().data).toEqual({
+      resultCount: 0,
+      adversary: [],
+    })
+    expect((await call('GET', `/groups/threats/${threat}/groups/incidents/${incident}`)).json().data.incident.id).toBe(
+      incident,
+    )
+    const xml = await call('GET', `/groups/threats/${threat}/groups`, undefined, {
+      headers: { accept: 'application/xml' },
+    })
     expect(xml.body).toContain(`<Group><Id>${incident}</Id>`)
     expect((await call('DELETE', `/groups/incidents/${incident}/groups/threats/${threat}`)).statusCode).toBe(200)
     expect((await call('GET', `/groups/threats/${threat}/groups/incidents/${incident}`)).statusCode).toBe(404)
@@ -44,7 +60,10 @@ describe('Group to Group', () => {
     expect((await call('POST', `/groups/threats/${threat}/groups/incidents/${threat}`)).statusCode).toBe(404)
     expect((await call('POST', `/groups/threats/${threat}/groups/gadgets/1`)).statusCode).toBe(404)
     const other = await group('adversaries', 'adversary', { name: 'A' })
-    expect((await call('POST', `/groups/threats/${threat}/groups/adversaries/${other}`, undefined, { as: readOnly })).statusCode).toBe(401)
+    expect(
+      (await call('POST', `/groups/threats/${threat}/groups/adversaries/${other}`, undefined, { as: readOnly }))
+        .statusCode,
+    ).toBe(401)
   })
 })
 
@@ -54,13 +73,21 @@ describe('Group to Indicator', () => {
     expect((await call('POST', '/indicators/addresses', { ip: '10.1.2.3' })).statusCode).toBe(201)
     expect((await call('POST', '/indicators/urls', { text: 'http://bad.example/a/b' })).statusCode).toBe(201)
     expect((await call('POST', `/groups/threats/${threat}/indicators/addresses/10.1.2.3`)).statusCode).toBe(200)
-    expect((await call('POST', `/groups/threats/${threat}/indicators/urls/${encodeURIComponent('http://bad.example/a/b')}`)).statusCode).toBe(200)
+    expect(
+      (await call('POST', `/groups/threats/${threat}/indicators/urls/${encodeURIComponent('http://bad.example/a/b')}`))
+        .statusCode,
+    ).toBe(200)
     const all = (await call('GET', `/groups/threats/${threat}/indicators`)).json().data
     expect(all.resultCount).toBe(2)
-    expect(all.indicator.map((i: { summary: string }) => i.summary).sort()).toEqual(['10.1.2.3', 'http://bad.example/a/b'])
+    expect(all.indicator.map((i: { summary: string }) => i.summary).sort()).toEqual([
+      '10.1.2.3',
+      'http://bad.example/a/b',
+    ])
     const addresses = (await call('GET', `/groups/threats/${threat}/indicators/addresses`)).json().data
     expect(addresses.address).toEqual([expect.objectContaining({ summary: '10.1.2.3', ip: '10.1.2.3' })])
-    expect((await call('GET', `/groups/threats/${threat}/indicators/addresses/10.1.2.3`)).json().data.address.ip).toBe('10.1.2.3')
+    expect((await call('GET', `/groups/threats/${threat}/indicators/addresses/10.1.2.3`)).json().data.address.ip).toBe(
+      '10.1.2.3',
+    )
     expect((await call('POST', `/groups/threats/${threat}/indicators/addresses/10.9.9.9`)).statusCode).toBe(404)
     expect((await call('DELETE', `/groups/threats/${threat}/indicators/addresses/10.1.2.3`)).statusCode).toBe(200)
     expect((await call('GET', `/groups/threats/${threat}/indicators`)).json().data.resultCount).toBe(1)
@@ -104,14 +131,26 @@ describe('Victims, Victim Assets and Tasks', () => {
   it('associates Victim Assets with a Group', async () => {
     const threat = await group('threats', 'threat', { name: 'Asset holder' })
     const victim = (await call('POST', '/victims', { name: 'Owner of assets' })).json().data.victim.id
-    const asset = (await call('POST', `/victims/${victim}/victimAssets/emailAddresses`, { address: 'x@y.z' })).json().data.victimEmailAddress.id
+    const asset = (await call('POST', `/victims/${victim}/victimAssets/emailAddresses`, { address: 'x@y.z' })).json()
+      .data.victimEmailAddress.id
     expect((await call('POST', `/groups/threats/${threat}/victimAssets/emailAddresses/${asset}`)).statusCode).toBe(200)
-    expect((await call('GET', `/groups/threats/${threat}/victimAssets`)).json().data.victimAsset)
-      .toEqual([{ id: asset, name: 'x@y.z', type: 'EmailAddress', webLink: `https://bulwark.test/auth/victim/victim.xhtml?victim=${victim}` }])
-    expect((await call('GET', `/groups/threats/${threat}/victimAssets/emailAddresses/${asset}`)).json().data.victimEmailAddress.address).toBe('x@y.z')
+    expect((await call('GET', `/groups/threats/${threat}/victimAssets`)).json().data.victimAsset).toEqual([
+      {
+        id: asset,
+        name: 'x@y.z',
+        type: 'EmailAddress',
+        webLink: `https://bulwark.test/auth/victim/victim.xhtml?victim=${victim}`,
+      },
+    ])
+    expect(
+      (await call('GET', `/groups/threats/${threat}/victimAssets/emailAddresses/${asset}`)).json().data
+        .victimEmailAddress.address,
+    ).toBe('x@y.z')
     expect((await call('GET', `/groups/threats/${threat}/victimAssets/webSites`)).json().data.resultCount).toBe(0)
     expect((await call('POST', `/groups/threats/${threat}/victimAssets/webSites/${asset}`)).statusCode).toBe(404)
-    expect((await call('DELETE', `/groups/threats/${threat}/victimAssets/emailAddresses/${asset}`)).statusCode).toBe(200)
+    expect((await call('DELETE', `/groups/threats/${threat}/victimAssets/emailAddresses/${asset}`)).statusCode).toBe(
+      200,
+    )
   })
 
   it('associates Tasks with Groups, Indicators and Victims', async () => {
@@ -138,7 +177,12 @@ describe('Victims, Victim Assets and Tasks', () => {
     await call('POST', `/groups/threats/${a}/groups/threats/${b}`)
     await call('DELETE', `/groups/threats/${b}`)
     expect((await call('GET', `/groups/threats/${a}/groups`)).json().data.resultCount).toBe(0)
-    const rows = await t.store.db.selectFrom('association').selectAll().where('to_kind', '=', 'group').where('to_id', '=', b).execute()
+    const rows = await t.store.db
+      .selectFrom('association')
+      .selectAll()
+      .where('to_kind', '=', 'group')
+      .where('to_id', '=', b)
+      .execute()
     expect(rows).toEqual([])
   })
 })

@@ -7,7 +7,9 @@ beforeAll(async () => {
   t = await createTestApp()
   readOnly = await t.createAccount({ role: 'Read Only User' })
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 async function create(branch: string, entity: string, body: Record<string, unknown>): Promise<number> {
   const res = await t.request({ method: 'POST', url: `/api/v2/groups/${branch}`, payload: body })
@@ -16,7 +18,12 @@ async function create(branch: string, entity: string, body: Record<string, unkno
 }
 
 const upload = (branch: string, id: number, body: Buffer | string, method: 'POST' | 'PUT' = 'POST', qs = '') =>
-  t.request({ method, url: `/api/v2/groups/${branch}/${id}/upload${qs}`, payload: body, headers: { 'content-type': 'application/octet-stream' } })
+  t.request({
+    method,
+    url: `/api/v2/groups/${branch}/${id}/upload${qs}`,
+    payload: body,
+    headers: { 'content-type': 'application/octet-stream' },
+  })
 
 describe('Document and Report content', () => {
   it('uploads, marks the Document Success and downloads the same bytes', async () => {
@@ -40,7 +47,9 @@ describe('Document and Report content', () => {
     expect((await upload('reports', id, 'first')).statusCode).toBe(200)
     const again = await upload('reports', id, 'second')
     expect(again.statusCode).toBe(400)
-    expect(again.json().message).toBe(`Report ${id} already has content; use PUT (or updateIfExists=true) to replace it`)
+    expect(again.json().message).toBe(
+      `Report ${id} already has content; use PUT (or updateIfExists=true) to replace it`,
+    )
     expect((await upload('reports', id, 'second', 'PUT')).statusCode).toBe(200)
     expect((await t.request({ method: 'GET', url: `/api/v2/groups/reports/${id}/download` })).body).toBe('second')
     expect((await upload('reports', id, 'third', 'POST', '?updateIfExists=true')).statusCode).toBe(200)
@@ -49,13 +58,25 @@ describe('Document and Report content', () => {
 
   it('reads the body raw whatever the Content-Type', async () => {
     const id = await create('documents', 'document', { name: 'J', fileName: 'j.json' })
-    const res = await t.request({ method: 'PUT', url: `/api/v2/groups/documents/${id}/upload`, payload: '{"not":"parsed"}', headers: { 'content-type': 'application/json' } })
+    const res = await t.request({
+      method: 'PUT',
+      url: `/api/v2/groups/documents/${id}/upload`,
+      payload: '{"not":"parsed"}',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(res.statusCode).toBe(200)
-    expect((await t.request({ method: 'GET', url: `/api/v2/groups/documents/${id}/download` })).body).toBe('{"not":"parsed"}')
+    expect((await t.request({ method: 'GET', url: `/api/v2/groups/documents/${id}/download` })).body).toBe(
+      '{"not":"parsed"}',
+    )
   })
 
   it('accepts only zip archives for malware Documents', async () => {
-    const id = await create('documents', 'document', { name: 'sample.exe', fileName: 'sample.zip', malware: true, password: 'infected' })
+    const id = await create('documents', 'document', {
+      name: 'sample.exe',
+      fileName: 'sample.zip',
+      malware: true,
+      password: 'infected',
+    })
     const plain = await upload('documents', id, 'MZ\x90\x00 raw executable')
     expect(plain.statusCode).toBe(400)
     expect(plain.json().message).toBe('A malware Document must be uploaded as a password-protected zip archive')
@@ -81,14 +102,25 @@ describe('Document and Report content', () => {
     const threat = await create('threats', 'threat', { name: 'T' })
     expect((await upload('threats', threat, 'x')).statusCode).toBe(404)
     expect((await upload('documents', threat, 'x')).statusCode).toBe(404)
-    const denied = await t.request({ method: 'POST', url: `/api/v2/groups/documents/${doc}/upload`, payload: 'x', headers: { 'content-type': 'application/octet-stream' }, as: readOnly })
+    const denied = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/documents/${doc}/upload`,
+      payload: 'x',
+      headers: { 'content-type': 'application/octet-stream' },
+      as: readOnly,
+    })
     expect(denied.statusCode).toBe(401)
   })
 })
 
 describe('GET /v2/groups/signatures/{id}/download', () => {
   it('returns the signature text as text/plain', async () => {
-    const id = await create('signatures', 'signature', { name: 'R', fileName: 'r.yar', fileType: 'YARA', fileText: 'rule r { condition: true }' })
+    const id = await create('signatures', 'signature', {
+      name: 'R',
+      fileName: 'r.yar',
+      fileType: 'YARA',
+      fileText: 'rule r { condition: true }',
+    })
     const res = await t.request({ method: 'GET', url: `/api/v2/groups/signatures/${id}/download` })
     expect(res.statusCode).toBe(200)
     // Exactly text/plain: the v2 SDK compares the type for equality before it keeps the download.
@@ -99,7 +131,10 @@ describe('GET /v2/groups/signatures/{id}/download', () => {
 
 describe('GET /v2/groups/{type}/{id}/pdf', () => {
   it('returns a well-formed one-page PDF naming the Group', async () => {
-    const id = await create('incidents', 'incident', { name: 'Breach (east) \\ café ☃', eventDate: '2024-02-03T00:00:00Z' })
+    const id = await create('incidents', 'incident', {
+      name: 'Breach (east) \\ café ☃',
+      eventDate: '2024-02-03T00:00:00Z',
+    })
     await t.request({ method: 'POST', url: `/api/v2/groups/incidents/${id}/tags/Urgent` })
     const res = await t.request({ method: 'GET', url: `/api/v2/groups/incidents/${id}/pdf` })
     expect(res.statusCode).toBe(200)
@@ -126,21 +161,42 @@ describe('GET /v2/groups/{type}/{id}/pdf', () => {
 describe('POST /v2/groups/{type}/{id}/publish', () => {
   it('publishes unless the labels exclude the Group', async () => {
     const id = await create('threats', 'threat', { name: 'P' })
-    const unlabeled = await t.request({ method: 'POST', url: `/api/v2/groups/threats/${id}/publish`, payload: { securityLabelList: [], excludeUnlabeled: true } })
+    const unlabeled = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/threats/${id}/publish`,
+      payload: { securityLabelList: [], excludeUnlabeled: true },
+    })
     expect(unlabeled.json()).toEqual({ apiCalls: 1, resultCount: 0, status: 'Success' })
-    const res = await t.request({ method: 'POST', url: `/api/v2/groups/threats/${id}/publish`, payload: { securityLabelList: ['TLP:RED'], excludeUnlabeled: false } })
+    const res = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/threats/${id}/publish`,
+      payload: { securityLabelList: ['TLP:RED'], excludeUnlabeled: false },
+    })
     expect(res.json()).toEqual({ apiCalls: 1, resultCount: 1, status: 'Success' })
-    const row = await t.store.db.selectFrom('intel_group').select('publish_date').where('id', '=', id).executeTakeFirstOrThrow()
+    const row = await t.store.db
+      .selectFrom('intel_group')
+      .select('publish_date')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     expect(row.publish_date).toMatch(/^\d{4}-\d{2}-\d{2}T/)
   })
 
   it('refuses a malformed body and callers without the publish permission', async () => {
     const id = await create('threats', 'threat', { name: 'P2' })
-    const bad = await t.request({ method: 'POST', url: `/api/v2/groups/threats/${id}/publish`, payload: { securityLabelList: 'TLP:RED' } })
+    const bad = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/threats/${id}/publish`,
+      payload: { securityLabelList: 'TLP:RED' },
+    })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().message).toBe('securityLabelList must be an array of Security Label names')
     const writer = await t.createAccount({ role: 'Standard User' })
-    const denied = await t.request({ method: 'POST', url: `/api/v2/groups/threats/${id}/publish`, payload: {}, as: writer })
+    const denied = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/threats/${id}/publish`,
+      payload: {},
+      as: writer,
+    })
     expect(denied.statusCode).toBe(401)
   })
 })

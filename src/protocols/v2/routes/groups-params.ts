@@ -8,7 +8,15 @@ import { invalid } from '../../../core/errors.js'
 import { requireGroupType } from '../../../domain/groups/groups.js'
 import { parseItemId } from '../../../domain/items/items.js'
 import type { FieldFilter, FilterOperator } from '../../../domain/listing/list-filters.js'
-import { type Include, type Paging, type Query, flag, parseFilterExpressions, parseIncludes, parsePaging } from '../params.js'
+import {
+  type Include,
+  type Paging,
+  type Query,
+  flag,
+  parseFilterExpressions,
+  parseIncludes,
+  parsePaging,
+} from '../params.js'
 
 export interface ListParams {
   paging: Paging
@@ -18,12 +26,22 @@ export interface ListParams {
 }
 
 export function parseListParams(q: Query): ListParams {
-  return { paging: parsePaging(q), includes: parseIncludes(q), filters: parseFilterExpressions(q), orParams: flag(q, 'orParams') }
+  return {
+    paging: parsePaging(q),
+    includes: parseIncludes(q),
+    filters: parseFilterExpressions(q),
+    orParams: flag(q, 'orParams'),
+  }
 }
 
 /** The paging and filter part of a domain list query. */
 export function listQuery(p: ListParams) {
-  return { filters: p.filters, orParams: p.orParams, resultStart: p.paging.resultStart, resultLimit: p.paging.resultLimit }
+  return {
+    filters: p.filters,
+    orParams: p.orParams,
+    resultStart: p.paging.resultStart,
+    resultLimit: p.paging.resultLimit,
+  }
 }
 
 export type GroupParams = { groupType: string; groupId: string }

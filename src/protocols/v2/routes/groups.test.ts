@@ -9,10 +9,14 @@ beforeAll(async () => {
   readOnly = await t.createAccount({ role: 'Read Only User' })
   await t.createOwner('Other Org', 'Organization')
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
-const post = (url: string, payload: unknown) => t.request({ method: 'POST', url: `/api/v2${url}`, payload: payload as object })
-const get = (url: string, headers?: Record<string, string>) => t.request({ method: 'GET', url: `/api/v2${url}`, headers })
+const post = (url: string, payload: unknown) =>
+  t.request({ method: 'POST', url: `/api/v2${url}`, payload: payload as object })
+const get = (url: string, headers?: Record<string, string>) =>
+  t.request({ method: 'GET', url: `/api/v2${url}`, headers })
 
 /** A minimal valid body for each of the 16 types, and the entity v2 names it by. */
 const TYPES: [branch: string, entity: string, body: Record<string, unknown>][] = [
@@ -27,7 +31,11 @@ const TYPES: [branch: string, entity: string, body: Record<string, unknown>][] =
   ['intrusionSets', 'intrusionSet', { name: 'APT99' }],
   ['malware', 'malware', { name: 'Emotet' }],
   ['reports', 'report', { name: 'Quarterly', fileName: 'q.pdf' }],
-  ['signatures', 'signature', { name: 'Rule', fileName: 'rule.yar', fileType: 'YARA', fileText: 'rule x { condition: true }' }],
+  [
+    'signatures',
+    'signature',
+    { name: 'Rule', fileName: 'rule.yar', fileType: 'YARA', fileText: 'rule x { condition: true }' },
+  ],
   ['tactics', 'tactic', { name: 'Initial Access' }],
   ['threats', 'threat', { name: 'Ransomware wave' }],
   ['tools', 'tool', { name: 'Mimikatz' }],
@@ -40,7 +48,11 @@ describe('POST and GET /v2/groups/{type}', () => {
       const created = await post(`/groups/${branch}`, body)
       expect(created.statusCode).toBe(201)
       const group = created.json().data[entity]
-      expect(group).toMatchObject({ name: body.name, ownerName: 'Test Organization', owner: { name: 'Test Organization', type: 'Organization' } })
+      expect(group).toMatchObject({
+        name: body.name,
+        ownerName: 'Test Organization',
+        owner: { name: 'Test Organization', type: 'Organization' },
+      })
       expect(group.webLink).toBe(`https://bulwark.test/auth/${entity}/${entity}.xhtml?${entity}=${group.id}`)
       const read = await get(`/groups/${branch}/${group.id}`)
       expect(read.statusCode).toBe(200)
@@ -58,12 +70,21 @@ describe('POST and GET /v2/groups/{type}', () => {
   }
 
   it('shows type-specific fields', async () => {
-    const incident = (await post('/groups/incidents', { name: 'I', eventDate: '2017-07-13T00:00:00-04:00', status: 'open' })).json().data.incident
+    const incident = (
+      await post('/groups/incidents', { name: 'I', eventDate: '2017-07-13T00:00:00-04:00', status: 'open' })
+    ).json().data.incident
     expect(incident.eventDate).toBe('2017-07-13T04:00:00Z')
     expect(incident.status).toBeUndefined()
     const additional = (await get(`/groups/incidents/${incident.id}?includeAdditional=true`)).json().data.incident
     expect(additional).toMatchObject({ status: 'Open', xid: expect.stringMatching(/^[0-9a-f-]{36}$/) })
-    const signature = (await post('/groups/signatures', { name: 'S', fileName: 's.rules', fileType: 'snort', fileText: 'alert tcp any any' })).json().data.signature
+    const signature = (
+      await post('/groups/signatures', {
+        name: 'S',
+        fileName: 's.rules',
+        fileType: 'snort',
+        fileText: 'alert tcp any any',
+      })
+    ).json().data.signature
     expect(signature).toMatchObject({ fileName: 's.rules', fileType: 'Snort' })
     const document = (await post('/groups/documents', { name: 'D', fileName: 'd.bin' })).json().data.document
     expect(document).toMatchObject({ fileName: 'd.bin', status: 'Awaiting Upload', malware: false })
@@ -72,7 +93,9 @@ describe('POST and GET /v2/groups/{type}', () => {
   it('refuses a value outside an enumeration, naming the allowed ones', async () => {
     const incident = await post('/groups/incidents', { name: 'I', eventDate: '2024-01-01', status: 'Pending' })
     expect(incident.statusCode).toBe(400)
-    expect(incident.json().message).toMatch(/status 'Pending' is not valid for Incident Groups; use one of: New, Open, Stalled/)
+    expect(incident.json().message).toMatch(
+      /status 'Pending' is not valid for Incident Groups; use one of: New, Open, Stalled/,
+    )
     const event = await post('/groups/events', { name: 'E', eventDate: '2024-01-01', status: 'Open' })
     expect(event.json().message).toMatch(/use one of: Needs Review, False Positive/)
     const signature = await post('/groups/signatures', { name: 'S', fileName: 'f', fileType: 'Word', fileText: 'x' })
@@ -92,9 +115,14 @@ describe('POST and GET /v2/groups/{type}', () => {
   })
 
   it('accepts an XML body', async () => {
-    const xml = '<Incident><Name>From XML</Name><EventDate>2024-05-01T00:00:00Z</EventDate><Status>Stalled</Status></Incident>'
-    const res = await t.request({ method: 'POST', url: '/api/v2/groups/incidents?includeAdditional=true', payload: xml,
-      headers: { 'content-type': 'application/xml', accept: 'application/xml' } })
+    const xml =
+      '<Incident><Name>From XML</Name><EventDate>2024-05-01T00:00:00Z</EventDate><Status>Stalled</Status></Incident>'
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/incidents?includeAdditional=true',
+      payload: xml,
+      headers: { 'content-type': 'application/xml', accept: 'application/xml' },
+    })
     expect(res.statusCode).toBe(201)
     expect(res.body).toContain('<Name>From XML</Name>')
     expect(res.body).toContain('<EventDate>2024-05-01T00:00:00Z</EventDate>')
@@ -110,7 +138,10 @@ describe('POST and GET /v2/groups/{type}', () => {
 
   it('answers 404 for an unknown type, an unknown id and a Group of another type', async () => {
     expect((await get('/groups/widgets')).statusCode).toBe(404)
-    expect((await post('/groups/widgets', { name: 'x' })).json()).toEqual({ status: 'Error', message: "Unknown Group type 'widgets'" })
+    expect((await post('/groups/widgets', { name: 'x' })).json()).toEqual({
+      status: 'Error',
+      message: "Unknown Group type 'widgets'",
+    })
     expect((await get('/groups/threats/999999')).statusCode).toBe(404)
     expect((await get('/groups/threats/abc')).statusCode).toBe(404)
     const threat = (await post('/groups/threats', { name: 'T' })).json().data.threat
@@ -125,24 +156,42 @@ describe('POST and GET /v2/groups/{type}', () => {
     expect(res.body).toContain('<threatResponse><Status>Success</Status>')
     expect(res.body).toContain('<Name>X &amp; Y</Name>')
     const list = await get('/groups/threats?resultLimit=1', { accept: 'application/xml' })
-    expect(list.body).toMatch(/<threatsResponse><Status>Success<\/Status><Data xsi:type="threatListResponseData"[^>]*><ResultCount>\d+<\/ResultCount><Threat>/)
+    expect(list.body).toMatch(
+      /<threatsResponse><Status>Success<\/Status><Data xsi:type="threatListResponseData"[^>]*><ResultCount>\d+<\/ResultCount><Threat>/,
+    )
   })
 })
 
 describe('PUT and DELETE /v2/groups/{type}/{id}', () => {
   it('updates the fields given and keeps the others', async () => {
-    const event = (await post('/groups/events', { name: 'E', eventDate: '2024-01-01T00:00:00Z', status: 'Needs Review' })).json().data.event
-    const res = await t.request({ method: 'PUT', url: `/api/v2/groups/events/${event.id}?includeAdditional=true`, payload: { status: 'Escalated' } })
+    const event = (
+      await post('/groups/events', { name: 'E', eventDate: '2024-01-01T00:00:00Z', status: 'Needs Review' })
+    ).json().data.event
+    const res = await t.request({
+      method: 'PUT',
+      url: `/api/v2/groups/events/${event.id}?includeAdditional=true`,
+      payload: { status: 'Escalated' },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json().data.event).toMatchObject({ name: 'E', eventDate: '2024-01-01T00:00:00Z', status: 'Escalated' })
   })
 
   it('requires name, fileName and fileType on every Signature update', async () => {
-    const sig = (await post('/groups/signatures', { name: 'S', fileName: 'f.yar', fileType: 'YARA', fileText: 'rule' })).json().data.signature
-    const res = await t.request({ method: 'PUT', url: `/api/v2/groups/signatures/${sig.id}`, payload: { name: 'S2', fileName: 'f.yar' } })
+    const sig = (
+      await post('/groups/signatures', { name: 'S', fileName: 'f.yar', fileType: 'YARA', fileText: 'rule' })
+    ).json().data.signature
+    const res = await t.request({
+      method: 'PUT',
+      url: `/api/v2/groups/signatures/${sig.id}`,
+      payload: { name: 'S2', fileName: 'f.yar' },
+    })
     expect(res.statusCode).toBe(400)
     expect(res.json().message).toBe('fileType is required to update a Signature')
-    const ok = await t.request({ method: 'PUT', url: `/api/v2/groups/signatures/${sig.id}`, payload: { name: 'S2', fileName: 'g.yar', fileType: 'YARA' } })
+    const ok = await t.request({
+      method: 'PUT',
+      url: `/api/v2/groups/signatures/${sig.id}`,
+      payload: { name: 'S2', fileName: 'g.yar', fileType: 'YARA' },
+    })
     expect(ok.json().data.signature).toMatchObject({ name: 'S2', fileName: 'g.yar' })
   })
 
@@ -159,7 +208,12 @@ describe('PUT and DELETE /v2/groups/{type}/{id}', () => {
     const res = await t.request({ method: 'DELETE', url: `/api/v2/groups/threats/${threat.id}` })
     expect(res.json()).toEqual({ apiCalls: 1, resultCount: 0, status: 'Success' })
     expect((await get(`/groups/threats/${threat.id}`)).statusCode).toBe(404)
-    const links = await t.store.db.selectFrom('item_tag').selectAll().where('item_kind', '=', 'group').where('item_id', '=', threat.id).execute()
+    const links = await t.store.db
+      .selectFrom('item_tag')
+      .selectAll()
+      .where('item_kind', '=', 'group')
+      .where('item_id', '=', threat.id)
+      .execute()
     expect(links).toEqual([])
   })
 })
@@ -167,17 +221,35 @@ describe('PUT and DELETE /v2/groups/{type}/{id}', () => {
 describe('permissions', () => {
   it('lets a read-only role read but not write (401)', async () => {
     const threat = (await post('/groups/threats', { name: 'Readable' })).json().data.threat
-    expect((await t.request({ method: 'GET', url: `/api/v2/groups/threats/${threat.id}`, as: readOnly })).statusCode).toBe(200)
-    const create = await t.request({ method: 'POST', url: '/api/v2/groups/threats', payload: { name: 'No' }, as: readOnly })
+    expect(
+      (await t.request({ method: 'GET', url: `/api/v2/groups/threats/${threat.id}`, as: readOnly })).statusCode,
+    ).toBe(200)
+    const create = await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/threats',
+      payload: { name: 'No' },
+      as: readOnly,
+    })
     expect(create.statusCode).toBe(401)
     expect(create.json().message).toMatch(/permission to create data in Test Organization \(role: Read Only User\)/)
-    const update = await t.request({ method: 'PUT', url: `/api/v2/groups/threats/${threat.id}`, payload: { name: 'No' }, as: readOnly })
+    const update = await t.request({
+      method: 'PUT',
+      url: `/api/v2/groups/threats/${threat.id}`,
+      payload: { name: 'No' },
+      as: readOnly,
+    })
     expect(update.statusCode).toBe(401)
-    expect((await t.request({ method: 'DELETE', url: `/api/v2/groups/threats/${threat.id}`, as: readOnly })).statusCode).toBe(401)
+    expect(
+      (await t.request({ method: 'DELETE', url: `/api/v2/groups/threats/${threat.id}`, as: readOnly })).statusCode,
+    ).toBe(401)
   })
 
   it('answers 403 for an owner the caller cannot access', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/groups/threats?owner=Other%20Org', payload: { name: 'x' } })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/groups/threats?owner=Other%20Org',
+      payload: { name: 'x' },
+    })
     expect(res.statusCode).toBe(403)
     expect((await get('/groups?owner=Nowhere')).statusCode).toBe(403)
   })
@@ -195,7 +267,12 @@ describe('GET /v2/groups lists and filters', () => {
       { branch: 'campaigns', body: { name: 'Alpha Two', firstSeen: '2023-01-01T00:00:00Z' } },
       { branch: 'incidents', body: { name: 'Beta', eventDate: '2022-06-01T00:00:00Z' } },
       { branch: 'threats', body: { name: 'alpha lower' } },
-    ]) ids.push((await post(`/groups/${body.branch}?owner=${encodeURIComponent(owner)}`, body.body)).json().data[body.branch === 'campaigns' ? 'campaign' : body.branch === 'incidents' ? 'incident' : 'threat'].id)
+    ])
+      ids.push(
+        (await post(`/groups/${body.branch}?owner=${encodeURIComponent(owner)}`, body.body)).json().data[
+          body.branch === 'campaigns' ? 'campaign' : body.branch === 'incidents' ? 'incident' : 'threat'
+        ].id,
+      )
   })
   const list = (qs: string) => get(`/groups${qs}${qs.includes('?') ? '&' : '?'}owner=Filter%20Community`)
 
@@ -209,7 +286,8 @@ describe('GET /v2/groups lists and filters', () => {
   })
 
   it('filters by name (= and ^, case-sensitive), dates and type-specific fields', async () => {
-    const names = async (qs: string, entity = 'group') => (await list(qs)).json().data[entity].map((g: { name: string }) => g.name)
+    const names = async (qs: string, entity = 'group') =>
+      (await list(qs)).json().data[entity].map((g: { name: string }) => g.name)
     expect(await names('?filters=name%5EAlpha')).toEqual(['Alpha One', 'Alpha Two'])
     expect(await names('?filters=name%3DBeta')).toEqual(['Beta'])
     expect(await names('/campaigns?filters=firstSeen%3E2021-01-01', 'campaign')).toEqual(['Alpha Two'])
@@ -221,7 +299,9 @@ describe('GET /v2/groups lists and filters', () => {
   it('refuses unknown filters, wrong operators and filters of another type', async () => {
     expect((await list('?filters=color%3Dred')).json().message).toMatch(/Unknown filter 'color' for Groups/)
     expect((await list('?filters=name%3Ex')).json().message).toBe('Filter name takes the operators = ^, not >')
-    expect((await list('/threats?filters=firstSeen%3E2020-01-01')).json().message).toBe('Filter firstSeen applies to campaigns only')
+    expect((await list('/threats?filters=firstSeen%3E2020-01-01')).json().message).toBe(
+      'Filter firstSeen applies to campaigns only',
+    )
     expect((await list('?filters=dateAdded%3Esoon')).statusCode).toBe(400)
     expect((await list('?filters=nonsense')).statusCode).toBe(400)
   })

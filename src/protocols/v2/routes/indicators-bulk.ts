@@ -34,7 +34,8 @@ function csvCell(value: string | number | null): string {
 async function sendJsonReport(req: FastifyRequest, reply: FastifyReply) {
   const items: unknown[] = []
   const includes = new Set(['attributes', 'tags'] as const)
-  for await (const page of ownerIndicators(req.ctx)) items.push(...(await presentIndicatorsV2(req.ctx, page, includes, { typed: true })))
+  for await (const page of ownerIndicators(req.ctx))
+    items.push(...(await presentIndicatorsV2(req.ctx, page, includes, { typed: true })))
   return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify({ indicator: items }))
 }
 
@@ -47,22 +48,36 @@ async function sendCsvReport(req: FastifyRequest, reply: FastifyReply) {
 }
 
 export async function indicatorBulkRoutes(app: FastifyInstance) {
-  app.get('/indicators/bulk',
-    { schema: S.v2Other({ summary: 'Status of the owner\'s bulk report' }, jsonResponse('`{bulkStatus}` (no `status`/`data` envelope)', S.BULK_STATUS)) },
+  app.get(
+    '/indicators/bulk',
+    {
+      schema: S.v2Other(
+        { summary: "Status of the owner's bulk report" },
+        jsonResponse('`{bulkStatus}` (no `status`/`data` envelope)', S.BULK_STATUS),
+      ),
+    },
     async (req, reply) => {
-    const now = Date.parse(req.ctx.now)
-    const status = {
-      name: req.ctx.owner.name, csvEnabled: true, jsonEnabled: true,
-      nextRun: toApiTime(new Date(now + DAY_MS).toISOString()), lastRun: toApiTime(req.ctx.now), status: 'Complete',
-    }
-    if (wantsXml(req)) return reply.type(XML_MEDIA_TYPE).send(renderPlainXml('BulkStatus', status))
-    return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify({ bulkStatus: status }))
-  })
+      const now = Date.parse(req.ctx.now)
+      const status = {
+        name: req.ctx.owner.name,
+        csvEnabled: true,
+        jsonEnabled: true,
+        nextRun: toApiTime(new Date(now + DAY_MS).toISOString()),
+        lastRun: toApiTime(req.ctx.now),
+        status: 'Complete',
+      }
+      if (wantsXml(req)) return reply.type(XML_MEDIA_TYPE).send(renderPlainXml('BulkStatus', status))
+      return reply.type(JSON_MEDIA_TYPE).send(JSON.stringify({ bulkStatus: status }))
+    },
+  )
 
-  app.get<{ Params: { format: string } }>('/indicators/bulk/:format',
-    { schema: S.v2Other({ summary: 'The owner\'s Indicators as JSON or CSV' }, S.BULK_REPORT) }, async (req, reply) => {
-    if (req.params.format === 'json') return sendJsonReport(req, reply)
-    if (req.params.format === 'csv') return sendCsvReport(req, reply)
-    throw notFound(`Unknown bulk report format '${req.params.format}'; use json or csv`)
-  })
+  app.get<{ Params: { format: string } }>(
+    '/indicators/bulk/:format',
+    { schema: S.v2Other({ summary: "The owner's Indicators as JSON or CSV" }, S.BULK_REPORT) },
+    async (req, reply) => {
+      if (req.params.format === 'json') return sendJsonReport(req, reply)
+      if (req.params.format === 'csv') return sendCsvReport(req, reply)
+      throw notFound(`Unknown bulk report format '${req.params.format}'; use json or csv`)
+    },
+  )
 }

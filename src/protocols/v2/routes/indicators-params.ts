@@ -5,7 +5,13 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { invalid, notFound } from '../../../core/errors.js'
-import { type IndicatorFilter, type IndicatorQuery, type IndicatorRecord, getIndicatorBySummary, indicatorItem } from '../../../domain/indicators/indicators.js'
+import {
+  type IndicatorFilter,
+  type IndicatorQuery,
+  type IndicatorRecord,
+  getIndicatorBySummary,
+  indicatorItem,
+} from '../../../domain/indicators/indicators.js'
 import type { ItemInfo } from '../../../domain/items/items.js'
 import { type IndicatorTypeDef, findIndicatorType } from '../../../model/indicator-types.js'
 import { type Query, flag, parseFilterExpressions, parsePaging, query, single } from '../params.js'
@@ -15,7 +21,8 @@ export type IndicatorParams = { type: string; indicator: string }
 /** The Indicator type of a path segment (apiBranch, and leniently its name or entity); unknown is a 404. */
 export function indicatorTypeParam(text: string): IndicatorTypeDef {
   const def = findIndicatorType(text)
-  if (!def) throw notFound(`Unknown Indicator type '${text}'; use one of the apiBranch values of /v2/types/indicatorTypes`)
+  if (!def)
+    throw notFound(`Unknown Indicator type '${text}'; use one of the apiBranch values of /v2/types/indicatorTypes`)
   return def
 }
 
@@ -31,7 +38,10 @@ export async function resolveIndicatorItem(req: FastifyRequest): Promise<ItemInf
 }
 
 /** Paging, filters, orParams and modifiedSince of a v2 Indicator list. */
-export function indicatorListQuery(req: FastifyRequest, type?: string): IndicatorQuery & { resultStart: number; resultLimit: number } {
+export function indicatorListQuery(
+  req: FastifyRequest,
+  type?: string,
+): IndicatorQuery & { resultStart: number; resultLimit: number } {
   const q = query(req)
   const paging = parsePaging(q)
   return {
@@ -48,6 +58,7 @@ export function indicatorListQuery(req: FastifyRequest, type?: string): Indicato
 export function objectBody(req: FastifyRequest): Record<string, unknown> {
   const body = req.body
   if (body === undefined || body === null || body === '') return {}
-  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body)) throw invalid('The request body must be a JSON object')
+  if (typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body))
+    throw invalid('The request body must be a JSON object')
   return body as Record<string, unknown>
 }

@@ -5,22 +5,37 @@ import { createTestGroup } from '../../../test/factories.js'
 let t: TestApp
 beforeAll(async () => {
   t = await createTestApp()
-  for (const [branch, body] of [['addresses', { ip: '192.168.0.1' }], ['cidrBlocks', { Block: '192.168.0.0/24' }], ['hosts', { hostName: 'c2.example' }],
-    ['files', { md5: 'e'.repeat(32) }], ['mutexes', { Mutex: 'Global\\m1' }]] as const) {
+  for (const [branch, body] of [
+    ['addresses', { ip: '192.168.0.1' }],
+    ['cidrBlocks', { Block: '192.168.0.0/24' }],
+    ['hosts', { hostName: 'c2.example' }],
+    ['files', { md5: 'e'.repeat(32) }],
+    ['mutexes', { Mutex: 'Global\\m1' }],
+  ] as const) {
     const res = await t.request({ method: 'POST', url: `/api/v2/indicators/${branch}`, payload: body })
     expect(res.statusCode).toBe(201)
   }
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
-const api = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, as?: Parameters<TestApp['request']>[0]['as']) =>
-  t.request({ method, url: `/api/v2${url}`, payload, as })
+const api = (
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: object,
+  as?: Parameters<TestApp['request']>[0]['as'],
+) => t.request({ method, url: `/api/v2${url}`, payload, as })
 const ADDRESS = '/indicators/addresses/192.168.0.1'
 const FILE = `/indicators/files/${'e'.repeat(32)}`
 
 describe('observations and false positives', () => {
   it('records observations and reports the totals', async () => {
-    expect((await api('POST', `${ADDRESS}/observations`, { count: 3 })).json()).toEqual({ apiCalls: 1, resultCount: 1, status: 'Success' })
+    expect((await api('POST', `${ADDRESS}/observations`, { count: 3 })).json()).toEqual({
+      apiCalls: 1,
+      resultCount: 1,
+      status: 'Success',
+    })
     await api('POST', `${ADDRESS}/observations`, { count: 2, dateObserved: '2020-01-02T03:04:05Z' })
     const list = (await api('GET', `${ADDRESS}/observations`)).json().data
     expect(list.resultCount).toBe(2)
@@ -39,7 +54,11 @@ describe('observations and false positives', () => {
 
   it('lists the most observed Indicators since a date', async () => {
     const res = (await api('GET', '/indicators/observed?dateObserved=2000-01-01')).json().data
-    expect(res.indicator[0]).toMatchObject({ summary: '192.168.0.1', observationCount: 5, userObservedList: [{ userName: t.admin.userName, count: 5 }] })
+    expect(res.indicator[0]).toMatchObject({
+      summary: '192.168.0.1',
+      observationCount: 5,
+      userObservedList: [{ userName: t.admin.userName, count: 5 }],
+    })
   })
 
   it('counts one false positive per user and day', async () => {
@@ -48,7 +67,9 @@ describe('observations and false positives', () => {
     const again = (await api('POST', `${ADDRESS}/falsePositive`)).json().data.falsePositive
     expect(again.count).toBe(1)
     expect(typeof again.lastReported).toBe('string')
-    expect((await api('GET', '/indicators?filters=falsePositive%3D1')).json().data.indicator[0].summary).toBe('192.168.0.1')
+    expect((await api('GET', '/indicators?filters=falsePositive%3D1')).json().data.indicator[0].summary).toBe(
+      '192.168.0.1',
+    )
   })
 
   it('refuses observations from a read-only role with 401', async () => {
@@ -61,7 +82,12 @@ describe('owners of an Indicator', () => {
   it('lists the owners the caller can read that hold the same Indicator', async () => {
     await t.createOwner('Sharing Community', 'Community')
     const member = await t.createAccount({ role: 'Standard User', memberships: { 'Sharing Community': 'Editor' } })
-    await t.request({ method: 'POST', url: '/api/v2/indicators/addresses?owner=Sharing%20Community', payload: { ip: '192.168.0.1' }, as: member })
+    await t.request({
+      method: 'POST',
+      url: '/api/v2/indicators/addresses?owner=Sharing%20Community',
+      payload: { ip: '192.168.0.1' },
+      as: member,
+    })
     const res = (await api('GET', `${ADDRESS}/owners`, undefined, member)).json().data
     expect(res.owner.map((o: { name: string }) => o.name).sort()).toEqual(['Sharing Community', 'Test Organization'])
   })
@@ -69,7 +95,11 @@ describe('owners of an Indicator', () => {
 
 describe('File occurrences and File actions', () => {
   it('adds, lists, updates and deletes occurrences', async () => {
-    const created = await api('POST', `${FILE}/fileOccurrences`, { fileName: 'win.dll', path: 'C:\\Windows', date: '2017-07-13' })
+    const created = await api('POST', `${FILE}/fileOccurrences`, {
+      fileName: 'win.dll',
+      path: 'C:\\Windows',
+      date: '2017-07-13',
+    })
     expect(created.statusCode).toBe(201)
     const occurrence = created.json().data.fileOccurrence
     expect(occurrence).toMatchObject({ fileName: 'win.dll', path: 'C:\\Windows', date: '2017-07-13T00:00:00Z' })
@@ -97,7 +127,10 @@ describe('typed Indicator-to-Indicator associations', () => {
   const cidr = `/indicators/cidrBlocks/${encodeURIComponent('192.168.0.0/24')}`
 
   it('associates a CIDR block with an Address either way round', async () => {
-    const res = await api('POST', `${ADDRESS}/associations/cidrToAddress/indicators/cidrBlocks/${encodeURIComponent('192.168.0.0/24')}`)
+    const res = await api(
+      'POST',
+      `${ADDRESS}/associations/cidrToAddress/indicators/cidrBlocks/${encodeURIComponent('192.168.0.0/24')}`,
+    )
     expect(res.statusCode).toBe(200)
     const fromCidr = (await api('GET', `${cidr}/associations/cidrToAddress/indicators`)).json().data
     expect(fromCidr).toMatchObject({ resultCount: 1, indicator: [{ summary: '192.168.0.1' }] })
@@ -113,7 +146,10 @@ describe('typed Indicator-to-Indicator associations', () => {
   })
 
   it('removes the association', async () => {
-    await api('DELETE', `${ADDRESS}/associations/cidrToAddress/indicators/cidrBlocks/${encodeURIComponent('192.168.0.0/24')}`)
+    await api(
+      'DELETE',
+      `${ADDRESS}/associations/cidrToAddress/indicators/cidrBlocks/${encodeURIComponent('192.168.0.0/24')}`,
+    )
     expect((await api('GET', `${cidr}/associations/cidrToAddress/indicators`)).json().data.resultCount).toBe(0)
   })
 })
@@ -122,7 +158,8 @@ describe('metadata and Group associations', () => {
   it('tags an Indicator and shows tags and attributes with the includes', async () => {
     expect((await api('POST', `${ADDRESS}/tags/APT%2028`)).statusCode).toBe(200)
     await api('POST', `${ADDRESS}/attributes`, { type: 'Description', value: 'router', displayed: true })
-    const res = (await api('GET', `/indicators/addresses?includeTags=true&includeAttributes=true`)).json().data.address[0]
+    const res = (await api('GET', `/indicators/addresses?includeTags=true&includeAttributes=true`)).json().data
+      .address[0]
     expect(res.tag).toEqual([{ name: 'APT 28', webLink: expect.stringContaining('tag=APT%2028') }])
     expect(res.attribute[0]).toMatchObject({ type: 'Description', value: 'router', displayed: true })
   })
@@ -143,10 +180,19 @@ describe('metadata and Group associations', () => {
 describe('bulk reports', () => {
   it('returns the status without an envelope, and JSON and CSV reports', async () => {
     const status = (await api('GET', '/indicators/bulk')).json()
-    expect(status.bulkStatus).toMatchObject({ name: 'Test Organization', csvEnabled: true, jsonEnabled: true, status: 'Complete' })
+    expect(status.bulkStatus).toMatchObject({
+      name: 'Test Organization',
+      csvEnabled: true,
+      jsonEnabled: true,
+      status: 'Complete',
+    })
     const json = (await api('GET', '/indicators/bulk/json')).json()
     const address = json.indicator.find((i: { summary: string }) => i.summary === '192.168.0.1')
-    expect(address).toMatchObject({ ip: '192.168.0.1', tag: [{ name: 'APT 28' }], attribute: [{ type: 'Description' }] })
+    expect(address).toMatchObject({
+      ip: '192.168.0.1',
+      tag: [{ name: 'APT 28' }],
+      attribute: [{ type: 'Description' }],
+    })
     const csv = await api('GET', '/indicators/bulk/csv')
     expect(csv.headers['content-type']).toMatch(/text\/csv/)
     expect(csv.body.split('\r\n')[0]).toBe('Type,Value,Rating,Confidence')

@@ -12,13 +12,23 @@ let orgId: number
 const now = isoNow()
 
 async function labelId(ownerId: number, name: string) {
-  return (await t.store.db.selectFrom('security_label').select('id').where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirstOrThrow()).id
+  return (
+    await t.store.db
+      .selectFrom('security_label')
+      .select('id')
+      .where('owner_id', '=', ownerId)
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow()
+  ).id
 }
 async function insertGroup(ownerId: number, type: string, name: string) {
   return createTestGroup(t, { ownerId, type, name })
 }
 async function label(kind: string, id: number, labelName: string, ownerId = orgId) {
-  await t.store.db.insertInto('item_security_label').values({ label_id: await labelId(ownerId, labelName), item_kind: kind, item_id: id, date_added: now }).execute()
+  await t.store.db
+    .insertInto('item_security_label')
+    .values({ label_id: await labelId(ownerId, labelName), item_kind: kind, item_id: id, date_added: now })
+    .execute()
 }
 
 beforeAll(async () => {
@@ -29,7 +39,9 @@ beforeAll(async () => {
   await t.createOwner('Other Org', 'Organization')
   outsider = await t.createAccount({ role: 'Standard User' })
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 describe('GET /v2/securityLabels', () => {
   it('lists the standard TLP labels an owner starts with, sorted by name', async () => {
@@ -37,14 +49,27 @@ describe('GET /v2/securityLabels', () => {
     expect(res.statusCode).toBe(200)
     const body = res.json()
     expect(body.data.resultCount).toBe(6)
-    expect(body.data.securityLabel.map((l: { name: string }) => l.name))
-      .toEqual(['TLP:AMBER', 'TLP:AMBER+STRICT', 'TLP:CLEAR', 'TLP:GREEN', 'TLP:RED', 'TLP:WHITE'])
-    expect(body.data.securityLabel[4]).toMatchObject({ name: 'TLP:RED', color: 'FF2B2B', dateAdded: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) })
+    expect(body.data.securityLabel.map((l: { name: string }) => l.name)).toEqual([
+      'TLP:AMBER',
+      'TLP:AMBER+STRICT',
+      'TLP:CLEAR',
+      'TLP:GREEN',
+      'TLP:RED',
+      'TLP:WHITE',
+    ])
+    expect(body.data.securityLabel[4]).toMatchObject({
+      name: 'TLP:RED',
+      color: 'FF2B2B',
+      dateAdded: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    })
   })
 
   it('filters by name = and ^ (URL-encoded operators)', async () => {
     const starts = await t.request({ method: 'GET', url: '/api/v2/securityLabels?filters=name%5ETLP:AMBER' })
-    expect(starts.json().data.securityLabel.map((l: { name: string }) => l.name)).toEqual(['TLP:AMBER', 'TLP:AMBER+STRICT'])
+    expect(starts.json().data.securityLabel.map((l: { name: string }) => l.name)).toEqual([
+      'TLP:AMBER',
+      'TLP:AMBER+STRICT',
+    ])
     const exact = await t.request({ method: 'GET', url: '/api/v2/securityLabels?filters=name%3DTLP:GREEN' })
     expect(exact.json().data).toMatchObject({ resultCount: 1, securityLabel: [{ name: 'TLP:GREEN' }] })
   })
@@ -56,7 +81,11 @@ describe('GET /v2/securityLabels', () => {
   })
 
   it('answers in XML when asked', async () => {
-    const res = await t.request({ method: 'GET', url: '/api/v2/securityLabels?resultLimit=1', headers: { accept: 'application/xml' } })
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/v2/securityLabels?resultLimit=1',
+      headers: { accept: 'application/xml' },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toContain('application/xml')
     expect(res.body).toContain('<securityLabelsResponse><Status>Success</Status>')
@@ -72,10 +101,14 @@ describe('GET /v2/securityLabels', () => {
 describe('standard labels', () => {
   it("are created by an owner's first lookup of a standard name; an unknown name creates nothing", async () => {
     const fresh = await t.createOwner('Fresh Community', 'Community')
-    const count = async () => (await t.store.db.selectFrom('security_label').select('id').where('owner_id', '=', fresh).execute()).length
+    const count = async () =>
+      (await t.store.db.selectFrom('security_label').select('id').where('owner_id', '=', fresh).execute()).length
     expect(await findLabelByName(t.store.db, fresh, 'TLP:PURPLE')).toBeUndefined()
     expect(await count()).toBe(0)
-    expect(await findLabelByName(t.store.db, fresh, 'tlp:amber+strict')).toMatchObject({ name: 'TLP:AMBER+STRICT', color: 'FFC000' })
+    expect(await findLabelByName(t.store.db, fresh, 'tlp:amber+strict')).toMatchObject({
+      name: 'TLP:AMBER+STRICT',
+      color: 'FFC000',
+    })
     expect(await count()).toBe(6)
   })
 })
@@ -101,7 +134,11 @@ describe('GET /v2/securityLabels/{name}', () => {
 
 describe('POST /v2/securityLabels (administrator convenience)', () => {
   it('defines a label with a normalized color', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/securityLabels', payload: { name: 'PII', description: 'Personal data', color: '#7f00ff' } })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/securityLabels',
+      payload: { name: 'PII', description: 'Personal data', color: '#7f00ff' },
+    })
     expect(res.statusCode).toBe(201)
     expect(res.json().data.securityLabel).toMatchObject({ name: 'PII', description: 'Personal data', color: '7F00FF' })
   })
@@ -118,7 +155,12 @@ describe('POST /v2/securityLabels (administrator convenience)', () => {
   })
 
   it('refuses a Standard User (manageLabels is an administrator action) with 401', async () => {
-    const res = await t.request({ method: 'POST', url: '/api/v2/securityLabels', payload: { name: 'Mine' }, as: standard })
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/v2/securityLabels',
+      payload: { name: 'Mine' },
+      as: standard,
+    })
     expect(res.statusCode).toBe(401)
   })
 })
@@ -131,14 +173,31 @@ describe('labeled items', () => {
     adversary = await insertGroup(orgId, 'Adversary', 'Bad Guy')
     await label('group', incident, 'TLP:RED')
     await label('group', adversary, 'TLP:RED')
-    const ind = await t.store.db.insertInto('indicator').values({ owner_id: orgId, type: 'Address', summary: '10.0.0.1', value1: '10.0.0.1',
-      rating: 3, date_added: now, last_modified: now } as never).returning('id').executeTakeFirstOrThrow()
+    const ind = await t.store.db
+      .insertInto('indicator')
+      .values({
+        owner_id: orgId,
+        type: 'Address',
+        summary: '10.0.0.1',
+        value1: '10.0.0.1',
+        rating: 3,
+        date_added: now,
+        last_modified: now,
+      } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow()
     await label('indicator', ind.id, 'TLP:RED')
-    const task = await t.store.db.insertInto('task').values({ owner_id: orgId, name: 'Triage', status: 'Not Started', date_added: now, last_modified: now } as never)
-      .returning('id').executeTakeFirstOrThrow()
+    const task = await t.store.db
+      .insertInto('task')
+      .values({ owner_id: orgId, name: 'Triage', status: 'Not Started', date_added: now, last_modified: now } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow()
     await label('task', task.id, 'TLP:RED')
-    const victim = await t.store.db.insertInto('victim').values({ owner_id: orgId, name: 'Alice', org: 'Acme', date_added: now, last_modified: now } as never)
-      .returning('id').executeTakeFirstOrThrow()
+    const victim = await t.store.db
+      .insertInto('victim')
+      .values({ owner_id: orgId, name: 'Alice', org: 'Acme', date_added: now, last_modified: now } as never)
+      .returning('id')
+      .executeTakeFirstOrThrow()
     await label('victim', victim.id, 'TLP:RED')
   })
 
@@ -147,7 +206,13 @@ describe('labeled items', () => {
     expect(res.json().data).toEqual({
       resultCount: 2,
       group: [
-        expect.objectContaining({ id: incident, name: 'Breach', type: 'Incident', ownerName: ORG, webLink: `${PUBLIC_URL}/auth/incident/incident.xhtml?incident=${incident}` }),
+        expect.objectContaining({
+          id: incident,
+          name: 'Breach',
+          type: 'Incident',
+          ownerName: ORG,
+          webLink: `${PUBLIC_URL}/auth/incident/incident.xhtml?incident=${incident}`,
+        }),
         expect.objectContaining({ id: adversary, name: 'Bad Guy', type: 'Adversary' }),
       ],
     })
@@ -156,9 +221,15 @@ describe('labeled items', () => {
   it('lists one type under its own entity name, and one Group by id', async () => {
     const typed = await t.request({ method: 'GET', url: '/api/v2/securityLabels/TLP:RED/groups/incidents' })
     expect(typed.json().data).toMatchObject({ resultCount: 1, incident: [{ id: incident }] })
-    const one = await t.request({ method: 'GET', url: `/api/v2/securityLabels/TLP:RED/groups/adversaries/${adversary}` })
+    const one = await t.request({
+      method: 'GET',
+      url: `/api/v2/securityLabels/TLP:RED/groups/adversaries/${adversary}`,
+    })
     expect(one.json().data.adversary).toMatchObject({ id: adversary, name: 'Bad Guy' })
-    const wrong = await t.request({ method: 'GET', url: `/api/v2/securityLabels/TLP:RED/groups/incidents/${adversary}` })
+    const wrong = await t.request({
+      method: 'GET',
+      url: `/api/v2/securityLabels/TLP:RED/groups/incidents/${adversary}`,
+    })
     expect(wrong.statusCode).toBe(404)
   })
 
@@ -166,14 +237,21 @@ describe('labeled items', () => {
     const ind = await t.request({ method: 'GET', url: '/api/v2/securityLabels/TLP:RED/indicators/addresses/10.0.0.1' })
     expect(ind.json().data.address).toMatchObject({ summary: '10.0.0.1', type: 'Address', rating: 3 })
     const tasks = await t.request({ method: 'GET', url: '/api/v2/securityLabels/TLP:RED/tasks' })
-    expect(tasks.json().data.task[0]).toMatchObject({ name: 'Triage', status: 'Not Started', escalated: false, overdue: false })
+    expect(tasks.json().data.task[0]).toMatchObject({
+      name: 'Triage',
+      status: 'Not Started',
+      escalated: false,
+      overdue: false,
+    })
     const victims = await t.request({ method: 'GET', url: '/api/v2/securityLabels/TLP:RED/victims' })
     expect(victims.json().data.victim[0]).toMatchObject({ name: 'Alice', org: 'Acme' })
   })
 
   it('returns 404 for items under an unknown label or an unknown type', async () => {
     expect((await t.request({ method: 'GET', url: '/api/v2/securityLabels/NOPE/groups' })).statusCode).toBe(404)
-    expect((await t.request({ method: 'GET', url: '/api/v2/securityLabels/TLP:RED/groups/widgets' })).statusCode).toBe(404)
+    expect((await t.request({ method: 'GET', url: '/api/v2/securityLabels/TLP:RED/groups/widgets' })).statusCode).toBe(
+      404,
+    )
   })
 })
 

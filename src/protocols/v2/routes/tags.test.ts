@@ -9,8 +9,17 @@ let orgId: number
 const now = isoNow()
 
 async function tagItems(tagName: string, kind: string, ids: number[]) {
-  const tag = await t.store.db.selectFrom('tag').select('id').where('owner_id', '=', orgId).where('name', '=', tagName).executeTakeFirstOrThrow()
-  for (const id of ids) await t.store.db.insertInto('item_tag').values({ tag_id: tag.id, item_kind: kind, item_id: id, date_added: now }).execute()
+  const tag = await t.store.db
+    .selectFrom('tag')
+    .select('id')
+    .where('owner_id', '=', orgId)
+    .where('name', '=', tagName)
+    .executeTakeFirstOrThrow()
+  for (const id of ids)
+    await t.store.db
+      .insertInto('item_tag')
+      .values({ tag_id: tag.id, item_kind: kind, item_id: id, date_added: now })
+      .execute()
 }
 async function insertGroup(type: string, name: string) {
   return createTestGroup(t, { ownerId: orgId, type, name })
@@ -23,11 +32,17 @@ beforeAll(async () => {
   for (const name of ['Nation State', 'Europe', 'APT 28', 'APT 29']) {
     expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name } })).statusCode).toBe(201)
   }
-  const [g1, g2, g3] = [await insertGroup('Incident', 'One'), await insertGroup('Threat', 'Two'), await insertGroup('Incident', 'Three')]
+  const [g1, g2, g3] = [
+    await insertGroup('Incident', 'One'),
+    await insertGroup('Threat', 'Two'),
+    await insertGroup('Incident', 'Three'),
+  ]
   await tagItems('Nation State', 'group', [g1, g2, g3])
   await tagItems('APT 28', 'group', [g1])
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 describe('POST /v2/tags', () => {
   it('holds a description to the limit v3 holds it to (65,500 characters), on both APIs', async () => {
@@ -38,18 +53,41 @@ describe('POST /v2/tags', () => {
     const v3 = await t.request({ method: 'POST', url: '/api/v3/tags', payload: { name: 'Long v3', description: long } })
     expect(v3.statusCode).toBe(400)
     expect(v3.json().message).toBe('description is longer than 65500 characters')
-    expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'Long v2', description: long.slice(1) } })).statusCode).toBe(201)
+    expect(
+      (
+        await t.request({
+          method: 'POST',
+          url: '/api/v2/tags',
+          payload: { name: 'Long v2', description: long.slice(1) },
+        })
+      ).statusCode,
+    ).toBe(201)
     expect((await t.request({ method: 'DELETE', url: '/api/v2/tags/Long%20v2' })).statusCode).toBe(200)
   })
 
   it('creates a tag, then sets the description of the existing one', async () => {
-    const created = await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'MyTag', description: 'my description' } })
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v2/tags',
+      payload: { name: 'MyTag', description: 'my description' },
+    })
     expect(created.statusCode).toBe(201)
     expect(created.json()).toEqual({
       status: 'Success',
-      data: { tag: { name: 'MyTag', description: 'my description', webLink: `${PUBLIC_URL}/auth/tags/tag.xhtml?tag=MyTag&owner=Test%20Organization`, weight: 0 } },
+      data: {
+        tag: {
+          name: 'MyTag',
+          description: 'my description',
+          webLink: `${PUBLIC_URL}/auth/tags/tag.xhtml?tag=MyTag&owner=Test%20Organization`,
+          weight: 0,
+        },
+      },
     })
-    const again = await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'MyTag', description: 'new' } })
+    const again = await t.request({
+      method: 'POST',
+      url: '/api/v2/tags',
+      payload: { name: 'MyTag', description: 'new' },
+    })
     expect(again.statusCode).toBe(200)
     expect(again.json().data.tag.description).toBe('new')
   })
@@ -61,8 +99,12 @@ describe('POST /v2/tags', () => {
   })
 
   it('refuses a missing name with 400 and a Read Only User with 401', async () => {
-    expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { description: 'x' } })).statusCode).toBe(400)
-    expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'ro' }, as: reader })).statusCode).toBe(401)
+    expect((await t.request({ method: 'POST', url: '/api/v2/tags', payload: { description: 'x' } })).statusCode).toBe(
+      400,
+    )
+    expect(
+      (await t.request({ method: 'POST', url: '/api/v2/tags', payload: { name: 'ro' }, as: reader })).statusCode,
+    ).toBe(401)
   })
 })
 
@@ -70,7 +112,13 @@ describe('GET /v2/tags', () => {
   it('lists tags by name with their weight; descriptions only when detailed', async () => {
     const res = await t.request({ method: 'GET', url: '/api/v2/tags', as: reader })
     const tags = res.json().data.tag as { name: string; weight: number; description?: string }[]
-    expect(tags.map((x) => [x.name, x.weight])).toEqual([['APT 28', 1], ['APT 29', 0], ['Europe', 0], ['MyTag', 0], ['Nation State', 3]])
+    expect(tags.map((x) => [x.name, x.weight])).toEqual([
+      ['APT 28', 1],
+      ['APT 29', 0],
+      ['Europe', 0],
+      ['MyTag', 0],
+      ['Nation State', 3],
+    ])
     expect(tags.find((x) => x.name === 'MyTag')!.description).toBeUndefined()
     const detailed = await t.request({ method: 'GET', url: '/api/v2/tags?detailed=true&filters=name%3DMyTag' })
     expect(detailed.json().data.tag).toEqual([expect.objectContaining({ name: 'MyTag', description: 'new' })])
@@ -85,7 +133,9 @@ describe('GET /v2/tags', () => {
 
   it('pages, leaving resultCount out past the first page', async () => {
     const res = await t.request({ method: 'GET', url: '/api/v2/tags?resultStart=1&resultLimit=2' })
-    expect(res.json().data).toEqual({ tag: [expect.objectContaining({ name: 'APT 29' }), expect.objectContaining({ name: 'Europe' })] })
+    expect(res.json().data).toEqual({
+      tag: [expect.objectContaining({ name: 'APT 29' }), expect.objectContaining({ name: 'Europe' })],
+    })
   })
 
   it('rejects a weight filter with ^ and a non-numeric weight with 400', async () => {
@@ -94,7 +144,11 @@ describe('GET /v2/tags', () => {
   })
 
   it('answers in XML when asked', async () => {
-    const res = await t.request({ method: 'GET', url: '/api/v2/tags?filters=name%3DEurope', headers: { accept: 'application/xml' } })
+    const res = await t.request({
+      method: 'GET',
+      url: '/api/v2/tags?filters=name%3DEurope',
+      headers: { accept: 'application/xml' },
+    })
     expect(res.body).toContain('<Tag><Name>Europe</Name>')
   })
 })
@@ -129,15 +183,23 @@ describe('GET /v2/tags/{name}', () => {
 
 describe('PUT /v2/tags/{name}', () => {
   it('changes the description and renames, keeping the tagged items', async () => {
-    const res = await t.request({ method: 'PUT', url: '/api/v2/tags/APT%2028', payload: { name: 'Fancy Bear', description: 'aka APT 28' } })
+    const res = await t.request({
+      method: 'PUT',
+      url: '/api/v2/tags/APT%2028',
+      payload: { name: 'Fancy Bear', description: 'aka APT 28' },
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json().data.tag).toMatchObject({ name: 'Fancy Bear', description: 'aka APT 28', weight: 1 })
     expect((await t.request({ method: 'GET', url: '/api/v2/tags/APT%2028' })).statusCode).toBe(404)
   })
 
   it('refuses renaming onto an existing tag with 400, and an unknown tag with 404', async () => {
-    expect((await t.request({ method: 'PUT', url: '/api/v2/tags/Fancy%20Bear', payload: { name: 'Europe' } })).statusCode).toBe(400)
-    expect((await t.request({ method: 'PUT', url: '/api/v2/tags/Nope', payload: { description: 'x' } })).statusCode).toBe(404)
+    expect(
+      (await t.request({ method: 'PUT', url: '/api/v2/tags/Fancy%20Bear', payload: { name: 'Europe' } })).statusCode,
+    ).toBe(400)
+    expect(
+      (await t.request({ method: 'PUT', url: '/api/v2/tags/Nope', payload: { description: 'x' } })).statusCode,
+    ).toBe(404)
   })
 })
 

@@ -14,9 +14,15 @@ beforeAll(async () => {
   await t.createOwner('Outside Org', 'Organization')
   outsider = `outsider-${Date.now()}`
   const { createAccount } = await import('../../../domain/access/accounts.js')
-  await createAccount(t.store.db, { userName: outsider, kind: 'api', organization: 'Outside Org', role: 'Standard User' }, new Date().toISOString())
+  await createAccount(
+    t.store.db,
+    { userName: outsider, kind: 'api', organization: 'Outside Org', role: 'Standard User' },
+    new Date().toISOString(),
+  )
 })
-afterAll(async () => { await t.close() })
+afterAll(async () => {
+  await t.close()
+})
 
 const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, as?: TestAccount) =>
   t.request({ method, url: `/api/v2${url}`, payload: payload as object | undefined, as })
@@ -40,11 +46,25 @@ describe('POST /v2/tasks', () => {
   })
 
   it('creates a Task with dates, assignee and escalatee', async () => {
-    const task = await createTask({ name: 'Send Domains to IR Team', dueDate: '2099-07-13T13:36:53-04:00', escalationDate: '2099-07-14T00:00:00Z',
-      description: 'Triage', assignee: [{ userName: analyst.userName }], escalatee: [{ userName: manager.userName }] })
+    const task = await createTask({
+      name: 'Send Domains to IR Team',
+      dueDate: '2099-07-13T13:36:53-04:00',
+      escalationDate: '2099-07-14T00:00:00Z',
+      description: 'Triage',
+      assignee: [{ userName: analyst.userName }],
+      escalatee: [{ userName: manager.userName }],
+    })
     expect(task).toMatchObject({
-      name: 'Send Domains to IR Team', ownerName: 'Test Organization', owner: { name: 'Test Organization' }, status: 'Not Started',
-      escalated: false, reminded: false, overdue: false, dueDate: '2099-07-13T17:36:53Z', escalationDate: '2099-07-14T00:00:00Z', description: 'Triage',
+      name: 'Send Domains to IR Team',
+      ownerName: 'Test Organization',
+      owner: { name: 'Test Organization' },
+      status: 'Not Started',
+      escalated: false,
+      reminded: false,
+      overdue: false,
+      dueDate: '2099-07-13T17:36:53Z',
+      escalationDate: '2099-07-14T00:00:00Z',
+      description: 'Triage',
       webLink: `https://bulwark.test/auth/task/task.xhtml?task=${task.id}`,
       assignee: [{ userName: analyst.userName, firstName: 'Test', lastName: expect.stringMatching(/^User/) }],
       escalatee: [expect.objectContaining({ userName: manager.userName })],
@@ -55,7 +75,9 @@ describe('POST /v2/tasks', () => {
     expect((await call('POST', '/tasks', { dueDate: '2099-01-01' })).json().message).toBe('name is required for a Task')
     const status = await call('POST', '/tasks', { name: 'x', status: 'Done' })
     expect(status.statusCode).toBe(400)
-    expect(status.json().message).toMatch(/status 'Done' is not a Task status; use one of: Not Started, In Progress, Completed/)
+    expect(status.json().message).toMatch(
+      /status 'Done' is not a Task status; use one of: Not Started, In Progress, Completed/,
+    )
     expect((await call('POST', '/tasks', { name: 'x', dueDate: 'next week' })).statusCode).toBe(400)
     const stranger = await call('POST', '/tasks', { name: 'x', assignee: [{ userName: outsider }] })
     expect(stranger.statusCode).toBe(400)
@@ -68,7 +90,10 @@ describe('POST /v2/tasks', () => {
 
   it('refuses read-only callers with 401 and unknown owners with 403', async () => {
     expect((await call('POST', '/tasks', { name: 'x' }, readOnly)).statusCode).toBe(401)
-    expect((await t.request({ method: 'POST', url: '/api/v2/tasks?owner=Outside%20Org', payload: { name: 'x' } })).statusCode).toBe(403)
+    expect(
+      (await t.request({ method: 'POST', url: '/api/v2/tasks?owner=Outside%20Org', payload: { name: 'x' } }))
+        .statusCode,
+    ).toBe(403)
   })
 })
 
@@ -76,18 +101,27 @@ describe('PUT, GET and DELETE /v2/tasks/{id}', () => {
   it('updates status, derives overdue and replaces assignees in the documented shape', async () => {
     const task = await createTask({ name: 'Late', dueDate: '2000-01-01T00:00:00Z' })
     expect(task.overdue).toBe(true)
-    const res = await call('PUT', `/tasks/${task.id}`, { status: 'completed', assignee: { userName: [analyst.userName, manager.userName] } })
+    const res = await call('PUT', `/tasks/${task.id}`, {
+      status: 'completed',
+      assignee: { userName: [analyst.userName, manager.userName] },
+    })
     expect(res.statusCode).toBe(200)
     const updated = res.json().data.task
     expect(updated).toMatchObject({ status: 'Completed', overdue: false })
-    expect(updated.assignee.map((u: { userName: string }) => u.userName).sort()).toEqual([analyst.userName, manager.userName].sort())
+    expect(updated.assignee.map((u: { userName: string }) => u.userName).sort()).toEqual(
+      [analyst.userName, manager.userName].sort(),
+    )
     const cleared = (await call('PUT', `/tasks/${task.id}`, { assignee: [] })).json().data.task
     expect(cleared.assignee).toBeUndefined()
   })
 
   it('deletes a Task', async () => {
     const task = await createTask({ name: 'Temp', assignee: [analyst.userName] })
-    expect((await call('DELETE', `/tasks/${task.id}`)).json()).toEqual({ apiCalls: 1, resultCount: 0, status: 'Success' })
+    expect((await call('DELETE', `/tasks/${task.id}`)).json()).toEqual({
+      apiCalls: 1,
+      resultCount: 0,
+      status: 'Success',
+    })
     expect((await call('GET', `/tasks/${task.id}`)).statusCode).toBe(404)
     expect((await call('GET', '/tasks/not-a-number')).statusCode).toBe(404)
   })
@@ -108,7 +142,9 @@ describe('/v2/tasks/{id}/assignees and /escalatees', () => {
     expect((await call('DELETE', `/tasks/${task.id}/assignees/${analyst.userName}`)).statusCode).toBe(200)
     expect((await call('GET', `/tasks/${task.id}/assignees/${analyst.userName}`)).statusCode).toBe(404)
     expect((await call('POST', `/tasks/${task.id}/assignees/${outsider}`)).statusCode).toBe(400)
-    expect((await call('POST', `/tasks/${task.id}/assignees/${manager.userName}`, undefined, readOnly)).statusCode).toBe(401)
+    expect(
+      (await call('POST', `/tasks/${task.id}/assignees/${manager.userName}`, undefined, readOnly)).statusCode,
+    ).toBe(401)
   })
 })
 
@@ -116,15 +152,28 @@ describe('GET /v2/tasks filters', () => {
   let ids: Record<string, number>
   beforeAll(async () => {
     ids = {
-      open: (await createTask({ name: 'Filter open', dueDate: '2001-01-01T00:00:00Z', assignee: [analyst.userName] })).id,
-      done: (await createTask({ name: 'Filter done', status: 'Completed', dueDate: '2001-01-01T00:00:00Z', escalated: true })).id,
-      future: (await createTask({ name: 'Filter future', dueDate: '2099-01-01T00:00:00Z', escalatee: [manager.userName], reminded: true })).id,
+      open: (await createTask({ name: 'Filter open', dueDate: '2001-01-01T00:00:00Z', assignee: [analyst.userName] }))
+        .id,
+      done: (
+        await createTask({ name: 'Filter done', status: 'Completed', dueDate: '2001-01-01T00:00:00Z', escalated: true })
+      ).id,
+      future: (
+        await createTask({
+          name: 'Filter future',
+          dueDate: '2099-01-01T00:00:00Z',
+          escalatee: [manager.userName],
+          reminded: true,
+        })
+      ).id,
     }
   })
   const names = async (filters: string) => {
     const res = await call('GET', `/tasks?filters=${encodeURIComponent(filters)}`)
     expect(res.statusCode).toBe(200)
-    return res.json().data.task.map((x: { name: string }) => x.name).filter((n: string) => n.startsWith('Filter'))
+    return res
+      .json()
+      .data.task.map((x: { name: string }) => x.name)
+      .filter((n: string) => n.startsWith('Filter'))
   }
 
   it('filters by name, status (= and !), dueDate, flags, overdue and people', async () => {
@@ -145,16 +194,24 @@ describe('GET /v2/tasks filters', () => {
     await call('POST', `/tasks/${ids.open}/tags/Urgent`)
     const tagged = (await call('GET', '/tasks?includeTags=true&filters=name%3DFilter%20open')).json().data.task[0]
     expect(tagged.tag).toEqual([{ name: 'Urgent', webLink: expect.stringContaining('tag=Urgent') }])
-    const xml = await t.request({ method: 'GET', url: `/api/v2/tasks/${ids.open}`, headers: { accept: 'application/xml' } })
+    const xml = await t.request({
+      method: 'GET',
+      url: `/api/v2/tasks/${ids.open}`,
+      headers: { accept: 'application/xml' },
+    })
     expect(xml.body).toContain('<taskResponse><Status>Success</Status>')
     expect(xml.body).toContain(`<Assignee><Id>`)
     expect(xml.body).toContain('<Overdue>true</Overdue>')
   })
 
   it('refuses bad filters', async () => {
-    expect((await call('GET', `/tasks?filters=${encodeURIComponent('overdue=maybe')}`)).json().message).toBe("Filter overdue takes true or false, not 'maybe'")
+    expect((await call('GET', `/tasks?filters=${encodeURIComponent('overdue=maybe')}`)).json().message).toBe(
+      "Filter overdue takes true or false, not 'maybe'",
+    )
     expect(await names('escalated=1')).toEqual(await names('escalated=true'))
     expect((await call('GET', `/tasks?filters=${encodeURIComponent('assignee^a')}`)).statusCode).toBe(400)
-    expect((await call('GET', `/tasks?filters=${encodeURIComponent('name!x')}`)).json().message).toBe('Filter name takes the operators = ^, not !')
+    expect((await call('GET', `/tasks?filters=${encodeURIComponent('name!x')}`)).json().message).toBe(
+      'Filter name takes the operators = ^, not !',
+    )
   })
 })

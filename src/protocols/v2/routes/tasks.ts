@@ -4,7 +4,17 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { findReadableItem, parseItemId } from '../../../domain/items/items.js'
-import { addTaskUserRef, createTask, deleteTask, getTask, getTaskUser, listTaskUsers, listTasks, removeTaskUserRef, updateTask } from '../../../domain/tasks/tasks.js'
+import {
+  addTaskUserRef,
+  createTask,
+  deleteTask,
+  getTask,
+  getTaskUser,
+  listTaskUsers,
+  listTasks,
+  removeTaskUserRef,
+  updateTask,
+} from '../../../domain/tasks/tasks.js'
 import { pageOf, parseIncludes, parsePaging, query } from '../params.js'
 import { presentTaskUserV2, presentTasksV2 } from '../present-task.js'
 import { sendItem, sendList, sendNoBody } from '../present.js'
@@ -32,17 +42,19 @@ export async function taskRoutes(app: FastifyInstance) {
     return sendList(req, reply, 'task', await presentTasksV2(req.ctx, items, params.includes), params.paging, total)
   })
 
-  app.post('/tasks',
+  app.post(
+    '/tasks',
     { schema: S.v2Item(S.TASK, { summary: 'Create a Task', body: S.TASK_BODY, status: 201 }) },
-    async (req, reply) => sendItem(req, reply, 'task', await presentOne(req, await createTask(req.ctx, req.body)), 201))
+    async (req, reply) => sendItem(req, reply, 'task', await presentOne(req, await createTask(req.ctx, req.body)), 201),
+  )
 
-  app.get(TASK,
-    { schema: S.v2Item(S.TASK, { summary: 'One Task', query: S.ONE_QUERY }) },
-    async (req, reply) => sendItem(req, reply, 'task', await presentOne(req, await getTask(req.ctx, taskId(req)))))
+  app.get(TASK, { schema: S.v2Item(S.TASK, { summary: 'One Task', query: S.ONE_QUERY }) }, async (req, reply) =>
+    sendItem(req, reply, 'task', await presentOne(req, await getTask(req.ctx, taskId(req)))),
+  )
 
-  app.put(TASK,
-    { schema: S.v2Item(S.TASK, { summary: 'Update a Task', body: S.TASK_BODY }) },
-    async (req, reply) => sendItem(req, reply, 'task', await presentOne(req, await updateTask(req.ctx, taskId(req), req.body))))
+  app.put(TASK, { schema: S.v2Item(S.TASK, { summary: 'Update a Task', body: S.TASK_BODY }) }, async (req, reply) =>
+    sendItem(req, reply, 'task', await presentOne(req, await updateTask(req.ctx, taskId(req), req.body))),
+  )
 
   app.delete(TASK, { schema: S.v2NoBody({ summary: 'Delete a Task' }) }, async (req, reply) => {
     await deleteTask(req.ctx, taskId(req))
@@ -50,23 +62,41 @@ export async function taskRoutes(app: FastifyInstance) {
   })
 
   for (const [branch, role] of Object.entries(ROLES)) {
-    app.get(`${TASK}/${branch}`, { schema: S.v2List(S.TASK_USER, { summary: 'The Task\'s assignees or escalatees' }) }, async (req, reply) => {
-      const paging = parsePaging(query(req))
-      const users = await listTaskUsers(req.ctx, taskId(req), role)
-      const page = pageOf(users, paging)
-      return sendList(req, reply, 'user', page.map(presentTaskUserV2), paging, users.length)
-    })
-    app.get<{ Params: { user: string } }>(`${TASK}/${branch}/:user`,
-      { schema: S.v2Item(S.TASK_USER, { summary: 'One assignee or escalatee' }) }, async (req, reply) =>
-      sendItem(req, reply, 'user', presentTaskUserV2(await getTaskUser(req.ctx, taskId(req), role, req.params.user))))
-    app.post<{ Params: { user: string } }>(`${TASK}/${branch}/:user`,
-      { schema: S.v2Item(S.TASK_USER, { summary: 'Add an assignee or escalatee' }) }, async (req, reply) =>
-      sendItem(req, reply, 'user', presentTaskUserV2(await addTaskUserRef(req.ctx, taskId(req), role, req.params.user))))
-    app.delete<{ Params: { user: string } }>(`${TASK}/${branch}/:user`,
-      { schema: S.v2NoBody({ summary: 'Remove an assignee or escalatee' }) }, async (req, reply) => {
-      await removeTaskUserRef(req.ctx, taskId(req), role, req.params.user)
-      return sendNoBody(req, reply)
-    })
+    app.get(
+      `${TASK}/${branch}`,
+      { schema: S.v2List(S.TASK_USER, { summary: "The Task's assignees or escalatees" }) },
+      async (req, reply) => {
+        const paging = parsePaging(query(req))
+        const users = await listTaskUsers(req.ctx, taskId(req), role)
+        const page = pageOf(users, paging)
+        return sendList(req, reply, 'user', page.map(presentTaskUserV2), paging, users.length)
+      },
+    )
+    app.get<{ Params: { user: string } }>(
+      `${TASK}/${branch}/:user`,
+      { schema: S.v2Item(S.TASK_USER, { summary: 'One assignee or escalatee' }) },
+      async (req, reply) =>
+        sendItem(req, reply, 'user', presentTaskUserV2(await getTaskUser(req.ctx, taskId(req), role, req.params.user))),
+    )
+    app.post<{ Params: { user: string } }>(
+      `${TASK}/${branch}/:user`,
+      { schema: S.v2Item(S.TASK_USER, { summary: 'Add an assignee or escalatee' }) },
+      async (req, reply) =>
+        sendItem(
+          req,
+          reply,
+          'user',
+          presentTaskUserV2(await addTaskUserRef(req.ctx, taskId(req), role, req.params.user)),
+        ),
+    )
+    app.delete<{ Params: { user: string } }>(
+      `${TASK}/${branch}/:user`,
+      { schema: S.v2NoBody({ summary: 'Remove an assignee or escalatee' }) },
+      async (req, reply) => {
+        await removeTaskUserRef(req.ctx, taskId(req), role, req.params.user)
+        return sendNoBody(req, reply)
+      },
+    )
   }
 
   const resolveTask = (req: FastifyRequest) => findReadableItem(req.ctx, 'task', taskId(req))

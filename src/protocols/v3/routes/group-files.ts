@@ -22,10 +22,15 @@ function groupId(req: FastifyRequest): number {
 async function uploadRoute(scope: FastifyInstance) {
   // Uploads are read raw whatever their Content-Type, in a scope of their own.
   scope.removeAllContentTypeParsers()
-  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_CEILING_BYTES }, (_req, body, done) => done(null, body))
+  scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: UPLOAD_CEILING_BYTES }, (_req, body, done) =>
+    done(null, body),
+  )
   for (const method of ['POST', 'PUT'] as const) {
     scope.route({
-      method, url: '/groups/:id/upload', schema: GROUP_UPLOAD, handler: async (req, reply) => {
+      method,
+      url: '/groups/:id/upload',
+      schema: GROUP_UPLOAD,
+      handler: async (req, reply) => {
         const id = groupId(req)
         const group = await getGroup(req.ctx, id)
         await uploadDocumentContent(req.ctx, id, group.type, req.body ?? Buffer.alloc(0), { replace: true })
@@ -52,9 +57,18 @@ export async function groupFileRoutes(app: FastifyInstance) {
   app.get('/groups/:id/pdf', { schema: GROUP_PDF }, async (req, reply) => {
     const id = groupId(req)
     const group = await getGroup(req.ctx, id)
-    const [tags, attributes] = await Promise.all([loadTags(req.ctx.store.db, 'group', [id]), loadAttributes(req.ctx.store.db, 'group', [id])])
-    const pdf = renderTextPdf(`${group.type}: ${group.name}`, groupPdfLines(group, tags.get(id) ?? [], attributes.get(id) ?? []))
-    return reply.code(200).header('Content-Type', 'application/pdf')
-      .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`).send(pdf)
+    const [tags, attributes] = await Promise.all([
+      loadTags(req.ctx.store.db, 'group', [id]),
+      loadAttributes(req.ctx.store.db, 'group', [id]),
+    ])
+    const pdf = renderTextPdf(
+      `${group.type}: ${group.name}`,
+      groupPdfLines(group, tags.get(id) ?? [], attributes.get(id) ?? []),
+    )
+    return reply
+      .code(200)
+      .header('Content-Type', 'application/pdf')
+      .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`)
+      .send(pdf)
   })
 }

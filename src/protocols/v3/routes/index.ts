@@ -23,12 +23,26 @@ import { VICTIM_ASSETS } from './victim-assets.js'
 import { VICTIMS } from './victims.js'
 
 export const V3_ENDPOINTS: readonly AnyEndpoint[] = [
-  TAGS, SECURITY_LABELS, ATTRIBUTE_TYPES,
+  TAGS,
+  SECURITY_LABELS,
+  ATTRIBUTE_TYPES,
   ...(Object.keys(ATTRIBUTE_ENDPOINTS) as AttributedKind[]).map(attributeEndpoint),
-  OWNERS, USERS,
-  CASES, ARTIFACTS, ARTIFACT_TYPES, NOTES, INTEL_REQUIREMENTS,
-  INDICATORS, GROUPS, VICTIMS, VICTIM_ASSETS, TASKS,
+  OWNERS,
+  USERS,
+  CASES,
+  ARTIFACTS,
+  ARTIFACT_TYPES,
+  NOTES,
+  INTEL_REQUIREMENTS,
+  INDICATORS,
+  GROUPS,
+  VICTIMS,
+  VICTIM_ASSETS,
+  TASKS,
 ]
 
 /** Routes that are not object endpoints. */
-export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> | void)[] = [deletedIndicatorRoutes, groupFileRoutes]
+export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> | void)[] = [
+  deletedIndicatorRoutes,
+  groupFileRoutes,
+]

@@ -5,6 +5,12 @@ import { type V3Endpoint, declaredBodyFields } from '../endpoint.js'
 import { presentLabel } from '../present-metadata.js'
 
 export const SECURITY_LABELS: V3Endpoint<SecurityLabel> = {
-  path: 'securityLabels', tqlType: 'securityLabels', word: 'Security Label', fields: declaredBodyFields(SECURITY_LABEL), options: [],
-  present: (l) => presentLabel(l), list: listLabelRecords, load: loadLabelRecords,
+  path: 'securityLabels',
+  tqlType: 'securityLabels',
+  word: 'Security Label',
+  fields: declaredBodyFields(SECURITY_LABEL),
+  options: [],
+  present: (l) => presentLabel(l),
+  list: listLabelRecords,
+  load: loadLabelRecords,
 }

@@ -8,7 +8,12 @@
 import { loadIndicatorRecords } from '../../../domain/indicators/objects.js'
 import { toApiTime } from '../../../core/time.js'
 import {
-  customAssociationPartnersOf, dnsResolutionsOf, falsePositivesReportedByCaller, fileActionsOf, fileOccurrencesOf, trackedUsersOf,
+  customAssociationPartnersOf,
+  dnsResolutionsOf,
+  falsePositivesReportedByCaller,
+  fileActionsOf,
+  fileOccurrencesOf,
+  trackedUsersOf,
 } from '../../../domain/indicators/details.js'
 import { INDICATOR } from '../../../model/indicator.js'
 import { detailsLink } from '../../http/links.js'
@@ -21,60 +26,117 @@ const flag = (name: string, description: string): FieldOption => ({ name, descri
 const empty = (name: string, description: string): FieldOption => ({ name, description, load: async () => new Map() })
 
 const trackedUsers: FieldOption = {
-  name: 'trackedUsers', description: 'Includes, per user, the observations and false positives reported on the Indicator',
+  name: 'trackedUsers',
+  description: 'Includes, per user, the observations and false positives reported on the Indicator',
   async load(ids, _subtree, { ctx }) {
     const rows = await trackedUsersOf(ctx, ids)
-    return new Map([...rows].map(([id, list]) => [id, Object.fromEntries(list.map((u) => [u.user_name, compact({
-      observations: u.observations, lastObserved: toApiTime(u.last_observed),
-      falsePositives: u.false_positives, lastFalsePositive: toApiTime(u.last_false_positive),
-    })]))]))
+    return new Map(
+      [...rows].map(([id, list]) => [
+        id,
+        Object.fromEntries(
+          list.map((u) => [
+            u.user_name,
+            compact({
+              observations: u.observations,
+              lastObserved: toApiTime(u.last_observed),
+              falsePositives: u.false_positives,
+              lastFalsePositive: toApiTime(u.last_false_positive),
+            }),
+          ]),
+        ),
+      ]),
+    )
   },
 }
 
 const falsePositives: FieldOption = {
-  name: 'falsePositives', description: 'Includes the false positive count, when the last was reported and whether you reported one',
+  name: 'falsePositives',
+  description: 'Includes the false positive count, when the last was reported and whether you reported one',
   spread: true,
   async load(ids, _subtree, { ctx }) {
     const mine = await falsePositivesReportedByCaller(ctx, ids)
-    return new Map((await loadIndicatorRecords(ctx, ids)).map((r) => [r.id, compact({
-      falsePositives: r.falsePositiveCount, lastFalsePositive: toApiTime(r.lastFalsePositive), falsePositiveReportedByUser: mine.has(r.id),
-    })]))
+    return new Map(
+      (await loadIndicatorRecords(ctx, ids)).map((r) => [
+        r.id,
+        compact({
+          falsePositives: r.falsePositiveCount,
+          lastFalsePositive: toApiTime(r.lastFalsePositive),
+          falsePositiveReportedByUser: mine.has(r.id),
+        }),
+      ]),
+    )
   },
 }
 
 const dnsResolution: FieldOption = {
-  name: 'dnsResolution', description: 'Includes the DNS resolutions recorded for a Host (no resolver runs in Bulwark)',
+  name: 'dnsResolution',
+  description: 'Includes the DNS resolutions recorded for a Host (no resolver runs in Bulwark)',
   async load(ids, _subtree, { ctx }) {
     const rows = await dnsResolutionsOf(ctx, ids)
-    return new Map([...rows].map(([id, list]) => [id, { data: list.map((r) => ({
-      resolutionDate: toApiTime(r.resolution_date), addresses: { data: [{ id: r.address_id, ip: r.ip }] },
-    })) }]))
+    return new Map(
+      [...rows].map(([id, list]) => [
+        id,
+        {
+          data: list.map((r) => ({
+            resolutionDate: toApiTime(r.resolution_date),
+            addresses: { data: [{ id: r.address_id, ip: r.ip }] },
+          })),
+        },
+      ]),
+    )
   },
 }
 
 const fileActions: FieldOption = {
-  name: 'fileActions', description: 'Includes the actions of a File (drops, archives, contacts …) and their target Indicators',
+  name: 'fileActions',
+  description: 'Includes the actions of a File (drops, archives, contacts …) and their target Indicators',
   async load(ids, _subtree, { ctx }) {
     const rows = await fileActionsOf(ctx, ids)
-    return new Map([...rows].map(([id, list]) => [id, { data: list.map((r) => ({
-      relationship: r.action, indicator: { id: r.target_indicator_id, type: r.type, summary: r.summary,
-        webLink: detailsLink(ctx.services.publicUrl, 'indicators', Number(r.target_indicator_id)) },
-    })) }]))
+    return new Map(
+      [...rows].map(([id, list]) => [
+        id,
+        {
+          data: list.map((r) => ({
+            relationship: r.action,
+            indicator: {
+              id: r.target_indicator_id,
+              type: r.type,
+              summary: r.summary,
+              webLink: detailsLink(ctx.services.publicUrl, 'indicators', Number(r.target_indicator_id)),
+            },
+          })),
+        },
+      ]),
+    )
   },
 }
 
 const fileOccurrences: FieldOption = {
-  name: 'fileOccurrences', description: 'Includes where a File was seen (file name, path, date)',
+  name: 'fileOccurrences',
+  description: 'Includes where a File was seen (file name, path, date)',
   async load(ids, _subtree, { ctx }) {
     const rows = await fileOccurrencesOf(ctx, ids)
-    return new Map([...rows].map(([id, list]) => [id, { data: list.map((r) => compact({
-      id: r.id, fileName: r.file_name, path: r.path, date: toApiTime(r.date),
-    })) }]))
+    return new Map(
+      [...rows].map(([id, list]) => [
+        id,
+        {
+          data: list.map((r) =>
+            compact({
+              id: r.id,
+              fileName: r.file_name,
+              path: r.path,
+              date: toApiTime(r.date),
+            }),
+          ),
+        },
+      ]),
+    )
   },
 }
 
 const customAssociations: FieldOption = {
-  name: 'customAssociations', description: 'Includes Indicators associated through custom (typed) association types',
+  name: 'customAssociations',
+  description: 'Includes Indicators associated through custom (typed) association types',
   async load(ids, _subtree, x) {
     const typed = await customAssociationPartnersOf(x.ctx, ids)
     const endpoint = x.endpointFor('indicator')!
@@ -85,12 +147,22 @@ const customAssociations: FieldOption = {
 }
 
 export const INDICATOR_OPTIONS: FieldOption[] = [
-  ...itemOptions('indicator', 'Indicator', ['attributes', 'tags', 'securityLabels'],
-    ['associatedArtifacts', 'associatedCases', 'associatedGroups', 'associatedIndicators']),
-  flag('associationName', 'Includes the name of the custom association type on associated Indicators, where one applies'),
+  ...itemOptions(
+    'indicator',
+    'Indicator',
+    ['attributes', 'tags', 'securityLabels'],
+    ['associatedArtifacts', 'associatedCases', 'associatedGroups', 'associatedIndicators'],
+  ),
+  flag(
+    'associationName',
+    'Includes the name of the custom association type on associated Indicators, where one applies',
+  ),
   customAssociations,
   dnsResolution,
-  empty('enrichment', 'Includes enrichment data from third-party services (none are configured in Bulwark: always empty)'),
+  empty(
+    'enrichment',
+    'Includes enrichment data from third-party services (none are configured in Bulwark: always empty)',
+  ),
   flag('externalDates', `Includes ${namesOfOption(INDICATOR, 'externalDates')}`),
   falsePositives,
   fileActions,
