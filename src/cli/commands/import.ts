@@ -76,7 +76,7 @@ export async function importCommand(store: Store, services: Services, args: Impo
   let charsRead = 0
   const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
   const flush = async () => {
-    if (pending.indicators.length) await runChunk(ctx, args.owner, pending, tally)
+    if (pending.indicators.length) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
     pending = { indicators: [], sources: [] }
     report()
   }
@@ -122,10 +122,17 @@ function addError(tally: Tally, error: ItemError) {
   if (tally.errors.length < MAX_REPORTED_ERRORS) tally.errors.push(error)
 }
 
-async function runChunk(ctx: RequestContext, owner: string, pending: Pending, tally: Tally) {
+async function runChunk(
+  ctx: RequestContext,
+  owner: string,
+  pending: Pending,
+  tally: Tally,
+  sourceVersions: true | undefined,
+) {
   const id = await createBatchJob(
     { ...ctx, now: isoNow() },
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+    sourceVersions ? { sourceVersions } : {},
   )
   await uploadBatchInput(ctx, id, JSON.stringify({ indicator: pending.indicators }))
   const workerId = newWorkerId()

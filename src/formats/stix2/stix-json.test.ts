@@ -17,6 +17,7 @@ const base: FeedIndicator = {
   active: true,
   dateAdded: '2026-01-02T03:04:05.006Z',
   lastModified: '2026-01-03T00:00:00.000Z',
+  externalAdded: null,
   expires: null,
   tags: ['APT 1', 'x'],
   securityLabels: ['TLP:AMBER'],
