@@ -56,6 +56,12 @@ describe('IndicatorJsonWriter', () => {
     ['rating 0, confidence 0', { ...base, rating: 0, confidence: 0 }],
     ['expiry after valid_from', { ...base, expires: '2027-01-01T00:00:00.000Z', rating: 2.5 }],
     ['expiry before valid_from', { ...base, expires: '2025-01-01T00:00:00.000Z' }],
+    ['inactive since its creation', { ...base, active: false, lastModified: base.dateAdded }],
+    [
+      "a source's dates, expired",
+      { ...base, externalAdded: '2021-03-01T00:00:00.000Z', expires: '2022-01-01T00:00:00.000Z', active: false },
+    ],
+    ["a source's creation after Bulwark's", { ...base, externalAdded: '2030-01-01T00:00:00.000Z' }],
     ['modified before created', { ...base, lastModified: '2026-01-01T00:00:00.000Z' }],
     ['labels that are not TLP, and several TLP', { ...base, securityLabels: ['Internal', 'tlp:green', 'TLP:RED'] }],
     ['labels with no TLP', { ...base, securityLabels: ['Internal'] }],

@@ -38,15 +38,18 @@ export class IndicatorJsonWriter {
     const rating = indicator.rating
     const types = rating === null || rating <= 0 ? TYPES_UNKNOWN : rating < 2 ? TYPES_ANOMALOUS : TYPES_MALICIOUS
     const createdJson = jsonString(created)
-    // Most Indicators have neither a source's date nor an expiry: valid from their creation, no end.
-    const [validFrom, until] =
-      indicator.externalAdded === null && indicator.expires === null && indicator.active
-        ? [created, null]
-        : stixValidity(indicator, modified)
+    // Most Indicators have neither a source's date, an expiry nor an end: valid from their creation, for ever.
+    let validFromJson = createdJson
+    let until: string | null = null
+    if (indicator.externalAdded !== null || indicator.expires !== null || !indicator.active) {
+      const [from, end] = stixValidity(indicator, modified)
+      if (from !== created) validFromJson = jsonString(from)
+      until = end
+    }
     let json =
       `{"type":"indicator","spec_version":"2.1","id":"${this.ids.indicator(indicator.ownerId, indicator.id)}","created":${createdJson},` +
       `"modified":${jsonString(modified)},"name":${jsonString(indicator.summary)},"pattern":${jsonString(pattern)},"pattern_type":"stix",` +
-      `"valid_from":${validFrom === created ? createdJson : jsonString(validFrom)},"revoked":false,"indicator_types":${types},"lang":"en"`
+      `"valid_from":${validFromJson},"revoked":false,"indicator_types":${types},"lang":"en"`
     if (indicator.securityLabels.length) {
       const marking = markingOf(indicator.securityLabels)
       if (marking) json += `,"object_marking_refs":["${marking.id}"]`
