@@ -87,6 +87,7 @@ function feedIndicator(def: IndicatorTypeDef, values: Values): FeedIndicator {
     active: true,
     dateAdded: '2026-01-02T03:04:05.006Z',
     lastModified: '2026-01-03T00:00:00.000Z',
+    externalAdded: null,
     expires: null,
     tags: [],
     securityLabels: [],

@@ -18,6 +18,8 @@ export interface ReadOptions {
   name: string
   /** The Indicator type of every value, for a format whose values do not say theirs (a plain list). */
   type?: string
+  /** The time an import runs at (ISO 8601; default: now): an indicator whose `valid_until` is past it comes in inactive. */
+  now?: string
 }
 
 /** An Indicator as the V2 batch file holds it, and its place in the input as its errors name it. */
@@ -35,6 +37,11 @@ export type ReadEvent =
   { kind: 'element'; where: string; indicators: ReadIndicator[]; error?: string } | { kind: 'input'; error: string }
 
 export interface IndicatorReader {
+  /**
+   * Its items carry their source's id and version (externalLastModified): an import writes an item
+   * only when it is a newer version than the one held (batch option sourceVersions).
+   */
+  sourceVersions?: true
   /** Refuses, before anything is read, options the format cannot read with (a plain list without its type). */
   check?(options: ReadOptions): void
   /** Throws (a domain `invalid`) when the input is not this format at all, before any element is given. */

@@ -121,6 +121,11 @@ export interface FieldDeclaration {
   tql?: TqlDeclaration | readonly TqlDeclaration[]
   /** The STIX 2.1 property the field maps to. */
   stix21?: string
+  /**
+   * The properties of an imported STIX 2.0 or 2.1 object that set the field, the first one present
+   * winning (an imported indicator's `created` is its source's, so it sets externalDateAdded, not dateAdded).
+   */
+  stixImport?: readonly string[]
   /** Where STIX 1.1.1 carries it (an element of the Indicator, by name). */
   stix1?: string
   /**

@@ -1,10 +1,12 @@
 /**
- * `bulwark import <file> --owner <name>`: Indicators from any format of formats/ with a reader (a
- * STIX 2.1 bundle, a V2 batch file, a CSV, a plain list of one `--type`), found from the file
+ * `bulwark import <file> --owner <name>`: Indicators from any format of formats/ with a reader (STIX
+ * 2.0 or 2.1, a V2 batch file, a CSV, a plain list of one `--type`), found from the file
  * (formats/index.ts detectFormat) unless `--format` names it. Everything is written by the batch
  * machinery, in jobs of at most IMPORT_CHUNK items run in this process, so the rules, merging and
  * per-item errors are the API's own. The file is read as it streams, so memory holds one chunk,
- * never the file. A bad item is reported by its place in the file and the run goes on.
+ * never the file. A bad item is reported by its place in the file and the run goes on. A reader whose
+ * items carry their source's versions (STIX) runs its jobs with sourceVersions, so a version already
+ * held is not written again.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
 import type { Store } from '../../store/connect.js'
@@ -76,7 +78,7 @@ export async function importCommand(store: Store, services: Services, args: Impo
   let charsRead = 0
   const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
   const flush = async () => {
-    if (pending.indicators.length) await runChunk(ctx, args.owner, pending, tally)
+    if (pending.indicators.length) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
     pending = { indicators: [], sources: [] }
     report()
   }
@@ -122,10 +124,17 @@ function addError(tally: Tally, error: ItemError) {
   if (tally.errors.length < MAX_REPORTED_ERRORS) tally.errors.push(error)
 }
 
-async function runChunk(ctx: RequestContext, owner: string, pending: Pending, tally: Tally) {
+async function runChunk(
+  ctx: RequestContext,
+  owner: string,
+  pending: Pending,
+  tally: Tally,
+  sourceVersions: true | undefined,
+) {
   const id = await createBatchJob(
     { ...ctx, now: isoNow() },
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+    sourceVersions ? { sourceVersions } : {},
   )
   await uploadBatchInput(ctx, id, JSON.stringify({ indicator: pending.indicators }))
   const workerId = newWorkerId()

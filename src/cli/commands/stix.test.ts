@@ -279,10 +279,16 @@ describe('STIX 2.1 bundles', () => {
         errorCount: 1,
         errors: [{ item: '(file)', message: 'The file ends before its JSON document does' }],
       })
+      // An array is read as the objects of a bundle, each element refused by its place.
       writeFileSync(file, '["not", "a", "bundle"]')
       expect(await bulwark('import', file, '--owner', 'Mirror', '--as', 'importer', '--format', 'stix')).toMatchObject({
-        status: 1,
-        result: { code: 'invalid', error: expect.stringMatching(/not a JSON object/) },
+        status: 0,
+        result: {
+          items: 3,
+          successCount: 0,
+          errorCount: 3,
+          errors: [0, 1, 2].map((i) => ({ item: `[${i}]`, message: 'not a JSON object' })),
+        },
       })
     },
     CLI_TIMEOUT,

@@ -30,6 +30,13 @@ export interface BatchOptions {
   securityLabelWriteType: (typeof LABEL_WRITE_TYPES)[number]
   fileMergeMode: (typeof FILE_MERGE_MODES)[number]
   hashCollisionMode: (typeof HASH_COLLISION_MODES)[number]
+  /**
+   * Set by importers of sources that version their objects (STIX `modified`), never read from a
+   * v2 definition: an item whose externalLastModified is not later than the stored one is a version
+   * the platform holds already and is left as it is; attributes an Indicator has already are not
+   * added again.
+   */
+  sourceVersions?: true
 }
 
 function pick<T extends string>(body: Record<string, unknown>, field: string, values: readonly T[], fallback?: T): T {

@@ -18,7 +18,7 @@ import type { RequestContext } from '../context.js'
 import { membershipFor, selectOwner } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { type Action, isAllowed } from '../permissions.js'
-import { parseBatchDefinition } from './definition.js'
+import { type BatchOptions, parseBatchDefinition } from './definition.js'
 import { readProgress } from './progress.js'
 
 export const BATCH_DISABLED_MESSAGE =
@@ -41,9 +41,13 @@ async function requireEnabled(ctx: RequestContext) {
  * the caller needs `batch` there, and `create`+`update` (action Create) or `delete` (action Delete).
  * @example await createBatchJob(ctx, { owner: 'Acme', haltOnError: false, action: 'Create', attributeWriteType: 'Append' })
  */
-export async function createBatchJob(ctx: RequestContext, body: unknown): Promise<number> {
+export async function createBatchJob(
+  ctx: RequestContext,
+  body: unknown,
+  internal: Pick<BatchOptions, 'sourceVersions'> = {},
+): Promise<number> {
   await requireEnabled(ctx)
-  const options = parseBatchDefinition(body)
+  const options: BatchOptions = { ...parseBatchDefinition(body), ...internal }
   const membership = selectOwner(ctx.caller, options.owner)
   const needed: Action[] = [
     'batch',

@@ -37,6 +37,7 @@ type Plan = { draft: IndicatorDraft } & (
   | FilePlan
   | { kind: 'insert'; hashes: (string | null)[]; deleteFirst: number[] }
   | { kind: 'update'; ids: number[]; deleteFirst: number[]; hashes?: (string | null)[] }
+  | { kind: 'unchanged'; ids: number[] }
 )
 
 async function findExisting(db: Kysely<Database>, env: BatchEnvironment, drafts: IndicatorDraft[]) {
@@ -72,6 +73,23 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
   return { draft, ...planFile(draft.values, matches, env.options) }
 }
 
+/**
+ * Whether an update would write a version of its source the row holds already (job option
+ * sourceVersions): one row, no hash it lacks, and an externalLastModified not later than the
+ * stored one. An item without that date is always written.
+ */
+function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>): boolean {
+  if (p.kind !== 'update' || p.ids.length !== 1 || p.deleteFirst.length) return false
+  const incoming = p.draft.changes.external_last_modified
+  if (typeof incoming !== 'string') return false
+  const row =
+    p.draft.def.name === 'File'
+      ? existing.fileRows.find((r) => r.id === p.ids[0])
+      : existing.bySummary.get(`${p.draft.def.name}|${p.draft.summary}`)
+  if (!row?.external_last_modified || row.external_last_modified < incoming) return false
+  return !p.hashes || p.hashes.every((h, i) => h === [row.value1, row.value2, row.value3][i])
+}
+
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */
 function claims(p: Plan): string[] {
   // Only Files are found by their values (hashes); any other Indicator's row is its type and summary.
@@ -79,7 +97,8 @@ function claims(p: Plan): string[] {
   const keys = [`s:${p.draft.def.name}|${p.draft.summary}`, ...p.draft.values.filter(Boolean).map((h) => `h:${h}`)]
   if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge')
     keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
-  const ids = p.kind === 'update' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []
+  const ids =
+    p.kind === 'update' || p.kind === 'unchanged' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []
   return [...keys, ...ids.map((id) => `i:${id}`), ...('deleteFirst' in p ? p.deleteFirst.map((id) => `i:${id}`) : [])]
 }
 
@@ -105,7 +124,11 @@ export async function writeIndicatorChunk(
   const plans: Plan[] = []
   const claimed = new Set<string>()
   for (const draft of drafts) {
-    const p = plan(env, draft, existing)
+    const planned = plan(env, draft, existing)
+    const p: Plan =
+      env.options.sourceVersions && heldAlready(planned, existing)
+        ? { draft, kind: 'unchanged', ids: planned.kind === 'update' ? planned.ids : [] }
+        : planned
     const keys = claims(p)
     if (plans.length > 0 && keys.some((k) => claimed.has(k))) break
     for (const k of keys) claimed.add(k)
@@ -113,6 +136,7 @@ export async function writeIndicatorChunk(
   }
   const issues: BatchIssue[] = []
   for (const p of plans) {
+    if (p.kind === 'unchanged') continue
     if (p.kind === 'skip') {
       issues.push(
         batchWarning(

@@ -12,12 +12,13 @@ import {
   findOrCreateTags,
   insertRows,
   listAttributeKeys,
+  listAttributeValues,
   touchTags,
 } from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { listLabelIds } from '../../store/repositories/security-label.repository.js'
 import { type BatchEnvironment, findLabelId } from './environment.js'
-import type { LabelRef, MetadataDraft } from './metadata-input.js'
+import type { AttributeDraft, LabelRef, MetadataDraft } from './metadata-input.js'
 
 export interface MetadataTarget {
   draft: MetadataDraft
@@ -113,6 +114,21 @@ async function removeReplaced(db: Kysely<Database>, env: BatchEnvironment, kind:
   }
 }
 
+/** A newer version of a source's object leaves out the attributes its item has already (job option sourceVersions). */
+async function withoutHeld(
+  db: Kysely<Database>,
+  kind: ItemKind,
+  targets: MetadataTarget[],
+  attributes: { id: number; a: AttributeDraft }[],
+) {
+  const existingIds = targets.filter((t) => t.existing).flatMap((t) => t.ids)
+  if (!existingIds.length) return attributes
+  const held = new Set(
+    (await listAttributeValues(db, kind, existingIds)).map((r) => `${r.item_id}|${r.type_id}|${r.value}`),
+  )
+  return attributes.filter(({ id, a }) => !held.has(`${id}|${a.typeId}|${a.value}`))
+}
+
 /** Applies the write types and inserts the chunk's metadata; returns the labels it created. */
 export async function writeMetadata(
   db: Kysely<Database>,
@@ -155,7 +171,8 @@ export async function writeMetadata(
   const attributeTargets = targets.filter(
     (t) => t.draft.attributes && !(t.existing && env.options.attributeWriteType === 'Static'),
   )
-  const attributes = attributeTargets.flatMap((t) => t.ids.flatMap((id) => t.draft.attributes!.map((a) => ({ id, a }))))
+  let attributes = attributeTargets.flatMap((t) => t.ids.flatMap((id) => t.draft.attributes!.map((a) => ({ id, a }))))
+  if (env.options.sourceVersions) attributes = await withoutHeld(db, kind, attributeTargets, attributes)
   const rows = attributes.map(({ id, a }) => ({
     owner_id: env.ownerId,
     item_kind: kind,

@@ -71,6 +71,8 @@ export interface FeedIndicator {
   active: boolean
   dateAdded: string
   lastModified: string
+  /** When the Indicator was added in its external source (externalDateAdded), when set. */
+  externalAdded: string | null
   /** When the Indicator expires in its external source, when set. */
   expires: string | null
   tags: string[]
@@ -207,6 +209,7 @@ function toFeedIndicator(r: FeedRow): FeedIndicator {
     active: !!r[C.active],
     dateAdded: r[C.dateAdded],
     lastModified: r[C.lastModified],
+    externalAdded: r[C.externalAdded],
     expires: r[C.expires],
     tags: r[C.tags],
     securityLabels: r[C.labels],

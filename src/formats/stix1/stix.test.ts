@@ -23,6 +23,7 @@ function indicator(
     active: true,
     dateAdded: '2026-03-01T00:00:00.000Z',
     lastModified: '2026-03-01T01:02:03.456Z',
+    externalAdded: null,
     expires: null,
     tags: [],
     securityLabels: [],

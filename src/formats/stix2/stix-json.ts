@@ -5,7 +5,7 @@
  * page writes up to 10,000 of them, where this is a third of the server's time per object.
  */
 import type { FeedIndicator } from '../../domain/listing/feed.js'
-import { type StixIds, type StixProfile, markingOf, stixModified } from './stix.js'
+import { type StixIds, type StixProfile, markingOf, stixModified, stixValidity } from './stix.js'
 
 /** What JSON.stringify would escape in a string: `"`, `\`, control characters, and (lone or not) surrogates, left to it. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
@@ -38,10 +38,18 @@ export class IndicatorJsonWriter {
     const rating = indicator.rating
     const types = rating === null || rating <= 0 ? TYPES_UNKNOWN : rating < 2 ? TYPES_ANOMALOUS : TYPES_MALICIOUS
     const createdJson = jsonString(created)
+    // Most Indicators have neither a source's date, an expiry nor an end: valid from their creation, for ever.
+    let validFromJson = createdJson
+    let until: string | null = null
+    if (indicator.externalAdded !== null || indicator.expires !== null || !indicator.active) {
+      const [from, end] = stixValidity(indicator, modified)
+      if (from !== created) validFromJson = jsonString(from)
+      until = end
+    }
     let json =
       `{"type":"indicator","spec_version":"2.1","id":"${this.ids.indicator(indicator.ownerId, indicator.id)}","created":${createdJson},` +
       `"modified":${jsonString(modified)},"name":${jsonString(indicator.summary)},"pattern":${jsonString(pattern)},"pattern_type":"stix",` +
-      `"valid_from":${createdJson},"revoked":false,"indicator_types":${types},"lang":"en"`
+      `"valid_from":${validFromJson},"revoked":false,"indicator_types":${types},"lang":"en"`
     if (indicator.securityLabels.length) {
       const marking = markingOf(indicator.securityLabels)
       if (marking) json += `,"object_marking_refs":["${marking.id}"]`
@@ -57,8 +65,7 @@ export class IndicatorJsonWriter {
       if (indicator.description) json += `,"description":${jsonString(indicator.description)}`
       if (this.profile === '1.0') return `${json}}`
     }
-    const until = indicator.expires ?? (indicator.active ? null : modified)
-    if (until !== null && until > created) json += `,"valid_until":${jsonString(until)}`
+    if (until !== null) json += `,"valid_until":${jsonString(until)}`
     if (rating !== null) json += `,"x_threat_rating":${Math.round(rating)}`
     return `${json},"x_svc_id":${indicator.id},"x_svc_owner":${this.ownerJson},"x_svc_type":${jsonString(indicator.type)}}`
   }

@@ -9,6 +9,7 @@ import {
   expandHive,
   fromStixIndicator,
   indicatorsOfPattern,
+  readPattern,
   labelOfMarkingDefinition,
   labelOfMarkingId,
   markingOf,
@@ -117,13 +118,33 @@ describe('patterns', () => {
     ])
   })
 
+  it('keeps the hashes and properties of a File it has no column for as its extras', () => {
+    expect(
+      readPattern(
+        "[file:hashes.MD5 = 'A' OR file:hashes.'SHA-1' = 'B' OR file:hashes.'SHA-256' = 'C' OR file:hashes.SSDEEP = '12:x/y' OR file:size = '951312' OR file:name = 'a.exe']",
+      ),
+    ).toEqual({
+      indicators: [
+        {
+          type: 'File',
+          values: ['A', 'B', 'C'],
+          extras: ["file:hashes.SSDEEP = '12:x/y'", 'file:size = 951312', "file:name = 'a.exe'"],
+        },
+      ],
+      skipped: [],
+    })
+    expect(readPattern("[file:hashes.MD5 = 'A' AND file:size > 10]").indicators).toEqual([
+      { type: 'File', values: ['A', null, null], extras: ['file:size > 10'] },
+    ])
+  })
+
   it.each([
     ["[domain-name:value = 'a'] AND [url:value = 'b']", /'AND' after an observation/],
     ["[domain-name:value = 'a'] WITHIN 5 SECONDS", /'WITHIN' after an observation/],
     ["[domain-name:value LIKE 'a%']", /operator LIKE/],
     ["[domain-name:value = 'a' AND url:value = 'b']", /AND of domain-name:value = AND url:value =/],
     ["[process:name = 'x']", /process:name is not an observable/],
-    ["[file:hashes.'SHA-512' = 'x']", /file:hashes.'SHA-512' is not an observable/],
+    ["[file:hashes.'SHA-512' = 'x']", /file:hashes.'SHA-512' = 'x': a File needs an MD5, SHA-1 or SHA-256 hash/],
     ["[domain-name:value NOT = 'a']", /NOT comparisons/],
     ["[domain-name:value = 'a'", /expected '\]'/],
     ["[domain-name:value = 'a]", /unterminated string/],
@@ -214,7 +235,7 @@ describe('reading indicator objects', () => {
         confidence: 80,
         description: 'seen',
         x_threat_rating: 4,
-        valid_until: '2027-01-01T00:00:00.000Z',
+        valid_until: '2099-01-01T00:00:00.000Z',
         object_marking_refs: [
           MARKINGS[1].id,
           MARKINGS[3].id,
@@ -223,14 +244,19 @@ describe('reading indicator objects', () => {
       }),
     ).toEqual({
       indicators: [{ type: 'Host', values: ['bad.example', null, null] }],
+      skipped: [],
       tags: ['APT 1'],
       securityLabels: [{ name: 'TLP:RED', color: 'FF2B2B', description: 'Traffic Light Protocol RED' }],
-      rating: 4,
-      confidence: 80,
-      description: 'seen',
-      created: '2026-01-02T03:04:05.006Z',
-      modified: '2026-01-03T00:00:00.000Z',
-      expires: '2027-01-01T00:00:00.000Z',
+      stixId: object.id,
+      fields: {
+        rating: 4,
+        confidence: 80,
+        description: 'seen',
+        firstSeen: '2026-01-02T03:04:05.006Z',
+        externalDateAdded: '2026-01-02T03:04:05.006Z',
+        externalLastModified: '2026-01-03T00:00:00.000Z',
+        externalDateExpires: '2099-01-01T00:00:00.000Z',
+      },
     })
   })
 
@@ -265,13 +291,41 @@ describe('reading indicator objects', () => {
     [{ ...object, type: 'malware' }, /a malware object is not imported/],
     [{ ...object, pattern_type: 'sigma' }, /pattern_type sigma/],
     [{ ...object, revoked: true }, /revoked/],
-    [{ ...object, spec_version: '2.0' }, /spec_version 2.0/],
+    [{ ...object, spec_version: '2.2' }, /spec_version 2.2 is not 2.0 or 2.1/],
     [
       { ...object, pattern: "[process:name = 'x']" },
       /^pattern \[process:name = 'x'\]: process:name is not an observable/,
     ],
   ])('refuses %j', (o, why) => {
     expect(() => fromStixIndicator(o)).toThrow(why)
+  })
+
+  it('reads a STIX 2.0 indicator (no pattern_type, no spec_version) as STIX patterning', () => {
+    const { spec_version: _, pattern_type: __, ...v20 } = object
+    expect(fromStixIndicator(v20).indicators).toEqual([{ type: 'Host', values: ['bad.example', null, null] }])
+  })
+
+  it('imports an indicator whose valid_until has passed inactive, with its dates', () => {
+    const read = fromStixIndicator(
+      { ...object, created: '2021-03-01T00:00:00Z', valid_until: '2022-01-01T00:00:00Z' },
+      new Map(),
+      Date.parse('2026-01-01T00:00:00Z'),
+    )
+    expect(read.active).toBe(false)
+    expect(read.fields.externalDateExpires).toBe('2022-01-01T00:00:00Z')
+    expect(fromStixIndicator({ ...object, valid_until: '2027-01-01T00:00:00Z' }, new Map(), 0).active).toBeUndefined()
+  })
+
+  it('imports the comparisons it can hold and says which it left out', () => {
+    const read = fromStixIndicator({
+      ...object,
+      pattern: "[domain-name:value = 'a.example' OR process:command_line = 'x' OR url:value LIKE 'b%']",
+    })
+    expect(read.indicators).toEqual([{ type: 'Host', values: ['a.example', null, null] }])
+    expect(read.skipped).toEqual([
+      'process:command_line is not an observable Bulwark holds as an Indicator',
+      'the operator LIKE is not supported on url:value (only =)',
+    ])
   })
 })
 
@@ -292,6 +346,7 @@ describe.skipIf(!!skipSchemas)('objects against the STIX 2.1 schemas', () => {
     active: true,
     dateAdded: '2026-01-02T03:04:05.006Z',
     lastModified: '2026-01-03T00:00:00.000Z',
+    externalAdded: null,
     expires: null,
     tags: ['APT 1', 'x'],
     securityLabels: ['TLP:AMBER'],
@@ -349,14 +404,25 @@ describe.skipIf(!!skipSchemas)('objects against the STIX 2.1 schemas', () => {
     })
   })
 
-  it('leaves out valid_until unless it follows valid_from, and optional fields that are empty', () => {
+  it('ends the validity of an Indicator that expired before it was created, and leaves out optional fields that are empty', () => {
     const object = toStixIndicator(
       ids,
       { ...base, expires: '2025-01-01T00:00:00.000Z', rating: null, confidence: null, description: null, tags: [] },
       'O',
       '2.0',
     )!
-    expect(object.valid_until).toBeUndefined()
+    expect([object.valid_from, object.valid_until]).toEqual(['2024-12-31T23:59:59.999Z', '2025-01-01T00:00:00.000Z'])
+    const imported = toStixIndicator(
+      ids,
+      { ...base, externalAdded: '2021-03-01T00:00:00.000Z', expires: '2022-01-01T00:00:00.000Z', active: false },
+      'O',
+      '2.0',
+    )!
+    expect([imported.created, imported.valid_from, imported.valid_until]).toEqual([
+      base.dateAdded,
+      '2021-03-01T00:00:00.000Z',
+      '2022-01-01T00:00:00.000Z',
+    ])
     expect(object.indicator_types).toEqual(['unknown'])
     expect('x_threat_rating' in object).toBe(false)
     const v1 = toStixIndicator(

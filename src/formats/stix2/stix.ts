@@ -7,6 +7,8 @@
 import { isIP } from 'node:net'
 import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { UuidV5Namespace } from '../../core/uuid.js'
+import type { KindDeclaration } from '../../model/field.js'
+import { INDICATOR } from '../../model/indicator.js'
 
 export type AppVersion = '1.0' | '2.0'
 
@@ -101,6 +103,11 @@ export function stixPattern(type: string, values: readonly (string | null)[]): s
 export interface PatternIndicator {
   type: string
   values: [string | null, string | null, string | null]
+  /**
+   * Comparisons of a File's pattern that Bulwark has no column for (SHA-512, SSDEEP, name, size…),
+   * each in pattern text (`file:hashes.'SHA-512' = '…'`), kept with the File instead of refusing it.
+   */
+  extras?: string[]
 }
 
 type Token = { kind: 'punct' | 'word' | 'string' | 'op'; text: string }
@@ -264,8 +271,9 @@ const REGISTRY_PATHS = [
   'windows-registry-key:values[*].data_type',
 ]
 
+const describe = (term: Comparison[]) => term.map((c) => `${c.path} ${c.op}`).join(' AND ')
+
 function indicatorOfTerm(term: Comparison[]): PatternIndicator {
-  const describe = () => term.map((c) => `${c.path} ${c.op}`).join(' AND ')
   if (term.every((c) => REGISTRY_PATHS.includes(c.path) && c.op === '=')) {
     const values: PatternIndicator['values'] = [null, null, null]
     for (const c of term) {
@@ -276,7 +284,7 @@ function indicatorOfTerm(term: Comparison[]): PatternIndicator {
     if (values[0] === null) throw new Error('a Registry Key needs windows-registry-key:key')
     return { type: 'Registry Key', values }
   }
-  if (term.length > 1) throw new Error(`AND of ${describe()} is not an Indicator Bulwark can hold`)
+  if (term.length > 1) throw new Error(`AND of ${describe(term)} is not an Indicator Bulwark can hold`)
   const [{ path, op, value }] = term
   const cidr = value.includes('/')
   if ((path === 'ipv4-addr:value' || path === 'ipv6-addr:value') && (op === 'ISSUBSET' || (op === '=' && cidr))) {
@@ -287,34 +295,94 @@ function indicatorOfTerm(term: Comparison[]): PatternIndicator {
     return { type: 'ASN', values: [`ASN${value}`, null, null] }
   const simple = SIMPLE_PATHS[path]
   if (simple) return { type: simple, values: [value, null, null] }
-  const slot = fileHashSlot(path)
-  if (slot !== undefined) {
-    const values: PatternIndicator['values'] = [null, null, null]
-    values[slot] = value
-    return { type: 'File', values }
-  }
   throw new Error(`${path} is not an observable Bulwark holds as an Indicator`)
 }
 
+/** A File's part of a pattern: the hashes it has columns for, the other comparisons as text. */
+interface FilePart {
+  values: PatternIndicator['values']
+  extras: string[]
+}
+
+/** The comparisons of one alternative on `file:` only (an AND of them, or one). */
+function filePart(term: Comparison[]): FilePart {
+  const part: FilePart = { values: [null, null, null], extras: [] }
+  for (const c of term) {
+    const slot = c.op === '=' ? fileHashSlot(c.path) : undefined
+    if (slot !== undefined && part.values[slot] === null) part.values[slot] = c.value
+    else
+      part.extras.push(
+        `${c.path} ${c.op} ${/^-?\d+$/.test(c.value) && !c.path.includes('hashes') ? c.value : stixString(c.value)}`,
+      )
+  }
+  return part
+}
+
+/** What a pattern gives: its Indicators, and each comparison left out with the reason. */
+export interface PatternReading {
+  indicators: PatternIndicator[]
+  skipped: string[]
+}
+
+const NO_FILE_HASH = 'a File needs an MD5, SHA-1 or SHA-256 hash'
+
 /**
- * The Indicators a STIX pattern describes: each alternative of an OR one Indicator, except
- * that hashes of one File (at most one of each kind, as stixPattern writes them) are one File.
- * Throws, saying why, for any pattern stixPattern could not have written in spirit: qualifiers,
- * other operators, objects Bulwark has no Indicator type for.
+ * The Indicators a STIX pattern describes: each alternative of an OR one Indicator, except that
+ * the comparisons on one File (at most one of each hash Bulwark holds) are one File, its other
+ * hashes and properties kept as its `extras`. An alternative Bulwark has no Indicator for (an
+ * object type it does not hold, an operator other than =) is `skipped`, saying why, and the rest
+ * is read. Throws, saying why, for a pattern it cannot read at all: qualifiers, FOLLOWEDBY, AND
+ * between observations, NOT.
  */
-export function indicatorsOfPattern(pattern: string): PatternIndicator[] {
-  const found = readComparisons(pattern).map(indicatorOfTerm)
-  const files = found.filter((i) => i.type === 'File')
+export function readPattern(pattern: string): PatternReading {
+  const inOrder: (PatternIndicator | FilePart)[] = []
+  const skipped: string[] = []
+  const files: FilePart[] = []
+  for (const term of readComparisons(pattern)) {
+    if (term.every((c) => c.path.startsWith('file:'))) {
+      const part = filePart(term)
+      files.push(part)
+      inOrder.push(part)
+      continue
+    }
+    try {
+      inOrder.push(indicatorOfTerm(term))
+    } catch (error) {
+      skipped.push((error as Error).message)
+    }
+  }
   const oneFile =
     files.length > 1 && [0, 1, 2].every((slot) => files.filter((f) => f.values[slot] !== null).length <= 1)
-  if (!oneFile) return found
-  const merged: PatternIndicator = {
-    type: 'File',
+  const asFile = (part: FilePart): PatternIndicator[] => {
+    if (part.values.every((v) => v === null)) {
+      skipped.push(`${part.extras.join(' OR ')}: ${NO_FILE_HASH}`)
+      return []
+    }
+    const file: PatternIndicator = { type: 'File', values: part.values }
+    if (part.extras.length) file.extras = part.extras
+    return [file]
+  }
+  const others = (entry: PatternIndicator | FilePart): entry is PatternIndicator => 'type' in entry
+  const indicators = oneFile
+    ? [...asFile(mergeFileParts(files)), ...inOrder.filter(others)]
+    : inOrder.flatMap((entry) => (others(entry) ? [entry] : asFile(entry)))
+  return { indicators, skipped }
+}
+
+function mergeFileParts(files: FilePart[]): FilePart {
+  return {
     values: [0, 1, 2].map(
       (slot) => files.find((f) => f.values[slot] !== null)?.values[slot] ?? null,
     ) as PatternIndicator['values'],
+    extras: files.flatMap((f) => f.extras),
   }
-  return [merged, ...found.filter((i) => i.type !== 'File')]
+}
+
+/** readPattern for a pattern that must be read whole: throws, saying why, for the first comparison left out. */
+export function indicatorsOfPattern(pattern: string): PatternIndicator[] {
+  const { indicators, skipped } = readPattern(pattern)
+  if (skipped.length) throw new Error(skipped[0])
+  return indicators
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -504,6 +572,21 @@ export function stixModified(indicator: FeedIndicator): string {
 }
 
 /**
+ * An Indicator's `valid_from` and `valid_until` (when it has one): valid from its creation, or
+ * from its source's (externalDateAdded) when that is earlier; until its expiry, else (inactive)
+ * its last change. An expiry not after that start still ends its validity, from a millisecond
+ * before: STIX wants valid_until after valid_from, and an expired Indicator must never read as valid.
+ */
+export function stixValidity(indicator: FeedIndicator, modified: string): [from: string, until: string | null] {
+  const created = indicator.dateAdded
+  const added = indicator.externalAdded
+  const from = added !== null && added < created ? added : created
+  const until = indicator.expires ?? (indicator.active ? null : modified)
+  if (until === null || until > from) return [from, until]
+  return [new Date(Date.parse(until) - 1).toISOString(), until]
+}
+
+/**
  * One Indicator as the STIX indicator object of an application version, or undefined when its
  * value has no pattern. Timestamps are the stored ones (UTC, milliseconds, `Z`).
  */
@@ -517,6 +600,7 @@ export function toStixIndicator(
   if (pattern === undefined) return undefined
   const created = indicator.dateAdded
   const modified = stixModified(indicator)
+  const [validFrom, until] = stixValidity(indicator, modified)
   const object: StixIndicator = {
     type: 'indicator',
     spec_version: '2.1',
@@ -526,7 +610,7 @@ export function toStixIndicator(
     name: indicator.summary,
     pattern,
     pattern_type: 'stix',
-    valid_from: created,
+    valid_from: validFrom,
     revoked: false,
     indicator_types: indicatorTypes(indicator.rating),
     lang: 'en',
@@ -539,9 +623,7 @@ export function toStixIndicator(
     if (indicator.description) object.description = indicator.description
     if (version === '1.0') return object
   }
-  // Expiry, else the deactivation (an inactive Indicator stopped being valid by its last change).
-  const until = indicator.expires ?? (indicator.active ? null : modified)
-  if (until !== null && until > created) object.valid_until = until
+  if (until !== null) object.valid_until = until
   if (indicator.rating !== null) object.x_threat_rating = Math.round(indicator.rating)
   object.x_svc_id = indicator.id
   object.x_svc_owner = ownerName
@@ -549,65 +631,80 @@ export function toStixIndicator(
   return object
 }
 
+/** The Indicator fields an import sets from an object's properties (model/indicator.ts `stixImport`), read once. */
+const IMPORTED_FIELDS: readonly { name: string; properties: readonly string[] }[] = (
+  INDICATOR as KindDeclaration
+).fields.flatMap((f) => (f.stixImport ? [{ name: f.name, properties: f.stixImport }] : []))
+
 /** What an imported indicator object says about the Indicators of its pattern (toStixIndicator read backwards). */
 export interface ImportedIndicator {
   indicators: PatternIndicator[]
+  /** The pattern's comparisons left out, each with the reason. */
+  skipped: string[]
   tags: string[]
   securityLabels: TlpLabel[]
-  rating?: number
-  confidence?: number
-  description?: string
-  /** `created` and `modified`: when the source first and last wrote it. */
-  created?: string
-  modified?: string
-  /** `valid_until`. */
-  expires?: string
+  /** The object's id (`indicator--…`), kept with each Indicator as its source identity. */
+  stixId?: string
+  /** Indicator fields by name, from the properties the model declares for them (dates, confidence…). */
+  fields: Record<string, string | number>
+  /** False when the object's `valid_until` has passed: it is imported inactive. */
+  active?: false
 }
 
-const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
-
 /**
- * A STIX 2.1 indicator object as Bulwark Indicators: its pattern (indicatorsOfPattern), `labels`
- * as tags, its TLP markings as Security Labels (`markings`: marking-definition ids seen in the same
- * bundle, beside the standard ones), `x_threat_rating`, `confidence`, `description`,
- * `valid_until`. Throws, saying why, for an object that is not an indicator Bulwark can hold.
+ * A STIX 2.0 or 2.1 indicator object as Bulwark Indicators: its pattern (readPattern; a 2.0
+ * indicator, which has no `pattern_type`, is STIX patterning), `labels` as tags, its TLP markings
+ * as Security Labels (`markings`: marking-definition ids seen in the same input, beside the
+ * standard ones), the properties model/indicator.ts declares (`stixImport`). Throws, saying why,
+ * for an object that is not an indicator Bulwark can hold.
  */
 export function fromStixIndicator(
   object: Record<string, unknown>,
   markings: ReadonlyMap<string, TlpLabel> = new Map(),
+  now: number = Date.now(),
 ): ImportedIndicator {
   if (object.type !== 'indicator')
     throw new Error(`a ${String(object.type ?? 'typeless')} object is not imported (only indicator objects are)`)
-  if (object.spec_version !== undefined && object.spec_version !== '2.1')
-    throw new Error(`spec_version ${String(object.spec_version)} is not 2.1`)
-  if (object.pattern_type !== 'stix')
+  if (object.spec_version !== undefined && object.spec_version !== '2.1' && object.spec_version !== '2.0')
+    throw new Error(`spec_version ${String(object.spec_version)} is not 2.0 or 2.1`)
+  if (object.pattern_type !== undefined && object.pattern_type !== 'stix')
     throw new Error(`pattern_type ${String(object.pattern_type)} is not supported (only stix)`)
   if (typeof object.pattern !== 'string') throw new Error('the indicator has no pattern')
   if (object.revoked === true) throw new Error('the indicator is revoked')
-  let indicators: PatternIndicator[]
+  let read: PatternReading
   try {
-    indicators = indicatorsOfPattern(object.pattern)
+    read = readPattern(object.pattern)
   } catch (error) {
     throw new Error(`pattern ${object.pattern}: ${(error as Error).message}`)
   }
+  if (!read.indicators.length) throw new Error(`pattern ${object.pattern}: ${read.skipped.join('; ')}`)
   const labels = Array.isArray(object.object_marking_refs) ? object.object_marking_refs : []
   const tlp = labels
     .map((ref) => (typeof ref === 'string' ? (markings.get(ref) ?? labelOfMarkingId(ref)) : undefined))
     .filter((l) => l !== undefined)
   // One TLP per object (as markingOf emits): the strictest, should a producer give more.
   const strictest = tlp.sort((a, b) => LABEL_MARKING[b.name].rank - LABEL_MARKING[a.name].rank)[0]
+  const fields: Record<string, string | number> = {}
+  for (const { name, properties } of IMPORTED_FIELDS) {
+    for (const property of properties) {
+      const value = object[property]
+      if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
+        fields[name] = value
+        break
+      }
+    }
+  }
   const out: ImportedIndicator = {
-    indicators,
+    indicators: read.indicators,
+    skipped: read.skipped,
     tags: Array.isArray(object.labels)
       ? [...new Set(object.labels.filter((l): l is string => typeof l === 'string' && l.trim() !== ''))]
       : [],
     securityLabels: strictest ? [strictest] : [],
+    fields,
   }
-  if (typeof object.x_threat_rating === 'number') out.rating = object.x_threat_rating
-  if (typeof object.confidence === 'number') out.confidence = object.confidence
-  out.description = text(object.description)
-  out.created = text(object.created)
-  out.modified = text(object.modified)
-  out.expires = text(object.valid_until)
+  if (typeof object.id === 'string' && object.id !== '') out.stixId = object.id
+  const until = typeof object.valid_until === 'string' ? Date.parse(object.valid_until) : Number.NaN
+  if (until <= now) out.active = false
   return out
 }

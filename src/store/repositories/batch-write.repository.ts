@@ -210,9 +210,19 @@ export interface ExistingIndicator {
   value2: string | null
   value3: string | null
   last_modified: string
+  external_last_modified: string | null
 }
 
-const INDICATOR_KEY_COLUMNS = ['id', 'type', 'summary', 'value1', 'value2', 'value3', 'last_modified'] as const
+const INDICATOR_KEY_COLUMNS = [
+  'id',
+  'type',
+  'summary',
+  'value1',
+  'value2',
+  'value3',
+  'last_modified',
+  'external_last_modified',
+] as const
 
 /** One query per type, so the lookup is a probe of the unique (owner_id, type, summary) index. */
 export async function findIndicatorsBySummaries(
@@ -356,6 +366,22 @@ export async function deleteItemLinks(
 ) {
   for (const part of slices([...new Set(ids)], IN_CHUNK))
     await db.deleteFrom(table).where('item_kind', '=', kind).where('item_id', 'in', part).execute()
+}
+
+/** The attributes the items carry, by type and value: what an import of a newer source version need not add again. */
+export async function listAttributeValues(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
+  const out: { item_id: number; type_id: number; value: string }[] = []
+  for (const part of slices([...new Set(ids)], IN_CHUNK)) {
+    out.push(
+      ...(await db
+        .selectFrom('attribute')
+        .select(['item_id', 'type_id', 'value'])
+        .where('item_kind', '=', kind)
+        .where('item_id', 'in', part)
+        .execute()),
+    )
+  }
+  return out
 }
 
 export async function listAttributeKeys(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {

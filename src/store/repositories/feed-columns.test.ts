@@ -19,6 +19,7 @@ describe('feed columns', () => {
       'confidence',
       'description',
       'active',
+      'external_date_added',
       'external_date_expires',
       'date_added',
       'last_modified',
@@ -35,6 +36,7 @@ describe('feed columns', () => {
       confidence: 'confidence',
       description: 'description',
       active: 'active',
+      externalAdded: 'external_date_added',
       expires: 'external_date_expires',
       dateAdded: 'date_added',
       lastModified: 'last_modified',
@@ -42,6 +44,6 @@ describe('feed columns', () => {
     for (const [key, column] of Object.entries(named))
       expect(FEED_COLUMNS[FEED_ROW[key as keyof typeof named]], key).toBe(column)
     expect([FEED_ROW.tags, FEED_ROW.labels]).toEqual([FEED_COLUMNS.length, FEED_COLUMNS.length + 1])
-    expectTypeOf<FeedRow['length']>().toEqualTypeOf<16>()
+    expectTypeOf<FeedRow['length']>().toEqualTypeOf<17>()
   })
 })

@@ -44,6 +44,7 @@ export type FeedRow = [
   confidence: number | null,
   description: string | null,
   active: number,
+  external_added: string | null,
   expires: string | null,
   date_added: string,
   last_modified: string,
@@ -64,11 +65,12 @@ export const FEED_ROW = {
   confidence: 8,
   description: 9,
   active: 10,
-  expires: 11,
-  dateAdded: 12,
-  lastModified: 13,
-  tags: 14,
-  labels: 15,
+  externalAdded: 11,
+  expires: 12,
+  dateAdded: 13,
+  lastModified: 14,
+  tags: 15,
+  labels: 16,
 } as const
 
 const KEY_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'value3'] as const
