@@ -249,7 +249,10 @@ export async function findIndicatorsBySummaries(
   return out
 }
 
-/** Files holding any of the hashes (value1 MD5, value2 SHA-1, value3 SHA-256). */
+/**
+ * Files holding any of the hashes (value1 MD5, value2 SHA-1, value3 SHA-256). `IS NOT NULL` matches the hash
+ * indexes' own predicate (migration 0130), which hold only the Files that have that hash.
+ */
 export async function findFilesByHashes(
   db: Kysely<Database>,
   ownerId: number,
@@ -269,6 +272,7 @@ export async function findFilesByHashes(
         .where('owner_id', '=', ownerId)
         .where('type', '=', 'File')
         .where(column, 'in', part)
+        .where(column, 'is not', null)
         .execute()
       for (const row of rows) byId.set(row.id, row)
     }

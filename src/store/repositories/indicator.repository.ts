@@ -101,27 +101,30 @@ export function findIndicatorRowBySummary(
     .execute()
 }
 
-/** Files in the owners holding any of the given hashes (value1 MD5, value2 SHA-1, value3 SHA-256). */
-export function findFileRowsByHashes(
+/**
+ * Files in the owners holding any of the given hashes (value1 MD5, value2 SHA-1, value3 SHA-256): one
+ * statement per hash, each matching one hash index (migration 0130) and nothing else. The three as one
+ * `value1 = ? OR value2 = ? OR …` left SQLite a choice it made wrong: every row of the owners, by owner.
+ */
+export async function findFileRowsByHashes(
   db: Kysely<Database>,
   ownerIds: readonly number[],
   hashes: readonly (string | null)[],
 ): Promise<IndicatorRow[]> {
-  const [md5, sha1, sha256] = hashes
-  if (ownerIds.length === 0 || (!md5 && !sha1 && !sha256)) return Promise.resolve([])
-  return selectIndicators(db)
-    .where('indicator.owner_id', 'in', ownerIds)
-    .where('indicator.type', '=', 'File')
-    .where((eb) =>
-      eb.or([
-        ...(md5 ? [eb('indicator.value1', '=', md5)] : []),
-        ...(sha1 ? [eb('indicator.value2', '=', sha1)] : []),
-        ...(sha256 ? [eb('indicator.value3', '=', sha256)] : []),
-      ]),
-    )
-    .orderBy('indicator.owner_id')
-    .orderBy('indicator.id')
-    .execute()
+  if (ownerIds.length === 0) return []
+  const byId = new Map<number, IndicatorRow>()
+  for (const [k, column] of (['value1', 'value2', 'value3'] as const).entries()) {
+    const hash = hashes[k]
+    if (!hash) continue
+    const rows = await selectIndicators(db)
+      .where('indicator.owner_id', 'in', ownerIds)
+      .where('indicator.type', '=', 'File')
+      .where(`indicator.${column}`, '=', hash)
+      .where(`indicator.${column}`, 'is not', null)
+      .execute()
+    for (const row of rows) byId.set(row.id, row)
+  }
+  return [...byId.values()].sort((a, b) => a.owner_id - b.owner_id || a.id - b.id)
 }
 
 function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
