@@ -18,6 +18,10 @@ export interface ReadOptions {
   name: string
   /** The Indicator type of every value, for a format whose values do not say theirs (a plain list). */
   type?: string
+  /** Which column holds what, for a CSV whose header a reader does not know (`value=IOC,type=Kind`, csv/columns.ts). */
+  map?: string
+  /** The time a value's end of validity is compared with (ISO 8601); the clock's when absent. */
+  now?: string
 }
 
 /** An Indicator as the V2 batch file holds it, and its place in the input as its errors name it. */
