@@ -249,7 +249,7 @@ program
 program
   .command('import')
   .description(
-    'Import Indicators into an owner from a STIX 2.1 bundle, a V2 batch file, a CSV or a plain list; bad items are reported, the rest written',
+    'Import Indicators into an owner from a STIX 2.1 bundle, a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
   )
   .argument('<file>', 'the file to read')
   .requiredOption('--owner <name>', 'the owner to import into')
@@ -259,7 +259,14 @@ program
       'default by extension: .csv csv, .stix stix, .json a STIX bundle if it starts like one else batch, anything else list',
     ).choices(IMPORT_FORMATS),
   )
-  .option('--type <type>', 'the Indicator type of every line of a plain list (Host, Address, URL, …)')
+  .option(
+    '--type <type>',
+    "the Indicator type of every line of a plain list (Host, Address, URL, …); without it each value's type is detected",
+  )
+  .option(
+    '--map <columns>',
+    'for a CSV whose header names its columns otherwise: field=column pairs, e.g. value=IOC,type=Kind,tags=Labels,validUntil=Expiry (fields: value, type, rating, confidence, tags, description, source, tlp, firstSeen, lastSeen, externalDateAdded or validFrom, externalLastModified, externalDateExpires or validUntil, value1-value3)',
+  )
   .option('--as <userName>', 'the account the import runs as (default: the first-start administrator)')
   .option('--json', JSON_HELP)
   .action((file: string, o: Options) => {
@@ -270,6 +277,7 @@ program
         owner: o.owner as string,
         format: str(o.format),
         type: str(o.type),
+        map: str(o.map),
         userName: str(o.as) ?? config.admin.userName,
         progress:
           bar && ((t) => bar.update(`${t.items} items: ${t.successCount} written, ${t.errorCount} errors`, t.fraction)),
@@ -283,11 +291,12 @@ program
     "Export an owner's Indicators, optionally filtered by TQL, as a STIX 2.1 bundle or a V2 batch file (bulwark import reads both back)",
   )
   .requiredOption('--owner <name>', 'the owner to export')
-  .requiredOption('--output <file>', 'the file to create (mode 0600)')
+  .requiredOption('--output <file>', 'the file to create (mode 0600); an existing one is refused unless --force')
   .addOption(
     new Option('--format <format>', 'default: stix for a .stix or .stix.json file, else batch').choices(EXPORT_FORMATS),
   )
   .option('--tql <filter>', 'only the Indicators this TQL filter matches, e.g. "rating >= 3"')
+  .option('--force', 'replace an existing --output file (written beside it, then renamed over it)')
   .option('--as <userName>', 'the account the export runs as (default: the first-start administrator)')
   .option('--json', JSON_HELP)
   .action((o: Options) => {
@@ -298,6 +307,7 @@ program
         output: o.output as string,
         tql: str(o.tql),
         format: str(o.format),
+        force: o.force === true,
         userName: str(o.as) ?? config.admin.userName,
         progress:
           bar &&

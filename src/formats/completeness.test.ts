@@ -1,9 +1,9 @@
 /**
  * Every Indicator type of the model in every format: its STIX 2.1 pattern both ways, its STIX 1.1.1
  * observable, and what the bundle, CSV, plain-list and batch-file readers make of it, down to the
- * type and values the batch job reads from the item (readIndicatorKey). The types come from
- * INDICATOR_TYPES, so a type added there without a sample here, or without a mapping in a format,
- * fails.
+ * type and values the batch job reads from the item (readIndicatorKey); a plain list without
+ * --type too, for every type its values tell. The types come from INDICATOR_TYPES, so a type added
+ * there without a sample here, or without a mapping in a format, fails.
  */
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, it } from 'vitest'
@@ -14,7 +14,8 @@ import { INDICATOR_TYPES, type IndicatorTypeDef, composeSummary } from '../model
 import { batchFile } from './batch/batch-file.js'
 import { csvFile } from './csv/csv.js'
 import type { Format, ReadIndicator } from './format.js'
-import { plainList } from './list/list.js'
+import { plainList } from './text/text.js'
+import { DETECTABLE_TYPES } from './text/values.js'
 import { CYBOX_OBJECT_SCHEMAS, cyboxProperties, renderIndicator } from './stix1/stix.js'
 import { stixBundle } from './stix2/bundle.js'
 import { StixIds, indicatorsOfPattern, stixPattern, toStixIndicator } from './stix2/stix.js'
@@ -185,6 +186,13 @@ describe.each(cases)('%s', (_name, def, values) => {
   it.skipIf(!summarySaysAll)(`${JSON.stringify(values)}: plain list (a summary a line)`, async () => {
     expect(asJobReadsThem(await readAll(plainList, `${composeSummary(def, values)}\n`, def.name))).toEqual([expected])
   })
+
+  it.skipIf(!summarySaysAll || !DETECTABLE_TYPES.includes(def.name))(
+    `${JSON.stringify(values)}: plain list without --type (the type detected)`,
+    async () => {
+      expect(asJobReadsThem(await readAll(plainList, `${composeSummary(def, values)}\n`))).toEqual([expected])
+    },
+  )
 
   it(`${JSON.stringify(values)}: V2 batch file, written and read`, async () => {
     const record = { ...feedIndicator(def, values), source: null } as unknown as IndicatorRecord

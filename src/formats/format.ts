@@ -18,7 +18,9 @@ export interface ReadOptions {
   name: string
   /** The Indicator type of every value, for a format whose values do not say theirs (a plain list). */
   type?: string
-  /** The time an import runs at (ISO 8601; default: now): an indicator whose `valid_until` is past it comes in inactive. */
+  /** Which column holds what, for a CSV whose header a reader does not know (`value=IOC,type=Kind`, csv/columns.ts). */
+  map?: string
+  /** The time an import runs at (ISO 8601; the clock's when absent): a value whose end of validity is past it comes in inactive. */
   now?: string
 }
 

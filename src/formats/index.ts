@@ -11,7 +11,7 @@
 import { batchFile } from './batch/batch-file.js'
 import { csvFile } from './csv/csv.js'
 import type { Format } from './format.js'
-import { plainList } from './list/list.js'
+import { plainList } from './text/text.js'
 import { stixBundle } from './stix2/bundle.js'
 
 /**

@@ -1,15 +1,19 @@
 /**
- * `bulwark export --owner <name> --output <file> [--tql <filter>] [--format stix|batch]`: an
+ * `bulwark export --owner <name> --output <file> [--tql <filter>] [--format stix|batch] [--force]`: an
  * owner's Indicators in any format of formats/ with a writer (a STIX 2.1 bundle or a V2 batch
  * file, both of which `bulwark import` reads back), chosen by the file's name (formats/index.ts
  * formatForOutput) unless `--format` names it. Pages of EXPORT_PAGE are read by id (keyset), with
  * the metadata the format asks for, and written as they come, so memory stays flat however many
- * there are.
+ * there are. An existing file is refused unless `--force`, which replaces it whole: the export is
+ * written to a new file beside it and renamed over it at the end, so a failed run leaves the old
+ * file as it was and a reader never sees half of the new one.
  */
 import { once } from 'node:events'
-import { createWriteStream, rmSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { listIndicatorObjects } from '../../domain/indicators/objects.js'
-import { invalid } from '../../core/errors.js'
+import { conflict, invalid } from '../../core/errors.js'
 import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import type { Services } from '../../domain/services.js'
 import { WRITE_FORMATS, findFormat, formatForOutput } from '../../formats/index.js'
@@ -26,6 +30,8 @@ export interface ExportArgs {
   tql?: string
   format?: string
   userName: string
+  /** Replace an existing output file (atomically) instead of refusing it. */
+  force?: boolean
   /** Called after each page: Indicators written, and how many match in all. */
   progress?: (count: number, total: number | undefined) => void
 }
@@ -34,10 +40,16 @@ export async function exportCommand(store: Store, services: Services, args: Expo
   const format = args.format === undefined ? formatForOutput(args.output) : findFormat(args.format)
   if (!format?.writer) throw invalid(`--format must be ${EXPORT_FORMATS.join(' or ')}, not '${args.format}'`)
   const { metadata, mayLeaveOut } = format.writer
+  if (!args.force && existsSync(args.output)) throw outputExists(args.output)
   const ctx = await cliContext(store, services, args.userName, args.owner)
-  // 0600: an export holds the owner's intelligence.
-  const out = createWriteStream(args.output, { flags: 'wx', mode: 0o600 })
-  await once(out, 'open')
+  const path = args.force ? join(dirname(args.output), `.${basename(args.output)}.${randomUUID()}.tmp`) : args.output
+  // 0600: an export holds the owner's intelligence; 'wx' so that a file made since the check above is not written over.
+  const out = createWriteStream(path, { flags: 'wx', mode: 0o600 })
+  try {
+    await once(out, 'open')
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === 'EEXIST' ? outputExists(args.output) : error
+  }
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain')
   }
@@ -86,10 +98,24 @@ export async function exportCommand(store: Store, services: Services, args: Expo
     await write(writer.closing())
   } catch (error) {
     out.destroy()
-    rmSync(args.output, { force: true })
+    rmSync(path, { force: true })
     throw error
   }
   out.end()
   await once(out, 'close')
+  if (path !== args.output) {
+    try {
+      renameSync(path, args.output)
+    } catch (error) {
+      rmSync(path, { force: true })
+      throw error
+    }
+  }
   return { owner: ctx.owner.name, format: format.name, file: args.output, count, ...(mayLeaveOut ? { skipped } : {}) }
+}
+
+function outputExists(file: string) {
+  return conflict(
+    `${file} already exists: bulwark export does not overwrite a file; give --force to replace it, or another --output`,
+  )
 }

@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
-import { SHARED_DIR } from '../../test/real-clients.js'
+import { DATASETS_DIR as DATASETS, datasetsUnavailable } from '../../test/datasets.js'
 import { importCommand } from './import.js'
 
-const DATASETS = join(SHARED_DIR, 'datasets')
-const missing = existsSync(DATASETS) ? undefined : `${DATASETS} is absent: the imports of real STIX files are skipped`
+const missing = datasetsUnavailable()
 if (missing) console.warn(missing)
 
 const UNIT42 = join(DATASETS, 'pan-unit42+iocs', 'stix2-reports', 'report_json')

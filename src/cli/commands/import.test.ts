@@ -1,7 +1,8 @@
 /**
  * `bulwark import` and `bulwark export` through the real executable: CSV, plain lists and V2
- * batch files in jobs of IMPORT_CHUNK items, bad items reported by their place in the file and
- * the run going on; an export (whole or by TQL) imported into another owner gives the same set.
+ * batch files in jobs of IMPORT_CHUNK items, bad items reported by their place in the file (the
+ * line, for CSV and lists) and the run going on; an export (whole or by TQL) imported into another
+ * owner gives the same set; an existing output refused unless --force.
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -47,7 +48,7 @@ describe('bulwark import', () => {
         successCount: 3,
         errorCount: 1,
       })
-      expect(run.result.errors).toEqual([{ item: 'indicator[2]', message: expect.any(String) }])
+      expect(run.result.errors).toEqual([{ item: 'line 4', message: expect.any(String) }])
       expect(await indicatorCount()).toBe(3)
     },
     CLI_TIMEOUT,
@@ -72,7 +73,7 @@ describe('bulwark import', () => {
         successCount: IMPORT_CHUNK + 1,
         errorCount: 1,
       })
-      expect(run.result.errors.map((e: { item: string }) => e.item)).toEqual([`indicator[${IMPORT_CHUNK + 1}]`])
+      expect(run.result.errors.map((e: { item: string }) => e.item)).toEqual([`line ${IMPORT_CHUNK + 2}`])
       expect(await indicatorCount()).toBe(3 + IMPORT_CHUNK + 1)
     },
     CLI_TIMEOUT,
@@ -99,10 +100,16 @@ describe('bulwark import', () => {
         errors: [],
       })
       const before = await indicatorCount()
-      expect(await bulwark('import', join(dir, 'addresses.txt'), '--owner', OWNER)).toMatchObject({
+      expect(await bulwark('import', join(dir, 'addresses.txt'), '--owner', OWNER, '--type', 'Domain')).toMatchObject({
         status: 1,
-        result: { code: 'invalid', error: expect.stringMatching(/needs --type/) },
+        result: { code: 'invalid', error: "--type 'Domain' is not an Indicator type (Host, Address, URL, File, …)" },
       })
+      expect(await bulwark('import', join(dir, 'addresses.txt'), '--owner', OWNER, '--map', 'value=IOC')).toMatchObject(
+        {
+          status: 1,
+          result: { code: 'invalid', error: '--map names the columns of a CSV; this file is read as a plain list' },
+        },
+      )
       expect(await bulwark('import', file, '--owner', 'No Such Owner')).toMatchObject({
         status: 1,
         result: { code: 'owner_inaccessible' },
@@ -154,6 +161,11 @@ describe('bulwark import', () => {
         await bulwark('export', '--owner', OWNER, '--output', join(dir, 'x.json'), '--tql', 'rating >>> 2'),
       ).toMatchObject({ status: 1, result: { code: 'invalid' } })
       expect(existsSync(join(dir, 'x.json'))).toBe(false)
+      expect(await bulwark('export', '--owner', OWNER, '--output', rated)).toMatchObject({
+        status: 1,
+        result: { code: 'conflict', error: expect.stringContaining(`${rated} already exists`) },
+      })
+      expect((await bulwark('export', '--owner', OWNER, '--output', rated, '--force')).result.count).toBe(total)
 
       expect((await bulwark('users', 'create', 'importer', '--role', 'Organization Administrator')).status).toBe(0)
       expect((await bulwark('owners', 'create', 'Mirror', '--type', 'Source')).status).toBe(0)

@@ -1,6 +1,6 @@
 /**
  * `bulwark import <file> --owner <name>`: Indicators from any format of formats/ with a reader (STIX
- * 2.0 or 2.1, a V2 batch file, a CSV, a plain list of one `--type`), found from the file
+ * 2.0 or 2.1, a V2 batch file, a CSV, a plain list or free text), found from the file
  * (formats/index.ts detectFormat) unless `--format` names it. Everything is written by the batch
  * machinery, in jobs of at most IMPORT_CHUNK items run in this process, so the rules, merging and
  * per-item errors are the API's own. The file is read as it streams, so memory holds one chunk,
@@ -40,6 +40,8 @@ export interface ImportArgs {
   owner: string
   format?: string
   type?: string
+  /** `--map`: which CSV column holds what (formats/csv/columns.ts). */
+  map?: string
   userName: string
   /** Called as the run goes (the progress bar). */
   progress?: (done: ImportProgress) => void
@@ -69,7 +71,7 @@ export async function importCommand(store: Store, services: Services, args: Impo
     args.format === undefined ? detectFormat(args.file, () => readHead(args.file)) : findFormat(args.format)
   if (!format?.reader) throw invalid(`--format must be ${IMPORT_FORMATS.join(', ')}, not '${args.format}'`)
   const reader = format.reader
-  const options = { name: args.file, type: args.type }
+  const options = { name: args.file, type: args.type, map: args.map }
   reader.check?.(options)
   const ctx = await cliContext(store, services, args.userName)
   const size = Math.max(1, statSync(args.file).size)

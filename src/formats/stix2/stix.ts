@@ -479,7 +479,8 @@ const TLP_COLORS: Record<string, string> = {
   'TLP:RED': 'FF2B2B',
 }
 
-function tlpLabel(name: string): TlpLabel | undefined {
+/** The Security Label a TLP level names (`TLP:AMBER`, any case), defined fully; undefined for no level. */
+export function tlpLabel(name: string): TlpLabel | undefined {
   const upper = name.toUpperCase()
   if (!LABEL_MARKING[upper]) return undefined
   return { name: upper, color: TLP_COLORS[upper], description: `Traffic Light Protocol ${upper.slice(4)}` }
