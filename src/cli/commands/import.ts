@@ -1,5 +1,5 @@
 /**
- * `bulwark import <file> --owner <name>`: Indicators from any format of formats/ with a reader (STIX
+ * `bulwark import <file> --owner <name>`: Indicators, and the Groups and associations around them, from any format of formats/ with a reader (STIX
  * 2.0 or 2.1, a V2 batch file, a CSV, a plain list or free text), found from the file
  * (formats/index.ts detectFormat) unless `--format` names it. Everything is written by the batch
  * machinery, in jobs of at most IMPORT_CHUNK items run in this process, so the rules, merging and
@@ -60,11 +60,20 @@ interface Tally {
   errors: ItemError[]
 }
 
+/** The batch file's arrays, in the order a job writes them. */
+const KINDS = ['indicator', 'group', 'association'] as const
+type Kind = (typeof KINDS)[number]
+
 /** Batch items waiting for their job, each with the place in the file its errors are reported by. */
-interface Pending {
-  indicators: unknown[]
-  sources: string[]
-}
+type Pending = Record<Kind, { items: unknown[]; sources: string[] }>
+
+const nothingPending = (): Pending => ({
+  indicator: { items: [], sources: [] },
+  group: { items: [], sources: [] },
+  association: { items: [], sources: [] },
+})
+
+const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].items.length, 0)
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
   const format =
@@ -76,12 +85,12 @@ export async function importCommand(store: Store, services: Services, args: Impo
   const ctx = await cliContext(store, services, args.userName)
   const size = Math.max(1, statSync(args.file).size)
   const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
-  let pending: Pending = { indicators: [], sources: [] }
+  let pending = nothingPending()
   let charsRead = 0
   const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
   const flush = async () => {
-    if (pending.indicators.length) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
-    pending = { indicators: [], sources: [] }
+    if (pendingCount(pending)) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
+    pending = nothingPending()
     report()
   }
   async function* counted() {
@@ -98,11 +107,19 @@ export async function importCommand(store: Store, services: Services, args: Impo
     }
     if (++tally.items % 1000 === 0) report()
     if (event.error !== undefined) addError(tally, { item: event.where, message: event.error })
-    for (const { where, indicator } of event.indicators) {
-      pending.indicators.push(indicator)
-      pending.sources.push(where)
-      if (pending.indicators.length >= IMPORT_CHUNK) await flush()
+    const items: [Kind, { where: string; item: unknown }[]][] = [
+      ['group', event.groups ?? []],
+      ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
+      ['association', event.associations ?? []],
+    ]
+    for (const [kind, list] of items) {
+      for (const { where, item } of list) {
+        pending[kind].items.push(item)
+        pending[kind].sources.push(where)
+      }
     }
+    // An element's items stay in one job, so its associations find its Groups and Indicators written.
+    if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
   }
   await flush()
   charsRead = size
@@ -138,7 +155,7 @@ async function runChunk(
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
     sourceVersions ? { sourceVersions } : {},
   )
-  await uploadBatchInput(ctx, id, JSON.stringify({ indicator: pending.indicators }))
+  await uploadBatchInput(ctx, id, JSON.stringify(Object.fromEntries(KINDS.map((kind) => [kind, pending[kind].items]))))
   const workerId = newWorkerId()
   if (!(await claimJob(ctx.store, id, workerId)))
     throw new Error(`Batch job ${id} was taken by a running server; it completes there`)
@@ -151,9 +168,12 @@ async function runChunk(
     if (tally.errors.length >= MAX_REPORTED_ERRORS) break
     // The job numbers items from 0 within its chunk; the report names their place in the file.
     const item = (error.errorSource ?? '').replace(
-      /^indicator\[(\d+)\]/,
-      (_m, i: string) => pending.sources[Number(i)] ?? `indicator[${i}]`,
+      /^(indicator|group|association)\[(\d+)\]/,
+      (found, kind: Kind, i: string) => pending[kind].sources[Number(i)] ?? found,
     )
-    tally.errors.push({ item, message: error.errorMessage.replace(/^indicator\[\d+\]\s*/, '') })
+    tally.errors.push({
+      item,
+      message: error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, ''),
+    })
   }
 }
