@@ -129,6 +129,19 @@ describe('the Indicator lifecycle', () => {
     expect((await state('192.0.2.31')).active).toBe(0)
   })
 
+  it('makes a stale Indicator active again when someone observes it', async () => {
+    await expireStaleIndicators(t.store, { now: NOW })
+    const observed = await t.request({
+      method: 'POST',
+      url: '/api/v2/indicators/addresses/192.0.2.31/observations',
+      payload: { count: 2 },
+    })
+    expect(observed.statusCode, observed.body).toBeLessThan(300)
+    const after = await state('192.0.2.31')
+    expect(after).toMatchObject({ active: 1, stale_since: null })
+    expect(after.last_modified > NOW.toISOString()).toBe(true)
+  })
+
   it('leaves a locked Indicator’s active flag alone when an import says otherwise', async () => {
     await importItems([{ type: 'Address', summary: '192.0.2.77', active: false }])
     expect(await state('192.0.2.77')).toMatchObject({ active: 1, active_locked: 1 })
