@@ -21,7 +21,7 @@ import { claimJob } from '../../domain/batch/leases.js'
 import { newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
 
-/** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
+/** Items per batch job at most, below the default batchMaxIndicators (25,000); fewer when they would pass batchMaxUploadBytes. */
 export const IMPORT_CHUNK = 5_000
 const MAX_REPORTED_ERRORS = 100
 
@@ -64,16 +64,22 @@ interface Tally {
 const KINDS = ['indicator', 'group', 'association'] as const
 type Kind = (typeof KINDS)[number]
 
-/** Batch items waiting for their job, each with the place in the file its errors are reported by. */
-type Pending = Record<Kind, { items: unknown[]; sources: string[] }>
+/**
+ * Batch items waiting for their job, as JSON text, each with the place in the file its errors are
+ * reported by; `bytes` is the size of the job's file they make.
+ */
+type Pending = Record<Kind, { texts: string[]; sources: string[] }> & { bytes: number }
+
+const EMPTY_JOB_FILE_BYTES = '{"indicator":[],"group":[],"association":[]}'.length
 
 const nothingPending = (): Pending => ({
-  indicator: { items: [], sources: [] },
-  group: { items: [], sources: [] },
-  association: { items: [], sources: [] },
+  indicator: { texts: [], sources: [] },
+  group: { texts: [], sources: [] },
+  association: { texts: [], sources: [] },
+  bytes: EMPTY_JOB_FILE_BYTES,
 })
 
-const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].items.length, 0)
+const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].texts.length, 0)
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
   const format =
@@ -83,6 +89,8 @@ export async function importCommand(store: Store, services: Services, args: Impo
   const options = { name: args.file, type: args.type, map: args.map }
   reader.check?.(options)
   const ctx = await cliContext(store, services, args.userName)
+  // A job's file must fit the batch upload limit as much as its item count does.
+  const maxBytes = Number(await services.settings.get('batchMaxUploadBytes'))
   const size = Math.max(1, statSync(args.file).size)
   const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
   let pending = nothingPending()
@@ -112,13 +120,26 @@ export async function importCommand(store: Store, services: Services, args: Impo
       ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
       ['association', event.associations ?? []],
     ]
-    for (const [kind, list] of items) {
-      for (const { where, item } of list) {
-        pending[kind].items.push(item)
+    // An element's items stay in one job, so its associations find its Groups and Indicators written.
+    const texts = items.map(
+      ([kind, list]) => [kind, list.map(({ where, item }) => [where, JSON.stringify(item)])] as const,
+    )
+    const bytes = texts.reduce((n, [, list]) => list.reduce((m, [, text]) => m + Buffer.byteLength(text) + 1, n), 0)
+    if (EMPTY_JOB_FILE_BYTES + bytes > maxBytes) {
+      addError(tally, {
+        item: event.where,
+        message: `its items take ${bytes} bytes, more than a batch job takes (setting batchMaxUploadBytes, ${maxBytes})`,
+      })
+      continue
+    }
+    if (pending.bytes + bytes > maxBytes) await flush()
+    for (const [kind, list] of texts) {
+      for (const [where, text] of list) {
+        pending[kind].texts.push(text)
         pending[kind].sources.push(where)
       }
     }
-    // An element's items stay in one job, so its associations find its Groups and Indicators written.
+    pending.bytes += bytes
     if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
   }
   await flush()
@@ -155,7 +176,7 @@ async function runChunk(
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
     sourceVersions ? { sourceVersions } : {},
   )
-  await uploadBatchInput(ctx, id, JSON.stringify(Object.fromEntries(KINDS.map((kind) => [kind, pending[kind].items]))))
+  await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].texts.join(',')}]`).join(',')}}`)
   const workerId = newWorkerId()
   if (!(await claimJob(ctx.store, id, workerId)))
     throw new Error(`Batch job ${id} was taken by a running server; it completes there`)
