@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runPendingImports } from '../../domain/imports/import-jobs.js'
+import { startImportWorker } from '../../worker/import-worker.js'
 import { datasetFile, datasetsUnavailable } from '../../test/datasets.js'
 import { ORG, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 
@@ -147,6 +148,21 @@ describe('POST /v3/imports', () => {
     }
     const stored = await t.store.db.selectFrom('import_job').select('status').execute()
     expect(stored.every((j) => j.status === 'Completed')).toBe(true)
+  })
+
+  it('is run by a node’s import worker without anyone waiting for it', async () => {
+    const worker = startImportWorker(t.store, t.services, { pollMs: 50 })
+    try {
+      const id = (await upload('worker-1.example\nworker-2.example\n', '?fileName=list.txt')).json().data.id
+      let job: { status: string; successCount: number } | undefined
+      for (let i = 0; i < 200 && job?.status !== 'Completed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        job = (await t.request({ method: 'GET', url: `/api/v3/imports/${id}` })).json().data
+      }
+      expect(job).toMatchObject({ status: 'Completed', successCount: 2 })
+    } finally {
+      await worker.stop()
+    }
   })
 
   it('is in the v3 OpenAPI document, marked as beyond the specification', async () => {
