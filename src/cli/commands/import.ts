@@ -13,7 +13,9 @@ import type { Store } from '../../store/connect.js'
 import { createBatchJob, readBatchOutcome, uploadBatchInput } from '../../domain/batch/jobs.js'
 import { runBatchJob } from '../../domain/batch/run-job.js'
 import type { RequestContext } from '../../domain/context.js'
-import { invalid } from '../../core/errors.js'
+import { forbidden, invalid } from '../../core/errors.js'
+import { isAllowed } from '../../domain/permissions.js'
+import type { WriteOutcome } from '../../domain/batch/progress.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../core/time.js'
 import { READ_FORMATS, detectFormat, findFormat } from '../../formats/index.js'
@@ -23,7 +25,8 @@ import { cliContext } from '../context.js'
 
 /** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
 export const IMPORT_CHUNK = 5_000
-const MAX_REPORTED_ERRORS = 100
+/** Refusals listed by place and reason; past them only their number is (errorsNotListed). */
+export const MAX_LISTED_ERRORS = 1_000
 
 export const IMPORT_FORMATS = READ_FORMATS
 
@@ -52,17 +55,38 @@ interface ItemError {
   message: string
 }
 
-interface Tally {
-  items: number
-  jobs: number
-  successCount: number
-  errorCount: number
-  errors: ItemError[]
+/** What the written items of one kind did: made, changed, left as they were (a version held already), refused by the batch job. */
+export interface KindTally extends WriteOutcome {
+  refused: number
 }
 
-/** The batch file's arrays, in the order a job writes them. */
+interface Tally {
+  /** Elements read (objects, lines, records). */
+  items: number
+  jobs: number
+  /** Items written (created, updated or unchanged), of every kind. */
+  successCount: number
+  /** Refusals: of an element by the reader, of an item by the batch job. */
+  errorCount: number
+  indicators: KindTally
+  groups: KindTally
+  associations: KindTally
+  /** Elements of a kind the format does not import, by that kind (a STIX type). */
+  skipped: Record<string, number>
+  /** The first MAX_LISTED_ERRORS refusals, by place and reason. */
+  errors: ItemError[]
+  errorsNotListed: number
+}
+
+/** The batch file's arrays, in the order a job writes them, and the summary's name of each. */
 const KINDS = ['indicator', 'group', 'association'] as const
 type Kind = (typeof KINDS)[number]
+const TALLY_OF = { indicator: 'indicators', group: 'groups', association: 'associations' } as const
+const REFUSED_OF = {
+  indicator: 'errorIndicatorCount',
+  group: 'errorGroupCount',
+  association: 'errorAssociationCount',
+} as const
 
 /** Batch items waiting for their job, each with the place in the file its errors are reported by. */
 type Pending = Record<Kind, { items: unknown[]; sources: string[] }>
@@ -75,6 +99,11 @@ const nothingPending = (): Pending => ({
 
 const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].items.length, 0)
 
+const noKind = (): KindTally => ({ created: 0, updated: 0, unchanged: 0, refused: 0 })
+
+/** What the caller may not do in the owner that an import needs, said as the refusal. */
+const WRITE_ACTIONS = ['batch', 'create', 'update'] as const
+
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
   const format =
     args.format === undefined ? detectFormat(args.file, () => readHead(args.file)) : findFormat(args.format)
@@ -82,16 +111,44 @@ export async function importCommand(store: Store, services: Services, args: Impo
   const reader = format.reader
   const options = { name: args.file, type: args.type, map: args.map }
   reader.check?.(options)
-  const ctx = await cliContext(store, services, args.userName)
+  const ctx = await cliContext(store, services, args.userName, args.owner)
+  const missing = WRITE_ACTIONS.filter((action) => !isAllowed(ctx.membership, action))
+  if (missing.length)
+    throw forbidden(
+      `${args.userName} cannot write to ${ctx.owner.name}: as ${ctx.membership.role} there they may not ${missing.map((a) => (a === 'batch' ? 'run batch jobs' : `${a} items`)).join(' or ')}. Nothing was imported.`,
+    )
   const size = Math.max(1, statSync(args.file).size)
-  const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
+  const tally: Tally = {
+    items: 0,
+    jobs: 0,
+    successCount: 0,
+    errorCount: 0,
+    indicators: noKind(),
+    groups: noKind(),
+    associations: noKind(),
+    skipped: {},
+    errors: [],
+    errorsNotListed: 0,
+  }
   let pending = nothingPending()
   let charsRead = 0
-  const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
+  const report = () =>
+    args.progress?.({
+      items: tally.items,
+      successCount: tally.successCount,
+      errorCount: tally.errorCount,
+      fraction: Math.min(1, charsRead / size),
+    })
   const flush = async () => {
     if (pendingCount(pending)) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
     pending = nothingPending()
     report()
+  }
+  const add = (kind: Kind, list: readonly { where: string; item: unknown }[]) => {
+    for (const { where, item } of list) {
+      pending[kind].items.push(item)
+      pending[kind].sources.push(where)
+    }
   }
   async function* counted() {
     for await (const chunk of createReadStream(args.file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
@@ -105,19 +162,16 @@ export async function importCommand(store: Store, services: Services, args: Impo
       addError(tally, { item: '(file)', message: event.error })
       continue
     }
-    if (++tally.items % 1000 === 0) report()
+    if (!event.heldBack && ++tally.items % 1000 === 0) report()
     if (event.error !== undefined) addError(tally, { item: event.where, message: event.error })
-    const items: [Kind, { where: string; item: unknown }[]][] = [
-      ['group', event.groups ?? []],
-      ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
-      ['association', event.associations ?? []],
-    ]
-    for (const [kind, list] of items) {
-      for (const { where, item } of list) {
-        pending[kind].items.push(item)
-        pending[kind].sources.push(where)
-      }
-    }
+    for (const { where, error } of event.earlierErrors ?? []) addError(tally, { item: where, message: error })
+    if (event.skipped !== undefined) tally.skipped[event.skipped] = (tally.skipped[event.skipped] ?? 0) + 1
+    add('group', event.groups ?? [])
+    add(
+      'indicator',
+      event.indicators.map(({ where, indicator }) => ({ where, item: indicator })),
+    )
+    add('association', event.associations ?? [])
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
     if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
   }
@@ -140,7 +194,13 @@ function readHead(file: string): string {
 
 function addError(tally: Tally, error: ItemError) {
   tally.errorCount++
-  if (tally.errors.length < MAX_REPORTED_ERRORS) tally.errors.push(error)
+  listError(tally, error)
+}
+
+/** Lists a refusal already counted, or counts it among those not listed. */
+function listError(tally: Tally, error: ItemError) {
+  if (tally.errors.length < MAX_LISTED_ERRORS) tally.errors.push(error)
+  else tally.errorsNotListed++
 }
 
 async function runChunk(
@@ -164,16 +224,25 @@ async function runChunk(
   tally.jobs++
   tally.successCount += outcome.successCount
   tally.errorCount += outcome.errorCount
+  for (const kind of KINDS) {
+    const kindTally = tally[TALLY_OF[kind]]
+    kindTally.created += outcome.outcomes[kind].created
+    kindTally.updated += outcome.outcomes[kind].updated
+    kindTally.unchanged += outcome.outcomes[kind].unchanged
+    kindTally.refused += outcome.counts[REFUSED_OF[kind]]
+  }
   for (const error of outcome.results) {
-    if (tally.errors.length >= MAX_REPORTED_ERRORS) break
+    // Warnings (a File's hashes merged) are listed too; only errors are counted (errorCount).
+    if (error.severity !== 'Error' && tally.errors.length >= MAX_LISTED_ERRORS) continue
     // The job numbers items from 0 within its chunk; the report names their place in the file.
     const item = (error.errorSource ?? '').replace(
       /^(indicator|group|association)\[(\d+)\]/,
       (found, kind: Kind, i: string) => pending[kind].sources[Number(i)] ?? found,
     )
-    tally.errors.push({
-      item,
-      message: error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, ''),
-    })
+    // An association's place is its relationship's (or report's): its message says it is about the association.
+    const message = error.errorSource?.startsWith('association')
+      ? error.errorReason
+      : error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, '')
+    listError(tally, { item, message })
   }
 }

@@ -19,7 +19,7 @@ import { membershipFor, selectOwner } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { type Action, isAllowed } from '../permissions.js'
 import { type BatchOptions, parseBatchDefinition } from './definition.js'
-import { readProgress } from './progress.js'
+import { type BatchCounts, type OutcomeKind, type WriteOutcome, readProgress } from './progress.js'
 
 export const BATCH_DISABLED_MESSAGE =
   'Batch job api is not available.  Ensure that batchJobEnabled is true and document storage is enabled and configured;'
@@ -169,15 +169,25 @@ export async function getBatchErrorFile(ctx: RequestContext, id: number): Promis
   return gzipSync(JSON.stringify(rows.map(toResult)))
 }
 
+export interface BatchOutcome {
+  successCount: number
+  errorCount: number
+  /** Successes and errors per kind. */
+  counts: BatchCounts
+  /** Of the successes per kind: created, updated, unchanged. */
+  outcomes: Record<OutcomeKind, WriteOutcome>
+  results: BatchResult[]
+}
+
 /** A job's counts and all its errors and warnings in one read, for a caller that ran the job itself (the CLI import). */
-export async function readBatchOutcome(
-  ctx: RequestContext,
-  id: number,
-): Promise<{ successCount: number; errorCount: number; results: BatchResult[] }> {
+export async function readBatchOutcome(ctx: RequestContext, id: number): Promise<BatchOutcome> {
   const job = await requireVisibleJob(ctx, id)
+  const { counts, outcomes } = readProgress(job.progress)
   return {
     successCount: job.success_count,
     errorCount: job.error_count,
+    counts,
+    outcomes,
     results: (await listBatchErrors(ctx.store.db, id)).map(toResult),
   }
 }

@@ -16,12 +16,31 @@ export interface BatchCounts {
   warningCount: number
 }
 
+/** What the written items of one kind did to the database: rows made, rows changed, versions held already. */
+export interface WriteOutcome {
+  created: number
+  updated: number
+  unchanged: number
+}
+
+/** The kinds whose outcomes a job tells apart (beyond the spec's counts: the v2 status does not show them). */
+export const OUTCOME_KINDS = ['indicator', 'group', 'association'] as const
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number]
+
 export interface BatchProgress {
   phase: Phase
   /** Index of the next item within the phase's list. */
   offset: number
   counts: BatchCounts
+  /** Of the items counted as successes, per kind: created, updated, or left as they were (for an importer's summary). */
+  outcomes: Record<OutcomeKind, WriteOutcome>
 }
+
+const noOutcomes = (): Record<OutcomeKind, WriteOutcome> => ({
+  indicator: { created: 0, updated: 0, unchanged: 0 },
+  group: { created: 0, updated: 0, unchanged: 0 },
+  association: { created: 0, updated: 0, unchanged: 0 },
+})
 
 export function initialProgress(): BatchProgress {
   return {
@@ -36,13 +55,16 @@ export function initialProgress(): BatchProgress {
       errorAssociationCount: 0,
       warningCount: 0,
     },
+    outcomes: noOutcomes(),
   }
 }
 
 export function readProgress(text: string | null): BatchProgress {
   if (!text) return initialProgress()
   const parsed = JSON.parse(text) as BatchProgress
-  return { ...initialProgress(), ...parsed, counts: { ...initialProgress().counts, ...parsed.counts } }
+  const outcomes = noOutcomes()
+  for (const kind of OUTCOME_KINDS) Object.assign(outcomes[kind], parsed.outcomes?.[kind])
+  return { ...initialProgress(), ...parsed, counts: { ...initialProgress().counts, ...parsed.counts }, outcomes }
 }
 
 export function successTotal(c: BatchCounts): number {

@@ -30,7 +30,16 @@ import type { BatchOptions } from './definition.js'
 import { type BatchEnvironment, loadBatchEnvironment, rememberLabel } from './environment.js'
 import { type BatchInput, isIssue, parseBatchInput, readGroupDraft, readIndicatorDraft } from './input.js'
 import type { ItemList } from './input-scan.js'
-import { type BatchProgress, PHASES, type Phase, errorTotal, readProgress, successTotal } from './progress.js'
+import {
+  type BatchProgress,
+  type OutcomeKind,
+  PHASES,
+  type Phase,
+  type WriteOutcome,
+  errorTotal,
+  readProgress,
+  successTotal,
+} from './progress.js'
 import { writeAssociationChunk } from './write-associations.js'
 import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
 import { writeIndicatorChunk } from './write-indicators.js'
@@ -112,6 +121,7 @@ type Outcome = {
   written: number
   issues: BatchIssue[]
   createdLabels?: { name: string; id: number }[]
+  outcome?: WriteOutcome
 }
 
 interface PhasePlan {
@@ -119,7 +129,7 @@ interface PhasePlan {
   items: ItemList
   read(item: unknown, index: number): Item | BatchIssue
   write(db: Kysely<Database>, drafts: Item[]): Promise<Outcome>
-  tally(r: Runner, written: number, issues: BatchIssue[]): void
+  tally(r: Runner, written: number, issues: BatchIssue[], outcome?: WriteOutcome): void
   /** Items of this phase that count toward unprocessCount when the job halts. */
   countable(from: number): number
 }
@@ -131,8 +141,13 @@ function tallyFor(phase: PhasePlan['phase']) {
       : phase === 'indicators'
         ? (['successIndicatorCount', 'errorIndicatorCount'] as const)
         : (['successAssociationCount', 'errorAssociationCount'] as const)
-  return (r: Runner, written: number, issues: BatchIssue[]) => {
+  const kind: OutcomeKind = phase === 'groups' ? 'group' : phase === 'indicators' ? 'indicator' : 'association'
+  return (r: Runner, written: number, issues: BatchIssue[], outcome?: WriteOutcome) => {
     r.progress.counts[ok] += written
+    const tally = r.progress.outcomes[kind]
+    tally.created += outcome?.created ?? 0
+    tally.updated += outcome?.updated ?? 0
+    tally.unchanged += outcome?.unchanged ?? 0
     r.progress.counts[bad] += issues.filter((i) => i.severity === 'Error').length
     r.progress.counts.warningCount += issues.filter((i) => i.severity === 'Warning').length
   }
@@ -197,7 +212,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
               ? start + firstIssue + 1
               : start + read.length
         const issues = [...read.filter((x) => 'issue' in x && x.index < next).map((x) => x.issue!), ...outcome.issues]
-        plan.tally(r, outcome.written, issues)
+        plan.tally(r, outcome.written, issues, outcome.outcome)
         r.progress.offset = next
         await commit(r, trx, issues)
         return {

@@ -23,6 +23,7 @@ import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import type { IndicatorDraft } from './input.js'
+import type { WriteOutcome } from './progress.js'
 import { type CreatedLabels, type MetadataTarget, writeMetadata } from './write-metadata.js'
 
 export interface ChunkOutcome {
@@ -31,6 +32,8 @@ export interface ChunkOutcome {
   written: number
   issues: BatchIssue[]
   createdLabels: CreatedLabels
+  /** Of the written items: how many made a row, changed one, or found their version held already. */
+  outcome?: WriteOutcome
 }
 
 type Plan = { draft: IndicatorDraft } & (
@@ -203,5 +206,12 @@ export async function writeIndicatorChunk(
     'file_occurrence',
     targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))),
   )
-  return { consumed: plans.length, written: plans.length, issues, createdLabels }
+  const updated = plans.filter((p) => p.kind === 'update' || p.kind === 'merge').length
+  return {
+    consumed: plans.length,
+    written: plans.length,
+    issues,
+    createdLabels,
+    outcome: { created: inserts.length, updated, unchanged: plans.length - inserts.length - updated },
+  }
 }

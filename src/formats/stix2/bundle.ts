@@ -13,10 +13,13 @@ import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../format.js'
 import { type ElementReading, messageOf } from '../read-json-array.js'
+import { GROUP_TYPE_OF, type Linked, StixGraph, groupOfSdo } from './graph.js'
 import { readStixInput } from './stix-input.js'
 import {
   ALWAYS_MARKINGS,
   MARKINGS,
+  STIX_EXTRA_ATTRIBUTE,
+  STIX_ID_ATTRIBUTE,
   StixIds,
   type StixMarking,
   type TlpLabel,
@@ -40,41 +43,114 @@ export const stixBundle: Format = {
   reader: {
     sourceVersions: true,
     async *read(input, { name, now }) {
-      const markings = new Map<string, TlpLabel>()
-      const at = now === undefined ? Date.now() : Date.parse(now)
-      yield* readStixInput(input, name, (object, where) => readStixObject(object, where, markings, at))
+      const state: ReadState = {
+        markings: new Map<string, TlpLabel>(),
+        graph: new StixGraph(),
+        now: now === undefined ? Date.now() : Date.parse(now),
+      }
+      yield* readStixInput(input, name, (object, where) => readStixObject(object, where, state))
+      const held = state.graph.end()
+      if (held.associations.length || held.errors.length)
+        yield {
+          kind: 'element',
+          where: '(end of input)',
+          heldBack: true,
+          indicators: [],
+          associations: held.associations,
+          earlierErrors: held.errors,
+        }
     },
   },
   writer: { metadata: ['tags', 'securityLabels'], mayLeaveOut: true, open: (options) => new BundleWriter(options) },
 }
 
-/** Where an import keeps what a STIX object says that Bulwark has no column for (model/reference-data.ts types). */
-export const STIX_ID_ATTRIBUTE = 'External ID'
-export const STIX_EXTRA_ATTRIBUTE = 'Additional Analysis and Context'
+/** What reading one input remembers from object to object. */
+interface ReadState {
+  /** TLP marking definitions of the input, by id, for the objects after them. */
+  markings: Map<string, TlpLabel>
+  graph: StixGraph
+  /** The time of the import: an indicator whose valid_until is past it comes in inactive. */
+  now: number
+}
+
+/** An element's reading with the associations (and refusals of them) that reading it completed. */
+function withLinks(reading: ElementReading, linked: Linked, where: string): ElementReading {
+  const associations = [...(reading.associations ?? []), ...linked.associations]
+  const own = linked.errors.filter((e) => e.where === where).map((e) => e.error)
+  const earlier = linked.errors.filter((e) => e.where !== where)
+  const errors = [reading.error, ...own].filter((e) => e !== undefined)
+  const out: ElementReading = { ...reading }
+  if (associations.length) out.associations = associations
+  if (errors.length) out.error = errors.join('; ')
+  if (earlier.length) out.earlierErrors = earlier
+  return out
+}
 
 /**
- * The batch items of one STIX object; a TLP marking definition is remembered for the indicators
- * that follow. An indicator some of whose comparisons Bulwark cannot hold gives the others, and
- * says which it left out.
+ * The batch items of one STIX object: an indicator's Indicators, an SDO's Group, a
+ * relationship's associations, and the associations held back for an object until it came. A
+ * TLP marking definition is remembered for the objects that follow. An indicator some of whose
+ * comparisons Bulwark cannot hold gives the others, and says which it left out. An object of a
+ * type not imported is `skipped` with its type.
  */
-function readStixObject(object: unknown, where: string, markings: Map<string, TlpLabel>, now: number): ElementReading {
+function readStixObject(object: unknown, where: string, state: ReadState): ElementReading {
   if (!object || typeof object !== 'object' || Array.isArray(object))
     return { indicators: [], error: 'not a JSON object' }
   const o = object as Record<string, unknown>
+  if (typeof o.type !== 'string' || o.type === '') return { indicators: [], error: 'not a STIX object: it has no type' }
   if (o.type === 'marking-definition') {
     const label = labelOfMarkingDefinition(o)
     if (label && typeof o.id === 'string') {
-      markings.set(o.id, label)
+      state.markings.set(o.id, label)
       return { indicators: [] }
     }
-    return {
-      indicators: [],
-      error: `marking definition ${String(o.id)} is not a TLP marking (only TLP markings become Security Labels)`,
-    }
+    // A statement or other marking: only TLP markings become Security Labels.
+    return { indicators: [], skipped: 'marking-definition' }
   }
+  const id = typeof o.id === 'string' && o.id !== '' ? o.id : undefined
+  if (o.type === 'relationship') return readRelationship(o, where, state)
+  if (GROUP_TYPE_OF.has(o.type)) {
+    let group: Record<string, unknown>
+    try {
+      group = groupOfSdo(o, state.markings)
+    } catch (error) {
+      return { indicators: [], error: `${id ? `${id}: ` : ''}${messageOf(error)}` }
+    }
+    const reading: ElementReading = { indicators: [], groups: [{ where, item: group }] }
+    const linked = state.graph.groupRead(id!, group.type as string)
+    // A report's object_refs: each a link from the report to an object, dropped where it makes no association.
+    const refs = o.type === 'report' && Array.isArray(o.object_refs) ? o.object_refs : []
+    refs.forEach((ref, k) => {
+      if (typeof ref !== 'string') return
+      const made = state.graph.link(`${where} object_refs[${k}]`, id!, ref, false)
+      linked.associations.push(...made.associations)
+    })
+    return withLinks(reading, linked, where)
+  }
+  if (o.type !== 'indicator') return { indicators: [], skipped: o.type }
+  const reading = readIndicator(o, where, state)
+  if (!id) return reading
+  const keys = reading.indicators.map(({ indicator }) => {
+    const { type, summary } = indicator as { type: string; summary: string }
+    return { type, summary }
+  })
+  return withLinks(reading, state.graph.indicatorRead(id, keys), where)
+}
+
+/** A relationship: its association now when both ends were read, else held; refused with the reason. */
+function readRelationship(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
+  const named = typeof o.id === 'string' ? `${o.id}: ` : ''
+  if (o.revoked === true) return { indicators: [], error: `${named}the relationship is revoked` }
+  if (typeof o.source_ref !== 'string' || typeof o.target_ref !== 'string')
+    return { indicators: [], error: `${named}a relationship needs a source_ref and a target_ref` }
+  const linked = state.graph.link(where, o.source_ref, o.target_ref, true)
+  return withLinks({ indicators: [] }, linked, where)
+}
+
+function readIndicator(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
   const named = typeof o.id === 'string' ? `${o.id}: ` : ''
   try {
-    const read = fromStixIndicator(o, markings, now)
+    const read = fromStixIndicator(o, state.markings, state.now)
     const indicators = read.indicators.map((indicator, i) => {
       const def = findIndicatorType(indicator.type)!
       const item: Record<string, unknown> = { type: indicator.type, summary: composeSummary(def, indicator.values) }
@@ -99,7 +175,7 @@ function readStixObject(object: unknown, where: string, markings: Map<string, Tl
       ? { indicators, error: `${named}not imported from its pattern: ${read.skipped.join('; ')}` }
       : { indicators }
   } catch (error) {
-    return { indicators: [], error: `${o.type === 'indicator' ? named : ''}${messageOf(error)}` }
+    return { indicators: [], error: `${named}${messageOf(error)}` }
   }
 }
 
