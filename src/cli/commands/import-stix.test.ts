@@ -69,6 +69,9 @@ beforeAll(async () => {
     'versions',
     'taxii',
     'adversarial',
+    'graph',
+    'group versions',
+    'bound',
     ...OASIS_FILES.map(([f]) => f),
   ]
   for (const name of names) owners.set(name, await t.createOwner(ownerFor(name), 'Source'))
@@ -523,5 +526,128 @@ describe.skipIf(!!missing)('adversarial STIX', () => {
       'adv2.example',
       'adv3.example',
     ])
+  })
+})
+
+/** A STIX 2.1 object of the given type and uuid tail, with what the test adds. */
+const sdo = (type: string, n: number, more: Record<string, unknown> = {}) => ({
+  type,
+  spec_version: '2.1',
+  id: `${type}--00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  created: '2022-01-01T00:00:00.000Z',
+  modified: '2022-01-01T00:00:00.000Z',
+  ...more,
+})
+const jsonLines = (name: string, objects: unknown[]) => {
+  const file = join(dir, name)
+  writeFileSync(file, objects.map((o) => JSON.stringify(o)).join('\n'))
+  return file
+}
+
+describe.skipIf(!!missing)('relationships, versions and bounds', () => {
+  const campaign = sdo('campaign', 1, { name: 'Held Campaign' })
+  const malware = sdo('malware', 2, { name: 'Held Malware', is_family: true })
+  const indicator = sdo('indicator', 3, {
+    name: 'c2',
+    pattern: "[ipv4-addr:value = '198.51.100.7' OR domain-name:value = 'held.example']",
+    pattern_type: 'stix',
+    valid_from: '2022-01-01T00:00:00Z',
+  })
+  const relationship = (n: number, source: string, target: string, type = 'uses') =>
+    sdo('relationship', n, { relationship_type: type, source_ref: source, target_ref: target })
+
+  it('holds a relationship that comes before its objects until they are read, and reports one whose object never comes', async () => {
+    const file = jsonLines('graph.jsonl', [
+      relationship(10, campaign.id, malware.id),
+      relationship(11, indicator.id, campaign.id, 'indicates'),
+      relationship(12, indicator.id, 'indicator--00000000-0000-4000-8000-000000000099', 'related-to'),
+      relationship(13, campaign.id, 'identity--00000000-0000-4000-8000-000000000001', 'targets'),
+      relationship(14, malware.id, 'intrusion-set--00000000-0000-4000-8000-000000000098', 'authored-by'),
+      sdo('identity', 1, { name: 'a victim', identity_class: 'organization' }),
+      campaign,
+      malware,
+      indicator,
+      sdo('report', 4, {
+        name: 'Held Report',
+        published: '2022-01-02T00:00:00Z',
+        object_refs: [campaign.id, indicator.id, 'relationship--00000000-0000-4000-8000-000000000010'],
+      }),
+    ])
+    const result = await run(file, 'graph')
+    expect(result.skipped).toEqual({ identity: 1 })
+    expect(result.groups.created).toBe(3)
+    // campaign-malware, the indicator's two Indicators with the campaign, the report with the campaign and both Indicators.
+    expect(result.associations).toEqual({ created: 6, updated: 0, unchanged: 0, refused: 1 })
+    expect(result.errors).toEqual([
+      {
+        item: 'line 4',
+        message: 'identity--00000000-0000-4000-8000-000000000001 is an identity, which Bulwark does not import',
+      },
+      {
+        item: 'line 3',
+        message:
+          'indicator--00000000-0000-4000-8000-000000000099 is not in this input (an Indicator is found by its value, which only its object gives)',
+      },
+      {
+        item: 'line 5',
+        message:
+          "Association: Group with xid 'intrusion-set--00000000-0000-4000-8000-000000000098' was not found in STIX graph",
+      },
+    ])
+    expect(result.errorCount).toBe(3)
+    expect(await associationCount('graph')).toBe(6)
+    // The intrusion set comes in a later file: the relationship, imported again, now finds it.
+    const later = jsonLines('graph-later.jsonl', [sdo('intrusion-set', 98, { name: 'Later Set' })])
+    expect((await run(later, 'graph')).groups.created).toBe(1)
+    const again = await run(file, 'graph')
+    expect(again.associations).toEqual({ created: 1, updated: 0, unchanged: 6, refused: 0 })
+    expect(again.groups).toEqual({ created: 0, updated: 0, unchanged: 3, refused: 0 })
+  })
+
+  it('keeps the newer of two versions of one object in one file, whichever comes first, and markup verbatim', async () => {
+    const xss = '<script>alert(document.cookie)</script>"><img src=x onerror=alert(1)>'
+    const older = sdo('intrusion-set', 20, { name: `old ${xss}`, description: 'the old one' })
+    const newer = { ...older, name: `new ${xss}`, description: xss, modified: '2023-06-01T00:00:00.000Z' }
+    const result = await run(jsonLines('versions-a.jsonl', [newer, older, newer]), 'group versions')
+    expect(result.groups).toEqual({ created: 1, updated: 0, unchanged: 2, refused: 0 })
+    const [group] = await groupsOf('group versions')
+    expect([group.name, group.external_last_modified]).toEqual([`new ${xss}`, '2023-06-01T00:00:00.000Z'])
+    expect(await attributesOf(group.id, 'group')).toEqual([`Description: ${xss}`])
+
+    const other = sdo('intrusion-set', 21, { name: 'first older', description: 'older' })
+    const otherNewer = { ...other, name: 'then newer', description: 'newer', modified: '2023-06-01T00:00:00.000Z' }
+    const second = await run(jsonLines('versions-b.jsonl', [other, otherNewer]), 'group versions')
+    expect(second.groups).toEqual({ created: 1, updated: 1, unchanged: 0, refused: 0 })
+    const updated = (await groupsOf('group versions')).find((g) => g.xid === other.id)!
+    expect([updated.name, updated.external_last_modified]).toEqual(['then newer', '2023-06-01T00:00:00.000Z'])
+    // The newer version's attributes are added; the older one's stay (attributes are appended).
+    expect(await attributesOf(updated.id, 'group')).toEqual(['Description: older', 'Description: newer'])
+  })
+
+  it('lists the first 1,000 refusals by place and reason, and counts the rest', async () => {
+    const bad = Array.from({ length: 1_005 }, (_, i) =>
+      sdo('indicator', 1000 + i, {
+        pattern: `[process:name = 'p${i}.exe']`,
+        pattern_type: 'stix',
+        valid_from: '2022-01-01T00:00:00Z',
+      }),
+    )
+    const result = await run(jsonLines('bound.jsonl', bad), 'bound')
+    expect([result.errorCount, result.errors.length, result.errorsNotListed]).toEqual([1_005, 1_000, 5])
+    expect(result.errors[999].item).toBe('line 1000')
+  })
+
+  it('says that the caller cannot write to the owner, before reading anything', async () => {
+    const reader = await t.createAccount({
+      role: 'Standard User',
+      memberships: { [ownerFor('bound')]: 'Subscriber' },
+    })
+    await expect(
+      importCommand(t.store, t.services, {
+        file: join(dir, 'bound.jsonl'),
+        owner: ownerFor('bound'),
+        userName: reader.userName,
+      }),
+    ).rejects.toThrow(`${reader.userName} cannot write to ${ownerFor('bound')}`)
   })
 })
