@@ -56,6 +56,12 @@ export interface ElementItems {
   indicators: ReadIndicator[]
   groups?: ReadItem[]
   associations?: ReadItem[]
+  /**
+   * Observations of Indicators of this or an earlier element (a STIX sighting), as the batch
+   * file's `observation` array holds them: `{type, summary, count, dateObserved, sourceId,
+   * externalLastModified}` (domain/batch/write-observations.ts).
+   */
+  observations?: ReadItem[]
   error?: string
   /**
    * Set when the element is of a kind the format does not import (a STIX identity, say): that

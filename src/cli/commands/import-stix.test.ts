@@ -72,6 +72,7 @@ beforeAll(async () => {
     'graph',
     'group versions',
     'bound',
+    'sightings',
     ...OASIS_FILES.map(([f]) => f),
   ]
   for (const name of names) owners.set(name, await t.createOwner(ownerFor(name), 'Source'))
@@ -635,6 +636,58 @@ describe.skipIf(!!missing)('relationships, versions and bounds', () => {
     const result = await run(jsonLines('bound.jsonl', bad), 'bound')
     expect([result.errorCount, result.errors.length, result.errorsNotListed]).toEqual([1_005, 1_000, 5])
     expect(result.errors[999].item).toBe('line 1000')
+  })
+
+  it("records a sighting as observations of its indicator's Indicators, once, and a newer version replaces its count", async () => {
+    const seen = sdo('indicator', 30, {
+      pattern: "[ipv4-addr:value = '203.0.113.30' OR domain-name:value = 'seen.example']",
+      pattern_type: 'stix',
+      valid_from: '2022-01-01T00:00:00Z',
+    })
+    const sighting = sdo('sighting', 31, {
+      sighting_of_ref: seen.id,
+      count: 3,
+      first_seen: '2022-02-01T00:00:00Z',
+      last_seen: '2022-02-03T10:00:00Z',
+    })
+    const file = jsonLines('sightings.jsonl', [
+      sighting,
+      seen,
+      sdo('sighting', 32, { sighting_of_ref: malware.id }),
+      sdo('sighting', 33, { sighting_of_ref: 'indicator--00000000-0000-4000-8000-000000000097' }),
+      malware,
+    ])
+    const result = await run(file, 'sightings')
+    expect(result.observations).toEqual({ created: 2, updated: 0, unchanged: 0, refused: 0 })
+    expect(result.errors).toEqual([
+      {
+        item: 'line 3',
+        message: `it is a sighting of ${malware.id}, a Malware: Bulwark records observations of Indicators only`,
+      },
+      {
+        item: 'line 4',
+        message:
+          'indicator--00000000-0000-4000-8000-000000000097 is not in this input (an Indicator is found by its value, which only its object gives)',
+      },
+    ])
+    const observed = async () =>
+      (await indicatorsOf('sightings')).map((r) => [r.summary, r.observation_count, r.last_observed])
+    expect(await observed()).toEqual([
+      ['203.0.113.30', 3, '2022-02-03T10:00:00.000Z'],
+      ['seen.example', 3, '2022-02-03T10:00:00.000Z'],
+    ])
+    expect((await run(file, 'sightings')).observations).toEqual({ created: 0, updated: 0, unchanged: 2, refused: 0 })
+    expect(await observed()).toEqual([
+      ['203.0.113.30', 3, '2022-02-03T10:00:00.000Z'],
+      ['seen.example', 3, '2022-02-03T10:00:00.000Z'],
+    ])
+    const newer = { ...sighting, count: 5, modified: '2022-03-01T00:00:00.000Z', last_seen: '2022-02-28T00:00:00Z' }
+    const again = await run(jsonLines('sightings-newer.jsonl', [seen, newer]), 'sightings')
+    expect(again.observations).toEqual({ created: 0, updated: 2, unchanged: 0, refused: 0 })
+    expect(await observed()).toEqual([
+      ['203.0.113.30', 5, '2022-02-28T00:00:00.000Z'],
+      ['seen.example', 5, '2022-02-28T00:00:00.000Z'],
+    ])
   })
 
   it('says that the caller cannot write to the owner, before reading anything', async () => {

@@ -71,6 +71,7 @@ interface Tally {
   indicators: KindTally
   groups: KindTally
   associations: KindTally
+  observations: KindTally
   /** Elements of a kind the format does not import, by that kind (a STIX type). */
   skipped: Record<string, number>
   /** The first MAX_LISTED_ERRORS refusals, by place and reason. */
@@ -79,13 +80,19 @@ interface Tally {
 }
 
 /** The batch file's arrays, in the order a job writes them, and the summary's name of each. */
-const KINDS = ['indicator', 'group', 'association'] as const
+const KINDS = ['indicator', 'group', 'association', 'observation'] as const
 type Kind = (typeof KINDS)[number]
-const TALLY_OF = { indicator: 'indicators', group: 'groups', association: 'associations' } as const
+const TALLY_OF = {
+  indicator: 'indicators',
+  group: 'groups',
+  association: 'associations',
+  observation: 'observations',
+} as const
 const REFUSED_OF = {
   indicator: 'errorIndicatorCount',
   group: 'errorGroupCount',
   association: 'errorAssociationCount',
+  observation: 'errorObservationCount',
 } as const
 
 /** Batch items waiting for their job, each with the place in the file its errors are reported by. */
@@ -95,6 +102,7 @@ const nothingPending = (): Pending => ({
   indicator: { items: [], sources: [] },
   group: { items: [], sources: [] },
   association: { items: [], sources: [] },
+  observation: { items: [], sources: [] },
 })
 
 const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].items.length, 0)
@@ -126,6 +134,7 @@ export async function importCommand(store: Store, services: Services, args: Impo
     indicators: noKind(),
     groups: noKind(),
     associations: noKind(),
+    observations: noKind(),
     skipped: {},
     errors: [],
     errorsNotListed: 0,
@@ -172,6 +181,7 @@ export async function importCommand(store: Store, services: Services, args: Impo
       event.indicators.map(({ where, indicator }) => ({ where, item: indicator })),
     )
     add('association', event.associations ?? [])
+    add('observation', event.observations ?? [])
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
     if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
   }
@@ -213,7 +223,8 @@ async function runChunk(
   const id = await createBatchJob(
     { ...ctx, now: isoNow() },
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
-    sourceVersions ? { sourceVersions } : {},
+    // The observations of sightings are beyond the v2 batch file: an import asks for them.
+    sourceVersions ? { sourceVersions, observations: true } : { observations: true },
   )
   await uploadBatchInput(ctx, id, JSON.stringify(Object.fromEntries(KINDS.map((kind) => [kind, pending[kind].items]))))
   const workerId = newWorkerId()
@@ -236,11 +247,11 @@ async function runChunk(
     if (error.severity !== 'Error' && tally.errors.length >= MAX_LISTED_ERRORS) continue
     // The job numbers items from 0 within its chunk; the report names their place in the file.
     const item = (error.errorSource ?? '').replace(
-      /^(indicator|group|association)\[(\d+)\]/,
+      /^(indicator|group|association|observation)\[(\d+)\]/,
       (found, kind: Kind, i: string) => pending[kind].sources[Number(i)] ?? found,
     )
-    // An association's place is its relationship's (or report's): its message says it is about the association.
-    const message = error.errorSource?.startsWith('association')
+    // An association's or observation's place is its relationship's (or report's, sighting's): its message says what it is about.
+    const message = /^(association|observation)/.test(error.errorSource ?? '')
       ? error.errorReason
       : error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, '')
     listError(tally, { item, message })

@@ -44,7 +44,7 @@ async function requireEnabled(ctx: RequestContext) {
 export async function createBatchJob(
   ctx: RequestContext,
   body: unknown,
-  internal: Pick<BatchOptions, 'sourceVersions'> = {},
+  internal: Pick<BatchOptions, 'sourceVersions' | 'observations'> = {},
 ): Promise<number> {
   await requireEnabled(ctx)
   const options: BatchOptions = { ...parseBatchDefinition(body), ...internal }
@@ -140,8 +140,18 @@ export async function getBatchStatus(ctx: RequestContext, id: number, additional
     unprocessCount: job.unprocess_count,
   }
   if (!additional) return view
-  const { counts } = readProgress(job.progress)
-  return { ...view, ...counts }
+  const { counts: c } = readProgress(job.progress)
+  // The spec's counts only: an import's observations are beyond it.
+  return {
+    ...view,
+    successIndicatorCount: c.successIndicatorCount,
+    errorIndicatorCount: c.errorIndicatorCount,
+    successGroupCount: c.successGroupCount,
+    errorGroupCount: c.errorGroupCount,
+    successAssociationCount: c.successAssociationCount,
+    errorAssociationCount: c.errorAssociationCount,
+    warningCount: c.warningCount,
+  }
 }
 
 export interface BatchResult {

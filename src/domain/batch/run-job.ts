@@ -43,6 +43,7 @@ import {
 import { writeAssociationChunk } from './write-associations.js'
 import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
 import { writeIndicatorChunk } from './write-indicators.js'
+import { type ObservationDraft, readObservationDraft, writeObservationChunk } from './write-observations.js'
 import { inTransaction } from '../transaction.js'
 
 export const CHUNK_SIZE = 2000
@@ -134,14 +135,23 @@ interface PhasePlan {
   countable(from: number): number
 }
 
+const PHASE_KIND = {
+  groups: 'group',
+  indicators: 'indicator',
+  associations: 'association',
+  observations: 'observation',
+} as const satisfies Record<PhasePlan['phase'], OutcomeKind>
+
 function tallyFor(phase: PhasePlan['phase']) {
   const [ok, bad] =
     phase === 'groups'
       ? (['successGroupCount', 'errorGroupCount'] as const)
       : phase === 'indicators'
         ? (['successIndicatorCount', 'errorIndicatorCount'] as const)
-        : (['successAssociationCount', 'errorAssociationCount'] as const)
-  const kind: OutcomeKind = phase === 'groups' ? 'group' : phase === 'indicators' ? 'indicator' : 'association'
+        : phase === 'associations'
+          ? (['successAssociationCount', 'errorAssociationCount'] as const)
+          : (['successObservationCount', 'errorObservationCount'] as const)
+  const kind = PHASE_KIND[phase]
   return (r: Runner, written: number, issues: BatchIssue[], outcome?: WriteOutcome) => {
     r.progress.counts[ok] += written
     const tally = r.progress.outcomes[kind]
@@ -157,6 +167,7 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
   const del = env.options.action === 'Delete'
   const associations = del ? [] : collectAssociations(input)
   const withIndex = associations.map((a, index) => (isIssue(a) ? a : { ...a, index }))
+  const observations = !del && env.options.observations ? input.observation : []
   return [
     {
       phase: 'groups',
@@ -181,6 +192,14 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
       tally: tallyFor('associations'),
       write: (db, d) => writeAssociationChunk(db, env, d as (AssociationEntry & Item)[]),
       countable: (from) => withIndex.slice(from).filter((a) => isIssue(a) || !(a as AssociationEntry).inline).length,
+    },
+    {
+      phase: 'observations',
+      items: observations,
+      read: (item, i) => readObservationDraft(item, i),
+      tally: tallyFor('observations'),
+      write: (db, d) => writeObservationChunk(db, env, d as ObservationDraft[]),
+      countable: (from) => Math.max(0, observations.length - from),
     },
   ]
 }
@@ -235,7 +254,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
       }
       const issue = batchError(
         BATCH_CODES.internal,
-        `${plan.phase === 'groups' ? 'group' : plan.phase === 'indicators' ? 'indicator' : 'association'}[${start}]`,
+        `${PHASE_KIND[plan.phase]}[${start}]`,
         `Internal: ${(error as Error).message}`,
       )
       plan.tally(r, 0, [issue])
@@ -265,7 +284,11 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
   const batchOptions = JSON.parse(job.options) as BatchOptions
   const parsed = parseBatchInput((await findBatchInput(store.db, jobId)) ?? '')
   if (isIssue(parsed)) return finish(r, 0, [parsed])
-  const total = parsed.indicator.length + parsed.group.length + parsed.association.length
+  const total =
+    parsed.indicator.length +
+    parsed.group.length +
+    parsed.association.length +
+    (batchOptions.observations ? parsed.observation.length : 0)
   const ctx = await jobContext(store, services, job)
   if (!ctx)
     return finish(r, total, [

@@ -31,7 +31,8 @@ export interface AssociationOutcome {
 
 type Resolved = { kind: 'indicator' | 'group'; id: number; type: string } | undefined
 
-async function resolver(db: Kysely<Database>, env: BatchEnvironment, refs: AssociationRef[]) {
+/** Finds the references' Groups and Indicators in the job's owner (a few IN queries); the function answers per reference. */
+export async function resolveReferences(db: Kysely<Database>, env: BatchEnvironment, refs: AssociationRef[]) {
   const indicators = refs.filter((r) => r.kind === 'indicator')
   const bySummary = indicators.filter((r) => 'summary' in r && r.def.name !== 'File') as Extract<
     AssociationRef,
@@ -99,7 +100,7 @@ export async function writeAssociationChunk(
   env: BatchEnvironment,
   entries: AssociationEntry[],
 ): Promise<AssociationOutcome> {
-  const resolve = await resolver(
+  const resolve = await resolveReferences(
     db,
     env,
     entries.flatMap((e) => [e.a, e.b]),

@@ -13,7 +13,7 @@ import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../format.js'
 import { type ElementReading, messageOf } from '../read-json-array.js'
-import { GROUP_TYPE_OF, type Linked, StixGraph, groupOfSdo } from './graph.js'
+import { GROUP_TYPE_OF, type Linked, type Sighting, StixGraph, groupOfSdo } from './graph.js'
 import { readStixInput } from './stix-input.js'
 import {
   ALWAYS_MARKINGS,
@@ -50,13 +50,14 @@ export const stixBundle: Format = {
       }
       yield* readStixInput(input, name, (object, where) => readStixObject(object, where, state))
       const held = state.graph.end()
-      if (held.associations.length || held.errors.length)
+      if (held.associations.length || held.observations.length || held.errors.length)
         yield {
           kind: 'element',
           where: '(end of input)',
           heldBack: true,
           indicators: [],
           associations: held.associations,
+          observations: held.observations,
           earlierErrors: held.errors,
         }
     },
@@ -76,11 +77,13 @@ interface ReadState {
 /** An element's reading with the associations (and refusals of them) that reading it completed. */
 function withLinks(reading: ElementReading, linked: Linked, where: string): ElementReading {
   const associations = [...(reading.associations ?? []), ...linked.associations]
+  const observations = [...(reading.observations ?? []), ...linked.observations]
   const own = linked.errors.filter((e) => e.where === where).map((e) => e.error)
   const earlier = linked.errors.filter((e) => e.where !== where)
   const errors = [reading.error, ...own].filter((e) => e !== undefined)
   const out: ElementReading = { ...reading }
   if (associations.length) out.associations = associations
+  if (observations.length) out.observations = observations
   if (errors.length) out.error = errors.join('; ')
   if (earlier.length) out.earlierErrors = earlier
   return out
@@ -109,6 +112,7 @@ function readStixObject(object: unknown, where: string, state: ReadState): Eleme
   }
   const id = typeof o.id === 'string' && o.id !== '' ? o.id : undefined
   if (o.type === 'relationship') return readRelationship(o, where, state)
+  if (o.type === 'sighting') return readSighting(o, where, state)
   if (GROUP_TYPE_OF.has(o.type)) {
     let group: Record<string, unknown>
     try {
@@ -145,6 +149,29 @@ function readRelationship(o: Record<string, unknown>, where: string, state: Read
     return { indicators: [], error: `${named}a relationship needs a source_ref and a target_ref` }
   const linked = state.graph.link(where, o.source_ref, o.target_ref, true)
   return withLinks({ indicators: [] }, linked, where)
+}
+
+/**
+ * A sighting of an indicator: an observation of each of its Indicators, `count` times (1 when the
+ * sighting does not say), at its `last_seen` (else `first_seen`, else when it was made), keyed by
+ * the sighting's id and versioned by its `modified`.
+ */
+function readSighting(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
+  const named = typeof o.id === 'string' ? `${o.id}: ` : ''
+  const refuse = (error: string): ElementReading => ({ indicators: [], error: `${named}${error}` })
+  if (typeof o.id !== 'string' || !o.id.startsWith('sighting--')) return refuse('a sighting needs its id')
+  if (o.revoked === true) return refuse('the sighting is revoked')
+  if (typeof o.sighting_of_ref !== 'string') return refuse('a sighting needs a sighting_of_ref')
+  const count = o.count === undefined ? 1 : o.count
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+    return refuse(`count ${JSON.stringify(count)} is not a whole number`)
+  if (count === 0) return refuse('count 0: the sighting says it was not seen, which records no observation')
+  const when = [o.last_seen, o.first_seen, o.created].find((t) => typeof t === 'string' && t !== '') as
+    string | undefined
+  if (!when) return refuse('a sighting needs last_seen, first_seen or created: the time of the observation')
+  const sighting: Sighting = { count, dateObserved: when }
+  if (typeof o.modified === 'string' && o.modified !== '') sighting.externalLastModified = o.modified
+  return withLinks({ indicators: [] }, state.graph.sighting(where, o.id, o.sighting_of_ref, sighting), where)
 }
 
 function readIndicator(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {

@@ -139,11 +139,20 @@ export interface IndicatorKey {
   summary: string
 }
 
+/** What a sighting says of the Indicators it is a sighting of (an observation of each). */
+export interface Sighting {
+  count: number
+  dateObserved: string
+  externalLastModified?: string
+}
+
 /** A link waiting for an end: the place it is reported by and the two ids, nothing of the objects. */
 interface Held {
   where: string
   a: string
   b: string
+  /** Set for a sighting (a: its id, b: what it is a sighting of): observations, not an association. */
+  sighting?: Sighting
   /** Whether an end not read by the end of the input is a reason to report it (a relationship) or to drop it (a report's reference). */
   strict: boolean
   done?: true
@@ -151,8 +160,11 @@ interface Held {
 
 export interface Linked {
   associations: ReadItem[]
+  observations: ReadItem[]
   errors: { where: string; error: string }[]
 }
+
+const nothingLinked = (): Linked => ({ associations: [], observations: [], errors: [] })
 
 type End = { kind: 'group'; type: string; xid: string } | { kind: 'indicator'; keys: IndicatorKey[] }
 
@@ -194,22 +206,29 @@ export class StixGraph {
    * left out). Given at once when both ends are read; else held.
    */
   link(where: string, a: string, b: string, strict: boolean): Linked {
-    const out: Linked = { associations: [], errors: [] }
+    const out = nothingLinked()
     if (!strict && NOT_LINKED.has(stixTypeOf(b))) return out
     this.settle({ where, a, b, strict }, false, out)
     return out
   }
 
+  /** A sighting (`id`) of an object: an observation of each of its Indicators, once the object is read. */
+  sighting(where: string, id: string, of: string, sighting: Sighting): Linked {
+    const out = nothingLinked()
+    this.settle({ where, a: id, b: of, strict: true, sighting }, false, out)
+    return out
+  }
+
   /** The end of the input: every held link, its unread Group ends named by xid (held in the owner, perhaps). */
   end(): Linked {
-    const out: Linked = { associations: [], errors: [] }
+    const out = nothingLinked()
     for (const list of this.waiting.values()) for (const held of list) if (!held.done) this.settle(held, true, out)
     this.waiting.clear()
     return out
   }
 
   private release(id: string): Linked {
-    const out: Linked = { associations: [], errors: [] }
+    const out = nothingLinked()
     const list = this.waiting.get(id)
     if (!list) return out
     this.waiting.delete(id)
@@ -219,6 +238,7 @@ export class StixGraph {
 
   /** Gives the link, reports it, or holds it on the first end not read yet. */
   private settle(held: Held, final: boolean, out: Linked) {
+    if (held.sighting) return this.settleSighting(held, held.sighting, final, out)
     const ends: End[] = []
     for (const id of [held.a, held.b]) {
       const end = this.endOf(id, final)
@@ -254,6 +274,29 @@ export class StixGraph {
       out.associations.push({
         where: pairs.length > 1 ? `${held.where} (association ${i + 1} of ${pairs.length})` : held.where,
         item: { ref_1: x.ref, type_1: x.type, ref_2: y.ref, type_2: y.type },
+      }),
+    )
+  }
+
+  private settleSighting(held: Held, sighting: Sighting, final: boolean, out: Linked) {
+    const end = this.endOf(held.b, final)
+    if (end === 'later') {
+      const list = this.waiting.get(held.b)
+      if (list) list.push(held)
+      else this.waiting.set(held.b, [held])
+      return
+    }
+    held.done = true
+    if (typeof end === 'string') return void out.errors.push({ where: held.where, error: end })
+    if (end.kind === 'group')
+      return void out.errors.push({
+        where: held.where,
+        error: `it is a sighting of ${held.b}, a ${end.type}: Bulwark records observations of Indicators only`,
+      })
+    end.keys.forEach((key, i) =>
+      out.observations.push({
+        where: end.keys.length > 1 ? `${held.where} (observation ${i + 1} of ${end.keys.length})` : held.where,
+        item: { type: key.type, summary: key.summary, sourceId: held.a, ...sighting },
       }),
     )
   }
