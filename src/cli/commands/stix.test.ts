@@ -159,7 +159,13 @@ describe('STIX 2.1 bundles', () => {
         jobs: 1,
         successCount: seed.length,
         errorCount: 0,
+        indicators: { created: seed.length, updated: 0, unchanged: 0, refused: 0 },
+        groups: { created: 0, updated: 0, unchanged: 0, refused: 0 },
+        associations: { created: 0, updated: 0, unchanged: 0, refused: 0 },
+        observations: { created: 0, updated: 0, unchanged: 0, refused: 0 },
+        skipped: {},
         errors: [],
+        errorsNotListed: 0,
       })
       const again = join(cli.root, 'mirror.stix.json')
       expect((await bulwark('export', '--owner', 'Mirror', '--output', again, '--as', 'importer')).result.count).toBe(

@@ -168,6 +168,21 @@ const nothingLinked = (): Linked => ({ associations: [], observations: [], error
 
 type End = { kind: 'group'; type: string; xid: string } | { kind: 'indicator'; keys: IndicatorKey[] }
 
+const UUID_ID = /^indicator--([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/
+
+/**
+ * The key an indicator object is remembered by: the 16 bytes of its UUID as a 16-character string
+ * (a third of the id's memory); an id of another form as it is (longer than 16 characters, so
+ * never equal to a packed one).
+ */
+function indicatorKey(id: string): string {
+  const m = UUID_ID.exec(id)
+  return m ? Buffer.from(m.slice(1).join(''), 'hex').toString('latin1') : id
+}
+
+/** The text as one sequential string (a concatenation is kept as a tree of its parts until read). */
+const flat = (text: string) => Buffer.from(text, 'utf8').toString('utf8')
+
 /** STIX types a report may reference that make no association: what they are is imported (or skipped) on its own. */
 const NOT_LINKED = new Set([
   'relationship',
@@ -184,7 +199,7 @@ const NOT_LINKED = new Set([
  */
 export class StixGraph {
   private readonly groups = new Map<string, string>()
-  /** Indicator object id → its Indicators as `type\tsummary` lines; '' for an object that made none. */
+  /** Indicator object (by indicatorKey) → its Indicators as `type\tsummary` lines; an empty string for an object that made none. */
   private readonly indicators = new Map<string, string>()
   private readonly waiting = new Map<string, Held[]>()
 
@@ -196,7 +211,8 @@ export class StixGraph {
 
   /** An indicator object has been read, with the Indicators it made (none when refused): the links it completes. */
   indicatorRead(id: string, keys: readonly IndicatorKey[]): Linked {
-    this.indicators.set(id, keys.map((k) => `${k.type}\t${k.summary}`).join('\n'))
+    // Copied into one flat string: the concatenation alone is a tree of strings, half again the memory per object.
+    this.indicators.set(indicatorKey(id), flat(keys.map((k) => `${k.type}\t${k.summary}`).join('\n')))
     return this.release(id)
   }
 
@@ -305,7 +321,7 @@ export class StixGraph {
   private endOf(id: string, final: boolean): End | 'later' | string {
     const group = this.groups.get(id)
     if (group) return { kind: 'group', type: group, xid: id }
-    const indicator = this.indicators.get(id)
+    const indicator = stixTypeOf(id) === 'indicator' ? this.indicators.get(indicatorKey(id)) : undefined
     if (indicator !== undefined) {
       if (indicator === '') return `${id} made no Indicator (it is reported on its own)`
       return {
