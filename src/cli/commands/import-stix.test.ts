@@ -73,6 +73,7 @@ beforeAll(async () => {
     'group versions',
     'bound',
     'sightings',
+    'scos',
     ...OASIS_FILES.map(([f]) => f),
   ]
   for (const name of names) owners.set(name, await t.createOwner(ownerFor(name), 'Source'))
@@ -422,8 +423,8 @@ const OASIS_FILES: [
   ['indicators-for-C2-with-COA.json', 8, 2, 2, 3, 0, { identity: 1 }],
   // Its two indicators match email messages, which no Indicator type holds, and its two relationships name them.
   ['malicious-email-indicator-with-attachment.json', 6, 0, 1, 0, 4, { identity: 1 }],
-  // Infrastructure and SCOs are skipped; its four relationships name an infrastructure, so are refused.
-  ['infrastructure.json', 10, 0, 2, 0, 4, { infrastructure: 2, 'ipv4-addr': 1, 'domain-name': 1 }],
+  // Its ipv4-addr and domain-name SCOs are Indicators; infrastructure is skipped, so its four relationships are refused.
+  ['infrastructure.json', 10, 2, 2, 0, 4, { infrastructure: 2 }],
   // One campaign object, not in a bundle.
   ['interop-objectmarking-test.json', 1, 0, 1, 0, 0, {}],
   // 4 CIDRs, 3 Hosts, 3 Files by MD5; its two x509-certificate indicators are refused, and 4 relationships to identities.
@@ -688,6 +689,59 @@ describe.skipIf(!!missing)('relationships, versions and bounds', () => {
       ['203.0.113.30', 5, '2022-02-28T00:00:00.000Z'],
       ['seen.example', 5, '2022-02-28T00:00:00.000Z'],
     ])
+  })
+
+  it('makes an SCO of a held type the Indicators of its value, which a second import or an indicator object leaves as they are', async () => {
+    const file = {
+      type: 'file',
+      spec_version: '2.1',
+      id: 'file--00000000-0000-4000-8000-000000000040',
+      name: 'dropper.exe',
+      hashes: {
+        MD5: '0123456789abcdef0123456789abcdef',
+        'SHA-256': 'aa'.repeat(32),
+        'SHA-512': 'bb'.repeat(64),
+      },
+    }
+    const address = {
+      type: 'ipv4-addr',
+      spec_version: '2.1',
+      id: 'ipv4-addr--00000000-0000-4000-8000-000000000041',
+      value: '198.51.100.41',
+    }
+    const known = sdo('indicator', 42, {
+      pattern: "[ipv4-addr:value = '198.51.100.41']",
+      pattern_type: 'stix',
+      valid_from: '2022-01-01T00:00:00Z',
+      valid_until: '2022-06-01T00:00:00Z',
+    })
+    const uses = relationship(43, malware.id, address.id, 'communicates-with')
+    const path = jsonLines('scos.jsonl', [uses, known, malware, file, address])
+    const result = await run(path, 'scos')
+    expect(result.skipped).toEqual({})
+    expect(result.indicators).toEqual({ created: 2, updated: 0, unchanged: 1, refused: 0 })
+    expect(result.associations.created).toBe(1)
+    const rows = await indicatorsOf('scos')
+    const [ip, dropper] = rows
+    // The address came from the indicator object first: its dates and inactive state stay.
+    expect([ip.summary, ip.external_date_expires, !!ip.active]).toEqual([
+      '198.51.100.41',
+      '2022-06-01T00:00:00.000Z',
+      false,
+    ])
+    expect([dropper.type, dropper.value1, dropper.value3]).toEqual([
+      'File',
+      '0123456789ABCDEF0123456789ABCDEF',
+      'AA'.repeat(32),
+    ])
+    expect(await attributesOf(dropper.id)).toEqual([
+      'External ID: file--00000000-0000-4000-8000-000000000040',
+      `Additional Analysis and Context: file:hashes.'SHA-512' = '${'bb'.repeat(64)}'`,
+      "Additional Analysis and Context: file:name = 'dropper.exe'",
+    ])
+    const again = await run(path, 'scos')
+    expect(again.indicators).toEqual({ created: 0, updated: 0, unchanged: 3, refused: 0 })
+    expect(await indicatorsOf('scos')).toEqual(rows)
   })
 
   it('says that the caller cannot write to the owner, before reading anything', async () => {

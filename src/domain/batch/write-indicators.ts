@@ -79,18 +79,22 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
 /**
  * Whether an update would write a version of its source the row holds already (job option
  * sourceVersions): one row, no hash it lacks, and an externalLastModified not later than the
- * stored one. An item without that date is always written.
+ * stored one, or no field at all to change (an SCO: a value, no dates). Any other item without
+ * that date is always written.
  */
 function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>): boolean {
   if (p.kind !== 'update' || p.ids.length !== 1 || p.deleteFirst.length) return false
-  const incoming = p.draft.changes.external_last_modified
-  if (typeof incoming !== 'string') return false
   const row =
     p.draft.def.name === 'File'
       ? existing.fileRows.find((r) => r.id === p.ids[0])
       : existing.bySummary.get(`${p.draft.def.name}|${p.draft.summary}`)
-  if (!row?.external_last_modified || row.external_last_modified < incoming) return false
-  return !p.hashes || p.hashes.every((h, i) => h === [row.value1, row.value2, row.value3][i])
+  if (!row) return false
+  const sameHashes = !p.hashes || p.hashes.every((h, i) => h === [row.value1, row.value2, row.value3][i])
+  if (Object.keys(p.draft.changes).length === 0) return sameHashes
+  const incoming = p.draft.changes.external_last_modified
+  if (typeof incoming !== 'string') return false
+  if (!row.external_last_modified || row.external_last_modified < incoming) return false
+  return sameHashes
 }
 
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */

@@ -13,7 +13,7 @@ import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../format.js'
 import { type ElementReading, messageOf } from '../read-json-array.js'
-import { GROUP_TYPE_OF, type Linked, type Sighting, StixGraph, groupOfSdo } from './graph.js'
+import { GROUP_TYPE_OF, type Linked, SCO_TYPES, type Sighting, StixGraph, groupOfSdo, patternOfSco } from './graph.js'
 import { readStixInput } from './stix-input.js'
 import {
   ALWAYS_MARKINGS,
@@ -131,8 +131,9 @@ function readStixObject(object: unknown, where: string, state: ReadState): Eleme
     })
     return withLinks(reading, linked, where)
   }
-  if (o.type !== 'indicator') return { indicators: [], skipped: o.type }
-  const reading = readIndicator(o, where, state)
+  const sco = SCO_TYPES.has(o.type)
+  if (o.type !== 'indicator' && !sco) return { indicators: [], skipped: o.type }
+  const reading = sco ? readSco(o, where, state) : readIndicator(o, where, state)
   if (!id) return reading
   const keys = reading.indicators.map(({ indicator }) => {
     const { type, summary } = indicator as { type: string; summary: string }
@@ -172,6 +173,24 @@ function readSighting(o: Record<string, unknown>, where: string, state: ReadStat
   const sighting: Sighting = { count, dateObserved: when }
   if (typeof o.modified === 'string' && o.modified !== '') sighting.externalLastModified = o.modified
   return withLinks({ indicators: [] }, state.graph.sighting(where, o.id, o.sighting_of_ref, sighting), where)
+}
+
+/**
+ * An SCO of a type an Indicator holds: the Indicators of the pattern that matches it, with its id
+ * as External ID and its TLP marking. It has no dates and says nothing of validity, so its items
+ * set no field (an existing Indicator keeps its own, and is left as it is: docs/import.md).
+ */
+function readSco(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
+  const pattern = patternOfSco(o)
+  const named = typeof o.id === 'string' ? `${o.id}: ` : ''
+  if (pattern === undefined) return { indicators: [], error: `${named}the ${String(o.type)} has no value` }
+  const reading = readIndicator(
+    { type: 'indicator', id: o.id, pattern, pattern_type: 'stix', object_marking_refs: o.object_marking_refs },
+    where,
+    state,
+  )
+  for (const { indicator } of reading.indicators) delete (indicator as Record<string, unknown>).active
+  return reading
 }
 
 function readIndicator(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {

@@ -8,7 +8,7 @@
  */
 import { GROUP_SUBTYPES } from '../../model/group.js'
 import type { ReadItem } from '../format.js'
-import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, tlpOfObject } from './stix.js'
+import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, stixString, tlpOfObject } from './stix.js'
 
 /**
  * The STIX types imported as Groups, each as the first Group type of model/group.ts that maps to
@@ -34,6 +34,49 @@ export const GROUP_TYPE_OF: ReadonlyMap<string, string> = new Map(
     return [type, subtype.name]
   }),
 )
+
+/** The SCO types whose value an Indicator type holds: each becomes the Indicators of its pattern (patternOfSco). */
+export const SCO_TYPES: ReadonlySet<string> = new Set([
+  'ipv4-addr',
+  'ipv6-addr',
+  'domain-name',
+  'url',
+  'email-addr',
+  'mutex',
+  'autonomous-system',
+  'file',
+  'windows-registry-key',
+])
+
+/**
+ * The pattern that matches an SCO (one of SCO_TYPES), so its value is read as an indicator's
+ * is: a file's hashes (any algorithm), name and size ORed (one File with its MD5, SHA-1 and
+ * SHA-256, the rest kept as attributes). Undefined for an SCO without its value.
+ */
+export function patternOfSco(o: Record<string, unknown>): string | undefined {
+  const type = o.type as string
+  switch (type) {
+    case 'mutex':
+      return typeof o.name === 'string' && o.name ? `[mutex:name = ${stixString(o.name)}]` : undefined
+    case 'autonomous-system':
+      return Number.isInteger(o.number) ? `[autonomous-system:number = ${String(o.number)}]` : undefined
+    case 'windows-registry-key':
+      return typeof o.key === 'string' && o.key ? `[windows-registry-key:key = ${stixString(o.key)}]` : undefined
+    case 'file': {
+      const hashes = o.hashes && typeof o.hashes === 'object' ? Object.entries(o.hashes as Record<string, unknown>) : []
+      const terms = hashes.flatMap(([name, value]) =>
+        typeof value === 'string' && value && !name.includes("'")
+          ? [`file:hashes.'${name}' = ${stixString(value)}`]
+          : [],
+      )
+      if (typeof o.name === 'string' && o.name) terms.push(`file:name = ${stixString(o.name)}`)
+      if (Number.isInteger(o.size)) terms.push(`file:size = ${String(o.size)}`)
+      return terms.length ? `[${terms.join(' OR ')}]` : undefined
+    }
+    default:
+      return typeof o.value === 'string' && o.value ? `[${type}:value = ${stixString(o.value)}]` : undefined
+  }
+}
 
 /** The STIX type of an identifier (`malware--…` → malware). */
 export const stixTypeOf = (id: string) => id.slice(0, Math.max(0, id.indexOf('--'))) || id
@@ -209,7 +252,7 @@ export class StixGraph {
     return this.release(id)
   }
 
-  /** An indicator object has been read, with the Indicators it made (none when refused): the links it completes. */
+  /** An indicator object (or an SCO) has been read, with the Indicators it made (none when refused): the links it completes. */
   indicatorRead(id: string, keys: readonly IndicatorKey[]): Linked {
     // Copied into one flat string: the concatenation alone is a tree of strings, half again the memory per object.
     this.indicators.set(indicatorKey(id), flat(keys.map((k) => `${k.type}\t${k.summary}`).join('\n')))
@@ -321,7 +364,8 @@ export class StixGraph {
   private endOf(id: string, final: boolean): End | 'later' | string {
     const group = this.groups.get(id)
     if (group) return { kind: 'group', type: group, xid: id }
-    const indicator = stixTypeOf(id) === 'indicator' ? this.indicators.get(indicatorKey(id)) : undefined
+    const type = stixTypeOf(id)
+    const indicator = type === 'indicator' || SCO_TYPES.has(type) ? this.indicators.get(indicatorKey(id)) : undefined
     if (indicator !== undefined) {
       if (indicator === '') return `${id} made no Indicator (it is reported on its own)`
       return {
@@ -332,10 +376,9 @@ export class StixGraph {
         }),
       }
     }
-    const type = stixTypeOf(id)
     const groupType = GROUP_TYPE_OF.get(type)
     if (groupType) return final ? { kind: 'group', type: groupType, xid: id } : 'later'
-    if (type === 'indicator')
+    if (type === 'indicator' || SCO_TYPES.has(type))
       return final
         ? `${id} is not in this input (an Indicator is found by its value, which only its object gives)`
         : 'later'
