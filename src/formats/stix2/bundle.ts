@@ -1,9 +1,11 @@
 /**
  * STIX files, both ways. Read: STIX 2.0 and 2.1 in a bundle, an array, JSON Lines or one bare
- * object (stix-input.ts); each indicator object becomes the Indicators of its pattern
- * (fromStixIndicator) with its STIX id and its source's dates, TLP marking definitions become
- * Security Labels of the indicators after them, any other object, and any comparison Bulwark
- * cannot hold, is that object's error (docs/import.md).
+ * object (stix-input.ts); each indicator object (and SCO of a held type) becomes the Indicators
+ * of its pattern (fromStixIndicator) with its STIX id and its source's dates, the SDOs Bulwark has
+ * a Group type for become Groups, relationships and report references associations, sightings
+ * observations (graph.ts); TLP marking definitions become Security Labels of the objects after
+ * them; an object of any other type is skipped by its type, and a comparison or object Bulwark
+ * cannot hold is that object's error (docs/import.md).
  * Written: the four TLP 1.0 marking definitions, each Indicator as the TAXII 2.1 collections
  * serve it with the fields of both application versions, then any TLP 2.0 marking one used
  * (known only once the Indicators are; STIX does not order a bundle's objects).
