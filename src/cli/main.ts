@@ -250,7 +250,7 @@ program
 program
   .command('import')
   .description(
-    'Import Indicators into an owner from a STIX 2.1 bundle, a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
+    'Import into an owner from STIX 2.0 or 2.1 (Indicators, Groups from SDOs, associations from relationships, observations from sightings), a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
   )
   .argument('<file>', 'the file to read')
   .requiredOption('--owner <name>', 'the owner to import into')

@@ -7,12 +7,20 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
 import type { Store } from '../../store/connect.js'
 import type { Services } from '../../domain/services.js'
-import { IMPORT_CHUNK, IMPORT_FORMATS, type ImportTally, runImport } from '../../domain/imports/run-import.js'
+import {
+  IMPORT_CHUNK,
+  IMPORT_FORMATS,
+  type ImportTally,
+  MAX_LISTED_ERRORS,
+  importFormat,
+  requireImportable,
+  runImport,
+} from '../../domain/imports/run-import.js'
 import { cliContext } from '../context.js'
 
-export { IMPORT_CHUNK, IMPORT_FORMATS }
+export { IMPORT_CHUNK, IMPORT_FORMATS, MAX_LISTED_ERRORS }
 
-export interface ImportProgress extends Omit<ImportTally, 'errors'> {
+export interface ImportProgress extends Pick<ImportTally, 'items' | 'successCount' | 'errorCount'> {
   /** How much of the file has been read, 0 … 1. */
   fraction: number
 }
@@ -30,17 +38,6 @@ export interface ImportArgs {
 }
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
-  const ctx = await cliContext(store, services, args.userName)
-  const size = Math.max(1, statSync(args.file).size)
-  let charsRead = 0
-  async function* counted() {
-    for await (const chunk of createReadStream(args.file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
-      charsRead += (chunk as string).length
-      yield chunk as string
-    }
-  }
-  const report = ({ errors: _, ...tally }: ImportTally, fraction = Math.min(1, charsRead / size)) =>
-    args.progress?.({ ...tally, fraction })
   const request = {
     owner: args.owner,
     name: args.file,
@@ -49,6 +46,20 @@ export async function importCommand(store: Store, services: Services, args: Impo
     map: args.map,
     head: () => readHead(args.file),
   }
+  // Refused before anything is read: options the format cannot read with, an owner the caller cannot write.
+  importFormat(request)
+  const ctx = await cliContext(store, services, args.userName, args.owner)
+  requireImportable(ctx.caller, args.owner)
+  const size = Math.max(1, statSync(args.file).size)
+  let charsRead = 0
+  async function* counted() {
+    for await (const chunk of createReadStream(args.file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
+      charsRead += (chunk as string).length
+      yield chunk as string
+    }
+  }
+  const report = ({ items, successCount, errorCount }: ImportTally, fraction = Math.min(1, charsRead / size)) =>
+    args.progress?.({ items, successCount, errorCount, fraction })
   const { format, ...tally } = await runImport(ctx, counted(), request, report)
   report(tally, 1)
   return { file: args.file, format, owner: args.owner, ...tally }

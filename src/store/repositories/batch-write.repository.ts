@@ -289,12 +289,12 @@ export async function findFilesByHashes(
 }
 
 export async function findGroupsByXids(db: Kysely<Database>, ownerId: number, xids: readonly string[]) {
-  const out: { id: number; xid: string | null; type: string }[] = []
+  const out: { id: number; xid: string | null; type: string; external_last_modified: string | null }[] = []
   for (const part of slices([...new Set(xids)], IN_CHUNK)) {
     out.push(
       ...(await db
         .selectFrom('intel_group')
-        .select(['id', 'xid', 'type'])
+        .select(['id', 'xid', 'type', 'external_last_modified'])
         .where('owner_id', '=', ownerId)
         .where('xid', 'in', part)
         .execute()),
@@ -486,6 +486,18 @@ export async function mergeFilesInto(db: Kysely<Database>, primaryId: number, se
   await db.deleteFrom('association').where('from_kind', '=', 'indicator').where('from_id', 'in', ids).execute()
   await db.deleteFrom('association').where('to_kind', '=', 'indicator').where('to_id', 'in', ids).execute()
   await db.updateTable('file_occurrence').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
+  // One sighting imported on two of the merged Files is one observation of the merged File: the primary's is kept.
+  await db
+    .deleteFrom('indicator_observation')
+    .where('indicator_id', 'in', ids)
+    .where('source_ref', 'in', (eb) =>
+      eb
+        .selectFrom('indicator_observation as held')
+        .select('held.source_ref')
+        .where('held.indicator_id', '=', primaryId)
+        .where('held.source_ref', 'is not', null),
+    )
+    .execute()
   await db
     .updateTable('indicator_observation')
     .set({ indicator_id: primaryId })
