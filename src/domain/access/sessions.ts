@@ -51,8 +51,8 @@ export async function signIn(
 ): Promise<SignInResult> {
   const userName = typeof input.userName === 'string' ? input.userName.trim() : ''
   const password = typeof input.password === 'string' ? input.password : ''
-  if (!userName || !password || userName.length > 200 || password.length > 1024)
-    throw new DomainError('invalid', 'Give a user name and a password')
+  if (!userName || !password) throw new DomainError('unauthenticated', 'Sign in with a user name and a password')
+  if (userName.length > 200 || password.length > 1024) return { ok: false, reason: 'refused' }
   const retryAfterSeconds = throttle.wait(userName, input.address, input.nowMs)
   if (retryAfterSeconds !== undefined) return { ok: false, reason: 'throttled', retryAfterSeconds }
 

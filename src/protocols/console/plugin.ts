@@ -1,6 +1,6 @@
 /**
- * The analysts' console (docs/console.md): its static files at `/` and its session endpoints at
- * /api/v3/session. Everything else the console shows it reads from the REST API (v3 first), whose
+ * The analysts' console (docs/console.md): its static files at `/`, its session endpoints at
+ * /api/v3/session, and the v2 API's legacy links (`/auth/…`) sent on to its pages. Everything else the console shows it reads from the REST API (v3 first), whose
  * gate (protocols/http/rest-auth.ts) accepts the session cookie.
  */
 import type { FastifyInstance } from 'fastify'
@@ -9,6 +9,7 @@ import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { registerSessionRoutes } from './session-routes.js'
 import { installConsoleFiles } from './static.js'
+import { installLegacyLinks } from './legacy-links.js'
 
 export interface ConsoleOptions {
   store: Store
@@ -28,4 +29,5 @@ export async function registerConsole(app: FastifyInstance, options: ConsoleOpti
     sessionTtlMs: options.sessionTtlMs,
   })
   installConsoleFiles(app, options.dir)
+  installLegacyLinks(app)
 }

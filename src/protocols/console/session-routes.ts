@@ -1,7 +1,7 @@
 /**
  * The console's sign-in, sign-out and session endpoints, under /api/v3/session (beyond the
- * platform's API: the v3 OpenAPI document lists them; docs/console.md). Answers use the v3
- * envelope and are never cached. A sign-in must come as JSON, which a cross-site form cannot
+ * platform's API: the v3 OpenAPI document lists them; docs/console.md). They extend v3, so they
+ * answer in its envelope (its error codes), and they are never cached. A sign-in must come as JSON, which a cross-site form cannot
  * send, and from this site when the browser names an Origin.
  */
 import type { FastifyInstance, FastifyPluginOptions, FastifyReply, FastifyRequest } from 'fastify'
@@ -22,6 +22,8 @@ import { classifyError } from '../http/errors.js'
 import { sendJsonExactly } from '../http/media-types.js'
 import { isSecure } from '../http/rest-auth.js'
 import { type RouteSchema, dateTime, jsonResponse, object, string } from '../http/route-schema.js'
+import { v3ErrorBody } from '../v3/present.js'
+import { V3_ERROR } from '../v3/schemas.js'
 import { CSRF_HEADER, clearedSessionCookie, sessionCookie, sessionTokenOf } from '../http/session-cookie.js'
 
 export interface SessionRouteOptions extends FastifyPluginOptions {
@@ -43,7 +45,7 @@ const sessionData = object(
   ['userName', 'csrfToken', 'expiresAt'],
 )
 const sessionAnswer = object({ status: string('Success'), data: sessionData }, ['status', 'data'])
-const errorAnswer = object({ errCode: string(), message: string(), status: string('Error') })
+const REFUSED = jsonResponse('Refused: `{errCode, message, status: "Error"}`', V3_ERROR)
 
 const SIGN_IN_SCHEMA: RouteSchema = {
   summary:
@@ -51,23 +53,27 @@ const SIGN_IN_SCHEMA: RouteSchema = {
   body: object({ userName: string(), password: string() }, ['userName', 'password']),
   response: {
     200: jsonResponse('Signed in; the session cookie is set', sessionAnswer),
-    401: jsonResponse('Wrong user name or password (the answer never says which)', errorAnswer),
-    429: jsonResponse('Too many failed sign-ins for this name or from this address; see Retry-After', errorAnswer),
+    401: jsonResponse('Wrong user name or password (the answer never says which)', V3_ERROR),
+    429: jsonResponse('Too many failed sign-ins for this name or from this address; see Retry-After', V3_ERROR),
+    '4XX': REFUSED,
   },
 }
 const SESSION_SCHEMA: RouteSchema = {
   summary: 'The session the cookie names, with its CSRF token',
   response: {
     200: jsonResponse('The session', sessionAnswer),
-    401: jsonResponse('No session, or it ended', errorAnswer),
+    401: jsonResponse('No session, or it ended', V3_ERROR),
+    '4XX': REFUSED,
   },
 }
 const SIGN_OUT_SCHEMA: RouteSchema = {
   summary: `Ends the cookie's session (needs the \`${CSRF_HEADER}\` header) and clears the cookie`,
-  response: { 200: jsonResponse('Signed out', object({ status: string('Success') })) },
+  response: {
+    200: jsonResponse('Signed out', object({ status: string('Success') })),
+    401: jsonResponse('No session, or it ended (the cookie is cleared all the same)', V3_ERROR),
+    '4XX': REFUSED,
+  },
 }
-
-const errorBody = (errCode: string, message: string) => ({ errCode, message, status: 'Error' })
 
 function present(session: SessionInfo) {
   return { status: 'Success', data: session }
@@ -90,7 +96,7 @@ export async function registerSessionRoutes(app: FastifyInstance, options: Sessi
     const classified = classifyError(error)
     if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
     const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
-    return sendJsonExactly(reply, classified.status, errorBody(classified.code, message))
+    return sendJsonExactly(reply, classified.status, v3ErrorBody(classified.code, message))
   })
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('cache-control', 'no-store')
@@ -99,8 +105,9 @@ export async function registerSessionRoutes(app: FastifyInstance, options: Sessi
 
   app.post('/sign-in', { schema: SIGN_IN_SCHEMA }, async (req, reply) => {
     if (!sameOrigin(req)) throw new DomainError('no_credentials', 'Sign in from the console of this server')
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
-      return sendJsonExactly(reply, 415, errorBody('invalid', 'Sign in with a JSON body: {"userName", "password"}'))
+    const type = req.headers['content-type']
+    if (type !== undefined && !/^application\/json\b/i.test(type))
+      return sendJsonExactly(reply, 415, v3ErrorBody('invalid', 'Sign in with a JSON body: {"userName", "password"}'))
     const body = (req.body ?? {}) as Record<string, unknown>
     const result = await signIn(store, services, throttle, {
       userName: body.userName,
@@ -118,10 +125,10 @@ export async function registerSessionRoutes(app: FastifyInstance, options: Sessi
       return sendJsonExactly(
         reply,
         429,
-        errorBody('rate_limited', `Too many failed sign-ins: try again in ${result.retryAfterSeconds} s`),
+        v3ErrorBody('invalid', `Too many failed sign-ins: try again in ${result.retryAfterSeconds} s`),
       )
     }
-    return sendJsonExactly(reply, 401, errorBody('unauthenticated', SIGN_IN_REFUSED))
+    return sendJsonExactly(reply, 401, v3ErrorBody('unauthenticated', SIGN_IN_REFUSED))
   })
 
   app.get('/', { schema: SESSION_SCHEMA }, async (req, reply) => {
@@ -130,15 +137,15 @@ export async function registerSessionRoutes(app: FastifyInstance, options: Sessi
   })
 
   app.post('/sign-out', { schema: SIGN_OUT_SCHEMA }, async (req, reply) => {
-    const token = sessionTokenOf(req)
-    if (token) {
-      const active = await resumeSession(services, token, Date.now()).catch(() => undefined)
-      const sent = req.headers[CSRF_HEADER]
-      if (active && !csrfTokenMatches(active.session, Array.isArray(sent) ? sent[0] : sent))
-        throw new DomainError('no_credentials', `Sign-out must carry the session's ${CSRF_HEADER} header`)
-      await signOut(store, token)
-    }
+    const token = sessionTokenOf(req) ?? ''
     reply.header('set-cookie', clearedSessionCookie())
+    const active = await resumeSession(services, token, Date.now())
+    const sent = req.headers[CSRF_HEADER]
+    if (!csrfTokenMatches(active.session, Array.isArray(sent) ? sent[0] : sent)) {
+      reply.removeHeader('set-cookie')
+      throw new DomainError('no_credentials', `Sign-out must carry the session's ${CSRF_HEADER} header`)
+    }
+    await signOut(store, token)
     return sendJsonExactly(reply, 200, { status: 'Success' })
   })
 }

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'
 import { createSignInThrottle } from '../../domain/access/sign-in-throttle.js'
-import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
+import { ORG, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 import { SIGN_IN_REFUSED } from '../../domain/access/sessions.js'
 import { setMembership } from '../../domain/access/accounts.js'
 import { isoNow } from '../../core/time.js'
+import { createUserCommand } from '../../cli/commands/users.js'
 
 const PASSWORD = 'correct horse battery'
 let t: TestApp
@@ -91,6 +92,19 @@ describe('sign-in', () => {
     expect(Date.parse(body.data.expiresAt) - Date.now()).toBeGreaterThan(7.9 * 3_600_000)
   })
 
+  it('signs in a person made by `bulwark users create NAME --kind human --password …`', async () => {
+    await createUserCommand(t.store, t.services, {
+      userName: 'cli-person',
+      kind: 'human',
+      organization: ORG,
+      role: 'Read Only User',
+      password: PASSWORD,
+    })
+    const res = await signIn('cli-person', PASSWORD)
+    expect(res.statusCode).toBe(200)
+    expect(res.json().data.userName).toBe('cli-person')
+  })
+
   it('keeps only a hash of the session token in the database', async () => {
     const res = await signIn(analyst.userName, PASSWORD)
     const token = cookieOf(res).split('=')[1]
@@ -108,7 +122,7 @@ describe('sign-in', () => {
     for (const res of answers) {
       expect(res.statusCode).toBe(401)
       expect(res.headers['set-cookie']).toBeUndefined()
-      expect(res.json()).toEqual({ errCode: 'unauthenticated', message: SIGN_IN_REFUSED, status: 'Error' })
+      expect(res.json()).toEqual({ errCode: '0x1002', message: SIGN_IN_REFUSED, status: 'Error' })
     }
   })
 

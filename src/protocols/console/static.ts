@@ -49,7 +49,7 @@ function withSecurityHeaders(reply: FastifyReply): FastifyReply {
   return reply
 }
 
-/** The console at `/`: its page, its hashed assets; without a build, a page that says how to make one. */
+/** The console at `/`: its page, its hashed assets; without a build, an answer that says how to make one. */
 export function installConsoleFiles(app: FastifyInstance, dir: string | undefined): void {
   const indexPath = dir ? join(dir, 'index.html') : undefined
   const built = indexPath !== undefined && existsSync(indexPath)
@@ -61,10 +61,10 @@ export function installConsoleFiles(app: FastifyInstance, dir: string | undefine
   app.get('/', (_req, reply) => {
     withSecurityHeaders(reply).header('cache-control', 'no-cache')
     if (!index)
-      return reply
-        .code(503)
-        .type('text/plain; charset=utf-8')
-        .send('The console is not built: run `npm install` (or `node scripts/build.mjs`) and restart Bulwark.\n')
+      return sendJsonExactly(reply, 404, {
+        status: 'Error',
+        message: 'The console is not built: run `npm install` (or `node scripts/build.mjs`) and restart Bulwark',
+      })
     return reply.type('text/html; charset=utf-8').send(index)
   })
   app.get('/assets/:file', (req, reply) => {
