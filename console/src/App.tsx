@@ -9,6 +9,7 @@ import { type Route, formatRoute, parseRoute } from './route.js'
 import { SignIn } from './pages/SignIn.js'
 import { Search } from './pages/Search.js'
 import { IndicatorPage } from './pages/IndicatorPage.js'
+import { Lookup } from './pages/Lookup.js'
 
 function useRoute(): [Route, (route: Route, replace?: boolean) => void] {
   const [route, setRoute] = useState(() => parseRoute(location.hash))
@@ -104,6 +105,8 @@ export function App() {
             <Search route={route} navigate={navigate} />
           ) : route.page === 'details' && route.kind === 'indicators' ? (
             <IndicatorPage id={route.id} />
+          ) : route.page === 'lookup' ? (
+            <Lookup route={route} navigate={navigate} />
           ) : (
             <p role="alert">
               Nothing here yet. <a href="#/search">Search</a>

@@ -21,6 +21,11 @@ describe('the address as state', () => {
     expect(parseRoute('#/search?page=-2')).toEqual({ page: 'search', q: '', sort: DEFAULT_SORT, pageNumber: 1 })
   })
 
+  it('reads the lookup a v2 legacy link is sent to', () => {
+    const route = { page: 'lookup' as const, entity: 'host', value: 'evil.example', owner: 'Org & Co' }
+    expect(parseRoute(formatRoute(route))).toEqual(route)
+  })
+
   it("reads the API's webLink form of an item", () => {
     expect(parseRoute('#/details/indicators/55/overview')).toEqual({ page: 'details', kind: 'indicators', id: 55 })
   })

@@ -6,6 +6,8 @@
 export type Route =
   | { page: 'search'; q: string; sort: string; pageNumber: number; cursor?: string }
   | { page: 'details'; kind: string; id: number }
+  /** A v2 legacy link of an Indicator, by type, value and owner: looked up, then shown at its details address. */
+  | { page: 'lookup'; entity: string; value: string; owner: string }
   | { page: 'unknown'; hash: string }
 
 export const DEFAULT_SORT = 'dateAdded desc'
@@ -25,6 +27,13 @@ export function parseRoute(hash: string): Route {
       ...(params.get('cursor') ? { cursor: params.get('cursor')! } : {}),
     }
   }
+  if (path === '/lookup/indicators')
+    return {
+      page: 'lookup',
+      entity: params.get('entity') ?? '',
+      value: params.get('value') ?? '',
+      owner: params.get('owner') ?? '',
+    }
   const details = /^\/details\/([A-Za-z]+)\/(\d{1,15})(?:\/overview)?$/.exec(path)
   if (details) return { page: 'details', kind: details[1], id: Number(details[2]) }
   return { page: 'unknown', hash: text }
@@ -33,6 +42,8 @@ export function parseRoute(hash: string): Route {
 export function formatRoute(route: Route): string {
   if (route.page === 'details') return `#/details/${route.kind}/${route.id}/overview`
   if (route.page === 'unknown') return `#${route.hash}`
+  if (route.page === 'lookup')
+    return `#/lookup/indicators?${new URLSearchParams({ entity: route.entity, value: route.value, owner: route.owner })}`
   const params = new URLSearchParams()
   if (route.q) params.set('q', route.q)
   if (route.sort !== DEFAULT_SORT) params.set('sort', route.sort)

@@ -257,6 +257,20 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     expect(dialogs).toEqual([])
   })
 
+  it('opens an Indicator at its v3 webLink, and at its v2 legacyLink, which leads to the same page', async () => {
+    const v3 = (await t.request({ url: '/api/v3/indicators?tql=summary%20%3D%20%22evil.example%22' })).json().data[0]
+    expect(v3.webLink).toBe(`${t.baseUrl}/#/details/indicators/${v3.id}/overview`)
+    await page.goto(v3.webLink)
+    await page.getByRole('heading', { name: 'evil.example' }).waitFor()
+    const v2 = (await t.request({ url: '/api/v2/indicators/hosts/evil.example' })).json().data.host
+    expect(v2.webLink).toMatch(/\/auth\/indicators\/details\/host\.xhtml\?host=evil\.example&owner=/)
+    await page.goto(`${t.baseUrl}/#/search`)
+    await searchbox().waitFor()
+    await page.goto(v2.webLink)
+    await page.waitForURL(`${t.baseUrl}/#/details/indicators/${v3.id}/overview`)
+    await page.getByRole('heading', { name: 'evil.example' }).waitFor()
+  })
+
   it('refuses a write that lacks the CSRF token, and takes one that has it', async () => {
     const answers = await page.evaluate(async () => {
       const body = JSON.stringify({ type: 'Host', hostName: 'csrf.example' })

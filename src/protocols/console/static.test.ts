@@ -51,6 +51,26 @@ describe('the console files', () => {
       expect((await built.request({ as: null, url })).statusCode, url).toBe(404)
   })
 
+  it("sends the v2 API's legacy links on to the console's pages", async () => {
+    const cases: [string, string][] = [
+      [
+        '/auth/indicators/details/host.xhtml?host=evil.example&owner=Test%20Organization',
+        '/#/lookup/indicators?entity=host&value=evil.example&owner=Test+Organization',
+      ],
+      ['/auth/adversary/adversary.xhtml?adversary=12', '/#/details/groups/12/overview'],
+      ['/auth/task/task.xhtml?task=7', '/#/details/tasks/7/overview'],
+      ['/auth/victim/victim.xhtml?victim=3', '/#/details/victims/3/overview'],
+      ['/auth/tags/tag.xhtml?tag=APT%2028&owner=X', '/#/search?q=tag+%3D+%22APT+28%22'],
+    ]
+    for (const [from, to] of cases) {
+      const res = await built.request({ as: null, url: from })
+      expect(res.statusCode, from).toBe(302)
+      expect(res.headers.location, from).toBe(to)
+    }
+    for (const url of ['/auth/adversary/adversary.xhtml?adversary=javascript:x', '/auth/task/other.xhtml?task=1'])
+      expect((await built.request({ as: null, url })).statusCode, url).toBe(404)
+  })
+
   it('says how to build the console when it is not built', async () => {
     const res = await unbuilt.request({ as: null, url: '/' })
     expect(res.statusCode).toBe(404)
