@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Indicator, type ListPage, api } from '../api.js'
-import { planSearch } from '../query.js'
+import { LIST_MAX, matchesValue, planSearch } from '../query.js'
 import type { Route } from '../route.js'
 
 export const PAGE_SIZE = 50
@@ -28,6 +28,9 @@ interface Loaded {
 
 function requestFor(route: SearchRoute): string {
   const plan = planSearch(route.q)
+  // A pasted list is answered whole: every Indicator any of its values names, in one page.
+  if (plan.kind === 'list')
+    return `/api/v3/indicators?${new URLSearchParams({ resultLimit: '10000', fields: 'tags', tql: plan.tql || 'id < 0' })}`
   const params = new URLSearchParams({ resultLimit: String(PAGE_SIZE), fields: 'tags', sorting: route.sort })
   if (plan.tql) params.set('tql', plan.tql)
   params.set('resultStart', String((route.pageNumber - 1) * PAGE_SIZE))
@@ -56,7 +59,111 @@ function describePlan(q: string): string {
       return `TQL: ${plan.tql}`
     case 'text':
       return `Summaries containing “${q.trim()}”`
+    case 'list':
+      return `A list of ${plan.values.length} value${plan.values.length === 1 ? '' : 's'}`
   }
+}
+
+/** Pasted line breaks become commas: a one-line field would drop them, and a list may come one value a line. */
+function pasteAsOneLine(event: ClipboardEvent, setText: (update: (old: string) => string) => void) {
+  const pasted = event.clipboardData?.getData('text/plain') ?? ''
+  if (!/[\r\n]/.test(pasted.trim())) return
+  event.preventDefault()
+  const input = event.currentTarget as HTMLInputElement
+  const joined = pasted
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(', ')
+  const start = input.selectionStart ?? input.value.length
+  const end = input.selectionEnd ?? start
+  setText((old) => old.slice(0, start) + joined + old.slice(end))
+}
+
+function IndicatorRows({ rows }: { rows: Indicator[] }) {
+  return (
+    <>
+      {rows.map((indicator) => (
+        <tr key={indicator.id}>
+          <td class="summary">
+            <a href={`#/details/indicators/${Number(indicator.id)}/overview`}>{indicator.summary}</a>
+          </td>
+          <td>{indicator.type}</td>
+          <td>{indicator.ownerName}</td>
+          <td>{indicator.rating ?? ''}</td>
+          <td>{indicator.confidence ?? ''}</td>
+          <td>
+            {(indicator.tags?.data ?? []).map((tag) => (
+              <span class="tag" key={tag.name}>
+                {tag.name}
+              </span>
+            ))}
+          </td>
+          <td class="description">{indicator.description ?? ''}</td>
+          <td>{indicator.dateAdded?.slice(0, 10) ?? ''}</td>
+        </tr>
+      ))}
+    </>
+  )
+}
+
+function IndicatorTable({ rows, caption }: { rows: Indicator[]; caption: string }) {
+  return (
+    <table class="results">
+      <caption class="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Summary</th>
+          <th scope="col">Type</th>
+          <th scope="col">Owner</th>
+          <th scope="col">Rating</th>
+          <th scope="col">Confidence</th>
+          <th scope="col">Tags</th>
+          <th scope="col">Description</th>
+          <th scope="col">Added</th>
+        </tr>
+      </thead>
+      <tbody>
+        <IndicatorRows rows={rows} />
+      </tbody>
+    </table>
+  )
+}
+
+/** Which values of a pasted list are known (with the Indicators that hold them) and which are not. */
+function ListAnswer({ q, rows }: { q: string; rows: Indicator[] }) {
+  const plan = planSearch(q)
+  if (plan.kind !== 'list') return null
+  const unknown = plan.values.filter((v) => !rows.some((row) => matchesValue(v, row)))
+  return (
+    <>
+      <h2 id="known">Known: {plan.values.length - unknown.length}</h2>
+      {rows.length > 0 ? <IndicatorTable rows={rows} caption="Known values" /> : <p>None of these values is known.</p>}
+      <h2 id="unknown">Not known: {unknown.length}</h2>
+      {unknown.length > 0 && (
+        <ul class="values" aria-labelledby="unknown">
+          {unknown.map((v) => (
+            <li key={`${v.type} ${v.summary}`}>
+              <span class="type">{v.type}</span> {v.summary}
+            </li>
+          ))}
+        </ul>
+      )}
+      {plan.rejected.length > 0 && (
+        <>
+          <h2 id="rejected">Not values: {plan.rejected.length}</h2>
+          <ul class="values" aria-labelledby="rejected">
+            {plan.rejected.map((r, i) => (
+              <li key={i}>{r.reason}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      {plan.values.length + plan.rejected.length >= LIST_MAX && (
+        <p role="status">Only the first {LIST_MAX} lines of a list are looked up.</p>
+      )}
+    </>
+  )
 }
 
 export function Search({ route, navigate }: { route: SearchRoute; navigate: (route: Route) => void }) {
@@ -82,6 +189,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
   }
   const result = loaded?.key === key ? loaded : undefined
   const rows = result?.page?.data ?? []
+  const isList = planSearch(route.q).kind === 'list'
 
   return (
     <section aria-labelledby="results-heading">
@@ -96,6 +204,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
           autocomplete="off"
           spellcheck={false}
           onInput={(e) => setText(e.currentTarget.value)}
+          onPaste={(e) => pasteAsOneLine(e, setText)}
         />
         <button type="submit">Find</button>
         <label for="sort">Sort by</label>
@@ -120,52 +229,22 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
           ? 'Searching…'
           : result.error
             ? ''
-            : `${result.page?.count !== undefined ? `${result.page.count} found` : `${rows.length} on this page`}, page ${route.pageNumber}`}
+            : isList
+              ? `${rows.length} Indicator${rows.length === 1 ? '' : 's'} hold these values`
+              : `${result.page?.count !== undefined ? `${result.page.count} found` : `${rows.length} on this page`}, page ${route.pageNumber}`}
       </p>
       {result?.error && (
         <p role="alert" class="error">
           {result.error}
         </p>
       )}
-      {result?.page && rows.length === 0 && <p>No Indicators match.</p>}
-      {rows.length > 0 && (
-        <table class="results">
-          <caption class="visually-hidden">Indicators</caption>
-          <thead>
-            <tr>
-              <th scope="col">Summary</th>
-              <th scope="col">Type</th>
-              <th scope="col">Owner</th>
-              <th scope="col">Rating</th>
-              <th scope="col">Confidence</th>
-              <th scope="col">Tags</th>
-              <th scope="col">Description</th>
-              <th scope="col">Added</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((indicator) => (
-              <tr key={indicator.id}>
-                <td class="summary">
-                  <a href={`#/details/indicators/${Number(indicator.id)}/overview`}>{indicator.summary}</a>
-                </td>
-                <td>{indicator.type}</td>
-                <td>{indicator.ownerName}</td>
-                <td>{indicator.rating ?? ''}</td>
-                <td>{indicator.confidence ?? ''}</td>
-                <td>
-                  {(indicator.tags?.data ?? []).map((tag) => (
-                    <span class="tag" key={tag.name}>
-                      {tag.name}
-                    </span>
-                  ))}
-                </td>
-                <td class="description">{indicator.description ?? ''}</td>
-                <td>{indicator.dateAdded?.slice(0, 10) ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {isList ? (
+        result?.page && <ListAnswer q={route.q} rows={rows} />
+      ) : (
+        <>
+          {result?.page && rows.length === 0 && <p>No Indicators match.</p>}
+          {rows.length > 0 && <IndicatorTable rows={rows} caption="Indicators" />}
+        </>
       )}
       <nav class="pager" aria-label="Pages">
         {route.pageNumber > 1 && (
@@ -176,7 +255,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
             Previous page
           </button>
         )}
-        {result?.page?.next && (
+        {!isList && result?.page?.next && (
           <button
             type="button"
             onClick={() => navigate({ page: 'search', q: route.q, sort: route.sort, ...nextOf(result.page!.next!) })}
