@@ -6,11 +6,22 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Indicator, type ListPage, api } from '../api.js'
 import { LIST_MAX, matchesValue, planSearch } from '../query.js'
+import { type TqlKeyword, complete, completions } from '../completion.js'
 import type { Route } from '../route.js'
 
 export const PAGE_SIZE = 50
 
 type SearchRoute = Extract<Route, { page: 'search' }>
+
+/** The Indicator TQL keywords, asked of the server once per page load. */
+let keywords: Promise<TqlKeyword[]> | undefined
+function tqlKeywords(): Promise<TqlKeyword[]> {
+  keywords ??= api<{ data: TqlKeyword[] }>('/api/v3/indicators/tql', { method: 'OPTIONS' }).then(
+    (r) => r.data,
+    () => [],
+  )
+  return keywords
+}
 
 const SORTS: [value: string, label: string][] = [
   ['dateAdded desc', 'Newest first'],
@@ -169,6 +180,10 @@ function ListAnswer({ q, rows }: { q: string; rows: Indicator[] }) {
 export function Search({ route, navigate }: { route: SearchRoute; navigate: (route: Route) => void }) {
   const [text, setText] = useState(route.q)
   const [loaded, setLoaded] = useState<Loaded>()
+  const [known, setKnown] = useState<TqlKeyword[]>([])
+  const input = useRef<HTMLInputElement>(null)
+  useEffect(() => void tqlKeywords().then(setKnown), [])
+  const suggestions = planSearch(text).kind === 'value' ? [] : completions(text, known)
   const key = requestFor(route)
   const heading = useRef<HTMLHeadingElement>(null)
 
@@ -197,6 +212,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
         <label for="search">Search</label>
         <input
           id="search"
+          ref={input}
           type="search"
           name="q"
           value={text}
@@ -220,6 +236,24 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
           ))}
         </select>
       </form>
+      {suggestions.length > 0 && (
+        <div class="completions" role="group" aria-label="TQL keywords">
+          <span aria-hidden="true">Keywords:</span>
+          {suggestions.map((k) => (
+            <button
+              type="button"
+              key={k.keyword}
+              title={k.description}
+              onClick={() => {
+                setText(complete(text, k.keyword))
+                input.current?.focus()
+              }}
+            >
+              {k.keyword}
+            </button>
+          ))}
+        </div>
+      )}
 
       <h1 id="results-heading" ref={heading}>
         {describePlan(route.q)}

@@ -250,6 +250,17 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
   })
 
+  it("completes TQL keywords from the server's own list", async () => {
+    await searchbox().fill('rating >= 3 and typeN')
+    const offered = page.getByRole('group', { name: 'TQL keywords' }).getByRole('button')
+    expect(await offered.allTextContents()).toEqual(['typeName'])
+    await offered.first().click()
+    expect(await searchbox().inputValue()).toBe('rating >= 3 and typeName ')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search')
+    await searchbox().fill('evil.example')
+    expect(await page.getByRole('group', { name: 'TQL keywords' }).count()).toBe(0)
+  })
+
   it('says what is wrong with a TQL expression', async () => {
     await search('rating >>> 3')
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/.+/)
