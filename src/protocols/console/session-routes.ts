@@ -79,11 +79,13 @@ function present(session: SessionInfo) {
   return { status: 'Success', data: session }
 }
 
-function sameOrigin(req: FastifyRequest): boolean {
+/** Whether a sign-in comes from this site: the browser's Origin (when it sends one) names this host or the public URL's. */
+function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
   const origin = req.headers.origin
   if (origin === undefined) return true
   try {
-    return new URL(origin).host === req.headers.host
+    const host = new URL(origin).host
+    return host === req.host || host === new URL(publicUrl).host
   } catch {
     return false
   }
@@ -104,7 +106,8 @@ export async function registerSessionRoutes(app: FastifyInstance, options: Sessi
   })
 
   app.post('/sign-in', { schema: SIGN_IN_SCHEMA }, async (req, reply) => {
-    if (!sameOrigin(req)) throw new DomainError('no_credentials', 'Sign in from the console of this server')
+    if (!sameOrigin(req, services.publicUrl))
+      throw new DomainError('no_credentials', 'Sign in from the console of this server')
     const type = req.headers['content-type']
     if (type !== undefined && !/^application\/json\b/i.test(type))
       return sendJsonExactly(reply, 415, v3ErrorBody('invalid', 'Sign in with a JSON body: {"userName", "password"}'))

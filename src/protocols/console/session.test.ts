@@ -136,6 +136,11 @@ describe('sign-in', () => {
     expect(form.statusCode).toBe(415)
     const crossSite = await signIn(analyst.userName, PASSWORD, { origin: 'https://evil.example', host: 'bulwark.test' })
     expect(crossSite.statusCode).toBe(403)
+    const fromPublicUrl = await signIn(analyst.userName, PASSWORD, {
+      origin: 'https://bulwark.test',
+      host: 'node-1:8443',
+    })
+    expect(fromPublicUrl.statusCode).toBe(200)
   })
 
   it('refuses plain HTTP', async () => {
