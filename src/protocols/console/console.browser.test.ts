@@ -55,16 +55,29 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
         payload: body,
       })
       expect(res.statusCode, res.body).toBe(201)
+      return res.json().data as { id: number }
     }
-    await add({
+    const evil = await add({
       type: 'Host',
       hostName: 'evil.example',
+      attributes: {
+        data: Array.from({ length: 12 }, (_, n) => ({
+          type: 'Description',
+          value: n === 0 ? XSS_DESCRIPTION : `note ${String(n).padStart(2, '0')}`,
+        })),
+      },
       rating: 4,
       confidence: 80,
       description: XSS_DESCRIPTION,
       source: 'javascript:alert(document.domain)',
       tags: { data: [{ name: XSS_TAG }] },
     })
+    const group = await t.request({
+      method: 'POST',
+      url: '/api/v3/groups',
+      payload: { type: 'Adversary', name: XSS_TAG, associatedIndicators: { data: [{ id: evil.id }] } },
+    })
+    expect(group.statusCode, group.body).toBe(201)
     await add({ type: 'Address', ip: '1.2.3.4', rating: 2 })
     await add({ type: 'URL', text: 'http://evil.example/x' })
     await add({ type: 'File', md5: 'd41d8cd98f00b204e9800998ecf8427e' })
@@ -283,7 +296,20 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     // A javascript: URL from intelligence is shown, never made a link.
     await expect(page.getByText('javascript:alert(document.domain)').isVisible()).resolves.toBe(true)
     expect(await page.locator('a[href^="javascript:" i], a[href^="data:" i]').count()).toBe(0)
+    // Attributes and associations: paged and counted, shown as text.
+    await page.getByRole('heading', { name: 'Attributes (12)' }).waitFor()
+    const attributes = page.locator('section[aria-labelledby="list-attributes"] tbody tr')
+    expect(await attributes.count()).toBe(10)
+    await expect(page.getByRole('cell', { name: XSS_DESCRIPTION, exact: true }).count()).resolves.toBeGreaterThan(0)
+    await page.getByRole('heading', { name: 'Associated Groups (1)' }).waitFor()
+    await expect(
+      page.locator('section[aria-labelledby="list-associated-groups"] td.summary').textContent(),
+    ).resolves.toBe(XSS_TAG)
     await shot('indicator-page')
+    await page.getByRole('button', { name: 'Next attributes' }).click()
+    await page.waitForFunction(
+      () => document.querySelectorAll('section[aria-labelledby="list-attributes"] tbody tr').length === 2,
+    )
     expect(await seriousViolations()).toEqual([])
 
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined()
