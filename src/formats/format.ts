@@ -31,12 +31,33 @@ export interface ReadIndicator {
 }
 
 /**
+ * A Group or an association as the V2 batch file holds it (`group[]`, `association[]`: a Group
+ * named by its `xid`, an association by `ref_n`/`type_n`), and its place in the input.
+ */
+export interface ReadItem {
+  where: string
+  item: unknown
+}
+
+/**
  * What a reader found, in the input's order: one element (an array element, a line) with its
  * Indicators or why it has none, or a problem of the input as a whole after the elements read
  * before it (a file cut short), which are kept.
  */
-export type ReadEvent =
-  { kind: 'element'; where: string; indicators: ReadIndicator[]; error?: string } | { kind: 'input'; error: string }
+export type ReadEvent = ({ kind: 'element'; where: string } & ElementItems) | { kind: 'input'; error: string }
+
+/**
+ * What one element of an input holds: its Indicators, the Groups and associations it makes (a
+ * STIX report, a relationship, a MISP event), or why it has none. An association may name a Group
+ * or an Indicator of an earlier element, never of a later one: a reader that meets references
+ * forwards (a relationship before its objects) holds the association back until they are given.
+ */
+export interface ElementItems {
+  indicators: ReadIndicator[]
+  groups?: ReadItem[]
+  associations?: ReadItem[]
+  error?: string
+}
 
 export interface IndicatorReader {
   /**

@@ -6,11 +6,11 @@
  */
 import { invalid } from '../core/errors.js'
 import { readJson } from '../core/input.js'
-import type { ReadEvent, ReadIndicator } from './format.js'
+import type { ElementItems, ReadEvent } from './format.js'
 import { type JsonArrayReader, MalformedJsonFile } from './json-array-stream.js'
 
-/** What a format makes of one element: its Indicators, or why it has none. */
-export type ElementReading = { indicators: ReadIndicator[]; error?: string }
+/** What a format makes of one element: its items, or why it has none. */
+export type ElementReading = ElementItems
 
 export async function* readJsonArray(
   reader: JsonArrayReader,

@@ -1,5 +1,5 @@
 /**
- * `bulwark import <file> --owner <name>`: Indicators from any format of formats/ with a reader (STIX
+ * `bulwark import <file> --owner <name>`: Indicators, and the Groups and associations around them, from any format of formats/ with a reader (STIX
  * 2.0 or 2.1, a V2 batch file, a CSV, a plain list or free text), found from the file
  * (formats/index.ts detectFormat) unless `--format` names it. Everything is written by the batch
  * machinery, in jobs of at most IMPORT_CHUNK items run in this process, so the rules, merging and
@@ -21,7 +21,7 @@ import { claimJob } from '../../domain/batch/leases.js'
 import { newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
 
-/** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
+/** Items per batch job at most, below the default batchMaxIndicators (25,000); fewer when they would pass batchMaxUploadBytes. */
 export const IMPORT_CHUNK = 5_000
 const MAX_REPORTED_ERRORS = 100
 
@@ -60,11 +60,26 @@ interface Tally {
   errors: ItemError[]
 }
 
-/** Batch items waiting for their job, each with the place in the file its errors are reported by. */
-interface Pending {
-  indicators: unknown[]
-  sources: string[]
-}
+/** The batch file's arrays, in the order a job writes them. */
+const KINDS = ['indicator', 'group', 'association'] as const
+type Kind = (typeof KINDS)[number]
+
+/**
+ * Batch items waiting for their job, as JSON text, each with the place in the file its errors are
+ * reported by; `bytes` is the size of the job's file they make.
+ */
+type Pending = Record<Kind, { texts: string[]; sources: string[] }> & { bytes: number }
+
+const EMPTY_JOB_FILE_BYTES = '{"indicator":[],"group":[],"association":[]}'.length
+
+const nothingPending = (): Pending => ({
+  indicator: { texts: [], sources: [] },
+  group: { texts: [], sources: [] },
+  association: { texts: [], sources: [] },
+  bytes: EMPTY_JOB_FILE_BYTES,
+})
+
+const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].texts.length, 0)
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
   const format =
@@ -74,14 +89,16 @@ export async function importCommand(store: Store, services: Services, args: Impo
   const options = { name: args.file, type: args.type, map: args.map }
   reader.check?.(options)
   const ctx = await cliContext(store, services, args.userName)
+  // A job's file must fit the batch upload limit as much as its item count does.
+  const maxBytes = Number(await services.settings.get('batchMaxUploadBytes'))
   const size = Math.max(1, statSync(args.file).size)
   const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
-  let pending: Pending = { indicators: [], sources: [] }
+  let pending = nothingPending()
   let charsRead = 0
   const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
   const flush = async () => {
-    if (pending.indicators.length) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
-    pending = { indicators: [], sources: [] }
+    if (pendingCount(pending)) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
+    pending = nothingPending()
     report()
   }
   async function* counted() {
@@ -98,11 +115,32 @@ export async function importCommand(store: Store, services: Services, args: Impo
     }
     if (++tally.items % 1000 === 0) report()
     if (event.error !== undefined) addError(tally, { item: event.where, message: event.error })
-    for (const { where, indicator } of event.indicators) {
-      pending.indicators.push(indicator)
-      pending.sources.push(where)
-      if (pending.indicators.length >= IMPORT_CHUNK) await flush()
+    const items: [Kind, { where: string; item: unknown }[]][] = [
+      ['group', event.groups ?? []],
+      ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
+      ['association', event.associations ?? []],
+    ]
+    // An element's items stay in one job, so its associations find its Groups and Indicators written.
+    const texts = items.map(
+      ([kind, list]) => [kind, list.map(({ where, item }) => [where, JSON.stringify(item)])] as const,
+    )
+    const bytes = texts.reduce((n, [, list]) => list.reduce((m, [, text]) => m + Buffer.byteLength(text) + 1, n), 0)
+    if (EMPTY_JOB_FILE_BYTES + bytes > maxBytes) {
+      addError(tally, {
+        item: event.where,
+        message: `its items take ${bytes} bytes, more than a batch job takes (setting batchMaxUploadBytes, ${maxBytes})`,
+      })
+      continue
     }
+    if (pending.bytes + bytes > maxBytes) await flush()
+    for (const [kind, list] of texts) {
+      for (const [where, text] of list) {
+        pending[kind].texts.push(text)
+        pending[kind].sources.push(where)
+      }
+    }
+    pending.bytes += bytes
+    if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
   }
   await flush()
   charsRead = size
@@ -138,7 +176,7 @@ async function runChunk(
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
     sourceVersions ? { sourceVersions } : {},
   )
-  await uploadBatchInput(ctx, id, JSON.stringify({ indicator: pending.indicators }))
+  await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].texts.join(',')}]`).join(',')}}`)
   const workerId = newWorkerId()
   if (!(await claimJob(ctx.store, id, workerId)))
     throw new Error(`Batch job ${id} was taken by a running server; it completes there`)
@@ -151,9 +189,12 @@ async function runChunk(
     if (tally.errors.length >= MAX_REPORTED_ERRORS) break
     // The job numbers items from 0 within its chunk; the report names their place in the file.
     const item = (error.errorSource ?? '').replace(
-      /^indicator\[(\d+)\]/,
-      (_m, i: string) => pending.sources[Number(i)] ?? `indicator[${i}]`,
+      /^(indicator|group|association)\[(\d+)\]/,
+      (found, kind: Kind, i: string) => pending[kind].sources[Number(i)] ?? found,
     )
-    tally.errors.push({ item, message: error.errorMessage.replace(/^indicator\[\d+\]\s*/, '') })
+    tally.errors.push({
+      item,
+      message: error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, ''),
+    })
   }
 }
