@@ -185,7 +185,6 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
   useEffect(() => void tqlKeywords().then(setKnown), [])
   const suggestions = planSearch(text).kind === 'value' ? [] : completions(text, known)
   const key = requestFor(route)
-  const heading = useRef<HTMLHeadingElement>(null)
 
   useEffect(() => setText(route.q), [route.q])
   useEffect(() => {
@@ -255,9 +254,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
         </div>
       )}
 
-      <h1 id="results-heading" ref={heading}>
-        {describePlan(route.q)}
-      </h1>
+      <h1 id="results-heading">{describePlan(route.q)}</h1>
       <p class="status" aria-live="polite">
         {!result
           ? 'Searching…'

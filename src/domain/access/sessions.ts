@@ -7,7 +7,9 @@
  *   database only its SHA-256, so a copy of the table signs no one in.
  * - Each session has a CSRF token of its own, which the console sends in a header on every write
  *   (the adapter checks it: protocols/http/rest-auth.ts).
- * - A session ends at sign-out or at its expiry, absolute from sign-in (SESSION_TTL_MS).
+ * - A session ends at sign-out, at its expiry (absolute from sign-in: SESSION_TTL_MS), when the
+ *   account is disabled, when its password changes (accounts.ts setPassword) and when the same
+ *   browser signs in again.
  * - Failed sign-ins are throttled per user name and per address (sign-in-throttle.ts); every
  *   refusal of credentials says the same words whichever part was wrong, and an unknown name costs
  *   the same scrypt work as a wrong password.

@@ -274,6 +274,27 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     expect(await page.getByRole('group', { name: 'TQL keywords' }).count()).toBe(0)
   })
 
+  it('works by keyboard: from the search field to a result and its page', async () => {
+    await page.goto(`${t.baseUrl}/#/search`)
+    await searchbox().waitFor()
+    await page.locator('body').focus()
+    let steps = 0
+    while ((await page.evaluate(() => document.activeElement?.id)) !== 'search' && steps++ < 10)
+      await page.keyboard.press('Tab')
+    await page.keyboard.type('1.2.3[.]4')
+    await page.keyboard.press('Enter')
+    await page.locator('table.results td.summary a').waitFor()
+    for (steps = 0; steps < 20; steps++) {
+      await page.keyboard.press('Tab')
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === '1.2.3.4') break
+    }
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: '1.2.3.4' }).waitFor()
+    expect(new URL(page.url()).hash).toMatch(/^#\/details\/indicators\/\d+\/overview$/)
+    await page.goBack()
+    await searchbox().waitFor()
+  })
+
   it('says what is wrong with a TQL expression', async () => {
     await search('rating >>> 3')
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/.+/)

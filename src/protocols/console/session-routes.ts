@@ -120,6 +120,9 @@ export async function registerSessionRoutes(app: FastifyInstance, options: Sessi
       ttlMs,
     })
     if (result.ok) {
+      // Signing in again replaces the session the browser held: the old one ends.
+      const previous = sessionTokenOf(req)
+      if (previous) await signOut(store, previous)
       reply.header('set-cookie', sessionCookie(result.token, Math.floor(ttlMs / 1000)))
       return sendJsonExactly(reply, 200, present(result.session))
     }

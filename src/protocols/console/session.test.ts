@@ -9,7 +9,7 @@ import { ORG, type TestAccount, type TestApp, createTestApp } from '../../test/h
 import { SIGN_IN_REFUSED } from '../../domain/access/sessions.js'
 import { setMembership } from '../../domain/access/accounts.js'
 import { isoNow } from '../../core/time.js'
-import { createUserCommand } from '../../cli/commands/users.js'
+import { createUserCommand, setUserPasswordCommand } from '../../cli/commands/users.js'
 
 const PASSWORD = 'correct horse battery'
 let t: TestApp
@@ -275,6 +275,18 @@ describe('a session on the REST API', () => {
     expect((await withSession(s, { url: '/api/v3/indicators' })).statusCode).toBe(200)
     await t.store.db.updateTable('user_account').set({ disabled: 1 }).where('user_name', '=', person.userName).execute()
     expect((await withSession(s, { url: '/api/v3/indicators' })).statusCode).toBe(401)
+  })
+
+  it('ends when the password changes, and when the browser signs in again', async () => {
+    const person = await t.createAccount({ kind: 'human', password: PASSWORD })
+    const first = await session(person)
+    const again = await signIn(person.userName, PASSWORD, { cookie: first.cookie })
+    expect(again.statusCode).toBe(200)
+    expect((await withSession(first, { url: '/api/v3/indicators' })).statusCode).toBe(401)
+    const second = { cookie: cookieOf(again) }
+    expect((await withSession(second, { url: '/api/v3/indicators' })).statusCode).toBe(200)
+    await setUserPasswordCommand(t.store, t.services, { userName: person.userName, password: 'another password' })
+    expect((await withSession(second, { url: '/api/v3/indicators' })).statusCode).toBe(401)
   })
 
   it('gives way to an Authorization header: API clients are unaffected by a stray cookie', async () => {

@@ -17,6 +17,11 @@ export async function deleteSessionByHash(db: Kysely<Database>, tokenHash: strin
   return Number(result.numDeletedRows)
 }
 
+export async function deleteSessionsOfUser(db: Kysely<Database>, userId: number): Promise<number> {
+  const result = await db.deleteFrom('console_session').where('user_id', '=', userId).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
 /** Sessions past their expiry; timestamps are ISO strings in UTC, so they compare as text. */
 export async function deleteExpiredSessions(db: Kysely<Database>, now: string): Promise<number> {
   const result = await db.deleteFrom('console_session').where('expires_at', '<=', now).executeTakeFirst()
