@@ -4,7 +4,7 @@
  */
 import { Component, type ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { type Session, currentSession, rememberSession, signOut } from './api.js'
+import { SESSION_ENDED, type Session, currentSession, rememberSession, signOut } from './api.js'
 import { type Route, formatRoute, parseRoute } from './route.js'
 import { SignIn } from './pages/SignIn.js'
 import { Search } from './pages/Search.js'
@@ -55,6 +55,11 @@ export function App() {
         setSession(s)
       })
       .catch((error: Error) => setFailure(error.message))
+    // A session that ends while a page is open (expiry, sign-out elsewhere, a new password) brings back the
+    // sign-in form; the address, and so the view, stays for after the sign-in.
+    const ended = () => setSession(undefined)
+    addEventListener(SESSION_ENDED, ended)
+    return () => removeEventListener(SESSION_ENDED, ended)
   }, [])
 
   if (failure)

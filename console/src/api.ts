@@ -22,6 +22,9 @@ export class ApiError extends Error {
 
 let csrfToken: string | undefined
 
+/** Dispatched on window when the server says the session has ended (401): the shell shows the sign-in form. */
+export const SESSION_ENDED = 'bulwark:session-ended'
+
 export function rememberSession(session: Session | undefined): void {
   csrfToken = session?.csrfToken
 }
@@ -46,6 +49,17 @@ export async function api<T>(path: string, options: { method?: string; body?: un
     body = undefined
   }
   if (!res.ok) {
+    // 401 (the session ended) or 403 (the browser dropped the cookie at its Max-Age, or another refusal): ask
+    // whether a session is still there, and when none is, say so.
+    if ((res.status === 401 || res.status === 403) && csrfToken && !path.startsWith('/api/v3/session'))
+      void currentSession().then(
+        (session) => {
+          if (session) return
+          csrfToken = undefined
+          dispatchEvent(new Event(SESSION_ENDED))
+        },
+        () => undefined,
+      )
     const message = (body as { message?: unknown } | undefined)?.message
     throw new ApiError(res.status, typeof message === 'string' ? message : `The server answered ${res.status}`)
   }

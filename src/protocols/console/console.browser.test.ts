@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../core/time.js'
 import { setMembership } from '../../domain/access/accounts.js'
 import { SIGN_IN_REFUSED } from '../../domain/access/sessions.js'
+import { setUserPasswordCommand } from '../../cli/commands/users.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 import { CONTENT_SECURITY_POLICY, IMMUTABLE } from './static.js'
 
@@ -293,6 +294,24 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     expect(new URL(page.url()).hash).toMatch(/^#\/details\/indicators\/\d+\/overview$/)
     await page.goBack()
     await searchbox().waitFor()
+  })
+
+  it('asks to sign in again when the session ends under an open page, and comes back to the same view', async () => {
+    await search('1.2.3[.]4')
+    const view = page.url()
+    // Another browser signing in is not this one; a new password ends every session of the account.
+    await setUserPasswordCommand(t.store, t.services, { userName: analyst.userName, password: PASSWORD })
+    await searchbox().fill('evil[.]example')
+    await searchbox().press('Enter')
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    await page.getByLabel('User name').fill(analyst.userName)
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await searchbox().waitFor()
+    await page.waitForFunction(() => !document.querySelector('.status')?.textContent?.startsWith('Searching'))
+    expect(await summaries()).toEqual(['evil.example'])
+    await page.goto(view)
+    await page.waitForFunction(() => document.querySelector('td.summary')?.textContent === '1.2.3.4')
   })
 
   it('says what is wrong with a TQL expression', async () => {
