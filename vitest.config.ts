@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     pool: 'forks',
-    include: ['src/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'console/src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './src/test/summary-reporter.ts'],

@@ -1,6 +1,8 @@
-// The compiled server in dist/ (ignored by git): src/main.ts and src/cli/main.ts bundled by esbuild.
+// The compiled server in dist/ (ignored by git): src/main.ts and src/cli/main.ts bundled by esbuild, and the
+// console (console/, Preact) built by Vite into dist/console, which the server serves at `/`.
 // `npm install` builds it (prepare); `npm start` and the CLI rebuild it first when src/ changed since.
 // Run directly (`node scripts/build.mjs`) it builds when the output is missing or stale.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -14,11 +16,14 @@ const LOCK = join(ROOT, '.dist-build-lock')
 // Not the lockfile: npm may write it after prepare has built, and an install that changes dependencies builds anyway.
 const INPUTS = ['package.json', 'scripts/build.mjs']
 
+const SOURCE_FILE = /\.(ts|tsx|css|html|mjs|json)$/
+
 function newestSource(dir, newest = 0) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) newest = newestSource(path, newest)
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs)
+    else if (SOURCE_FILE.test(entry.name) && !entry.name.endsWith('.test.ts'))
+      newest = Math.max(newest, statSync(path).mtimeMs)
   }
   return newest
 }
@@ -30,7 +35,7 @@ export function isBuildCurrent() {
   const inputs = INPUTS.map((f) => join(ROOT, f))
     .filter((f) => existsSync(f))
     .map((f) => statSync(f).mtimeMs)
-  return Math.max(newestSource(join(ROOT, 'src')), ...inputs) <= built
+  return Math.max(newestSource(join(ROOT, 'src')), newestSource(join(ROOT, 'console')), ...inputs) <= built
 }
 
 /** What is bundled: the server and the admin command line, one file each. */
@@ -78,6 +83,7 @@ export function ensureBuilt({ quiet = false } = {}) {
         js: "import { createRequire as __bulwarkRequire } from 'node:module'; const require = __bulwarkRequire(import.meta.url);",
       },
     })
+    buildConsole(join(next, 'console'), quiet)
     // The stamp takes the time the build started: a source saved during the build makes the next start build again.
     writeFileSync(join(next, '.built'), '')
     utimesSync(join(next, '.built'), startedAt / 1000, startedAt / 1000)
@@ -85,8 +91,38 @@ export function ensureBuilt({ quiet = false } = {}) {
     if (existsSync(DIST)) renameSync(DIST, old)
     renameSync(next, DIST)
     rmSync(old, { recursive: true, force: true })
-    if (!quiet) console.error(`Built dist/ (esbuild) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`)
+    if (!quiet)
+      console.error(
+        `Built dist/ (esbuild, and the console with Vite) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`,
+      )
   })
+}
+
+/**
+ * The console: Vite (with the Preact preset) bundles console/ into index.html and content-hashed files
+ * under assets/. Vite's API is asynchronous and this build is not, so it runs as a child process.
+ */
+function buildConsole(outDir, quiet) {
+  let vite
+  try {
+    vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js')
+  } catch {
+    throw new Error('the console cannot be built: vite is not installed; run `npm install`')
+  }
+  execFileSync(
+    process.execPath,
+    [
+      vite,
+      'build',
+      '--config',
+      join(ROOT, 'console', 'vite.config.mjs'),
+      '--outDir',
+      outDir,
+      '--logLevel',
+      quiet ? 'error' : 'warn',
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
+  )
 }
 
 function withLock(work) {

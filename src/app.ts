@@ -22,6 +22,7 @@ import { installMetricsRoute, installRequestMetrics, type Metrics } from './prot
 import { createRateLimiter } from './protocols/http/rate-limit.js'
 import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './protocols/http/limits.js'
 import { registerV3 } from './protocols/v3/plugin.js'
+import { type ConsoleOptions, registerConsole } from './protocols/console/plugin.js'
 import { registerTaxii11, sendStatusMessage } from './protocols/taxii11/plugin.js'
 import type { PollOptions } from './protocols/taxii11/poll.js'
 import { TAXII_PREFIX, registerTaxii21 } from './protocols/taxii21/plugin.js'
@@ -50,6 +51,8 @@ export interface AppOptions {
   metricsToken?: string
   /** REST requests per account per window on this node; off without max. */
   rateLimit?: { max?: number; windowMs: number }
+  /** The analysts' console: where its build is, and (tests) its sign-in throttle and session lifetime. */
+  console?: Pick<ConsoleOptions, 'dir' | 'throttle' | 'sessionTtlMs'>
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -157,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     services: options.services,
     bodyLimit,
   })
+  await registerConsole(app, { store: options.store, services: options.services, ...options.console })
   installOpenApiRoutes(app, options.services.publicUrl)
 
   app.setNotFoundHandler((req, reply) => {

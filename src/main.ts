@@ -3,6 +3,8 @@
  * first-start setup, TLS, the HTTP application, metrics and the batch worker; stops it gracefully
  * on SIGTERM or SIGINT. Several nodes may share one PostgreSQL database.
  */
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
 import { ensureFirstStart, loadServerKey, prepareDatabase } from './bootstrap.js'
 import { loadConfig } from './config.js'
@@ -29,6 +31,9 @@ import { startImportWorker } from './worker/import-worker.js'
  */
 const HEAP_GROWING_PERCENT = 100
 
+/** The console's build: this file runs as dist/main.mjs or src/main.ts, both one level below the checkout. */
+const CONSOLE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'console')
+
 async function main() {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
@@ -51,6 +56,7 @@ async function main() {
     metrics,
     metricsToken: config.metrics.token,
     rateLimit: config.rateLimit,
+    console: { dir: CONSOLE_DIR },
     readiness: { workerRunning: () => !stopping && (!config.batchWorker || !!batchWorker?.running()) },
   })
   for (const { path, from } of tightened)

@@ -41,6 +41,16 @@ describe('bin/bulwark.mjs', () => {
     expect(run.stdout + run.stderr).not.toContain('a long password')
   })
 
+  it('creates a person who signs in to the console with the password given on standard input', () => {
+    const run = bulwark(
+      ['users', 'create', 'analyst', '--kind', 'human', '--role', 'Read Only User', '--password-stdin', '--json'],
+      'analyst password\n',
+    )
+    expect(run.status).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ userName: 'analyst', kind: 'human', role: 'Read Only User' })
+    expect(run.stdout + run.stderr).not.toContain('analyst password')
+  })
+
   it('answers errors with {"error"} and a non-zero exit code', () => {
     const refused = bulwark(['tokens', 'create', 'feed-reader', '--json'])
     expect(refused.status).toBe(1)

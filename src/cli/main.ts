@@ -117,7 +117,11 @@ leaf(owners, 'list', 'List every owner').action(() => execute((s, v) => listOwne
 const users = area('users', 'Human, API and TAXII accounts')
 leaf(users, 'create', 'Create an account in an Organization')
   .argument('<userName>', 'unique user name')
-  .addOption(new Option('--kind <kind>', 'account kind').choices(ACCOUNT_KINDS).default('api'))
+  .addOption(
+    new Option('--kind <kind>', 'account kind (human: a person, who signs in to the console with a password)')
+      .choices(ACCOUNT_KINDS)
+      .default('api'),
+  )
   .option('--organization <name>', 'home Organization (default: the only Organization)')
   .option(
     '--role <role>',
@@ -131,7 +135,7 @@ leaf(users, 'create', 'Create an account in an Organization')
   .option('--last-name <name>')
   .option('--pseudonym <name>')
   .option('--email <address>')
-  .option('--password <password>', 'password (required for TAXII accounts)')
+  .option('--password <password>', 'password (required for TAXII accounts; the console sign-in of human accounts)')
   .option('--password-stdin', 'read the password from standard input instead')
   .option('--token-lifetime-days <days>', 'lifetime of the API tokens issued to this account (default: no expiry)')
   .action(async (userName: string, o: Options) => {

@@ -60,6 +60,16 @@ export interface ApiTokenTable {
   date_added: Timestamp
 }
 
+/** A console sign-in (migration 0140): the cookie's token is kept only as its SHA-256. */
+export interface ConsoleSessionTable {
+  id: Id
+  user_id: number
+  token_hash: string
+  csrf_token: string
+  created_at: Timestamp
+  expires_at: Timestamp
+}
+
 export interface AccessKeyTable {
   id: Id
   user_id: number
@@ -608,6 +618,7 @@ export interface Database {
   user_account: UserAccountTable
   membership: MembershipTable
   api_token: ApiTokenTable
+  console_session: ConsoleSessionTable
   access_key: AccessKeyTable
   setting: SettingTable
   indicator: IndicatorTable

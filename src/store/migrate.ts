@@ -17,6 +17,7 @@ import * as m0120 from './migrations/0120-listing-order-indexes.js'
 import * as m0125 from './migrations/0125-indicator-tally.js'
 import * as m0130 from './migrations/0130-file-hash-indexes.js'
 import * as m0137 from './migrations/0137-observation-source.js'
+import * as m0140 from './migrations/0140-console-sessions.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0125-indicator-tally': m0125,
   '0130-file-hash-indexes': m0130,
   '0137-observation-source': m0137,
+  '0140-console-sessions': m0140,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
 }

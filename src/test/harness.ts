@@ -183,6 +183,8 @@ export interface TestAppOptions {
   listen?: boolean
   /** TAXII 1.1 poll sizes (Indicators per result part and per Content_Block). */
   taxii11Poll?: AppOptions['taxii11Poll']
+  /** The console's build folder, sign-in throttle and session lifetime. */
+  console?: AppOptions['console']
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -226,6 +228,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     trustedProxies: ['127.0.0.1'],
     logLevel: false,
     taxii11Poll: options.taxii11Poll,
+    console: options.console,
   })
   await app.ready()
   if (port !== undefined) await app.listen({ host: '127.0.0.1', port })

@@ -12,6 +12,7 @@ import {
   SYSTEM_ROLES,
 } from '../../model/roles.js'
 import * as accounts from '../../store/repositories/account.repository.js'
+import { deleteSessionsOfUser } from '../../store/repositories/console-session.repository.js'
 import type { Database } from '../../store/database.js'
 import {
   generateAccessId,
@@ -261,6 +262,8 @@ export async function setPassword(db: Kysely<Database>, userName: string, passwo
   const account = await requireAccount(db, userName)
   checkPassword(password)
   await accounts.updateAccount(db, account.id, { password_hash: await hashPassword(password), last_modified: now })
+  // A new password ends every console session made with the old one.
+  await deleteSessionsOfUser(db, account.id)
 }
 
 export async function setAccountDisabled(db: Kysely<Database>, userName: string, disabled: boolean, now: string) {

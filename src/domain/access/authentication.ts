@@ -73,7 +73,7 @@ export async function authenticate(
  */
 const callers = new WeakMap<AuthRow<object>, Caller>()
 
-function callerFrom(row: AuthRow<object>): Caller {
+export function callerFrom(row: AuthRow<object>): Caller {
   let caller = callers.get(row)
   if (caller === undefined) {
     caller = { account: toAccount(row), memberships: toMemberships(row.memberships) }

@@ -1,16 +1,20 @@
 /**
- * The REST API's gate, shared by v2 and v3: HTTPS only, a token or an HMAC signature,
- * then the per-account rate limit when one is set, then the owner the call works in. Leaves a
- * RequestContext on the request.
+ * The REST API's gate, shared by v2 and v3: HTTPS only, a token or an HMAC signature (or, with no
+ * Authorization header, a console session cookie, whose writes must carry the session's CSRF
+ * token), then the per-account rate limit when one is set, then the owner the call works in.
+ * Leaves a RequestContext on the request.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
+import { csrfTokenMatches, resumeSession } from '../../domain/access/sessions.js'
+import type { Caller } from '../../domain/context.js'
 import { selectOwner } from '../../domain/access/owner-scope.js'
 import { DomainError } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import { isoAt } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 import { rateLimitedError } from './rate-limit.js'
+import { CSRF_HEADER, isSafeMethod, sessionTokenOf } from './session-cookie.js'
 
 export function isSecure(req: FastifyRequest): boolean {
   return req.protocol === 'https'
@@ -22,22 +26,39 @@ export function firstQueryValue(req: FastifyRequest, name: string): string | und
   return typeof first === 'string' ? first : undefined
 }
 
+function firstHeader(req: FastifyRequest, name: string): string | undefined {
+  const value = req.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
 export function installRestAuth(app: FastifyInstance, store: Store, services: Services): void {
   const limiter = app.rateLimiter
   app.addHook('preHandler', async (req, reply) => {
     if (!isSecure(req)) throw new DomainError('no_credentials', 'HTTPS is required')
     const nowMs = Date.now()
-    const caller = await authenticate(
-      services,
-      {
-        authorization: req.headers.authorization,
-        timestamp: req.headers.timestamp as string | undefined,
-        pathAndQuery: req.raw.url ?? req.url,
-        method: req.method,
-        nowMs,
-      },
-      ['token', 'hmac'],
-    )
+    const sessionToken = req.headers.authorization === undefined ? sessionTokenOf(req) : undefined
+    let caller: Caller
+    if (sessionToken !== undefined) {
+      const active = await resumeSession(services, sessionToken, nowMs)
+      if (!isSafeMethod(req.method) && !csrfTokenMatches(active.session, firstHeader(req, CSRF_HEADER)))
+        throw new DomainError(
+          'no_credentials',
+          `A write from the console must carry its session's ${CSRF_HEADER} header`,
+        )
+      caller = active.caller
+    } else {
+      caller = await authenticate(
+        services,
+        {
+          authorization: req.headers.authorization,
+          timestamp: req.headers.timestamp as string | undefined,
+          pathAndQuery: req.raw.url ?? req.url,
+          method: req.method,
+          nowMs,
+        },
+        ['token', 'hmac'],
+      )
+    }
     const retryAfter = limiter?.take(caller.account.id, nowMs)
     if (retryAfter !== undefined) {
       reply.header('retry-after', String(retryAfter))

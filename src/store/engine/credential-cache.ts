@@ -23,7 +23,14 @@ import {
 
 export const CREDENTIAL_CACHE_MS = 1000
 const MAX_ENTRIES = 10_000
-const CREDENTIAL_TABLE_NAMES = ['user_account', 'membership', 'api_token', 'access_key', 'owner'] as const
+const CREDENTIAL_TABLE_NAMES = [
+  'user_account',
+  'membership',
+  'api_token',
+  'access_key',
+  'owner',
+  'console_session',
+] as const
 const CREDENTIAL_TABLES = new Set<string>(CREDENTIAL_TABLE_NAMES)
 /** Tables whose writes must pass through the query builder, where this module's plugin sees them. */
 export type CredentialTable = (typeof CREDENTIAL_TABLE_NAMES)[number]

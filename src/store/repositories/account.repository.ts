@@ -51,6 +51,7 @@ function queriesFor(dialect: Store['dialect']) {
     byAccessId: `SELECT ${account}, k.secret_ciphertext FROM access_key k JOIN user_account u ON u.id = k.user_id WHERE k.access_id = ?`,
     byTokenHash: `SELECT ${account}, t.expires_at, t.kind AS token_kind FROM api_token t JOIN user_account u ON u.id = t.user_id WHERE t.token_hash = ?`,
     byUserName: `SELECT ${account}, u.password_hash FROM user_account u WHERE u.user_name = ?`,
+    bySessionHash: `SELECT ${account}, s.expires_at, s.csrf_token FROM console_session s JOIN user_account u ON u.id = s.user_id WHERE s.token_hash = ?`,
     memberships:
       'SELECT m.owner_id, o.name AS owner_name, o.type AS owner_type, m.role FROM membership m JOIN owner o ON o.id = m.owner_id WHERE m.user_id = ? ORDER BY o.id',
   } as const
@@ -65,6 +66,8 @@ export interface AuthRepository {
   findByAccessId(accessId: string): Promise<AuthRow<{ secret_ciphertext: string }> | undefined>
   findByTokenHash(hash: string): Promise<AuthRow<{ expires_at: string | null; token_kind: string }> | undefined>
   findByUserName(userName: string): Promise<AuthRow<{ password_hash: string | null }> | undefined>
+  /** A console session by the SHA-256 of its cookie token, with its expiry and CSRF token. */
+  findBySessionHash(hash: string): Promise<AuthRow<{ expires_at: string; csrf_token: string }> | undefined>
   listMemberships(userId: number): Promise<MembershipRow[]>
 }
 
@@ -88,6 +91,7 @@ export function createAuthRepository(store: Store): AuthRepository {
     findByAccessId: (accessId) => cache.get(`a:${accessId}`, () => direct.findByAccessId(accessId)),
     findByTokenHash: (hash) => cache.get(`t:${hash}`, () => direct.findByTokenHash(hash)),
     findByUserName: (userName) => cache.get(`u:${userName}`, () => direct.findByUserName(userName)),
+    findBySessionHash: (hash) => cache.get(`s:${hash}`, () => direct.findBySessionHash(hash)),
     listMemberships: (userId) => direct.listMemberships(userId),
   }
 }
@@ -102,6 +106,7 @@ function createDirectAuthRepository(store: Store): AuthRepository {
       findByAccessId: async (accessId) => unpack(prepared.byAccessId.get(accessId) as any),
       findByTokenHash: async (hash) => unpack(prepared.byTokenHash.get(hash) as any),
       findByUserName: async (userName) => unpack(prepared.byUserName.get(userName) as any),
+      findBySessionHash: async (hash) => unpack(prepared.bySessionHash.get(hash) as any),
       listMemberships: async (userId) => prepared.memberships.all(userId) as MembershipRow[],
     }
   }
@@ -115,6 +120,7 @@ function createDirectAuthRepository(store: Store): AuthRepository {
     findByAccessId: async (accessId) => unpack((await run('byAccessId', accessId))[0]),
     findByTokenHash: async (hash) => unpack((await run('byTokenHash', hash))[0]),
     findByUserName: async (userName) => unpack((await run('byUserName', userName))[0]),
+    findBySessionHash: async (hash) => unpack((await run('bySessionHash', hash))[0]),
     listMemberships: async (userId) => (await run('memberships', userId)) as MembershipRow[],
   }
 }

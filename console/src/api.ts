@@ -1,0 +1,106 @@
+/**
+ * The console's one way to the server: same-origin fetch with the session cookie (the browser
+ * sends it; no script can read it), JSON both ways, and the session's CSRF token in a header on
+ * every write.
+ */
+export interface Session {
+  userName: string
+  firstName: string | null
+  lastName: string | null
+  csrfToken: string
+  expiresAt: string
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+let csrfToken: string | undefined
+
+/** Dispatched on window when the server says the session has ended (401): the shell shows the sign-in form. */
+export const SESSION_ENDED = 'bulwark:session-ended'
+
+export function rememberSession(session: Session | undefined): void {
+  csrfToken = session?.csrfToken
+}
+
+export async function api<T>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
+  const method = options.method ?? 'GET'
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  })
+  const text = await res.text()
+  let body: unknown
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  if (!res.ok) {
+    // 401 (the session ended) or 403 (the browser dropped the cookie at its Max-Age, or another refusal): ask
+    // whether a session is still there, and when none is, say so.
+    if ((res.status === 401 || res.status === 403) && csrfToken && !path.startsWith('/api/v3/session'))
+      void currentSession().then(
+        (session) => {
+          if (session) return
+          csrfToken = undefined
+          dispatchEvent(new Event(SESSION_ENDED))
+        },
+        () => undefined,
+      )
+    const message = (body as { message?: unknown } | undefined)?.message
+    throw new ApiError(res.status, typeof message === 'string' ? message : `The server answered ${res.status}`)
+  }
+  return body as T
+}
+
+export async function currentSession(): Promise<Session | undefined> {
+  try {
+    return (await api<{ data: Session }>('/api/v3/session')).data
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return undefined
+    throw error
+  }
+}
+
+export async function signIn(userName: string, password: string): Promise<Session> {
+  return (await api<{ data: Session }>('/api/v3/session/sign-in', { method: 'POST', body: { userName, password } }))
+    .data
+}
+
+export async function signOut(): Promise<void> {
+  await api('/api/v3/session/sign-out', { method: 'POST' })
+}
+
+export interface Indicator {
+  id: number
+  type: string
+  summary: string
+  ownerName?: string
+  rating?: number
+  confidence?: number
+  description?: string
+  dateAdded?: string
+  lastModified?: string
+  active?: boolean
+  tags?: { data?: { name: string }[] }
+}
+
+export interface ListPage<T> {
+  data: T[]
+  next?: string
+  prev?: string
+  count?: number
+}

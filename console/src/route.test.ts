@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_SORT, formatRoute, parseRoute } from './route.js'
+import { safeHref } from './safe-url.js'
+
+describe('the address as state', () => {
+  it('round-trips a search with its sort, page and cursor', () => {
+    const route = {
+      page: 'search' as const,
+      q: 'tag = "apt 1" & more',
+      sort: 'rating desc',
+      pageNumber: 3,
+      cursor: 'MjAw',
+    }
+    const hash = formatRoute(route)
+    expect(hash).toBe('#/search?q=tag+%3D+%22apt+1%22+%26+more&sort=rating+desc&page=3&cursor=MjAw')
+    expect(parseRoute(hash)).toEqual(route)
+  })
+
+  it('reads the empty address as the first page of an empty search', () => {
+    expect(parseRoute('')).toEqual({ page: 'search', q: '', sort: DEFAULT_SORT, pageNumber: 1 })
+    expect(parseRoute('#/search?page=-2')).toEqual({ page: 'search', q: '', sort: DEFAULT_SORT, pageNumber: 1 })
+  })
+
+  it('reads the lookup a v2 legacy link is sent to', () => {
+    const route = { page: 'lookup' as const, entity: 'host', value: 'evil.example', owner: 'Org & Co' }
+    expect(parseRoute(formatRoute(route))).toEqual(route)
+  })
+
+  it("reads the API's webLink form of an item", () => {
+    expect(parseRoute('#/details/indicators/55/overview')).toEqual({ page: 'details', kind: 'indicators', id: 55 })
+  })
+})
+
+describe('links from intelligence', () => {
+  it('are made of http and https URLs only', () => {
+    expect(safeHref('https://evil.example/a')).toBe('https://evil.example/a')
+    expect(safeHref('javascript:alert(1)')).toBeUndefined()
+    expect(safeHref(' JaVaScRiPt:alert(1)')).toBeUndefined()
+    expect(safeHref('data:text/html,<script>alert(1)</script>')).toBeUndefined()
+    expect(safeHref('vbscript:msgbox')).toBeUndefined()
+    expect(safeHref('evil.example')).toBeUndefined()
+  })
+})
