@@ -8,7 +8,8 @@
  * items carry their source's versions (STIX) runs its jobs with sourceVersions, so a version already
  * held is not written again.
  */
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, createReadStream, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import type { Store } from '../../store/connect.js'
 import { createBatchJob, readBatchOutcome, uploadBatchInput } from '../../domain/batch/jobs.js'
 import { runBatchJob } from '../../domain/batch/run-job.js'
@@ -16,7 +17,7 @@ import type { RequestContext } from '../../domain/context.js'
 import { invalid } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../core/time.js'
-import { READ_FORMATS, detectFormat, findFormat } from '../../formats/index.js'
+import { READ_FORMATS, detectDirectoryFormat, detectFormat, findFormat } from '../../formats/index.js'
 import { claimJob } from '../../domain/batch/leases.js'
 import { newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
@@ -76,14 +77,27 @@ const nothingPending = (): Pending => ({
 const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].items.length, 0)
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
+  // A directory is a format's published as files (a MISP feed: manifest.json and one file per event).
+  const directory = statSync(args.file).isDirectory()
   const format =
-    args.format === undefined ? detectFormat(args.file, () => readHead(args.file)) : findFormat(args.format)
+    args.format !== undefined
+      ? findFormat(args.format)
+      : directory
+        ? detectDirectoryFormat((name) => existsSync(join(args.file, name)))
+        : detectFormat(args.file, () => readHead(args.file))
+  if (directory && !format?.reader?.directory)
+    throw invalid(`${args.file} is a directory that no format reads (a MISP feed holds a manifest.json)`)
   if (!format?.reader) throw invalid(`--format must be ${IMPORT_FORMATS.join(', ')}, not '${args.format}'`)
   const reader = format.reader
   const options = { name: args.file, type: args.type, map: args.map }
   reader.check?.(options)
   const ctx = await cliContext(store, services, args.userName)
-  const size = Math.max(1, statSync(args.file).size)
+  const size = Math.max(
+    1,
+    directory
+      ? readdirSync(args.file).reduce((n, name) => n + statSync(join(args.file, name)).size, 0)
+      : statSync(args.file).size,
+  )
   const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
   let pending = nothingPending()
   let charsRead = 0
@@ -93,14 +107,25 @@ export async function importCommand(store: Store, services: Services, args: Impo
     pending = nothingPending()
     report()
   }
-  async function* counted() {
-    for await (const chunk of createReadStream(args.file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
+  async function* counted(file: string) {
+    for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
       charsRead += (chunk as string).length
       yield chunk as string
     }
   }
 
-  for await (const event of reader.read(counted(), options)) {
+  const events = directory
+    ? reader.directory!.read(
+        {
+          open: (name) => {
+            if (basename(name) !== name) throw invalid(`${name} is not a file name of ${args.file}`)
+            return counted(join(args.file, name))
+          },
+        },
+        options,
+      )
+    : reader.read(counted(args.file), options)
+  for await (const event of events) {
     if (event.kind === 'input') {
       addError(tally, { item: '(file)', message: event.error })
       continue

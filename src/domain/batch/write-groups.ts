@@ -65,7 +65,18 @@ export async function writeGroupChunk(
         `Invalid Group: xid '${d.xid}' belongs to a ${existing.get(d.xid)!.type} Group, not a ${d.def.name}`,
       ),
     )
-  const valid = accepted.filter((d) => !wrongType(d))
+  // A version of its source the Group holds already (job option sourceVersions) is not written again.
+  const held = (d: GroupDraft) => {
+    const found = existing.get(d.xid)
+    const incoming = d.columns.external_last_modified
+    return (
+      !!env.options.sourceVersions &&
+      typeof incoming === 'string' &&
+      !!found?.external_last_modified &&
+      found.external_last_modified >= incoming
+    )
+  }
+  const valid = accepted.filter((d) => !wrongType(d) && !held(d))
   const inserts = valid.filter((d) => !existing.has(d.xid))
   const ctx = contextIn(env.ctx, db)
   const newIds = await insertGroups(
@@ -82,7 +93,12 @@ export async function writeGroupChunk(
     existing: existing.has(d.xid),
   }))
   const createdLabels = await writeMetadata(db, env, 'group', targets)
-  return { consumed: accepted.length, written: valid.length, issues, createdLabels }
+  return {
+    consumed: accepted.length,
+    written: valid.length + accepted.filter((d) => !wrongType(d) && held(d)).length,
+    issues,
+    createdLabels,
+  }
 }
 
 export async function deleteGroupChunk(

@@ -281,12 +281,12 @@ export async function findFilesByHashes(
 }
 
 export async function findGroupsByXids(db: Kysely<Database>, ownerId: number, xids: readonly string[]) {
-  const out: { id: number; xid: string | null; type: string }[] = []
+  const out: { id: number; xid: string | null; type: string; external_last_modified: string | null }[] = []
   for (const part of slices([...new Set(xids)], IN_CHUNK)) {
     out.push(
       ...(await db
         .selectFrom('intel_group')
-        .select(['id', 'xid', 'type'])
+        .select(['id', 'xid', 'type', 'external_last_modified'])
         .where('owner_id', '=', ownerId)
         .where('xid', 'in', part)
         .execute()),
