@@ -24,6 +24,8 @@ import { cliContext } from '../context.js'
 
 /** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
 export const IMPORT_CHUNK = 5_000
+/** Bytes of items per batch job: below batchMaxUploadBytes (2 MB), whatever the items' size (long MISP comments, say). */
+export const IMPORT_CHUNK_BYTES = 1_000_000
 const MAX_REPORTED_ERRORS = 100
 
 export const IMPORT_FORMATS = READ_FORMATS
@@ -65,8 +67,8 @@ interface Tally {
 const KINDS = ['indicator', 'group', 'association'] as const
 type Kind = (typeof KINDS)[number]
 
-/** Batch items waiting for their job, each with the place in the file its errors are reported by. */
-type Pending = Record<Kind, { items: unknown[]; sources: string[] }>
+/** Batch items waiting for their job (as JSON text), each with the place in the file its errors are reported by. */
+type Pending = Record<Kind, { items: string[]; sources: string[] }>
 
 const nothingPending = (): Pending => ({
   indicator: { items: [], sources: [] },
@@ -100,11 +102,13 @@ export async function importCommand(store: Store, services: Services, args: Impo
   )
   const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
   let pending = nothingPending()
+  let pendingBytes = 0
   let charsRead = 0
   const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
   const flush = async () => {
     if (pendingCount(pending)) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
     pending = nothingPending()
+    pendingBytes = 0
     report()
   }
   async function* counted(file: string) {
@@ -137,14 +141,18 @@ export async function importCommand(store: Store, services: Services, args: Impo
       ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
       ['association', event.associations ?? []],
     ]
-    for (const [kind, list] of items) {
-      for (const { where, item } of list) {
-        pending[kind].items.push(item)
-        pending[kind].sources.push(where)
-      }
-    }
+    const texts = items.map(([, list]) => list.map(({ item }) => JSON.stringify(item)))
+    const bytes = texts.flat().reduce((n, text) => n + Buffer.byteLength(text) + 1, 0)
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
-    if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
+    if (pendingBytes && pendingBytes + bytes > IMPORT_CHUNK_BYTES) await flush()
+    items.forEach(([kind, list], k) =>
+      list.forEach(({ where }, i) => {
+        pending[kind].items.push(texts[k][i])
+        pending[kind].sources.push(where)
+      }),
+    )
+    pendingBytes += bytes
+    if (pendingCount(pending) >= IMPORT_CHUNK || pendingBytes >= IMPORT_CHUNK_BYTES) await flush()
   }
   await flush()
   charsRead = size
@@ -180,7 +188,7 @@ async function runChunk(
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
     sourceVersions ? { sourceVersions } : {},
   )
-  await uploadBatchInput(ctx, id, JSON.stringify(Object.fromEntries(KINDS.map((kind) => [kind, pending[kind].items]))))
+  await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].items.join(',')}]`).join(',')}}`)
   const workerId = newWorkerId()
   if (!(await claimJob(ctx.store, id, workerId)))
     throw new Error(`Batch job ${id} was taken by a running server; it completes there`)

@@ -33,7 +33,7 @@ export const EVENT_GROUP_TYPE = 'Event'
  * How much of one event's attributes (JSON text) is held while its tags are unknown. Past it, the
  * attributes go on without the event's TLP, and the event says so.
  */
-export const HOLD_CHARS = 32_000_000
+export const HOLD_CHARS = 16_000_000
 
 /** The members of an event the reader keeps; the others (Galaxy, RelatedEvent, EventReport …) are read past. */
 const EVENT_MEMBERS = new Set([
@@ -94,9 +94,10 @@ interface EventMeta {
   analysis?: string
 }
 
+/** An attribute or object waiting for its event's tags: its JSON as UTF-8 bytes, which hold none of the input's chunks. */
 interface Held {
   where: string
-  text: string
+  text: string | Buffer
   object: boolean
 }
 
@@ -285,7 +286,7 @@ async function* onStep(
     yield readHeld(event, { where, text: step.text, object })
     return
   }
-  event.held.push({ where, text: step.text, object })
+  event.held.push({ where, text: Buffer.from(step.text), object })
   event.heldChars += step.text.length
   if (event.heldChars > HOLD_CHARS) {
     event.tagsLate = true
@@ -340,14 +341,19 @@ async function* becomeReady(event: EventReading): AsyncGenerator<ReadEvent> {
   const held = event.held
   event.held = []
   event.heldChars = 0
-  for (const h of held) yield readHeld(event, h)
+  // Each held attribute let go of as it is read.
+  for (let i = 0; i < held.length; i++) {
+    const h = held[i]
+    held[i] = undefined as never
+    yield readHeld(event, h)
+  }
 }
 
 /** One attribute or object as its element: its Indicators, and its refusals. */
 function readHeld(event: EventReading, held: Held): ReadEvent {
   let value: unknown
   try {
-    value = readJson(held.text)
+    value = readJson(typeof held.text === 'string' ? held.text : held.text.toString('utf8'))
   } catch (error) {
     return { kind: 'element', where: held.where, indicators: [], error: messageOf(error) }
   }
