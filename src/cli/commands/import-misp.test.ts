@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 import { DATASETS_DIR, datasetsUnavailable } from '../../test/datasets.js'
-import { importCommand } from './import.js'
+import { IMPORT_CHUNK_BYTES, importCommand } from './import.js'
 
 const missing = datasetsUnavailable()
 if (missing) console.warn(missing)
@@ -113,7 +113,7 @@ let t: TestApp
 let writer: TestAccount
 const owners = new Map<string, number>()
 let dir: string
-const OWNER_NAMES = [...FILES.map((f) => f.file), 'again', 'newer', 'feed', 'labels', 'adversarial']
+const OWNER_NAMES = [...FILES.map((f) => f.file), 'again', 'newer', 'feed', 'labels', 'adversarial', 'long']
 const ownerFor = (name: string) => `MISP ${name}`.slice(0, 100)
 
 beforeAll(async () => {
@@ -419,6 +419,35 @@ describe('MISP files written to break importers', () => {
       expect(result.errors.at(-1)).toEqual({ item: '(file)', message: 'The file ends before its JSON document does' })
       expect((await indicatorsOf('labels')).length).toBe(9)
       expect((await groupsOf('labels')).map((g) => g.name)).toEqual(['SSHDoor : Mimban'])
+    },
+    IMPORT_TIMEOUT,
+  )
+
+  it(
+    'cuts jobs by size too: 3,000 attributes with 1,000-character comments (3 MB of items) all come in',
+    async () => {
+      const file = join(dir, 'long-comments.json')
+      const comment = 'x'.repeat(1000)
+      writeFileSync(
+        file,
+        JSON.stringify({
+          Event: {
+            uuid: 'cccccccc-0000-4000-8000-000000000001',
+            info: 'long comments',
+            date: '2024-02-03',
+            Attribute: Array.from({ length: 3000 }, (_, i) => ({
+              type: 'domain',
+              value: `h${i}.long.example`,
+              comment,
+              uuid: `cccccccc-0000-4000-8000-${String(i).padStart(12, '0')}`,
+            })),
+          },
+        }),
+      )
+      const result = await run(file, 'long')
+      expect(result).toMatchObject({ items: 3001, successCount: 3001, errorCount: 0 })
+      expect(result.jobs).toBeGreaterThanOrEqual(Math.ceil((3000 * 1000) / IMPORT_CHUNK_BYTES))
+      expect((await indicatorsOf('long')).length).toBe(3000)
     },
     IMPORT_TIMEOUT,
   )
