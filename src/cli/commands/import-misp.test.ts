@@ -338,6 +338,11 @@ describe.skipIf(!!missing)('a MISP feed directory', () => {
       )
       writeFileSync(join(feed, 'manifest.json'), JSON.stringify(manifest))
 
+      // A directory without a manifest is no format's.
+      const empty = join(dir, 'empty')
+      mkdirSync(empty)
+      await expect(run(empty, 'feed')).rejects.toThrow(/is a directory that no format reads/)
+
       const result = await run(feed, 'feed')
       expect(result.format).toBe('misp')
       expect(result.errors).toEqual([

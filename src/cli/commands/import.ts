@@ -1,8 +1,9 @@
 /**
  * `bulwark import <file> --owner <name>`: Indicators, and the Groups and associations around them, from any format of formats/ with a reader (STIX
- * 2.0 or 2.1, a V2 batch file, a CSV, a plain list or free text), found from the file
- * (formats/index.ts detectFormat) unless `--format` names it. Everything is written by the batch
- * machinery, in jobs of at most IMPORT_CHUNK items run in this process, so the rules, merging and
+ * 2.0 or 2.1, MISP events, a V2 batch file, a CSV, a plain list or free text), found from the file
+ * (formats/index.ts detectFormat) unless `--format` names it; a directory is read by the format whose
+ * index file it holds (a MISP feed's manifest.json), its files opened by name. Everything is written by the batch
+ * machinery, in jobs of at most IMPORT_CHUNK items and IMPORT_CHUNK_BYTES run in this process, so the rules, merging and
  * per-item errors are the API's own. The file is read as it streams, so memory holds one chunk,
  * never the file. A bad item is reported by its place in the file and the run goes on. A reader whose
  * items carry their source's versions (STIX) runs its jobs with sourceVersions, so a version already
