@@ -14,6 +14,7 @@ import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
 import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
+import { startScheduledTasks } from './worker/scheduled-tasks.js'
 
 /**
  * How far V8 lets the old generation grow past what survived its last full collection before
@@ -86,6 +87,9 @@ async function main() {
   batchWorker = config.batchWorker
     ? startBatchWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
     : undefined
+  const scheduledTasks = config.batchWorker
+    ? startScheduledTasks(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
+    : undefined
 
   const stop = async (signal: string) => {
     if (stopping) {
@@ -99,7 +103,7 @@ async function main() {
     )
     // Requests still running after the bound lose their connections; their transactions roll back.
     const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs)
-    await Promise.all([app.close(), batchWorker?.stop()])
+    await Promise.all([app.close(), batchWorker?.stop(), scheduledTasks?.stop()])
     clearTimeout(force)
     if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve))
     await store.close()

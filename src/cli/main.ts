@@ -13,6 +13,7 @@ import { createKeyCommand, revokeKeysCommand } from './commands/keys.js'
 import { listMembershipsCommand, removeMembershipCommand, setMembershipCommand } from './commands/memberships.js'
 import { createOwnerCommand, listOwnersCommand } from './commands/owners.js'
 import { getSettingCommand, listSettingsCommand, setSettingCommand } from './commands/settings.js'
+import { runLifecycleCommand, setLifecycleCommand, showLifecycleCommand } from './commands/lifecycle.js'
 import { statusCommand } from './commands/status.js'
 import { createTokenCommand, revokeTokensCommand } from './commands/tokens.js'
 import {
@@ -331,6 +332,17 @@ leaf(settings, 'set', 'Change a setting (true/false or a whole number)')
   .argument('<name>')
   .argument('<value>')
   .action((name: string, value: string) => execute((s, v) => setSettingCommand(s, v, { name, value })))
+
+const lifecycle = area('lifecycle', 'How long Indicators stay active without being seen again')
+leaf(lifecycle, 'show', "An owner's days per Indicator type, and the last run")
+  .requiredOption('--owner <name>', 'The owner')
+  .action((opts: { owner: string }) => execute((s, v) => showLifecycleCommand(s, v, opts)))
+leaf(lifecycle, 'set', "Set an owner's days for one Indicator type")
+  .requiredOption('--owner <name>', 'The owner')
+  .requiredOption('--type <type>', 'The Indicator type (Address, Host, File…)')
+  .requiredOption('--days <days>', "Days without being seen again (0: never), or 'default'")
+  .action((opts: { owner: string; type: string; days: string }) => execute((s, v) => setLifecycleCommand(s, v, opts)))
+leaf(lifecycle, 'run', 'Turn stale Indicators inactive now').action(() => execute((s, v) => runLifecycleCommand(s, v)))
 
 leaf(program, 'status', 'Database dialect, migrations, counts and settings').action(() =>
   execute((s, v) => statusCommand(s, v)),

@@ -53,6 +53,17 @@ export const SETTINGS = {
     min: 1,
     description: 'Largest document or report upload in bytes',
   },
+  indicatorLifecycleEnabled: {
+    type: 'boolean',
+    default: true,
+    description: "Turn Indicators inactive when not seen again within their owner's days per type",
+  },
+  indicatorLifecycleIntervalMinutes: {
+    type: 'integer',
+    default: 60,
+    min: 1,
+    description: 'Minutes between runs of the Indicator lifecycle',
+  },
 } as const satisfies Record<string, SettingDef>
 
 export type SettingName = keyof typeof SETTINGS

@@ -568,4 +568,4 @@ export const INDICATOR = defineKind({
  * by no interface. A column added to the table is either declared above or listed here, or
  * store/declared-columns.test.ts fails.
  */
-export const INDICATOR_INTERNAL_COLUMNS = [] as const
+export const INDICATOR_INTERNAL_COLUMNS = ['last_sighted', 'stale_since'] as const

@@ -104,6 +104,10 @@ export interface IndicatorTable {
   size: number | null
   observation_count: Generated<number>
   last_observed: Timestamp | null
+  /** When an import last met it unchanged (migration 0150; the lifecycle's, not the API's). */
+  last_sighted: Timestamp | null
+  /** When the lifecycle turned it inactive (null when anything else did, or it is active). */
+  stale_since: Timestamp | null
   false_positive_count: Generated<number>
   last_false_positive: Timestamp | null
   address_city: string | null
@@ -537,7 +541,26 @@ export interface FeedResultPartTable {
   created_at: Timestamp
 }
 
+/** An owner's days until an Indicator of a type goes stale (domain/lifecycle); 0 never. */
+export interface IndicatorLifecyclePolicyTable {
+  owner_id: number
+  type: string
+  days: number
+}
+
+/** A task one node at a time runs now and then (worker/scheduled-tasks.ts), under a lease. */
+export interface ScheduledTaskTable {
+  name: string
+  lease_owner: string | null
+  lease_expires: Timestamp | null
+  last_started: Timestamp | null
+  last_finished: Timestamp | null
+  last_outcome: string | null
+}
+
 export interface Database {
+  indicator_lifecycle_policy: IndicatorLifecyclePolicyTable
+  scheduled_task: ScheduledTaskTable
   feed_result_part: FeedResultPartTable
   owner: OwnerTable
   user_account: UserAccountTable

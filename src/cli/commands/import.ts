@@ -3,7 +3,7 @@
  * 2.0 or 2.1, MISP events, a V2 batch file, a CSV, a plain list or free text), found from the file
  * (formats/index.ts detectFormat) unless `--format` names it; a directory is read by the format whose
  * index file it holds (a MISP feed's manifest.json), its files opened by name. Everything is written by the batch
- * machinery, in jobs of at most IMPORT_CHUNK items and IMPORT_CHUNK_BYTES run in this process, so the rules, merging and
+ * machinery, in jobs of at most IMPORT_CHUNK items (fewer where they would pass batchMaxUploadBytes) run in this process, so the rules, merging and
  * per-item errors are the API's own. The file is read as it streams, so memory holds one chunk,
  * never the file. A bad item is reported by its place in the file and the run goes on. A reader whose
  * items carry their source's versions (STIX) runs its jobs with sourceVersions, so a version already
@@ -23,10 +23,8 @@ import { claimJob } from '../../domain/batch/leases.js'
 import { newWorkerId } from '../../worker/batch-worker.js'
 import { cliContext } from '../context.js'
 
-/** Items per batch job: below the default batchMaxIndicators (25,000) and batchMaxUploadBytes (2 MB). */
+/** Items per batch job at most, below the default batchMaxIndicators (25,000); fewer when they would pass batchMaxUploadBytes. */
 export const IMPORT_CHUNK = 5_000
-/** Bytes of items per batch job: below batchMaxUploadBytes (2 MB), whatever the items' size (long MISP comments, say). */
-export const IMPORT_CHUNK_BYTES = 1_000_000
 const MAX_REPORTED_ERRORS = 100
 
 export const IMPORT_FORMATS = READ_FORMATS
@@ -68,16 +66,22 @@ interface Tally {
 const KINDS = ['indicator', 'group', 'association'] as const
 type Kind = (typeof KINDS)[number]
 
-/** Batch items waiting for their job (as JSON text), each with the place in the file its errors are reported by. */
-type Pending = Record<Kind, { items: string[]; sources: string[] }>
+/**
+ * Batch items waiting for their job, as JSON text, each with the place in the file its errors are
+ * reported by; `bytes` is the size of the job's file they make.
+ */
+type Pending = Record<Kind, { texts: string[]; sources: string[] }> & { bytes: number }
+
+const EMPTY_JOB_FILE_BYTES = '{"indicator":[],"group":[],"association":[]}'.length
 
 const nothingPending = (): Pending => ({
-  indicator: { items: [], sources: [] },
-  group: { items: [], sources: [] },
-  association: { items: [], sources: [] },
+  indicator: { texts: [], sources: [] },
+  group: { texts: [], sources: [] },
+  association: { texts: [], sources: [] },
+  bytes: EMPTY_JOB_FILE_BYTES,
 })
 
-const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].items.length, 0)
+const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].texts.length, 0)
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
   // A directory is a format's published as files (a MISP feed: manifest.json and one file per event).
@@ -95,6 +99,8 @@ export async function importCommand(store: Store, services: Services, args: Impo
   const options = { name: args.file, type: args.type, map: args.map }
   reader.check?.(options)
   const ctx = await cliContext(store, services, args.userName)
+  // A job's file must fit the batch upload limit as much as its item count does.
+  const maxBytes = Number(await services.settings.get('batchMaxUploadBytes'))
   const size = Math.max(
     1,
     directory
@@ -103,13 +109,11 @@ export async function importCommand(store: Store, services: Services, args: Impo
   )
   const tally: Tally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
   let pending = nothingPending()
-  let pendingBytes = 0
   let charsRead = 0
   const report = () => args.progress?.({ ...tally, fraction: Math.min(1, charsRead / size) })
   const flush = async () => {
     if (pendingCount(pending)) await runChunk(ctx, args.owner, pending, tally, reader.sourceVersions)
     pending = nothingPending()
-    pendingBytes = 0
     report()
   }
   async function* counted(file: string) {
@@ -142,18 +146,27 @@ export async function importCommand(store: Store, services: Services, args: Impo
       ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
       ['association', event.associations ?? []],
     ]
-    const texts = items.map(([, list]) => list.map(({ item }) => JSON.stringify(item)))
-    const bytes = texts.flat().reduce((n, text) => n + Buffer.byteLength(text) + 1, 0)
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
-    if (pendingBytes && pendingBytes + bytes > IMPORT_CHUNK_BYTES) await flush()
-    items.forEach(([kind, list], k) =>
-      list.forEach(({ where }, i) => {
-        pending[kind].items.push(texts[k][i])
-        pending[kind].sources.push(where)
-      }),
+    const texts = items.map(
+      ([kind, list]) => [kind, list.map(({ where, item }) => [where, JSON.stringify(item)])] as const,
     )
-    pendingBytes += bytes
-    if (pendingCount(pending) >= IMPORT_CHUNK || pendingBytes >= IMPORT_CHUNK_BYTES) await flush()
+    const bytes = texts.reduce((n, [, list]) => list.reduce((m, [, text]) => m + Buffer.byteLength(text) + 1, n), 0)
+    if (EMPTY_JOB_FILE_BYTES + bytes > maxBytes) {
+      addError(tally, {
+        item: event.where,
+        message: `its items take ${bytes} bytes, more than a batch job takes (setting batchMaxUploadBytes, ${maxBytes})`,
+      })
+      continue
+    }
+    if (pending.bytes + bytes > maxBytes) await flush()
+    for (const [kind, list] of texts) {
+      for (const [where, text] of list) {
+        pending[kind].texts.push(text)
+        pending[kind].sources.push(where)
+      }
+    }
+    pending.bytes += bytes
+    if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
   }
   await flush()
   charsRead = size
@@ -189,7 +202,7 @@ async function runChunk(
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
     sourceVersions ? { sourceVersions } : {},
   )
-  await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].items.join(',')}]`).join(',')}}`)
+  await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].texts.join(',')}]`).join(',')}}`)
   const workerId = newWorkerId()
   if (!(await claimJob(ctx.store, id, workerId)))
     throw new Error(`Batch job ${id} was taken by a running server; it completes there`)

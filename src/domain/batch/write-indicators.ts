@@ -15,6 +15,7 @@ import {
   insertRows,
   mergeFilesInto,
 } from '../../store/repositories/batch-write.repository.js'
+import { markIndicatorsSighted } from '../../store/repositories/lifecycle.repository.js'
 import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
 import { insertIndicators, updateIndicators } from '../indicators/write.js'
@@ -171,8 +172,15 @@ export async function writeIndicatorChunk(
     throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
 
   const updates: RowUpdate[] = []
+  const sighted: number[] = []
   const targets: (MetadataTarget & { draft: IndicatorDraft })[] = []
+  const rowOf = existingRows(existing)
   for (const p of plans) {
+    if (p.kind === 'unchanged') {
+      const row = rowOf.get(p.ids[0])
+      if (row) resighted(row, p.draft, env.ctx.now, updates, sighted)
+      continue
+    }
     if (p.kind === 'insert') {
       targets.push({
         draft: p.draft,
@@ -184,6 +192,8 @@ export async function writeIndicatorChunk(
       const hashes = p.hashes
       for (const id of ids) {
         const changes: Record<string, unknown> = { ...p.draft.changes }
+        const row = rowOf.get(id)
+        if (row) automatedActive(row, changes)
         if (hashes)
           Object.assign(changes, {
             value1: hashes[0],
@@ -197,6 +207,7 @@ export async function writeIndicatorChunk(
     }
   }
   await updateIndicators(ctx, updates)
+  await markIndicatorsSighted(db, sighted, env.ctx.now)
   const createdLabels = await writeMetadata(db, env, 'indicator', targets)
   await insertRows(
     db,
@@ -204,4 +215,38 @@ export async function writeIndicatorChunk(
     targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))),
   )
   return { consumed: plans.length, written: plans.length, issues, createdLabels }
+}
+
+function existingRows(existing: Awaited<ReturnType<typeof findExisting>>): Map<number, ExistingIndicator> {
+  const rows = new Map<number, ExistingIndicator>()
+  for (const row of existing.bySummary.values()) rows.set(row.id, row)
+  for (const row of existing.fileRows) rows.set(row.id, row)
+  return rows
+}
+
+/** How long an Indicator met again unchanged goes without its last_sighted being written again. */
+const SIGHTING_RESOLUTION_MS = 86_400_000
+
+/**
+ * A batch is automation (an import, a feed): it leaves a locked Indicator's active flag alone, and an
+ * Indicator the lifecycle turned inactive (domain/lifecycle) comes back when it is seen again, unless
+ * the item itself says it is inactive.
+ */
+function automatedActive(row: ExistingIndicator, changes: Record<string, unknown>) {
+  if (row.active_locked) delete changes.active
+  else if (row.stale_since && changes.active === undefined) changes.active = 1
+}
+
+/** An item whose source version is held already still renews its Indicator (domain/lifecycle). */
+function resighted(
+  row: ExistingIndicator,
+  draft: IndicatorDraft,
+  now: string,
+  updates: RowUpdate[],
+  sighted: number[],
+) {
+  const inactive = draft.changes.active === 0
+  if (row.stale_since && !row.active_locked && !inactive) updates.push({ id: row.id, changes: { active: 1 } })
+  else if ((row.last_sighted ?? row.last_modified) < new Date(Date.parse(now) - SIGHTING_RESOLUTION_MS).toISOString())
+    sighted.push(row.id)
 }

@@ -53,7 +53,7 @@ export async function addObservations(
     if (!parsed) throw invalid(`dateObserved must be an ISO 8601 date or time, not '${String(input.dateObserved)}'`)
     when = parsed
   }
-  await withTransactionDb(ctx, (db) => insertObservation(db, record.id, ctx.caller.account.id, count, when))
+  await withTransactionDb(ctx, (db) => insertObservation(db, record.id, ctx.caller.account.id, count, when, ctx.now))
 }
 
 /** Observations per day (count, and the time of the day's last one), newest first. */

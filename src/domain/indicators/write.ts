@@ -39,6 +39,7 @@ export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
   value2: 'text',
   value3: 'text',
   ...Object.fromEntries(CHANGEABLE.map((f) => [f.column, COLUMN_TYPE_OF[f.type]!])),
+  stale_since: 'text',
   last_modified: 'text',
 }
 
@@ -117,7 +118,11 @@ export async function updateIndicators(
   await updateRowsById(
     ctx.store.db,
     'indicator',
-    updates.map((u) => ({ id: u.id, changes: { ...u.changes, last_modified: ctx.now } })),
+    // Whoever sets the active flag decides it: an Indicator the lifecycle made stale is no longer marked so.
+    updates.map((u) => ({
+      id: u.id,
+      changes: { ...u.changes, ...('active' in u.changes ? { stale_since: null } : {}), last_modified: ctx.now },
+    })),
     INDICATOR_COLUMN_TYPES,
   )
   const rescored = updates.filter((u) => THREAT_ASSESS_INPUTS.some((c) => c in u.changes)).map((u) => u.id)

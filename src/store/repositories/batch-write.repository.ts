@@ -211,6 +211,10 @@ export interface ExistingIndicator {
   value3: string | null
   last_modified: string
   external_last_modified: string | null
+  active: number
+  active_locked: number
+  last_sighted: string | null
+  stale_since: string | null
 }
 
 const INDICATOR_KEY_COLUMNS = [
@@ -222,6 +226,10 @@ const INDICATOR_KEY_COLUMNS = [
   'value3',
   'last_modified',
   'external_last_modified',
+  'active',
+  'active_locked',
+  'last_sighted',
+  'stale_since',
 ] as const
 
 /** One query per type, so the lookup is a probe of the unique (owner_id, type, summary) index. */

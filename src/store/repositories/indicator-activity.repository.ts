@@ -6,12 +6,17 @@ import { type Kysely, sql } from 'kysely'
 import type { Database, Row } from '../database.js'
 import { refreshThreatAssessment } from './indicator.repository.js'
 
+/** An Indicator the lifecycle made stale and nobody locked (domain/lifecycle). */
+const revived = sql`stale_since IS NOT NULL AND active_locked = 0`
+
+/** Records an observation; a stale Indicator (revived) is active again from `now`. */
 export async function insertObservation(
   db: Kysely<Database>,
   indicatorId: number,
   userId: number,
   count: number,
   dateObserved: string,
+  now: string,
 ) {
   await db
     .insertInto('indicator_observation')
@@ -23,6 +28,9 @@ export async function insertObservation(
     .set((eb) => ({
       observation_count: eb('observation_count', '+', count),
       last_observed: sql<string>`CASE WHEN last_observed IS NULL OR last_observed < ${dateObserved} THEN ${dateObserved} ELSE last_observed END`,
+      active: sql<number>`CASE WHEN ${revived} THEN 1 ELSE active END`,
+      last_modified: sql<string>`CASE WHEN ${revived} THEN ${now} ELSE last_modified END`,
+      stale_since: sql<string | null>`CASE WHEN ${revived} THEN NULL ELSE stale_since END`,
     }))
     .execute()
   await refreshThreatAssessment(db, [indicatorId])
