@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { ReadEvent } from '../format.js'
 import { detectFormat } from '../index.js'
 import { type WalkEvent, walkJson } from '../json-walk.js'
-import { mispEvents } from './misp.js'
+import { mispEvents, readMispDocument } from './misp.js'
 
 async function* chunks(text: string, size: number) {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size)
@@ -250,6 +250,39 @@ describe('MISP attributes', () => {
     expect(errors(events)).toEqual([
       "Event.Attribute[0] attribute 00000000-0000-4000-8000-000000000006: 'not-an-ip' is not an Address (MISP type ip-dst)",
       "Event.Attribute[1] attribute 00000000-0000-4000-8000-000000000003: 'xyz' is not a valid MD5 hash",
+    ])
+  })
+})
+
+describe("an event's attributes held until its tags are known", () => {
+  const attributes = [1, 2, 3, 4].map((n) => attribute('domain', `h${n}.example`))
+  const text = JSON.stringify({ Event: event(attributes) })
+  const readHolding = async (holdChars: number) => {
+    const out: ReadEvent[] = []
+    for await (const e of readMispDocument(chunks(text, 64), { name: 'in.json' }, holdChars)) out.push(e)
+    return out
+  }
+  const labels = (events: ReadEvent[]) =>
+    indicators(events).map((i) => (i.securityLabel as { name: string }[] | undefined)?.[0]?.name ?? 'none')
+
+  it('gives them after the Group, each with the TLP the event states after them', async () => {
+    const events = await readHolding(1_000_000)
+    expect(events[0]).toMatchObject({ where: 'Event', groups: [{ item: { xid: UUID } }] })
+    expect(labels(events)).toEqual(['TLP:AMBER', 'TLP:AMBER', 'TLP:AMBER', 'TLP:AMBER'])
+  })
+
+  it('past the hold, goes on without the TLP and says so when it comes', async () => {
+    const one = JSON.stringify(attributes[0]).length
+    const events = await readHolding(one * 2)
+    // The first three were held past the limit and given then; the fourth streamed; none could wait for the tags.
+    expect(labels(events)).toEqual(['none', 'none', 'none', 'none'])
+    expect(errors(events)).toEqual([
+      `Event the event's TLP tag came after ${one * 2} characters of its attributes: those read before it do not carry it`,
+    ])
+    // The Group, given before its tags, is given again whole at the event's end, as a version a millisecond newer.
+    expect(groups(events).map((g) => [g.externalLastModified, g.securityLabel && 'TLP', g.tag])).toEqual([
+      ['2018-10-11T14:58:50.999Z', undefined, undefined],
+      ['2018-10-11T14:58:51.000Z', 'TLP', [{ name: 'SSHDoor' }]],
     ])
   })
 })

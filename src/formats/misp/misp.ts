@@ -58,15 +58,18 @@ type Seed = Record<string, unknown>
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** The events of one JSON document, holding at most `holdChars` of an event's attributes while its tags are unknown. */
+export function readMispDocument(input: TextChunks, options: ReadOptions, holdChars = HOLD_CHARS) {
+  return readEvents(input, options, '', undefined, true, holdChars)
+}
+
 export const mispEvents: Format = {
   name: 'misp',
   detect: (fileName, head) =>
     (/\.json$/i.test(fileName) || !/\.[^./\\]+$/.test(fileName)) && !!head && looksLikeMisp(head()),
   reader: {
     sourceVersions: true,
-    async *read(input, options) {
-      yield* readEvents(input, options, '', undefined, true)
-    },
+    read: (input, options) => readMispDocument(input, options),
     directory: {
       index: 'manifest.json',
       async *read(files, options) {
@@ -107,9 +110,12 @@ class EventReading {
   held: Held[] = []
   heldChars = 0
   ready = false
-  /** The hold overflowed before the event's tags were read. */
+  /** The hold overflowed before the event's tags were read, at this many characters. */
   tagsLate = false
+  heldLimit = 0
   groupGiven = false
+  /** The Group was given before the event's tags were read (the hold overflowed): given again, whole, at its end. */
+  groupProvisional = false
   readonly skipped = new Map<string, number>()
   readonly errors: string[] = []
   /** Attributes given before the Group could be: not associated with it. */
@@ -182,6 +188,7 @@ async function* readEvents(
   prefix: string,
   seed: Seed | undefined,
   wholeInput: boolean,
+  holdChars = HOLD_CHARS,
 ): AsyncGenerator<ReadEvent> {
   const events = new Map<string, EventReading>()
   let current: EventReading | undefined
@@ -225,7 +232,7 @@ async function* readEvents(
   try {
     for await (const step of walkJson(input, decide)) {
       elements++
-      const out = onStep(step, events, key)
+      const out = onStep(step, events, key, holdChars)
       for await (const e of out) yield e
       if (step.kind === 'close' && current && key(step.path) === key(current.path)) {
         yield* finish(current)
@@ -256,6 +263,7 @@ async function* onStep(
   step: WalkEvent,
   events: Map<string, EventReading>,
   key: (path: readonly PathStep[]) => string,
+  holdChars: number,
 ): AsyncGenerator<ReadEvent> {
   if (step.kind !== 'value') return
   const path = step.path
@@ -288,14 +296,20 @@ async function* onStep(
   }
   event.held.push({ where, text: Buffer.from(step.text), object })
   event.heldChars += step.text.length
-  if (event.heldChars > HOLD_CHARS) {
+  if (event.heldChars > holdChars) {
     event.tagsLate = true
+    event.heldLimit = holdChars
     yield* becomeReady(event)
   }
 }
 
-/** The event's Group item, from what is known of it; undefined without a uuid to name it by. */
-function groupItem(event: EventReading): ReadItem | undefined {
+/**
+ * The event's Group item, from what is known of it; undefined without a uuid to name it by. A
+ * provisional one (given before the event's tags) is a millisecond older than the event's
+ * timestamp, so the whole one given at the event's end is a newer version (sourceVersions) and
+ * a second import finds both held already.
+ */
+function groupItem(event: EventReading, provisional = false): ReadItem | undefined {
   const m = event.meta
   if (!m.uuid) return undefined
   const errors: string[] = []
@@ -305,9 +319,10 @@ function groupItem(event: EventReading): ReadItem | undefined {
     name: m.info?.trim() ? m.info : `MISP event ${m.uuid}`,
   }
   const date = mispTime(m.date)
-  const modified = mispTime(m.timestamp)
+  const stamped = mispTime(m.timestamp)
+  const modified = stamped && provisional ? new Date(Date.parse(stamped) - 1).toISOString() : stamped
   // An Event needs its date: MISP's date, else the day of its last change.
-  const eventDate = date ?? modified
+  const eventDate = date ?? stamped
   if (eventDate) item.eventDate = eventDate
   if (date) item.externalDateAdded = date
   if (modified) item.externalLastModified = modified
@@ -327,7 +342,7 @@ function groupItem(event: EventReading): ReadItem | undefined {
 /** The event's tags are known (or will not be): its Group first, then its held attributes. */
 async function* becomeReady(event: EventReading): AsyncGenerator<ReadEvent> {
   event.ready = true
-  const group = groupItem(event)
+  const group = groupItem(event, event.tagsLate)
   event.ctx = {
     groupXid: group ? event.meta.uuid : undefined,
     dateAdded: mispTime(event.meta.date),
@@ -336,6 +351,7 @@ async function* becomeReady(event: EventReading): AsyncGenerator<ReadEvent> {
   }
   if (group) {
     event.groupGiven = true
+    event.groupProvisional = event.tagsLate
     yield { kind: 'element', where: event.where, indicators: [], groups: [group] }
   }
   const held = event.held
@@ -373,10 +389,11 @@ async function* finish(event: EventReading): AsyncGenerator<ReadEvent> {
   if (!event.marked) return
   const lateTags = event.tagsLate && event.meta.tags?.some((t) => tagLabel(t))
   if (!event.ready) yield* becomeReady(event)
-  else if (!event.groupGiven) {
+  else if (!event.groupGiven || event.groupProvisional) {
     const group = groupItem(event)
     if (group) {
       event.groupGiven = true
+      event.groupProvisional = false
       yield { kind: 'element', where: event.where, indicators: [], groups: [group] }
     }
   }
@@ -387,7 +404,7 @@ async function* finish(event: EventReading): AsyncGenerator<ReadEvent> {
     problems.push(`${event.unassociated} Indicators read before the event's uuid are not associated with its Group`)
   if (lateTags)
     problems.push(
-      `the event's TLP tag came after ${HOLD_CHARS} characters of its attributes: those read before it do not carry it`,
+      `the event's TLP tag came after ${event.heldLimit} characters of its attributes: those read before it do not carry it`,
     )
   if (event.skipped.size) {
     const counts = [...event.skipped.entries()].sort((a, b) => b[1] - a[1]).map(([type, n]) => `${type} ${n}`)
