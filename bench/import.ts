@@ -12,7 +12,7 @@
  *   files within the default limits (2 MB, 25,000 Indicators), uploaded to a server through
  *   `POST /api/v2/batch` with four jobs in flight, from the first POST to the last job Completed.
  * The ratio is the import's Indicators per second over the baseline's (issue target ≥ 0.5), the RSS
- * target under 256 MB for both processes. Writes bench/results/import.json.
+ * target under 256 MB for both processes. Writes its figures into bench/results/.
  *
  * Environment: BENCH_DB=sqlite|postgres (default sqlite), BENCH_IMPORT_OBJECTS, BENCH_POSTGRES_URL.
  */

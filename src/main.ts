@@ -15,6 +15,7 @@ import { openStore } from './store/connect.js'
 import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 import { startScheduledTasks } from './worker/scheduled-tasks.js'
+import { startImportWorker } from './worker/import-worker.js'
 
 /**
  * How far V8 lets the old generation grow past what survived its last full collection before
@@ -90,6 +91,9 @@ async function main() {
   const scheduledTasks = config.batchWorker
     ? startScheduledTasks(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
     : undefined
+  const importWorker = config.batchWorker
+    ? startImportWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
+    : undefined
 
   const stop = async (signal: string) => {
     if (stopping) {
@@ -103,7 +107,7 @@ async function main() {
     )
     // Requests still running after the bound lose their connections; their transactions roll back.
     const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs)
-    await Promise.all([app.close(), batchWorker?.stop(), scheduledTasks?.stop()])
+    await Promise.all([app.close(), batchWorker?.stop(), scheduledTasks?.stop(), importWorker?.stop()])
     clearTimeout(force)
     if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve))
     await store.close()

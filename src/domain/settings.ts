@@ -53,6 +53,12 @@ export const SETTINGS = {
     min: 1,
     description: 'Largest document or report upload in bytes',
   },
+  importMaxBytes: {
+    type: 'integer',
+    default: 512 * 1024 * 1024,
+    min: 1,
+    description: 'Largest file POST /v3/imports takes, in bytes',
+  },
   indicatorLifecycleEnabled: {
     type: 'boolean',
     default: true,

@@ -558,7 +558,46 @@ export interface ScheduledTaskTable {
   last_outcome: string | null
 }
 
+/** An upload being imported (domain/imports/import-jobs.ts). */
+export interface ImportJobTable {
+  id: Id
+  owner_id: number
+  user_id: number
+  /** Receiving, Queued, Running, Completed or Failed. */
+  status: string
+  /** The upload's options as JSON: name, format, type, map. */
+  request: string
+  bytes: Generated<number>
+  format: string | null
+  items: Generated<number>
+  jobs: Generated<number>
+  success_count: Generated<number>
+  error_count: Generated<number>
+  message: string | null
+  lease_owner: string | null
+  lease_expires: Timestamp | null
+  date_added: Timestamp
+  started_at: Timestamp | null
+  completed_at: Timestamp | null
+}
+
+export interface ImportInputPartTable {
+  job_id: number
+  part: number
+  content: Buffer
+}
+
+export interface ImportErrorTable {
+  id: Id
+  job_id: number
+  item: string
+  message: string
+}
+
 export interface Database {
+  import_job: ImportJobTable
+  import_input_part: ImportInputPartTable
+  import_error: ImportErrorTable
   indicator_lifecycle_policy: IndicatorLifecyclePolicyTable
   scheduled_task: ScheduledTaskTable
   feed_result_part: FeedResultPartTable

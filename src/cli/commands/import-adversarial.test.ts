@@ -82,6 +82,17 @@ describe('a hostile import', () => {
     expect((await indicators('nesting')).map((r) => r.summary)).toEqual(['before.example', 'after.example'])
   })
 
+  it('refuses an object naming an inherited property, by its place, and pollutes nothing', async () => {
+    const poisoned = JSON.stringify(indicator('poisoned.example')).replace(/}$/, ',"__proto__":{"polluted":"yes"}}')
+    const text = `{"type":"bundle","objects":[${poisoned},${JSON.stringify(indicator('clean.example'))}]}`
+    const result = await run('nesting', 'proto.json', text)
+    expect(result.errors).toEqual([
+      { item: 'objects[0]', message: expect.stringMatching(/may not hold a key named '__proto__'/) },
+    ])
+    expect((await indicators('nesting')).map((r) => r.summary)).toContain('clean.example')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
   it('refuses a string longer than an element may be, and splits jobs by bytes as well as by items', async () => {
     const huge = indicator('huge.example', { description: 'A'.repeat(3_000_000) })
     const many = Array.from({ length: IMPORT_CHUNK }, (_, i) =>

@@ -264,3 +264,93 @@ export const GROUP_PDF: RouteSchema = {
     ...REFUSED,
   },
 }
+
+const IMPORT_JOB = object(
+  {
+    id: integer(),
+    owner: string('The owner the file is imported into'),
+    status: { type: 'string', enum: ['Queued', 'Running', 'Completed', 'Failed'] },
+    fileName: string(),
+    format: { type: ['string', 'null'], description: 'The format read (stix, misp, csv, list, batch)' },
+    bytes: integer(),
+    items: integer('Elements read so far (objects, events, rows, lines)'),
+    jobs: integer('Batch jobs run so far'),
+    successCount: integer(),
+    errorCount: integer(),
+    errorsListed: integer('Refusals GET …/errors lists (the first 10,000)'),
+    message: string('Why the import failed'),
+    dateAdded: string(),
+    startedAt: string(),
+    completedAt: string(),
+  },
+  ['id', 'owner', 'status', 'fileName', 'bytes', 'items', 'successCount', 'errorCount'],
+)
+
+const IMPORT_ID = object({ id: string('The import id') }, ['id'])
+
+export const IMPORT_CREATE: RouteSchema = {
+  summary:
+    'Import a file (STIX 2.0/2.1, MISP, CSV, a plain list or free text, a V2 batch file) as a job — beyond the interface specification',
+  querystring: object(
+    {
+      owner: string('The owner to import into (default: your Organization)'),
+      fileName: string('The file name, for format detection and refusals (default: upload)'),
+      format: string('The format, when neither the name nor the content tells it'),
+      type: string('The Indicator type of every value of a plain list'),
+      map: string('For a CSV: field=column pairs (see docs/import.md)'),
+    },
+    [],
+  ),
+  body: { type: 'string', contentMediaType: 'application/octet-stream' },
+  consumes: ['application/octet-stream'],
+  response: {
+    201: jsonResponse(
+      'Stored and queued',
+      object({ data: IMPORT_JOB, message: { const: 'Created' }, status: SUCCESS }, ['data', 'status']),
+    ),
+    ...REFUSED,
+  },
+}
+
+export const IMPORT_LIST: RouteSchema = {
+  summary: 'Your imports, newest first (the last 100) — beyond the interface specification',
+  response: {
+    200: jsonResponse(
+      'The imports',
+      object({ data: arrayOf(IMPORT_JOB), count: integer(), status: SUCCESS }, ['data', 'status']),
+    ),
+    ...REFUSED,
+  },
+}
+
+export const IMPORT_GET: RouteSchema = {
+  summary: "An import's status and counts — beyond the interface specification",
+  params: IMPORT_ID,
+  response: {
+    200: jsonResponse('The import', object({ data: IMPORT_JOB, status: SUCCESS }, ['data', 'status'])),
+    ...REFUSED,
+  },
+}
+
+export const IMPORT_ERRORS: RouteSchema = {
+  summary: "An import's refusals, each with its place in the file and its reason — beyond the interface specification",
+  params: IMPORT_ID,
+  querystring: object(
+    { resultStart: string('First refusal, from 0'), resultLimit: string('Refusals per page (1–10,000, default 100)') },
+    [],
+  ),
+  response: {
+    200: jsonResponse(
+      'A page of refusals',
+      object(
+        {
+          data: arrayOf(object({ item: string('Where in the file'), message: string('Why') }, ['item', 'message'])),
+          count: integer('Refusals in all'),
+          status: SUCCESS,
+        },
+        ['data', 'status'],
+      ),
+    ),
+    ...REFUSED,
+  },
+}

@@ -11,6 +11,7 @@ import { ATTRIBUTE_TYPES } from './attribute-types.js'
 import { attributeEndpoint } from './attributes.js'
 import { CASES } from './cases.js'
 import { groupFileRoutes } from './group-files.js'
+import { importRoutes } from './imports.js'
 import { GROUPS } from './groups.js'
 import { deletedIndicatorRoutes, INDICATORS } from './indicators.js'
 import { INTEL_REQUIREMENTS } from './intel-requirements.js'
@@ -45,4 +46,5 @@ export const V3_ENDPOINTS: readonly AnyEndpoint[] = [
 export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> | void)[] = [
   deletedIndicatorRoutes,
   groupFileRoutes,
+  importRoutes,
 ]
