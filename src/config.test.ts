@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       bodyLimitBytes: 5 * 1024 * 1024,
       batchWorker: true,
+      batchLeaseMs: 60_000,
       metrics: { host: '127.0.0.1', port: undefined, token: undefined },
       shutdownTimeoutMs: 10_000,
       rateLimit: { max: undefined, windowMs: 60_000 },
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
       BULWARK_LOG_LEVEL: 'debug',
       BULWARK_BODY_LIMIT: '1024',
       BULWARK_BATCH_WORKER: 'OFF',
+      BULWARK_BATCH_LEASE_MS: '5000',
       BULWARK_METRICS_HOST: '0.0.0.0',
       BULWARK_METRICS_PORT: '9464',
       BULWARK_METRICS_TOKEN: 'a-scraper-token-16',
@@ -73,6 +75,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       bodyLimitBytes: 1024,
       batchWorker: false,
+      batchLeaseMs: 5000,
       metrics: { host: '0.0.0.0', port: 9464, token: 'a-scraper-token-16' },
       shutdownTimeoutMs: 3000,
       rateLimit: { max: 600, windowMs: 10_000 },
@@ -106,6 +109,9 @@ describe('loadConfig', () => {
     )
     expect(() => loadConfig({ BULWARK_RATE_LIMIT_WINDOW_MS: '10' })).toThrow(
       "BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '10'",
+    )
+    expect(() => loadConfig({ BULWARK_BATCH_LEASE_MS: '500' })).toThrow(
+      "BULWARK_BATCH_LEASE_MS must be a number of milliseconds, at least 1000, not '500'",
     )
     expect(loadConfig({ BULWARK_RATE_LIMIT: '0' }).rateLimit.max).toBeUndefined()
     expect(() => loadConfig({ BULWARK_DB_POOL_SIZE: '0' })).toThrow(

@@ -23,6 +23,8 @@ export interface Config {
   logLevel: string
   bodyLimitBytes: number
   batchWorker: boolean
+  /** How long a node's claim on a batch job holds without renewal: a dead node's jobs move on after it. */
+  batchLeaseMs: number
   /** Prometheus metrics: a separate listener (port) and/or /api/metrics behind a token; off when neither is set. */
   metrics: { host: string; port?: number; token?: string }
   /** How long a stopping node waits for requests in flight before it closes their connections. */
@@ -54,6 +56,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0)
     throw new Error(
       `BULWARK_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, not '${env.BULWARK_SHUTDOWN_TIMEOUT_MS}'`,
+    )
+  const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
+  if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
+    throw new Error(
+      `BULWARK_BATCH_LEASE_MS must be a number of milliseconds, at least 1000, not '${env.BULWARK_BATCH_LEASE_MS}'`,
     )
   const rateLimitMax = env.BULWARK_RATE_LIMIT ? Number(env.BULWARK_RATE_LIMIT) : undefined
   if (rateLimitMax !== undefined && (!Number.isInteger(rateLimitMax) || rateLimitMax < 0))
@@ -93,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.BULWARK_LOG_LEVEL ?? 'info',
     bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
+    batchLeaseMs,
     metrics: {
       host: env.BULWARK_METRICS_HOST ?? '127.0.0.1',
       port: metricsPort,

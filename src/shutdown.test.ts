@@ -3,81 +3,15 @@
  * while clients keep writing. Every write a node answered with success is there at the end;
  * a node stopped with SIGTERM finishes what it accepted and exits 0.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_DB, createDatabase, freeLoopbackPort as freePort } from './test/harness.js'
+import { freeLoopbackPort as freePort } from './test/harness.js'
+import { type Deployment, NODE_HEADERS as headers, createDeployment } from './test/nodes.js'
 
-const ROOT = join(import.meta.dirname, '..')
-const TOKEN = 'rolling-restart-admin-token-0123456789abcdef'
-let dataDir: string
-let env: NodeJS.ProcessEnv
-let cleanup = async () => {}
-
-interface Node {
-  port: number
-  process: ChildProcess
-  exited: Promise<number | null>
-}
-
-async function startNode(port: number): Promise<Node> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...env, BULWARK_PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr!.on('data', (chunk) => {
-    stderr += chunk
-  })
-  let gone = false
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      gone = true
-      resolve(code)
-    }),
-  )
-  for (let i = 0; i < 300 && !gone; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
-      (r) => r.status,
-      () => 0,
-    )
-    if (ready === 200) return { port, process: child, exited }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill('SIGKILL')
-  throw new Error(`node on port ${port} did not become ready: ${stderr}`)
-}
-
+let deployment: Deployment
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'bulwark-rolling-'))
-  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
-  Object.assign(env, {
-    BULWARK_DATA_DIR: dataDir,
-    BULWARK_HOST: '127.0.0.1',
-    BULWARK_TLS: 'off',
-    BULWARK_TRUSTED_PROXIES: '127.0.0.1',
-    BULWARK_SECRET_KEY: 'shared-node-key',
-    BULWARK_LOG_LEVEL: 'warn',
-    BULWARK_SHUTDOWN_TIMEOUT_MS: '5000',
-    BULWARK_ADMIN_ACCESS_ID: '12345678901234567890',
-    BULWARK_ADMIN_SECRET_KEY: 'rolling-restart-secret-key-0123456789',
-    BULWARK_ADMIN_TOKEN: TOKEN,
-  })
-  if (TEST_DB === 'postgres') {
-    const database = await createDatabase()
-    env.BULWARK_DATABASE_URL = database.url
-    cleanup = database.drop
-  }
+  deployment = await createDeployment()
 })
-afterAll(async () => {
-  await cleanup()
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-const headers = { authorization: `TC-Token ${TOKEN}`, 'x-forwarded-proto': 'https', 'content-type': 'application/json' }
+afterAll(() => deployment.close())
 
 /** One write; true only when the node answered it with success. */
 async function write(port: number, name: string): Promise<boolean> {
@@ -97,7 +31,7 @@ async function write(port: number, name: string): Promise<boolean> {
 describe('graceful shutdown', () => {
   it('loses no accepted write across a rolling restart of two nodes', async () => {
     const ports = [await freePort(), await freePort()]
-    const nodes = [await startNode(ports[0]), await startNode(ports[1])]
+    const nodes = [await deployment.start(ports[0]), await deployment.start(ports[1])]
     const accepted: string[] = []
     const refused: string[] = []
     let writing = true
@@ -118,7 +52,7 @@ describe('graceful shutdown', () => {
       nodes[i].process.kill('SIGTERM')
       exitCodes.push(await nodes[i].exited)
       expect(accepted.length, 'the other node kept accepting').toBeGreaterThan(before)
-      nodes[i] = await startNode(ports[i])
+      nodes[i] = await deployment.start(ports[i])
     }
     await new Promise((resolve) => setTimeout(resolve, 500))
     writing = false

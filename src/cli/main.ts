@@ -250,7 +250,7 @@ program
 program
   .command('import')
   .description(
-    'Import Indicators into an owner from a STIX 2.1 bundle, MISP events (a file, or a MISP feed directory with its manifest.json), a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
+    'Import into an owner from STIX 2.0 or 2.1 (Indicators, Groups from SDOs, associations from relationships, observations from sightings), MISP events (a file, or a MISP feed directory with its manifest.json), a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
   )
   .argument('<file>', 'the file to read, or a MISP feed directory')
   .requiredOption('--owner <name>', 'the owner to import into')

@@ -56,7 +56,26 @@ export interface ElementItems {
   indicators: ReadIndicator[]
   groups?: ReadItem[]
   associations?: ReadItem[]
+  /**
+   * Observations of Indicators of this or an earlier element (a STIX sighting), as the batch
+   * file's `observation` array holds them: `{type, summary, count, dateObserved, sourceId,
+   * externalLastModified}` (domain/batch/write-observations.ts).
+   */
+  observations?: ReadItem[]
   error?: string
+  /**
+   * Set when the element is of a kind the format does not import (a STIX identity, say): that
+   * kind, which the summary counts. Not an error: the format's documentation says why.
+   */
+  skipped?: string
+  /** Refusals of earlier elements this one settled (a relationship held back until its object came), by their places. */
+  earlierErrors?: { where: string; error: string }[]
+  /**
+   * Set on the one event, after every element, that is no element of the input: what the reader
+   * held back to the end (associations naming an object that came later, or never; refusals of
+   * them in earlierErrors). Not counted as an element.
+   */
+  heldBack?: true
 }
 
 export interface IndicatorReader {

@@ -128,6 +128,9 @@ export interface IndicatorObservationTable {
   user_id: number
   count: number
   date_observed: Timestamp
+  /** The source's sighting this observation was imported from (a STIX id), and that sighting's version. */
+  source_ref: string | null
+  source_modified: Timestamp | null
 }
 
 export interface IndicatorFalsePositiveTable {

@@ -16,6 +16,7 @@ import * as m0110 from './migrations/0110-feed-results.js'
 import * as m0120 from './migrations/0120-listing-order-indexes.js'
 import * as m0125 from './migrations/0125-indicator-tally.js'
 import * as m0130 from './migrations/0130-file-hash-indexes.js'
+import * as m0137 from './migrations/0137-observation-source.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0120-listing-order-indexes': m0120,
   '0125-indicator-tally': m0125,
   '0130-file-hash-indexes': m0130,
+  '0137-observation-source': m0137,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
 }

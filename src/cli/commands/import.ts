@@ -10,12 +10,20 @@ import { basename, join } from 'node:path'
 import { invalid } from '../../core/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { Services } from '../../domain/services.js'
-import { IMPORT_CHUNK, IMPORT_FORMATS, type ImportTally, runImport } from '../../domain/imports/run-import.js'
+import {
+  IMPORT_CHUNK,
+  IMPORT_FORMATS,
+  type ImportTally,
+  MAX_LISTED_ERRORS,
+  importFormat,
+  requireImportable,
+  runImport,
+} from '../../domain/imports/run-import.js'
 import { cliContext } from '../context.js'
 
-export { IMPORT_CHUNK, IMPORT_FORMATS }
+export { IMPORT_CHUNK, IMPORT_FORMATS, MAX_LISTED_ERRORS }
 
-export interface ImportProgress extends Omit<ImportTally, 'errors'> {
+export interface ImportProgress extends Pick<ImportTally, 'items' | 'successCount' | 'errorCount'> {
   /** How much of the file has been read, 0 … 1. */
   fraction: number
 }
@@ -33,15 +41,8 @@ export interface ImportArgs {
 }
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
-  const ctx = await cliContext(store, services, args.userName)
   // A directory is a format's published as files (a MISP feed: manifest.json and one file per event).
   const directory = statSync(args.file).isDirectory()
-  const size = Math.max(
-    1,
-    directory
-      ? readdirSync(args.file).reduce((n, name) => n + statSync(join(args.file, name)).size, 0)
-      : statSync(args.file).size,
-  )
   let charsRead = 0
   async function* counted(file: string) {
     for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
@@ -49,8 +50,6 @@ export async function importCommand(store: Store, services: Services, args: Impo
       yield chunk as string
     }
   }
-  const report = ({ errors: _, ...tally }: ImportTally, fraction = Math.min(1, charsRead / size)) =>
-    args.progress?.({ ...tally, fraction })
   const request = {
     owner: args.owner,
     name: args.file,
@@ -68,6 +67,18 @@ export async function importCommand(store: Store, services: Services, args: Impo
         }
       : undefined,
   }
+  // Refused before anything is read: options the format cannot read with, an owner the caller cannot write.
+  importFormat(request)
+  const ctx = await cliContext(store, services, args.userName, args.owner)
+  requireImportable(ctx.caller, args.owner)
+  const size = Math.max(
+    1,
+    directory
+      ? readdirSync(args.file).reduce((n, name) => n + statSync(join(args.file, name)).size, 0)
+      : statSync(args.file).size,
+  )
+  const report = ({ items, successCount, errorCount }: ImportTally, fraction = Math.min(1, charsRead / size)) =>
+    args.progress?.({ items, successCount, errorCount, fraction })
   // A directory's files are the request's; its own input is none.
   const none = (async function* (): AsyncGenerator<string> {})()
   const { format, ...tally } = await runImport(ctx, directory ? none : counted(args.file), request, report)

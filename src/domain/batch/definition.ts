@@ -37,6 +37,11 @@ export interface BatchOptions {
    * added again.
    */
   sourceVersions?: true
+  /**
+   * Set by importers of sources that publish sightings, never read from a v2 definition: the
+   * input's `observation` array is recorded (write-observations.ts); other jobs ignore that key.
+   */
+  observations?: true
 }
 
 function pick<T extends string>(body: Record<string, unknown>, field: string, values: readonly T[], fallback?: T): T {

@@ -30,6 +30,7 @@ export interface BatchEnvironment {
     applyLabel: boolean
     manageLabels: boolean
     associate: boolean
+    observe: boolean
   }
 }
 
@@ -59,6 +60,7 @@ export async function loadBatchEnvironment(
       applyLabel: isAllowed(ctx.membership, 'applyLabel'),
       manageLabels: isAllowed(ctx.membership, 'manageLabels'),
       associate: isAllowed(ctx.membership, 'associate'),
+      observe: isAllowed(ctx.membership, 'observe'),
     },
   }
   for (const label of await listLabelIds(db, ownerId)) rememberLabel(env, label.name, label.id)

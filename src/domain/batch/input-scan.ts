@@ -46,7 +46,7 @@ class StoredItems implements ItemList {
   }
 }
 
-const LISTS = ['indicator', 'group', 'association'] as const
+const LISTS = ['indicator', 'group', 'association', 'observation'] as const
 type ListName = (typeof LISTS)[number]
 
 interface Frame {
@@ -196,5 +196,11 @@ export function scanBatchInput(
   }
   // Every inline association key starts with 'associated'; a key spelled with escapes could hide it.
   const inlineAssociations = text.includes('"associated') || text.includes('\\')
-  return { indicator: list('indicator'), group: list('group'), association: list('association'), inlineAssociations }
+  return {
+    indicator: list('indicator'),
+    group: list('group'),
+    association: list('association'),
+    observation: list('observation'),
+    inlineAssociations,
+  }
 }

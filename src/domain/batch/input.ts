@@ -20,6 +20,8 @@ export interface BatchInput {
   indicator: ItemList
   group: ItemList
   association: ItemList
+  /** Read for jobs with the internal option observations only (write-observations.ts). */
+  observation: ItemList
   /** False when the text cannot hold inline associations, so nobody walks the items for them. */
   inlineAssociations?: boolean
 }
@@ -52,9 +54,11 @@ export function parseBatchInput(text: string): BatchInput | BatchIssue {
     )
   }
   const d = data as Record<string, unknown>
-  const out: BatchInput = { indicator: [], group: [], association: [] }
-  for (const key of ['indicator', 'group', 'association'] as const) {
+  const out: BatchInput = { indicator: [], group: [], association: [], observation: [] }
+  for (const key of ['indicator', 'group', 'association', 'observation'] as const) {
     if (d[key] === undefined || d[key] === null) continue
+    // Beyond the spec: a v2 job's file may hold an `observation` key of its own, which it ignores as before.
+    if (key === 'observation' && !Array.isArray(d[key])) continue
     if (!Array.isArray(d[key])) {
       return batchError(
         BATCH_CODES.jsonSyntax,

@@ -19,7 +19,7 @@ import { membershipFor, selectOwner } from '../access/owner-scope.js'
 import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { type Action, isAllowed } from '../permissions.js'
 import { type BatchOptions, parseBatchDefinition } from './definition.js'
-import { readProgress } from './progress.js'
+import { type BatchCounts, type OutcomeKind, type WriteOutcome, readProgress } from './progress.js'
 
 export const BATCH_DISABLED_MESSAGE =
   'Batch job api is not available.  Ensure that batchJobEnabled is true and document storage is enabled and configured;'
@@ -44,7 +44,7 @@ async function requireEnabled(ctx: RequestContext) {
 export async function createBatchJob(
   ctx: RequestContext,
   body: unknown,
-  internal: Pick<BatchOptions, 'sourceVersions'> = {},
+  internal: Pick<BatchOptions, 'sourceVersions' | 'observations'> = {},
 ): Promise<number> {
   await requireEnabled(ctx)
   const options: BatchOptions = { ...parseBatchDefinition(body), ...internal }
@@ -140,8 +140,18 @@ export async function getBatchStatus(ctx: RequestContext, id: number, additional
     unprocessCount: job.unprocess_count,
   }
   if (!additional) return view
-  const { counts } = readProgress(job.progress)
-  return { ...view, ...counts }
+  const { counts: c } = readProgress(job.progress)
+  // The spec's counts only: an import's observations are beyond it.
+  return {
+    ...view,
+    successIndicatorCount: c.successIndicatorCount,
+    errorIndicatorCount: c.errorIndicatorCount,
+    successGroupCount: c.successGroupCount,
+    errorGroupCount: c.errorGroupCount,
+    successAssociationCount: c.successAssociationCount,
+    errorAssociationCount: c.errorAssociationCount,
+    warningCount: c.warningCount,
+  }
 }
 
 export interface BatchResult {
@@ -169,15 +179,25 @@ export async function getBatchErrorFile(ctx: RequestContext, id: number): Promis
   return gzipSync(JSON.stringify(rows.map(toResult)))
 }
 
+export interface BatchOutcome {
+  successCount: number
+  errorCount: number
+  /** Successes and errors per kind. */
+  counts: BatchCounts
+  /** Of the successes per kind: created, updated, unchanged. */
+  outcomes: Record<OutcomeKind, WriteOutcome>
+  results: BatchResult[]
+}
+
 /** A job's counts and all its errors and warnings in one read, for a caller that ran the job itself (the CLI import). */
-export async function readBatchOutcome(
-  ctx: RequestContext,
-  id: number,
-): Promise<{ successCount: number; errorCount: number; results: BatchResult[] }> {
+export async function readBatchOutcome(ctx: RequestContext, id: number): Promise<BatchOutcome> {
   const job = await requireVisibleJob(ctx, id)
+  const { counts, outcomes } = readProgress(job.progress)
   return {
     successCount: job.success_count,
     errorCount: job.error_count,
+    counts,
+    outcomes,
     results: (await listBatchErrors(ctx.store.db, id)).map(toResult),
   }
 }

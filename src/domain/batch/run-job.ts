@@ -30,10 +30,20 @@ import type { BatchOptions } from './definition.js'
 import { type BatchEnvironment, loadBatchEnvironment, rememberLabel } from './environment.js'
 import { type BatchInput, isIssue, parseBatchInput, readGroupDraft, readIndicatorDraft } from './input.js'
 import type { ItemList } from './input-scan.js'
-import { type BatchProgress, PHASES, type Phase, errorTotal, readProgress, successTotal } from './progress.js'
+import {
+  type BatchProgress,
+  type OutcomeKind,
+  PHASES,
+  type Phase,
+  type WriteOutcome,
+  errorTotal,
+  readProgress,
+  successTotal,
+} from './progress.js'
 import { writeAssociationChunk } from './write-associations.js'
 import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write-groups.js'
 import { writeIndicatorChunk } from './write-indicators.js'
+import { type ObservationDraft, readObservationDraft, writeObservationChunk } from './write-observations.js'
 import { inTransaction } from '../transaction.js'
 
 export const CHUNK_SIZE = 2000
@@ -112,6 +122,7 @@ type Outcome = {
   written: number
   issues: BatchIssue[]
   createdLabels?: { name: string; id: number }[]
+  outcome?: WriteOutcome
 }
 
 interface PhasePlan {
@@ -119,10 +130,17 @@ interface PhasePlan {
   items: ItemList
   read(item: unknown, index: number): Item | BatchIssue
   write(db: Kysely<Database>, drafts: Item[]): Promise<Outcome>
-  tally(r: Runner, written: number, issues: BatchIssue[]): void
+  tally(r: Runner, written: number, issues: BatchIssue[], outcome?: WriteOutcome): void
   /** Items of this phase that count toward unprocessCount when the job halts. */
   countable(from: number): number
 }
+
+const PHASE_KIND = {
+  groups: 'group',
+  indicators: 'indicator',
+  associations: 'association',
+  observations: 'observation',
+} as const satisfies Record<PhasePlan['phase'], OutcomeKind>
 
 function tallyFor(phase: PhasePlan['phase']) {
   const [ok, bad] =
@@ -130,9 +148,16 @@ function tallyFor(phase: PhasePlan['phase']) {
       ? (['successGroupCount', 'errorGroupCount'] as const)
       : phase === 'indicators'
         ? (['successIndicatorCount', 'errorIndicatorCount'] as const)
-        : (['successAssociationCount', 'errorAssociationCount'] as const)
-  return (r: Runner, written: number, issues: BatchIssue[]) => {
+        : phase === 'associations'
+          ? (['successAssociationCount', 'errorAssociationCount'] as const)
+          : (['successObservationCount', 'errorObservationCount'] as const)
+  const kind = PHASE_KIND[phase]
+  return (r: Runner, written: number, issues: BatchIssue[], outcome?: WriteOutcome) => {
     r.progress.counts[ok] += written
+    const tally = r.progress.outcomes[kind]
+    tally.created += outcome?.created ?? 0
+    tally.updated += outcome?.updated ?? 0
+    tally.unchanged += outcome?.unchanged ?? 0
     r.progress.counts[bad] += issues.filter((i) => i.severity === 'Error').length
     r.progress.counts.warningCount += issues.filter((i) => i.severity === 'Warning').length
   }
@@ -142,6 +167,7 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
   const del = env.options.action === 'Delete'
   const associations = del ? [] : collectAssociations(input)
   const withIndex = associations.map((a, index) => (isIssue(a) ? a : { ...a, index }))
+  const observations = !del && env.options.observations ? input.observation : []
   return [
     {
       phase: 'groups',
@@ -166,6 +192,14 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
       tally: tallyFor('associations'),
       write: (db, d) => writeAssociationChunk(db, env, d as (AssociationEntry & Item)[]),
       countable: (from) => withIndex.slice(from).filter((a) => isIssue(a) || !(a as AssociationEntry).inline).length,
+    },
+    {
+      phase: 'observations',
+      items: observations,
+      read: (item, i) => readObservationDraft(item, i),
+      tally: tallyFor('observations'),
+      write: (db, d) => writeObservationChunk(db, env, d as ObservationDraft[]),
+      countable: (from) => Math.max(0, observations.length - from),
     },
   ]
 }
@@ -197,7 +231,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
               ? start + firstIssue + 1
               : start + read.length
         const issues = [...read.filter((x) => 'issue' in x && x.index < next).map((x) => x.issue!), ...outcome.issues]
-        plan.tally(r, outcome.written, issues)
+        plan.tally(r, outcome.written, issues, outcome.outcome)
         r.progress.offset = next
         await commit(r, trx, issues)
         return {
@@ -220,7 +254,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
       }
       const issue = batchError(
         BATCH_CODES.internal,
-        `${plan.phase === 'groups' ? 'group' : plan.phase === 'indicators' ? 'indicator' : 'association'}[${start}]`,
+        `${PHASE_KIND[plan.phase]}[${start}]`,
         `Internal: ${(error as Error).message}`,
       )
       plan.tally(r, 0, [issue])
@@ -250,7 +284,11 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
   const batchOptions = JSON.parse(job.options) as BatchOptions
   const parsed = parseBatchInput((await findBatchInput(store.db, jobId)) ?? '')
   if (isIssue(parsed)) return finish(r, 0, [parsed])
-  const total = parsed.indicator.length + parsed.group.length + parsed.association.length
+  const total =
+    parsed.indicator.length +
+    parsed.group.length +
+    parsed.association.length +
+    (batchOptions.observations ? parsed.observation.length : 0)
   const ctx = await jobContext(store, services, job)
   if (!ctx)
     return finish(r, total, [

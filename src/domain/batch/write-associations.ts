@@ -18,17 +18,21 @@ import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { AssociationEntry, AssociationRef } from './association-input.js'
 import type { BatchEnvironment } from './environment.js'
 import { haltAtFirst } from './write-groups.js'
+import type { WriteOutcome } from './progress.js'
 
 export interface AssociationOutcome {
   written: number
   issues: BatchIssue[]
   /** Entries handled (written, failed or skipped). */
   consumed: number
+  /** Of the written entries (inline ones aside): new associations, and those the items had already. */
+  outcome: WriteOutcome
 }
 
 type Resolved = { kind: 'indicator' | 'group'; id: number; type: string } | undefined
 
-async function resolver(db: Kysely<Database>, env: BatchEnvironment, refs: AssociationRef[]) {
+/** Finds the references' Groups and Indicators in the job's owner (a few IN queries); the function answers per reference. */
+export async function resolveReferences(db: Kysely<Database>, env: BatchEnvironment, refs: AssociationRef[]) {
   const indicators = refs.filter((r) => r.kind === 'indicator')
   const bySummary = indicators.filter((r) => 'summary' in r && r.def.name !== 'File') as Extract<
     AssociationRef,
@@ -96,7 +100,7 @@ export async function writeAssociationChunk(
   env: BatchEnvironment,
   entries: AssociationEntry[],
 ): Promise<AssociationOutcome> {
-  const resolve = await resolver(
+  const resolve = await resolveReferences(
     db,
     env,
     entries.flatMap((e) => [e.a, e.b]),
@@ -137,7 +141,7 @@ export async function writeAssociationChunk(
   })
   haltAtFirst(env, results, (r) => !!r.error)
   const now = env.ctx.now
-  await insertRows(
+  const inserted = await insertRows<{ from_kind: string; from_id: number; to_kind: string; to_id: number }>(
     db,
     'association',
     results.flatMap((r) =>
@@ -164,12 +168,19 @@ export async function writeAssociationChunk(
           ]
         : [],
     ),
-    [],
+    ['from_kind', 'from_id', 'to_kind', 'to_id'],
     { ignoreConflicts: true },
   )
+  // A conflict inserts nothing and returns no row: that pair was associated already (or earlier in this chunk).
+  const fresh = new Set(inserted.map((r) => `${r.from_kind}|${r.from_id}|${r.to_kind}|${r.to_id}`))
+  const written = results.filter((r) => r.row && !r.entry.inline)
+  const created = written.filter(({ row }) =>
+    fresh.delete(`${row!.a.kind}|${row!.a.id}|${row!.b.kind}|${row!.b.id}`),
+  ).length
   return {
     consumed: results.length,
-    written: results.filter((r) => r.row && !r.entry.inline).length,
+    written: written.length,
+    outcome: { created, updated: 0, unchanged: written.length - created },
     issues: results
       .filter((r) => r.error)
       .map((r) =>

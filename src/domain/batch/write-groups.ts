@@ -65,29 +65,27 @@ export async function writeGroupChunk(
         `Invalid Group: xid '${d.xid}' belongs to a ${existing.get(d.xid)!.type} Group, not a ${d.def.name}`,
       ),
     )
-  // A version of its source the Group holds already (job option sourceVersions) is not written again.
+  // A version of its source the Group holds already (job option sourceVersions) is left as it is, metadata too.
   const held = (d: GroupDraft) => {
-    const found = existing.get(d.xid)
+    const stored = existing.get(d.xid)?.external_last_modified
     const incoming = d.columns.external_last_modified
-    return (
-      !!env.options.sourceVersions &&
-      typeof incoming === 'string' &&
-      !!found?.external_last_modified &&
-      found.external_last_modified >= incoming
-    )
+    return !!env.options.sourceVersions && !!stored && typeof incoming === 'string' && stored >= incoming
   }
-  const valid = accepted.filter((d) => !wrongType(d) && !held(d))
-  const inserts = valid.filter((d) => !existing.has(d.xid))
+  const valid = accepted.filter((d) => !wrongType(d))
+  const unchanged = valid.filter(held).length
+  const written = valid.filter((d) => !held(d))
+  const inserts = written.filter((d) => !existing.has(d.xid))
   const ctx = contextIn(env.ctx, db)
   const newIds = await insertGroups(
     ctx,
     inserts.map((d) => ({ def: d.def, xid: d.xid, columns: d.columns })),
   )
+  const updates = written.filter((d) => existing.has(d.xid))
   await updateGroups(
     ctx,
-    valid.filter((d) => existing.has(d.xid)).map((d) => ({ id: existing.get(d.xid)!.id, columns: d.columns })),
+    updates.map((d) => ({ id: existing.get(d.xid)!.id, columns: d.columns })),
   )
-  const targets: MetadataTarget[] = valid.map((d) => ({
+  const targets: MetadataTarget[] = written.map((d) => ({
     draft: d,
     ids: [existing.get(d.xid)?.id ?? newIds.get(d.xid)!],
     existing: existing.has(d.xid),
@@ -95,9 +93,10 @@ export async function writeGroupChunk(
   const createdLabels = await writeMetadata(db, env, 'group', targets)
   return {
     consumed: accepted.length,
-    written: valid.length + accepted.filter((d) => !wrongType(d) && held(d)).length,
+    written: valid.length,
     issues,
     createdLabels,
+    outcome: { created: inserts.length, updated: updates.length, unchanged },
   }
 }
 

@@ -24,6 +24,7 @@ import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import type { IndicatorDraft } from './input.js'
+import type { WriteOutcome } from './progress.js'
 import { type CreatedLabels, type MetadataTarget, writeMetadata } from './write-metadata.js'
 
 export interface ChunkOutcome {
@@ -32,6 +33,8 @@ export interface ChunkOutcome {
   written: number
   issues: BatchIssue[]
   createdLabels: CreatedLabels
+  /** Of the written items: how many made a row, changed one, or found their version held already. */
+  outcome?: WriteOutcome
 }
 
 type Plan = { draft: IndicatorDraft } & (
@@ -77,18 +80,22 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
 /**
  * Whether an update would write a version of its source the row holds already (job option
  * sourceVersions): one row, no hash it lacks, and an externalLastModified not later than the
- * stored one. An item without that date is always written.
+ * stored one, or no field at all to change (an SCO: a value, no dates). Any other item without
+ * that date is always written.
  */
 function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>): boolean {
   if (p.kind !== 'update' || p.ids.length !== 1 || p.deleteFirst.length) return false
-  const incoming = p.draft.changes.external_last_modified
-  if (typeof incoming !== 'string') return false
   const row =
     p.draft.def.name === 'File'
       ? existing.fileRows.find((r) => r.id === p.ids[0])
       : existing.bySummary.get(`${p.draft.def.name}|${p.draft.summary}`)
-  if (!row?.external_last_modified || row.external_last_modified < incoming) return false
-  return !p.hashes || p.hashes.every((h, i) => h === [row.value1, row.value2, row.value3][i])
+  if (!row) return false
+  const sameHashes = !p.hashes || p.hashes.every((h, i) => h === [row.value1, row.value2, row.value3][i])
+  if (Object.keys(p.draft.changes).length === 0) return sameHashes
+  const incoming = p.draft.changes.external_last_modified
+  if (typeof incoming !== 'string') return false
+  if (!row.external_last_modified || row.external_last_modified < incoming) return false
+  return sameHashes
 }
 
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */
@@ -214,7 +221,14 @@ export async function writeIndicatorChunk(
     'file_occurrence',
     targets.flatMap((t) => t.ids.flatMap((id) => t.draft.occurrences.map((o) => ({ indicator_id: id, ...o })))),
   )
-  return { consumed: plans.length, written: plans.length, issues, createdLabels }
+  const updated = plans.filter((p) => p.kind === 'update' || p.kind === 'merge').length
+  return {
+    consumed: plans.length,
+    written: plans.length,
+    issues,
+    createdLabels,
+    outcome: { created: inserts.length, updated, unchanged: plans.length - inserts.length - updated },
+  }
 }
 
 function existingRows(existing: Awaited<ReturnType<typeof findExisting>>): Map<number, ExistingIndicator> {

@@ -27,11 +27,10 @@ import {
   recordImportProgress,
 } from '../../store/repositories/import-job.repository.js'
 import { callerOf, contextOutsideRequest } from '../access/callers.js'
-import { membershipFor, selectOwner } from '../access/owner-scope.js'
-import type { Caller, RequestContext } from '../context.js'
-import { isAllowed } from '../permissions.js'
+import { membershipFor } from '../access/owner-scope.js'
+import type { RequestContext } from '../context.js'
 import type { Services } from '../services.js'
-import { type ImportRequest, type ImportTally, importFormat, runImport } from './run-import.js'
+import { type ImportRequest, type ImportTally, importFormat, requireImportable, runImport } from './run-import.js'
 
 const PART_BYTES = 1024 * 1024
 /** Refusals a job keeps by place; the rest are counted. */
@@ -85,17 +84,6 @@ function view(job: ImportJobRow): ImportJobView {
   }
 }
 
-/** Importing writes Indicators, Groups, tags and attributes through batch jobs in the owner. */
-function requireWritable(caller: Caller, owner: string) {
-  const membership = selectOwner(caller, owner)
-  if (!(['batch', 'create', 'update'] as const).every((action) => isAllowed(membership, action)))
-    throw new DomainError(
-      'forbidden',
-      `You cannot import into '${membership.ownerName}': your role there (${membership.role}) may not create and update Indicators, Groups, tags and attributes in batch jobs`,
-    )
-  return membership
-}
-
 /**
  * Stores an upload as it arrives and queues its import. The format is checked against the first
  * part (named, or found from the name and the content), so a file no reader takes is refused at once.
@@ -107,7 +95,7 @@ export async function createImportJob(
 ): Promise<ImportJobView> {
   if (!(await ctx.services.settings.getBoolean('batchJobEnabled')))
     throw new DomainError('unavailable', 'Imports run as batch jobs, and batchJobEnabled is false')
-  const membership = requireWritable(ctx.caller, options.owner)
+  const membership = requireImportable(ctx.caller, options.owner)
   const maxBytes = Number(await ctx.services.settings.get('importMaxBytes'))
   const request: ImportOptions = { ...options, owner: membership.ownerName }
   const id = await insertImportJob(ctx.store.db, {
@@ -223,7 +211,7 @@ async function runImportJob(store: Store, services: Services, id: number, worker
   try {
     const caller = await callerOf(store, services, { id: job.user_id })
     if (!caller) throw invalid('The account that uploaded the file is disabled or gone')
-    const ctx = contextOutsideRequest(store, services, caller, requireWritable(caller, request.owner))
+    const ctx = contextOutsideRequest(store, services, caller, requireImportable(caller, request.owner))
     let format: string | undefined
     let written = 0
     const record = async (tally: ImportTally) => {

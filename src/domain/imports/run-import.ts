@@ -7,37 +7,68 @@
  * not written again. `bulwark import` and the upload endpoint's jobs (import-jobs.ts) both run here.
  */
 import { randomUUID } from 'node:crypto'
-import { invalid } from '../../core/errors.js'
+import { DomainError, invalid } from '../../core/errors.js'
 import { isoNow } from '../../core/time.js'
 import type { DirectoryFiles, Format, ReadOptions, TextChunks } from '../../formats/format.js'
 import { READ_FORMATS, detectDirectoryFormat, detectFormat, findFormat } from '../../formats/index.js'
+import { selectOwner } from '../access/owner-scope.js'
 import { createBatchJob, getBatchStatus, readBatchOutcome, uploadBatchInput } from '../batch/jobs.js'
 import { claimJob } from '../batch/leases.js'
+import type { WriteOutcome } from '../batch/progress.js'
 import { runBatchJob } from '../batch/run-job.js'
-import type { RequestContext } from '../context.js'
+import type { Caller, RequestContext } from '../context.js'
+import { type Membership, isAllowed } from '../permissions.js'
 
 /** Items per batch job at most, below the default batchMaxIndicators (25,000); fewer when they would pass batchMaxUploadBytes. */
 export const IMPORT_CHUNK = 5_000
-/** Refusals listed by place; the rest are counted. */
-export const MAX_REPORTED_ERRORS = 100
+/** Refusals listed by place and reason by default; past them only their number is (errorsNotListed). */
+export const MAX_LISTED_ERRORS = 1_000
 
 export const IMPORT_FORMATS = READ_FORMATS
 
-/** The batch file's arrays, in the order a job writes them. */
-const KINDS = ['indicator', 'group', 'association'] as const
+/** The batch file's arrays, in the order a job writes them, and the summary's name of each. */
+const KINDS = ['indicator', 'group', 'association', 'observation'] as const
 type Kind = (typeof KINDS)[number]
+const TALLY_OF = {
+  indicator: 'indicators',
+  group: 'groups',
+  association: 'associations',
+  observation: 'observations',
+} as const
+const REFUSED_OF = {
+  indicator: 'errorIndicatorCount',
+  group: 'errorGroupCount',
+  association: 'errorAssociationCount',
+  observation: 'errorObservationCount',
+} as const
 
 export interface ImportError {
   item: string
   message: string
 }
 
+/** What the written items of one kind did: made, changed, left as they were (a version held already), refused by the batch job. */
+export interface KindTally extends WriteOutcome {
+  refused: number
+}
+
 export interface ImportTally {
+  /** Elements read (objects, lines, records). */
   items: number
   jobs: number
+  /** Items written (created, updated or unchanged), of every kind. */
   successCount: number
+  /** Refusals: of an element by the reader, of an item by the batch job. */
   errorCount: number
+  indicators: KindTally
+  groups: KindTally
+  associations: KindTally
+  observations: KindTally
+  /** Elements of a kind the format does not import, by that kind (a STIX type). */
+  skipped: Record<string, number>
+  /** The first refusals (maxErrors), by place and reason. */
   errors: ImportError[]
+  errorsNotListed: number
 }
 
 export interface ImportRequest {
@@ -49,7 +80,7 @@ export interface ImportRequest {
   map?: string
   /** The first 4 KB of the input, when the format is to be found from the content too. */
   head?: () => string
-  /** Refusals listed by place (default MAX_REPORTED_ERRORS); the rest are counted. */
+  /** Refusals listed by place (default MAX_LISTED_ERRORS); the rest are counted. */
   maxErrors?: number
   /**
    * A directory's files, for a format published as a directory (a MISP feed): read instead of the
@@ -75,22 +106,40 @@ export function importFormat(request: ImportRequest): Format & Required<Pick<For
   return format as Format & Required<Pick<Format, 'reader'>>
 }
 
+/** What an import needs the caller may do in the owner: its items are written by batch jobs. */
+const WRITE_ACTIONS = ['batch', 'create', 'update'] as const
+
+/** The caller's membership in the owner, or the refusal that says, in those words, that it cannot write there. */
+export function requireImportable(caller: Caller, owner: string): Membership {
+  const membership = selectOwner(caller, owner)
+  const missing = WRITE_ACTIONS.filter((action) => !isAllowed(membership, action))
+  if (missing.length)
+    throw new DomainError(
+      'forbidden',
+      `${caller.account.userName} cannot write to ${membership.ownerName}: as ${membership.role} there they may not ${missing.map((a) => (a === 'batch' ? 'run batch jobs' : `${a} items`)).join(' or ')}. Nothing was imported.`,
+    )
+  return membership
+}
+
 /**
  * Batch items waiting for their job, as JSON text, each with the place in the input its errors are
  * reported by; `bytes` is the size of the job's file they make.
  */
 type Pending = Record<Kind, { texts: string[]; sources: string[] }> & { bytes: number }
 
-const EMPTY_JOB_FILE_BYTES = '{"indicator":[],"group":[],"association":[]}'.length
+const EMPTY_JOB_FILE_BYTES = `{${KINDS.map((kind) => `"${kind}":[]`).join(',')}}`.length
 
 const nothingPending = (): Pending => ({
   indicator: { texts: [], sources: [] },
   group: { texts: [], sources: [] },
   association: { texts: [], sources: [] },
+  observation: { texts: [], sources: [] },
   bytes: EMPTY_JOB_FILE_BYTES,
 })
 
 const pendingCount = (pending: Pending) => KINDS.reduce((n, kind) => n + pending[kind].texts.length, 0)
+
+const noKind = (): KindTally => ({ created: 0, updated: 0, unchanged: 0, refused: 0 })
 
 /**
  * Reads `input` with the request's format and writes what it holds into the request's owner, as
@@ -103,11 +152,28 @@ export async function runImport(
   progress?: (tally: ImportTally) => void | Promise<void>,
 ): Promise<ImportTally & { format: string }> {
   const format = importFormat(request)
+  requireImportable(ctx.caller, request.owner)
   const reader = format.reader
   // A job's file must fit the batch upload limit as much as its item count does.
   const maxBytes = Number(await ctx.services.settings.get('batchMaxUploadBytes'))
-  const maxErrors = request.maxErrors ?? MAX_REPORTED_ERRORS
-  const tally: ImportTally = { items: 0, jobs: 0, successCount: 0, errorCount: 0, errors: [] }
+  const maxErrors = request.maxErrors ?? MAX_LISTED_ERRORS
+  const tally: ImportTally = {
+    items: 0,
+    jobs: 0,
+    successCount: 0,
+    errorCount: 0,
+    indicators: noKind(),
+    groups: noKind(),
+    associations: noKind(),
+    observations: noKind(),
+    skipped: {},
+    errors: [],
+    errorsNotListed: 0,
+  }
+  const refuse = (error: ImportError) => {
+    tally.errorCount++
+    listError(tally, error, maxErrors)
+  }
   let pending = nothingPending()
   const flush = async () => {
     if (pendingCount(pending)) await runChunk(ctx, request.owner, pending, tally, reader.sourceVersions, maxErrors)
@@ -118,15 +184,18 @@ export async function runImport(
   const events = request.files ? reader.directory!.read(request.files, options) : reader.read(input, options)
   for await (const event of events) {
     if (event.kind === 'input') {
-      addError(tally, { item: '(file)', message: event.error }, maxErrors)
+      refuse({ item: '(file)', message: event.error })
       continue
     }
-    if (++tally.items % 1000 === 0) await progress?.(tally)
-    if (event.error !== undefined) addError(tally, { item: event.where, message: event.error }, maxErrors)
+    if (!event.heldBack && ++tally.items % 1000 === 0) await progress?.(tally)
+    if (event.error !== undefined) refuse({ item: event.where, message: event.error })
+    for (const { where, error } of event.earlierErrors ?? []) refuse({ item: where, message: error })
+    if (event.skipped !== undefined) tally.skipped[event.skipped] = (tally.skipped[event.skipped] ?? 0) + 1
     const items: [Kind, { where: string; item: unknown }[]][] = [
       ['group', event.groups ?? []],
       ['indicator', event.indicators.map(({ where, indicator }) => ({ where, item: indicator }))],
       ['association', event.associations ?? []],
+      ['observation', event.observations ?? []],
     ]
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
     const texts = items.map(
@@ -134,14 +203,10 @@ export async function runImport(
     )
     const bytes = texts.reduce((n, [, list]) => list.reduce((m, [, text]) => m + Buffer.byteLength(text) + 1, n), 0)
     if (EMPTY_JOB_FILE_BYTES + bytes > maxBytes) {
-      addError(
-        tally,
-        {
-          item: event.where,
-          message: `its items take ${bytes} bytes, more than a batch job takes (setting batchMaxUploadBytes, ${maxBytes})`,
-        },
-        maxErrors,
-      )
+      refuse({
+        item: event.where,
+        message: `its items take ${bytes} bytes, more than a batch job takes (setting batchMaxUploadBytes, ${maxBytes})`,
+      })
       continue
     }
     if (pending.bytes + bytes > maxBytes) await flush()
@@ -158,9 +223,10 @@ export async function runImport(
   return { format: format.name, ...tally }
 }
 
-function addError(tally: ImportTally, error: ImportError, maxErrors: number) {
-  tally.errorCount++
+/** Lists a refusal already counted, or counts it among those not listed. */
+function listError(tally: ImportTally, error: ImportError, maxErrors: number) {
   if (tally.errors.length < maxErrors) tally.errors.push(error)
+  else tally.errorsNotListed++
 }
 
 /**
@@ -178,7 +244,8 @@ async function runChunk(
   const id = await createBatchJob(
     { ...ctx, now: isoNow() },
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
-    sourceVersions ? { sourceVersions } : {},
+    // The observations of sightings are beyond the v2 batch file: an import asks for them.
+    sourceVersions ? { sourceVersions, observations: true } : { observations: true },
   )
   await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].texts.join(',')}]`).join(',')}}`)
   const workerId = `import:${randomUUID().slice(0, 8)}`
@@ -187,17 +254,26 @@ async function runChunk(
   tally.jobs++
   tally.successCount += outcome.successCount
   tally.errorCount += outcome.errorCount
+  for (const kind of KINDS) {
+    const kindTally = tally[TALLY_OF[kind]]
+    kindTally.created += outcome.outcomes[kind].created
+    kindTally.updated += outcome.outcomes[kind].updated
+    kindTally.unchanged += outcome.outcomes[kind].unchanged
+    kindTally.refused += outcome.counts[REFUSED_OF[kind]]
+  }
   for (const error of outcome.results) {
-    if (tally.errors.length >= maxErrors) break
+    // Warnings (a File's hashes merged) are listed too; only errors are counted (errorCount).
+    if (error.severity !== 'Error' && tally.errors.length >= maxErrors) continue
     // The job numbers items from 0 within its chunk; the report names their place in the input.
     const item = (error.errorSource ?? '').replace(
-      /^(indicator|group|association)\[(\d+)\]/,
+      /^(indicator|group|association|observation)\[(\d+)\]/,
       (found, kind: Kind, i: string) => pending[kind].sources[Number(i)] ?? found,
     )
-    tally.errors.push({
-      item,
-      message: error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, ''),
-    })
+    // An association's or observation's place is its relationship's (or report's, sighting's): its message says what it is about.
+    const message = /^(association|observation)/.test(error.errorSource ?? '')
+      ? error.errorReason
+      : error.errorMessage.replace(/^(indicator|group|association)\[\d+\]\s*/, '')
+    listError(tally, { item, message }, maxErrors)
   }
 }
 

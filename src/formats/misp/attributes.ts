@@ -8,8 +8,7 @@
 import { parseApiTime } from '../../core/time.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import { TAG_MAX_LENGTH } from '../../domain/metadata/tags.js'
-import { type TlpLabel, markingOf, tlpLabel } from '../stix2/stix.js'
-import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE } from '../stix2/bundle.js'
+import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, markingOf, tlpLabel } from '../stix2/stix.js'
 import { quoteValue, valuesOfType } from '../text/values.js'
 
 /** What every attribute of one event shares. */

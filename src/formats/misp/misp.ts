@@ -14,7 +14,7 @@ import type { DirectoryFiles, Format, ReadEvent, ReadItem, ReadOptions, TextChun
 import { MalformedJsonFile } from '../json-array-stream.js'
 import { type PathStep, type WalkEvent, walkJson } from '../json-walk.js'
 import { messageOf } from '../read-json-array.js'
-import { STIX_EXTRA_ATTRIBUTE } from '../stix2/bundle.js'
+import { STIX_EXTRA_ATTRIBUTE } from '../stix2/stix.js'
 import {
   type EventContext,
   type MispReading,

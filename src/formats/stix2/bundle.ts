@@ -1,9 +1,11 @@
 /**
  * STIX files, both ways. Read: STIX 2.0 and 2.1 in a bundle, an array, JSON Lines or one bare
- * object (stix-input.ts); each indicator object becomes the Indicators of its pattern
- * (fromStixIndicator) with its STIX id and its source's dates, TLP marking definitions become
- * Security Labels of the indicators after them, any other object, and any comparison Bulwark
- * cannot hold, is that object's error (docs/import.md).
+ * object (stix-input.ts); each indicator object (and SCO of a held type) becomes the Indicators
+ * of its pattern (fromStixIndicator) with its STIX id and its source's dates, the SDOs Bulwark has
+ * a Group type for become Groups, relationships and report references associations, sightings
+ * observations (graph.ts); TLP marking definitions become Security Labels of the objects after
+ * them; an object of any other type is skipped by its type, and a comparison or object Bulwark
+ * cannot hold is that object's error (docs/import.md).
  * Written: the four TLP 1.0 marking definitions, each Indicator as the TAXII 2.1 collections
  * serve it with the fields of both application versions, then any TLP 2.0 marking one used
  * (known only once the Indicators are; STIX does not order a bundle's objects).
@@ -13,10 +15,13 @@ import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../format.js'
 import { type ElementReading, messageOf } from '../read-json-array.js'
+import { GROUP_TYPE_OF, type Linked, SCO_TYPES, type Sighting, StixGraph, groupOfSdo, patternOfSco } from './graph.js'
 import { readStixInput } from './stix-input.js'
 import {
   ALWAYS_MARKINGS,
   MARKINGS,
+  STIX_EXTRA_ATTRIBUTE,
+  STIX_ID_ATTRIBUTE,
   StixIds,
   type StixMarking,
   type TlpLabel,
@@ -40,41 +45,160 @@ export const stixBundle: Format = {
   reader: {
     sourceVersions: true,
     async *read(input, { name, now }) {
-      const markings = new Map<string, TlpLabel>()
-      const at = now === undefined ? Date.now() : Date.parse(now)
-      yield* readStixInput(input, name, (object, where) => readStixObject(object, where, markings, at))
+      const state: ReadState = {
+        markings: new Map<string, TlpLabel>(),
+        graph: new StixGraph(),
+        now: now === undefined ? Date.now() : Date.parse(now),
+      }
+      yield* readStixInput(input, name, (object, where) => readStixObject(object, where, state))
+      const held = state.graph.end()
+      if (held.associations.length || held.observations.length || held.errors.length)
+        yield {
+          kind: 'element',
+          where: '(end of input)',
+          heldBack: true,
+          indicators: [],
+          associations: held.associations,
+          observations: held.observations,
+          earlierErrors: held.errors,
+        }
     },
   },
   writer: { metadata: ['tags', 'securityLabels'], mayLeaveOut: true, open: (options) => new BundleWriter(options) },
 }
 
-/** Where an import keeps what a STIX object says that Bulwark has no column for (model/reference-data.ts types). */
-export const STIX_ID_ATTRIBUTE = 'External ID'
-export const STIX_EXTRA_ATTRIBUTE = 'Additional Analysis and Context'
+/** What reading one input remembers from object to object. */
+interface ReadState {
+  /** TLP marking definitions of the input, by id, for the objects after them. */
+  markings: Map<string, TlpLabel>
+  graph: StixGraph
+  /** The time of the import: an indicator whose valid_until is past it comes in inactive. */
+  now: number
+}
+
+/** An element's reading with the associations (and refusals of them) that reading it completed. */
+function withLinks(reading: ElementReading, linked: Linked, where: string): ElementReading {
+  const associations = [...(reading.associations ?? []), ...linked.associations]
+  const observations = [...(reading.observations ?? []), ...linked.observations]
+  const own = linked.errors.filter((e) => e.where === where).map((e) => e.error)
+  const earlier = linked.errors.filter((e) => e.where !== where)
+  const errors = [reading.error, ...own].filter((e) => e !== undefined)
+  const out: ElementReading = { ...reading }
+  if (associations.length) out.associations = associations
+  if (observations.length) out.observations = observations
+  if (errors.length) out.error = errors.join('; ')
+  if (earlier.length) out.earlierErrors = earlier
+  return out
+}
 
 /**
- * The batch items of one STIX object; a TLP marking definition is remembered for the indicators
- * that follow. An indicator some of whose comparisons Bulwark cannot hold gives the others, and
- * says which it left out.
+ * The batch items of one STIX object: an indicator's Indicators, an SDO's Group, a
+ * relationship's associations, and the associations held back for an object until it came. A
+ * TLP marking definition is remembered for the objects that follow. An indicator some of whose
+ * comparisons Bulwark cannot hold gives the others, and says which it left out. An object of a
+ * type not imported is `skipped` with its type.
  */
-function readStixObject(object: unknown, where: string, markings: Map<string, TlpLabel>, now: number): ElementReading {
+function readStixObject(object: unknown, where: string, state: ReadState): ElementReading {
   if (!object || typeof object !== 'object' || Array.isArray(object))
     return { indicators: [], error: 'not a JSON object' }
   const o = object as Record<string, unknown>
+  if (typeof o.type !== 'string' || o.type === '') return { indicators: [], error: 'not a STIX object: it has no type' }
   if (o.type === 'marking-definition') {
     const label = labelOfMarkingDefinition(o)
     if (label && typeof o.id === 'string') {
-      markings.set(o.id, label)
+      state.markings.set(o.id, label)
       return { indicators: [] }
     }
-    return {
-      indicators: [],
-      error: `marking definition ${String(o.id)} is not a TLP marking (only TLP markings become Security Labels)`,
-    }
+    // A statement or other marking: only TLP markings become Security Labels.
+    return { indicators: [], skipped: 'marking-definition' }
   }
+  const id = typeof o.id === 'string' && o.id !== '' ? o.id : undefined
+  if (o.type === 'relationship') return readRelationship(o, where, state)
+  if (o.type === 'sighting') return readSighting(o, where, state)
+  if (GROUP_TYPE_OF.has(o.type)) {
+    let group: Record<string, unknown>
+    try {
+      group = groupOfSdo(o, state.markings)
+    } catch (error) {
+      return { indicators: [], error: `${id ? `${id}: ` : ''}${messageOf(error)}` }
+    }
+    const reading: ElementReading = { indicators: [], groups: [{ where, item: group }] }
+    const linked = state.graph.groupRead(id!, group.type as string)
+    // A report's object_refs: each a link from the report to an object, dropped where it makes no association.
+    const refs = o.type === 'report' && Array.isArray(o.object_refs) ? o.object_refs : []
+    refs.forEach((ref, k) => {
+      if (typeof ref !== 'string') return
+      const made = state.graph.link(`${where} object_refs[${k}]`, id!, ref, false)
+      linked.associations.push(...made.associations)
+    })
+    return withLinks(reading, linked, where)
+  }
+  const sco = SCO_TYPES.has(o.type)
+  if (o.type !== 'indicator' && !sco) return { indicators: [], skipped: o.type }
+  const reading = sco ? readSco(o, where, state) : readIndicator(o, where, state)
+  if (!id) return reading
+  const keys = reading.indicators.map(({ indicator }) => {
+    const { type, summary } = indicator as { type: string; summary: string }
+    return { type, summary }
+  })
+  return withLinks(reading, state.graph.indicatorRead(id, keys), where)
+}
+
+/** A relationship: its association now when both ends were read, else held; refused with the reason. */
+function readRelationship(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
+  const named = typeof o.id === 'string' ? `${o.id}: ` : ''
+  if (o.revoked === true) return { indicators: [], error: `${named}the relationship is revoked` }
+  if (typeof o.source_ref !== 'string' || typeof o.target_ref !== 'string')
+    return { indicators: [], error: `${named}a relationship needs a source_ref and a target_ref` }
+  const linked = state.graph.link(where, o.source_ref, o.target_ref, true)
+  return withLinks({ indicators: [] }, linked, where)
+}
+
+/**
+ * A sighting of an indicator: an observation of each of its Indicators, `count` times (1 when the
+ * sighting does not say), at its `last_seen` (else `first_seen`, else when it was made), keyed by
+ * the sighting's id and versioned by its `modified`.
+ */
+function readSighting(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
+  const named = typeof o.id === 'string' ? `${o.id}: ` : ''
+  const refuse = (error: string): ElementReading => ({ indicators: [], error: `${named}${error}` })
+  if (typeof o.id !== 'string' || !o.id.startsWith('sighting--')) return refuse('a sighting needs its id')
+  if (o.revoked === true) return refuse('the sighting is revoked')
+  if (typeof o.sighting_of_ref !== 'string') return refuse('a sighting needs a sighting_of_ref')
+  const count = o.count === undefined ? 1 : o.count
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+    return refuse(`count ${JSON.stringify(count)} is not a whole number`)
+  if (count === 0) return refuse('count 0: the sighting says it was not seen, which records no observation')
+  const when = [o.last_seen, o.first_seen, o.created].find((t) => typeof t === 'string' && t !== '') as
+    string | undefined
+  if (!when) return refuse('a sighting needs last_seen, first_seen or created: the time of the observation')
+  const sighting: Sighting = { count, dateObserved: when }
+  if (typeof o.modified === 'string' && o.modified !== '') sighting.externalLastModified = o.modified
+  return withLinks({ indicators: [] }, state.graph.sighting(where, o.id, o.sighting_of_ref, sighting), where)
+}
+
+/**
+ * An SCO of a type an Indicator holds: the Indicators of the pattern that matches it, with its id
+ * as External ID and its TLP marking. It has no dates and says nothing of validity, so its items
+ * set no field (an existing Indicator keeps its own, and is left as it is: docs/import.md).
+ */
+function readSco(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
+  const pattern = patternOfSco(o)
+  const named = typeof o.id === 'string' ? `${o.id}: ` : ''
+  if (pattern === undefined) return { indicators: [], error: `${named}the ${String(o.type)} has no value` }
+  const reading = readIndicator(
+    { type: 'indicator', id: o.id, pattern, pattern_type: 'stix', object_marking_refs: o.object_marking_refs },
+    where,
+    state,
+  )
+  for (const { indicator } of reading.indicators) delete (indicator as Record<string, unknown>).active
+  return reading
+}
+
+function readIndicator(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
   const named = typeof o.id === 'string' ? `${o.id}: ` : ''
   try {
-    const read = fromStixIndicator(o, markings, now)
+    const read = fromStixIndicator(o, state.markings, state.now)
     const indicators = read.indicators.map((indicator, i) => {
       const def = findIndicatorType(indicator.type)!
       const item: Record<string, unknown> = { type: indicator.type, summary: composeSummary(def, indicator.values) }
@@ -99,7 +223,7 @@ function readStixObject(object: unknown, where: string, markings: Map<string, Tl
       ? { indicators, error: `${named}not imported from its pattern: ${read.skipped.join('; ')}` }
       : { indicators }
   } catch (error) {
-    return { indicators: [], error: `${o.type === 'indicator' ? named : ''}${messageOf(error)}` }
+    return { indicators: [], error: `${named}${messageOf(error)}` }
   }
 }
 

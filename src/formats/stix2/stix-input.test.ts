@@ -80,7 +80,7 @@ describe('STIX input', () => {
     ])
   })
 
-  it('refuses a 2.1 pattern_type other than stix and other objects by their place, and reads the rest', async () => {
+  it('refuses a 2.1 pattern_type other than stix and broken objects by their place, and reads the rest', async () => {
     const events = await readText(
       [
         indicator(1, { spec_version: '2.1', pattern_type: 'yara', pattern: 'rule x {}' }),
@@ -93,7 +93,7 @@ describe('STIX input', () => {
     expect(summaries(events)).toEqual(['line 3 h2.example'])
     expect(errors(events)).toEqual([
       'line 1 indicator--00000000-0000-4000-8000-000000000001: pattern_type yara is not supported (only stix)',
-      'line 2 a relationship object is not imported (only indicator objects are)',
+      'line 2 relationship--1: a relationship needs a source_ref and a target_ref',
       'line 3 indicator--00000000-0000-4000-8000-000000000002: not imported from its pattern: process:command_line is not an observable Bulwark holds as an Indicator',
     ])
   })

@@ -632,6 +632,23 @@ export function toStixIndicator(
   return object
 }
 
+/** Where an import keeps what a STIX object says that Bulwark has no column for (model/reference-data.ts types). */
+export const STIX_ID_ATTRIBUTE = 'External ID'
+export const STIX_EXTRA_ATTRIBUTE = 'Additional Analysis and Context'
+
+/**
+ * The Security Label of an object's TLP marking (`markings`: marking-definition ids seen in the
+ * same input, beside the standard ones): one per object, as markingOf emits, the strictest
+ * should a producer give more.
+ */
+export function tlpOfObject(object: Record<string, unknown>, markings: ReadonlyMap<string, TlpLabel>) {
+  const refs = Array.isArray(object.object_marking_refs) ? object.object_marking_refs : []
+  const tlp = refs
+    .map((ref) => (typeof ref === 'string' ? (markings.get(ref) ?? labelOfMarkingId(ref)) : undefined))
+    .filter((l) => l !== undefined)
+  return tlp.sort((a, b) => LABEL_MARKING[b.name].rank - LABEL_MARKING[a.name].rank)[0]
+}
+
 /** The Indicator fields an import sets from an object's properties (model/indicator.ts `stixImport`), read once. */
 const IMPORTED_FIELDS: readonly { name: string; properties: readonly string[] }[] = (
   INDICATOR as KindDeclaration
@@ -679,12 +696,7 @@ export function fromStixIndicator(
     throw new Error(`pattern ${object.pattern}: ${(error as Error).message}`)
   }
   if (!read.indicators.length) throw new Error(`pattern ${object.pattern}: ${read.skipped.join('; ')}`)
-  const labels = Array.isArray(object.object_marking_refs) ? object.object_marking_refs : []
-  const tlp = labels
-    .map((ref) => (typeof ref === 'string' ? (markings.get(ref) ?? labelOfMarkingId(ref)) : undefined))
-    .filter((l) => l !== undefined)
-  // One TLP per object (as markingOf emits): the strictest, should a producer give more.
-  const strictest = tlp.sort((a, b) => LABEL_MARKING[b.name].rank - LABEL_MARKING[a.name].rank)[0]
+  const strictest = tlpOfObject(object, markings)
   const fields: Record<string, string | number> = {}
   for (const { name, properties } of IMPORTED_FIELDS) {
     for (const property of properties) {

@@ -130,7 +130,9 @@ describe('POST /v3/imports', () => {
     expect(cannot.statusCode).toBe(401)
     expect(cannot.json()).toMatchObject({
       status: 'Error',
-      message: expect.stringMatching(/^You cannot import into 'Test Organization': your role there \(Read Only User\)/),
+      message: expect.stringMatching(
+        /^\S+ cannot write to Test Organization: as Read Only User there they may not run batch jobs or create items or update items\. Nothing was imported\.$/,
+      ),
     })
     const empty = await upload('')
     expect([empty.statusCode, empty.json().message]).toEqual([400, 'The file is empty'])

@@ -486,6 +486,18 @@ export async function mergeFilesInto(db: Kysely<Database>, primaryId: number, se
   await db.deleteFrom('association').where('from_kind', '=', 'indicator').where('from_id', 'in', ids).execute()
   await db.deleteFrom('association').where('to_kind', '=', 'indicator').where('to_id', 'in', ids).execute()
   await db.updateTable('file_occurrence').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
+  // One sighting imported on two of the merged Files is one observation of the merged File: the primary's is kept.
+  await db
+    .deleteFrom('indicator_observation')
+    .where('indicator_id', 'in', ids)
+    .where('source_ref', 'in', (eb) =>
+      eb
+        .selectFrom('indicator_observation as held')
+        .select('held.source_ref')
+        .where('held.indicator_id', '=', primaryId)
+        .where('held.source_ref', 'is not', null),
+    )
+    .execute()
   await db
     .updateTable('indicator_observation')
     .set({ indicator_id: primaryId })

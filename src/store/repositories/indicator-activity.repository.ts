@@ -273,3 +273,78 @@ export async function listDeletedIndicatorRows(
   ])
   return { rows, total: Number(count?.n ?? 0) }
 }
+
+/** An observation imported from a source's sighting (source_ref), as held. */
+export interface SourcedObservationRow {
+  id: number
+  indicator_id: number
+  source_ref: string
+  source_modified: string | null
+  count: number
+}
+
+/** The observations of these Indicators imported from these sightings. */
+export async function findSourcedObservations(
+  db: Kysely<Database>,
+  indicatorIds: readonly number[],
+  sourceRefs: readonly string[],
+): Promise<SourcedObservationRow[]> {
+  if (!indicatorIds.length || !sourceRefs.length) return []
+  const rows = await db
+    .selectFrom('indicator_observation')
+    .select(['id', 'indicator_id', 'source_ref', 'source_modified', 'count'])
+    .where('indicator_id', 'in', [...new Set(indicatorIds)])
+    .where('source_ref', 'in', [...new Set(sourceRefs)])
+    .execute()
+  return rows as SourcedObservationRow[]
+}
+
+export interface SourcedObservation {
+  indicatorId: number
+  userId: number
+  count: number
+  dateObserved: string
+  sourceRef: string
+  sourceModified: string | null
+  /** The row this sighting made before (a newer version replaces its count), absent for a new one. */
+  held?: SourcedObservationRow
+}
+
+/**
+ * Records sightings as observations: a new one adds its count to the Indicator's; a newer version
+ * of one held replaces the count it recorded (the Indicator's changes by the difference). Then
+ * the ThreatAssess scores of the Indicators are refreshed once.
+ */
+export async function recordSourcedObservations(db: Kysely<Database>, observations: readonly SourcedObservation[]) {
+  for (const o of observations) {
+    if (o.held) {
+      await db
+        .updateTable('indicator_observation')
+        .set({ count: o.count, date_observed: o.dateObserved, source_modified: o.sourceModified, user_id: o.userId })
+        .where('id', '=', o.held.id)
+        .execute()
+    } else {
+      await db
+        .insertInto('indicator_observation')
+        .values({
+          indicator_id: o.indicatorId,
+          user_id: o.userId,
+          count: o.count,
+          date_observed: o.dateObserved,
+          source_ref: o.sourceRef,
+          source_modified: o.sourceModified,
+        })
+        .execute()
+    }
+    const delta = o.count - (o.held?.count ?? 0)
+    await db
+      .updateTable('indicator')
+      .where('id', '=', o.indicatorId)
+      .set((eb) => ({
+        observation_count: eb('observation_count', '+', delta),
+        last_observed: sql<string>`CASE WHEN last_observed IS NULL OR last_observed < ${o.dateObserved} THEN ${o.dateObserved} ELSE last_observed END`,
+      }))
+      .execute()
+  }
+  await refreshThreatAssessment(db, [...new Set(observations.map((o) => o.indicatorId))])
+}
