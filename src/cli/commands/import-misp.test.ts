@@ -205,6 +205,9 @@ describe.skipIf(!!missing)('ESET MISP events', () => {
       expect(group).toMatchObject({ type: 'Event', xid: uuid, name: info })
       expect(await associatedIndicators(group.id)).toBe(indicators.length)
       expect(result.errorCount).toBe(1)
+      // The summary per kind: one Group and each distinct Indicator created (a value named twice is unchanged the second time).
+      expect(result.groups).toMatchObject({ created: 1, refused: 0 })
+      expect(result.indicators).toMatchObject({ created: indicators.length, refused: 0 })
     },
     IMPORT_TIMEOUT,
   )
@@ -265,6 +268,11 @@ describe.skipIf(!!missing)('ESET MISP events', () => {
       const [groupBefore] = await groupsOf('again')
       const again = await run(source, 'again')
       expect(again.errorCount).toBe(1)
+      // Every item a version held already: the event's Group, its 15 Indicators.
+      expect(again).toMatchObject({
+        groups: { created: 0, updated: 0, unchanged: 1 },
+        indicators: { created: 0, updated: 0, unchanged: 15 },
+      })
       expect(await indicatorsOf('again')).toEqual(before)
       expect(await groupsOf('again')).toEqual([groupBefore])
       const attributes = await t.store.db.selectFrom('attribute').select('id').execute()
