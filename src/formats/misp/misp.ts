@@ -41,7 +41,6 @@ const EVENT_MEMBERS = new Set([
   'info',
   'date',
   'timestamp',
-  'publish_timestamp',
   'threat_level_id',
   'analysis',
   'Orgc',
