@@ -36,16 +36,7 @@ export const EVENT_GROUP_TYPE = 'Event'
 export const HOLD_CHARS = 16_000_000
 
 /** The members of an event the reader keeps; the others (Galaxy, RelatedEvent, EventReport …) are read past. */
-const EVENT_MEMBERS = new Set([
-  'uuid',
-  'info',
-  'date',
-  'timestamp',
-  'threat_level_id',
-  'analysis',
-  'Orgc',
-  'Tag',
-])
+const EVENT_MEMBERS = new Set(['uuid', 'info', 'date', 'timestamp', 'threat_level_id', 'analysis', 'Orgc', 'Tag'])
 /** Members only an event has: an object with one of them is an event, not a wrapper. */
 const EVENT_MARKS = new Set(['Attribute', 'Object', 'info', 'uuid', 'date', 'threat_level_id', 'analysis', 'Orgc'])
 
