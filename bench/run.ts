@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   batch: () => import('./batch.js'),
   import: () => import('./import.js'),
+  'import-misp': () => import('./import-misp.js'),
   start: () => import('./start.js'),
   'v3-object': () => import('./v3-object.js'),
   tql: () => import('./tql.js'),

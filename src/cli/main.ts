@@ -254,14 +254,14 @@ program
 program
   .command('import')
   .description(
-    'Import into an owner from STIX 2.0 or 2.1 (Indicators, Groups from SDOs, associations from relationships, observations from sightings), a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
+    'Import into an owner from STIX 2.0 or 2.1 (Indicators, Groups from SDOs, associations from relationships, observations from sightings), MISP events (a file, or a MISP feed directory with its manifest.json), a V2 batch file, a CSV or a plain list (free text); bad items are reported, the rest written',
   )
-  .argument('<file>', 'the file to read')
+  .argument('<file>', 'the file to read, or a MISP feed directory')
   .requiredOption('--owner <name>', 'the owner to import into')
   .addOption(
     new Option(
       '--format <format>',
-      'default by extension: .csv csv, .stix stix, .json a STIX bundle if it starts like one else batch, anything else list',
+      'default by extension: .csv csv, .stix stix, .json a STIX bundle or MISP events if it starts like one else batch, anything else list; a directory holding manifest.json misp',
     ).choices(IMPORT_FORMATS),
   )
   .option(

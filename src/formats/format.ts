@@ -88,6 +88,21 @@ export interface IndicatorReader {
   check?(options: ReadOptions): void
   /** Throws (a domain `invalid`) when the input is not this format at all, before any element is given. */
   read(input: TextChunks, options: ReadOptions): AsyncIterable<ReadEvent>
+  /** How the format reads a directory of files, for a format published as one (a MISP feed). */
+  directory?: DirectoryReader
+}
+
+/** The files of a directory, by name, as the adapter opens them (a name with a path in it is refused). */
+export interface DirectoryFiles {
+  /** The file's text as it streams; reading it throws when the file cannot be read (missing, say). */
+  open(name: string): TextChunks
+}
+
+/** A format published as a directory: a file that marks it (`manifest.json`) and the files it names. */
+export interface DirectoryReader {
+  /** The file whose presence makes a directory this format's. */
+  index: string
+  read(files: DirectoryFiles, options: ReadOptions): AsyncIterable<ReadEvent>
 }
 
 export interface WriteOptions {

@@ -11,7 +11,7 @@ describe('the format list', () => {
   it('names each format once, and every one reads or writes', () => {
     expect(new Set(FORMATS.map((f) => f.name)).size).toBe(FORMATS.length)
     expect(FORMATS.every((f) => f.reader || f.writer)).toBe(true)
-    expect(READ_FORMATS).toEqual(['stix', 'batch', 'csv', 'list'])
+    expect(READ_FORMATS).toEqual(['stix', 'misp', 'batch', 'csv', 'list'])
     expect(WRITE_FORMATS).toEqual(['stix', 'batch'])
     expect(findFormat('csv')?.name).toBe('csv')
     expect(findFormat('xml')).toBeUndefined()

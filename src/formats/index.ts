@@ -11,6 +11,7 @@
 import { batchFile } from './batch/batch-file.js'
 import { csvFile } from './csv/csv.js'
 import type { Format } from './format.js'
+import { mispEvents } from './misp/misp.js'
 import { plainList } from './text/text.js'
 import { stixBundle } from './stix2/bundle.js'
 
@@ -18,7 +19,7 @@ import { stixBundle } from './stix2/bundle.js'
  * In order of precedence: a file is the first format whose `detect` says so. The last one with a
  * reader takes any text, the last one with a writer any file name.
  */
-export const FORMATS: readonly Format[] = [stixBundle, batchFile, csvFile, plainList]
+export const FORMATS: readonly Format[] = [stixBundle, mispEvents, batchFile, csvFile, plainList]
 
 export const READ_FORMATS = FORMATS.filter((f) => f.reader).map((f) => f.name)
 export const WRITE_FORMATS = FORMATS.filter((f) => f.writer).map((f) => f.name)
@@ -35,6 +36,14 @@ export function findFormat(name: string): Format | undefined {
 export function detectFormat(fileName: string, head: () => string): Format {
   const readable = FORMATS.filter((f) => f.reader)
   return readable.find((f) => f.detect(fileName, head)) ?? readable[readable.length - 1]
+}
+
+/**
+ * The format a directory is in, from the files it holds (a MISP feed's `manifest.json`), or
+ * undefined when no format reads such a directory.
+ */
+export function detectDirectoryFormat(holds: (fileName: string) => boolean): Format | undefined {
+  return FORMATS.find((f) => f.reader?.directory && holds(f.reader.directory.index))
 }
 
 /** The format a new file is written in, from its name alone. */

@@ -1,10 +1,13 @@
 /**
  * `bulwark import <file> --owner <name>`: Indicators, and the Groups and associations around them,
  * from any format of formats/ with a reader (STIX 2.0 or 2.1, a V2 batch file, a CSV, a plain list or
- * free text), found from the file (its name and its first 4 KB) unless `--format` names it. The run
- * is the domain's (domain/imports/run-import.ts), in this process, as the file streams.
+ * free text, MISP events), found from the file (its name and its first 4 KB) unless `--format` names it;
+ * a directory is read by the format whose index file it holds (a MISP feed's manifest.json), its files
+ * opened by name. The run is the domain's (domain/imports/run-import.ts), in this process, as the file streams.
  */
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, createReadStream, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { invalid } from '../../core/errors.js'
 import type { Store } from '../../store/connect.js'
 import type { Services } from '../../domain/services.js'
 import {
@@ -38,29 +41,47 @@ export interface ImportArgs {
 }
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
+  // A directory is a format's published as files (a MISP feed: manifest.json and one file per event).
+  const directory = statSync(args.file).isDirectory()
+  let charsRead = 0
+  async function* counted(file: string) {
+    for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
+      charsRead += (chunk as string).length
+      yield chunk as string
+    }
+  }
   const request = {
     owner: args.owner,
     name: args.file,
     format: args.format,
     type: args.type,
     map: args.map,
-    head: () => readHead(args.file),
+    head: directory ? undefined : () => readHead(args.file),
+    files: directory
+      ? {
+          holds: (name: string) => existsSync(join(args.file, name)),
+          open: (name: string) => {
+            if (basename(name) !== name) throw invalid(`${name} is not a file name of ${args.file}`)
+            return counted(join(args.file, name))
+          },
+        }
+      : undefined,
   }
   // Refused before anything is read: options the format cannot read with, an owner the caller cannot write.
   importFormat(request)
   const ctx = await cliContext(store, services, args.userName, args.owner)
   requireImportable(ctx.caller, args.owner)
-  const size = Math.max(1, statSync(args.file).size)
-  let charsRead = 0
-  async function* counted() {
-    for await (const chunk of createReadStream(args.file, { encoding: 'utf8', highWaterMark: 1 << 16 })) {
-      charsRead += (chunk as string).length
-      yield chunk as string
-    }
-  }
+  const size = Math.max(
+    1,
+    directory
+      ? readdirSync(args.file).reduce((n, name) => n + statSync(join(args.file, name)).size, 0)
+      : statSync(args.file).size,
+  )
   const report = ({ items, successCount, errorCount }: ImportTally, fraction = Math.min(1, charsRead / size)) =>
     args.progress?.({ items, successCount, errorCount, fraction })
-  const { format, ...tally } = await runImport(ctx, counted(), request, report)
+  // A directory's files are the request's; its own input is none.
+  const none = (async function* (): AsyncGenerator<string> {})()
+  const { format, ...tally } = await runImport(ctx, directory ? none : counted(args.file), request, report)
   report(tally, 1)
   return { file: args.file, format, owner: args.owner, ...tally }
 }

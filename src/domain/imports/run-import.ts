@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto'
 import { DomainError, invalid } from '../../core/errors.js'
 import { isoNow } from '../../core/time.js'
-import type { Format, ReadOptions, TextChunks } from '../../formats/format.js'
-import { READ_FORMATS, detectFormat, findFormat } from '../../formats/index.js'
+import type { DirectoryFiles, Format, ReadOptions, TextChunks } from '../../formats/format.js'
+import { READ_FORMATS, detectDirectoryFormat, detectFormat, findFormat } from '../../formats/index.js'
 import { selectOwner } from '../access/owner-scope.js'
 import { createBatchJob, getBatchStatus, readBatchOutcome, uploadBatchInput } from '../batch/jobs.js'
 import { claimJob } from '../batch/leases.js'
@@ -82,12 +82,24 @@ export interface ImportRequest {
   head?: () => string
   /** Refusals listed by place (default MAX_LISTED_ERRORS); the rest are counted. */
   maxErrors?: number
+  /**
+   * A directory's files, for a format published as a directory (a MISP feed): read instead of the
+   * input, the format found by the index file the directory holds.
+   */
+  files?: DirectoryFiles & { holds(fileName: string): boolean }
 }
 
 /** The format of an input: `format` when given, else found from its name and its first 4 KB. */
 export function importFormat(request: ImportRequest): Format & Required<Pick<Format, 'reader'>> {
+  const files = request.files
   const format =
-    request.format === undefined ? detectFormat(request.name, request.head ?? (() => '')) : findFormat(request.format)
+    request.format !== undefined
+      ? findFormat(request.format)
+      : files
+        ? detectDirectoryFormat((name) => files.holds(name))
+        : detectFormat(request.name, request.head ?? (() => ''))
+  if (files && !format?.reader?.directory)
+    throw invalid(`${request.name} is a directory that no format reads (a MISP feed holds a manifest.json)`)
   if (!format?.reader) throw invalid(`format must be ${IMPORT_FORMATS.join(', ')}, not '${request.format}'`)
   const options: ReadOptions = { name: request.name, type: request.type, map: request.map }
   format.reader.check?.(options)
@@ -169,7 +181,8 @@ export async function runImport(
     await progress?.(tally)
   }
   const options: ReadOptions = { name: request.name, type: request.type, map: request.map }
-  for await (const event of reader.read(input, options)) {
+  const events = request.files ? reader.directory!.read(request.files, options) : reader.read(input, options)
+  for await (const event of events) {
     if (event.kind === 'input') {
       refuse({ item: '(file)', message: event.error })
       continue
