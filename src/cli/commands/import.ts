@@ -2,7 +2,7 @@
  * `bulwark import <file> --owner <name>`: Indicators, and the Groups and associations around them,
  * from any format of formats/ with a reader (STIX 2.0 or 2.1, a V2 batch file, a CSV, a plain list or
  * free text, MISP events), found from the file (its name and its first 4 KB) unless `--format` names it;
- * a directory is read by the format whose index file it holds (a MISP feed's manifest.json), its files
+ * a directory is read by the format whose index file it holds (a MISP feed's manifest), its files
  * opened by name. The run is the domain's (domain/imports/run-import.ts), in this process, as the file streams.
  */
 import { closeSync, createReadStream, existsSync, openSync, readSync, readdirSync, statSync } from 'node:fs'
@@ -41,7 +41,7 @@ export interface ImportArgs {
 }
 
 export async function importCommand(store: Store, services: Services, args: ImportArgs) {
-  // A directory is a format's published as files (a MISP feed: manifest.json and one file per event).
+  // A directory is a format's published as files (a MISP feed: its manifest and one file per event).
   const directory = statSync(args.file).isDirectory()
   let charsRead = 0
   async function* counted(file: string) {
