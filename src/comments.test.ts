@@ -111,6 +111,8 @@ const OUTSIDE = [
   /^dist\//,
   /^(threatconnect|tcex|taxii2client|cabby|libtaxii|medallion|stix2\w*)\//,
   /^(clients|py2src|medallion-tls)\.py$/,
+  // The files of published formats, not of this tree: a MISP feed's index.
+  /^manifest\.json$/,
 ]
 
 /** `../shared/…` is the machine's shared folder beside the repository; a machine without it cannot tell. */
