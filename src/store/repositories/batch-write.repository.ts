@@ -8,6 +8,7 @@ import type { ItemKind } from '../../model/kinds.js'
 import type { CredentialTable } from '../engine/credential-cache.js'
 import type { Database } from '../database.js'
 import { dialectOf } from '../engine/list-conditions.js'
+import { deleteAssociationsOfItems } from './metadata.repository.js'
 
 const PARAM_BUDGET = 30_000
 const IN_CHUNK = 5_000
@@ -475,8 +476,7 @@ export async function mergeFilesInto(db: Kysely<Database>, primaryId: number, se
     [],
     { ignoreConflicts: true },
   )
-  await db.deleteFrom('association').where('from_kind', '=', 'indicator').where('from_id', 'in', ids).execute()
-  await db.deleteFrom('association').where('to_kind', '=', 'indicator').where('to_id', 'in', ids).execute()
+  await deleteAssociationsOfItems(db, 'indicator', ids)
   await db.updateTable('file_occurrence').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
   await db
     .updateTable('indicator_observation')
