@@ -5,6 +5,7 @@
 const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   batch: () => import('./batch.js'),
+  explain: () => import('./explain-batch.js'),
   start: () => import('./start.js'),
   'v3-object': () => import('./v3-object.js'),
   tql: () => import('./tql.js'),

@@ -17,7 +17,9 @@
  * seeking only the owner, passes only in a statement with a LIMIT (a page). A whole-table scan, a temporary
  * index, or an owner-wide read without a LIMIT fails, and the failure names the statement and its plan. A count
  * (`resultCount`, TAXII 1.1's count) reads what it counts: on SQLite through a covering index, on PostgreSQL also
- * by a scan when the owner or window holds most of the table. On PostgreSQL's empty database every table is a
+ * by a scan when the owner or window holds most of the table. PostgreSQL may also scan a table of which the statement
+ * names more than a hundredth (a chunk of 300 to 1,600 values against these 17,000 rows; against a million the same chunk
+ * is sought, which only a larger store could show). On PostgreSQL's empty database every table is a
  * page or none, never analyzed, and a scan is the right plan: there the plans are read but held to nothing
  * (PostgreSQL without statistics scales its estimates by the pages a table has, which the stale database
  * tests). On SQLite the index a statement reads must be the same on all three databases.
@@ -103,6 +105,14 @@ const hex = (n: number, width: number) => n.toString(16).padStart(width, '0').sl
 /** Hashes of scenario run r, distinct from the seed's (which count from 0) and from other runs. */
 const h = (r: number, k: number, width: number) => hex(0xabc000000 + r * 1000 + k, width)
 
+/** 600 Files of every hash combination: MD5 only, SHA-1 only, SHA-256 only, all three. */
+const CHUNK_FILES = (r: number) =>
+  Array.from({ length: 600 }, (_, j) => {
+    const k = 100 + j
+    const combo = [h(r, k, 32), h(r, k, 40), h(r, k, 64), `${h(r, k, 32)} : ${h(r, k, 40)} : ${h(r, k, 64)}`]
+    return { type: 'File', summary: combo[j % 4]! }
+  })
+
 /** The batch writer: every kind of item, every hash combination, then updates, merges, Replace and Delete. */
 const batchScenario: Scenario = {
   name: 'batch writer',
@@ -141,6 +151,10 @@ const batchScenario: Scenario = {
           { type: 'File', summary: h(r, 2, 40) },
           { type: 'File', summary: h(r, 3, 64) },
           { type: 'File', summary: `${h(r, 4, 32)} : ${h(r, 4, 40)} : ${h(r, 4, 64)}`, tag: [{ name: 'plans-1' }] },
+          // A chunk's worth (a 2,000-item chunk of a feed holds hundreds of Files and Hosts): a plan can turn with
+          // the length of the IN list, and SQLite's did (an owner's every File read for 190 hashes at 100,000).
+          ...CHUNK_FILES(r),
+          ...Array.from({ length: 1000 }, (_, k) => ({ type: 'Host', summary: `bulk${k}-${r}.batch-plans.example` })),
           // Two Files that a later all-hash File merges.
           { type: 'File', summary: h(r, 5, 32), attribute: [{ type: 'Description', value: 'md5 half' }] },
           { type: 'File', summary: h(r, 5, 64), tag: [{ name: 'plans-2' }] },
@@ -173,6 +187,7 @@ const batchScenario: Scenario = {
             attribute: [{ type: 'Description', value: `host ${k} again` }],
           })),
           { type: 'File', summary: `${h(r, 1, 32)} : ${h(r, 1, 40)}`, rating: 2 },
+          ...CHUNK_FILES(r).map((file) => ({ ...file, rating: 1 })),
           { type: 'File', summary: `${h(r, 5, 32)} : ${h(r, 5, 40)} : ${h(r, 5, 64)}`, rating: 4 },
         ],
       },
@@ -355,6 +370,13 @@ interface Outcome {
   plan: Explained
 }
 
+/** PostgreSQL: the rows each growing table holds, counted before the statements are explained. */
+const tableRows = new Map<string, number>()
+
+/** The values a statement binds, a bound array counting by its length. */
+const boundValues = (statement: CapturedStatement) =>
+  statement.parameters.reduce<number>((n, p) => n + (Array.isArray(p) ? p.length : 1), 0)
+
 /** Per scenario, per state: each distinct shape with its largest execution and its plan. */
 const outcomes = new Map<string, Map<string, Outcome[]>>()
 
@@ -367,6 +389,14 @@ async function runAndExplain(state: string, scenario: Scenario, r: number): Prom
     const known = byShape.get(shape)
     if (!known || known.parameters.length < statement.parameters.length) byShape.set(shape, statement)
   }
+  if (t.store.dialect === 'postgres')
+    for (const table of Object.keys(GROWING))
+      tableRows.set(
+        table,
+        Number(
+          (await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(t.store.db)).rows[0]!.n,
+        ),
+      )
   const out: Outcome[] = []
   for (const [shape, statement] of byShape) out.push({ shape, statement, plan: await explain(t.store, statement) })
   const perState = outcomes.get(scenario.name) ?? new Map<string, Outcome[]>()
@@ -392,6 +422,14 @@ function badReads(outcome: Outcome, tablesEmpty: boolean): string[] {
     if (!selective) continue
     if (tablesEmpty && t.store.dialect === 'postgres') continue
     if (counted && t.store.dialect === 'postgres' && read.index === '(scan)') continue
+    // PostgreSQL scans a table when the statement names a large part of it (a chunk's 1,600 values against
+    // 17,000 rows here; against a million, the same chunk is a fifth of a percent or less and is sought).
+    if (
+      t.store.dialect === 'postgres' &&
+      read.index === '(scan)' &&
+      boundValues(outcome.statement) * 100 >= (tableRows.get(read.table) ?? 0)
+    )
+      continue
     const sought = read.seek.some((c) => selective.test(c))
     const window = read.seek.some((c) => /^(last_modified|date_added|date_deleted)$/.test(c))
     if (read.index === '(automatic)') problems.push(`${read.table}: temporary index`)
@@ -451,7 +489,8 @@ describe('on stale statistics: gathered on 100 Indicators, then the store grew t
       const stat = t.store.sqlite
         .prepare("select stat from sqlite_stat1 where idx = 'indicator_owner_type_summary'")
         .get() as { stat: string }
-      expect(Number(stat.stat.split(' ')[0])).toBeLessThan(1000)
+      const rows = (t.store.sqlite.prepare('select count(*) as n from indicator').get() as { n: number }).n
+      expect(Number(stat.stat.split(' ')[0])).toBeLessThan(rows / 5)
     }
   }, 300_000)
   it.each(SCENARIOS)('$name: every statement seeks its index', (s) => expectSeeks('stale', s, 2), 60_000)

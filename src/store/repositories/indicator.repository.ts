@@ -247,6 +247,11 @@ function countsByTally(spec: IndicatorListSpec): boolean {
 export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
   const figures = threatAssessment((column) => column)
   const set = Object.fromEntries(Object.entries(figures).map(([column, expression]) => [column, sql.raw(expression)]))
+  if (dialectOf(db) === 'sqlite') {
+    // One rowid look-up each, whatever the statistics say (batch-write.repository.ts updateRowsOneByOne says why).
+    for (const id of ids) await db.updateTable('indicator').where('id', '=', id).set(set).execute()
+    return
+  }
   for (let start = 0; start < ids.length; start += 5000) {
     await db
       .updateTable('indicator')
