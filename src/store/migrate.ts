@@ -17,6 +17,7 @@ import * as m0120 from './migrations/0120-listing-order-indexes.js'
 import * as m0125 from './migrations/0125-indicator-tally.js'
 import * as m0130 from './migrations/0130-file-hash-indexes.js'
 import * as m0135 from './migrations/0135-link-seek-indexes.js'
+import * as m0136 from './migrations/0136-indicator-tally-rating.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0125-indicator-tally': m0125,
   '0130-file-hash-indexes': m0130,
   '0135-link-seek-indexes': m0135,
+  '0136-indicator-tally-rating': m0136,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -299,6 +299,8 @@ const feedScenario: Scenario = {
     await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(BIG)}&resultLimit=100&resultStart=200`)
     await ok('GET', `/api/v2/indicators/hosts?owner=${encodeURIComponent(BIG)}&resultLimit=100`)
     await ok('GET', `/api/v2/groups?owner=${encodeURIComponent(BIG)}&resultLimit=100`)
+    // Its resultCount from the tally by rating (migration 0136); counting the rows read every one of the owner's.
+    await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(BIG)}&resultLimit=100&filters=rating%3E2`)
     await ok('GET', '/api/v3/indicators?resultLimit=100')
     await ok('GET', `/api/v3/indicators?resultLimit=100&owner=${encodeURIComponent(BIG)}`)
     await ok('GET', '/api/v3/groups?resultLimit=100')

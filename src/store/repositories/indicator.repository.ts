@@ -6,7 +6,7 @@
 import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
-import { countIndicatorsByTally } from './indicator-tally.repository.js'
+import { type RatingComparison, countIndicatorsByTally } from './indicator-tally.repository.js'
 import type { Database, IndicatorTable, Row } from '../database.js'
 import {
   type ColumnCondition,
@@ -220,7 +220,7 @@ export async function listIndicatorRows(
       .offset(spec.offset)
       .execute(),
     countsByTally(spec)
-      ? countIndicatorsByTally(db, spec).then((n) => ({ n }))
+      ? countIndicatorsByTally(db, { ...spec, rating: ratingConditions(spec) }).then((n) => ({ n }))
       : applyListSpec(db, base(), spec)
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .executeTakeFirst(),
@@ -228,9 +228,28 @@ export async function listIndicatorRows(
   return { rows, total: Number(count?.n ?? 0) }
 }
 
-/** A list narrowed only by owner, type and the active flag is counted by the tally the database keeps (migration 0125). */
+/**
+ * A list narrowed only by owner, type, the active flag and comparisons of the rating (all of them to hold) is
+ * counted by the tally the database keeps (migrations 0125, 0136): a sum over a few rows, where counting the
+ * owner's rows that match `rating > 2` read every one of them.
+ */
 function countsByTally(spec: IndicatorListSpec): boolean {
-  return !spec.conditions.length && !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
+  const byRating = spec.conditions.length === 0 || (!spec.any && ratingConditions(spec) !== undefined)
+  return byRating && !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
+}
+
+const RATING_OPS = new Set(['=', '<', '>', '>=', '<>'])
+
+/** The list's conditions as rating comparisons the tally answers, or undefined when any is something else. */
+function ratingConditions(spec: IndicatorListSpec): { op: RatingComparison; value: number }[] | undefined {
+  const out: { op: RatingComparison; value: number }[] = []
+  for (const c of spec.conditions) {
+    const value = typeof c.value === 'number' ? c.value : Number(c.value)
+    if (c.column !== 'rating' || !RATING_OPS.has(c.op) || String(c.value).trim() === '' || !Number.isFinite(value))
+      return undefined
+    out.push({ op: c.op as RatingComparison, value })
+  }
+  return out
 }
 
 /**
