@@ -117,7 +117,7 @@ export async function run(): Promise<void> {
     plans
       .get(dialect)
       ?.find((p) => p.shape === shape)
-      ?.lines.map((l) => `\`${l.trim()}\``)
+      ?.lines.map((l) => `\`${l.trim().replace(/'\{[^}]*\}'/g, "'{…}'")}\``)
       .join('<br>') ?? '—'
   const rows = shapes.map(
     (shape) => `| \`${cell(short(shape))}\` | ${cell(planOf('sqlite', shape))} | ${cell(planOf('postgres', shape))} |`,
