@@ -4,25 +4,30 @@
  * and 1.1 pages, the v2 and v3 listings by owner) is planned onto an index that seeks its rows, whatever the
  * statistics say. The statements are not copied here: each scenario runs through the API (and the batch worker)
  * while the drivers record what they execute (src/test/statement-plans.ts), so a statement whose shape changes
- * is tested as it now is. Each distinct shape is then explained on the database of the moment:
+ * is tested as it now is. Each distinct shape (lists folded), at its longest execution, is explained on the
+ * database of the moment:
  *
  * - empty: migrated, no rows, no statistics;
- * - stale: statistics gathered on 100 Indicators, then the store grew to about 17,000 through the batch API with
- *   the server's own refresh held off (PostgreSQL: autovacuum off on those tables);
+ * - stale: statistics gathered when the store held 1,800 Indicators, then it grew to about 17,000
+ *   through the batch API with the server's own refresh held off (PostgreSQL: autovacuum off on those tables);
  * - skewed: the same store with fresh statistics (as the server's refresh gathers them): one owner holds 95 % of
- *   the Indicators, 5,000 of its Files carry only a SHA-256 (value1 NULL), 800 only an MD5, 200 only a SHA-1.
+ *   the Indicators, about 4,800 of its Files carry only a SHA-256 (value1 NULL), 800 only an MD5, 400 only a
+ *   SHA-1; 2,000 tags, 3,200 Groups, a TLP label on every Indicator and on a third of the attributes.
  *
- * A read of a table that grows with the store (below) passes when it seeks the table's index by a column that
- * names few rows (an id, a value, a hash, a name, the item of a link); a read in index order from one end, or
- * seeking only the owner, passes only in a statement with a LIMIT (a page). A whole-table scan, a temporary
- * index, or an owner-wide read without a LIMIT fails, and the failure names the statement and its plan. A count
- * (`resultCount`, TAXII 1.1's count) reads what it counts: on SQLite through a covering index, on PostgreSQL also
- * by a scan when the owner or window holds most of the table. PostgreSQL may also scan a table of which the statement
- * names more than a hundredth (a chunk of 300 to 1,600 values against these 17,000 rows; against a million the same chunk
- * is sought, which only a larger store could show). On PostgreSQL's empty database every table is a
- * page or none, never analyzed, and a scan is the right plan: there the plans are read but held to nothing
- * (PostgreSQL without statistics scales its estimates by the pages a table has, which the stale database
- * tests). On SQLite the index a statement reads must be the same on all three databases.
+ * The batch scenario's first job carries a chunk's worth (600 Files of every hash combination, 1,000 Hosts), and
+ * its second re-sends them: a plan can turn with the length of an IN list.
+ *
+ * A read of a table that grows with the store (GROWING) passes when it seeks the table's index by a column that
+ * names few rows (an id, a value, a hash, a name, the item of a link). A page of a listing (a LIMIT and an order
+ * ending in an id) may read an index in order or by owner. A count (`resultCount`, TAXII 1.1's count) reads what
+ * it counts: on SQLite through a covering index, on PostgreSQL also by a scan. PostgreSQL may scan a table of
+ * which the statement names more than a hundredth (a chunk of 300 to 1,600 values against these 17,000 rows;
+ * against a million rows the same chunk is sought, which only a larger store could show). A whole-table scan, a
+ * temporary index, or any other read fails, and the failure names the statement and its plan. On PostgreSQL's
+ * empty database every table is a page or none, never analyzed, and a scan is the right plan: there the plans
+ * are read but held to nothing (without statistics PostgreSQL scales its estimates by the pages a table has,
+ * which the stale database tests). On SQLite the indexes a statement reads must be the same on all three.
+ * BULWARK_PLANS_REPORT=<file> writes every shape with its plans.
  */
 import { writeFileSync } from 'node:fs'
 import { sql } from 'kysely'
@@ -478,7 +483,7 @@ describe('on an empty database, no statistics', () => {
   it.each(SCENARIOS)('$name: every statement seeks its index', (s) => expectSeeks('empty', s, 1, true), 60_000)
 })
 
-describe('on stale statistics: gathered on 100 Indicators, then the store grew to about 17,000', () => {
+describe('on stale statistics: gathered on 1,800 Indicators, then the store grew to about 17,000', () => {
   beforeAll(async () => {
     await seed(0, 100)
     await analyze()
