@@ -1,6 +1,6 @@
 /**
  * The plans of every statement a batch job runs, on the realistic dataset as `npm run bench -- batch` leaves it
- * (BENCH_INDICATORS, default 100,000 here; the statistics are those the server gathered while loading it), on
+ * (BENCH_INDICATORS, default 1,000,000 as there; the statistics are those the server gathered while loading it), on
  * SQLite (EXPLAIN QUERY PLAN) and PostgreSQL (EXPLAIN). One more job is sent as the load's next one would be
  * (2,000 items of the largest owner: nine in ten new Indicators, one in ten re-sending a stored one, attributes
  * Replace) to a server on a private copy whose worker is off; the job then runs in this process while the
@@ -24,14 +24,14 @@ import {
   shapeOf,
 } from '../src/test/statement-plans.js'
 import { runPendingJobs } from '../src/worker/batch-worker.js'
-import { type Dialect, call, startDatasetServer } from './lib/dataset.js'
+import { type Dialect, call, defaultIndicators, startDatasetServer } from './lib/dataset.js'
 import { ROOT } from './lib/processes.js'
 import { UPDATE_EVERY, realisticGroupCount, realisticIndicator, realisticItemJson } from './lib/realistic.js'
 
 installStatementCapture()
 
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
-const INDICATORS = Number(process.env.BENCH_INDICATORS ?? 100_000)
+const INDICATORS = defaultIndicators()
 const ITEMS = 2000
 const BEGIN = '<!-- batch-plans:begin -->'
 const END = '<!-- batch-plans:end -->'
