@@ -15,6 +15,8 @@ export interface CapturedStatement {
   parameters: readonly unknown[]
   /** PostgreSQL: planner settings the statement ran under (`enable_sort = off` of the listings). */
   settings: Record<string, string>
+  /** Milliseconds from the call to its result (SQLite: the synchronous call; PostgreSQL: until the answer). */
+  ms?: number
 }
 
 let recording: CapturedStatement[] | undefined
@@ -55,11 +57,16 @@ function install(): void {
   for (const method of ['all', 'get', 'run', 'iterate']) {
     const original = proto[method]!
     proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      if (recording) {
-        const parameters = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args
-        recording.push({ sql: this.source, parameters, settings: {} })
+      if (!recording) return original.apply(this, args)
+      const parameters = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args
+      const entry: CapturedStatement = { sql: this.source, parameters, settings: {} }
+      recording.push(entry)
+      const started = performance.now()
+      try {
+        return original.apply(this, args)
+      } finally {
+        entry.ms = performance.now() - started
       }
-      return original.apply(this, args)
     }
   }
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown
@@ -67,11 +74,19 @@ function install(): void {
     const [config, values] = args as [unknown, unknown]
     const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text
     const parameters = (Array.isArray(values) ? values : (config as { values?: unknown[] })?.values) ?? []
-    if (typeof text === 'string') {
-      trackSettings(this, text, parameters)
-      if (recording) recording.push({ sql: text, parameters, settings: { ...(settingsOf.get(this) ?? {}) } })
-    }
-    return query.apply(this, args)
+    if (typeof text !== 'string') return query.apply(this, args)
+    trackSettings(this, text, parameters)
+    if (!recording) return query.apply(this, args)
+    const entry: CapturedStatement = { sql: text, parameters, settings: { ...(settingsOf.get(this) ?? {}) } }
+    recording.push(entry)
+    const started = performance.now()
+    const result = query.apply(this, args)
+    if (result instanceof Promise)
+      result.then(
+        () => (entry.ms = performance.now() - started),
+        () => (entry.ms = performance.now() - started),
+      )
+    return result
   } as typeof pg.Client.prototype.query
 }
 
