@@ -28,6 +28,8 @@ const ATTRIBUTE_COLUMNS = [
 interface BenchIndicator {
   type: string
   summary: string
+  /** value1..value3 where they differ from (summary, null, null): a File's hashes. */
+  values?: [string | null, string | null, string | null]
   rating: number
   confidence: number
   tag: { name: string }[]
@@ -91,7 +93,9 @@ export async function measureRawInserts(
         owner_id: ownerIds[o],
         type: it.type,
         summary: it.summary,
-        value1: it.summary,
+        value1: it.values ? it.values[0] : it.summary,
+        value2: it.values?.[1] ?? null,
+        value3: it.values?.[2] ?? null,
         rating: it.rating,
         confidence: it.confidence,
         private_flag: 0,

@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   batch: () => import('./batch.js'),
   import: () => import('./import.js'),
   'import-misp': () => import('./import-misp.js'),
+  explain: () => import('./explain-batch.js'),
   start: () => import('./start.js'),
   'v3-object': () => import('./v3-object.js'),
   tql: () => import('./tql.js'),

@@ -27,12 +27,22 @@ import { generateAccessId, generateSecretKey, generateToken } from '../../src/do
 import { loadTlsMaterial } from '../../src/protocols/http/tls.js'
 import { openStore } from '../../src/store/connect.js'
 import { POSTGRES_ADMIN_URL } from './postgres.js'
+import { GROUP_EVERY, REALISTIC_OWNER_SHARES, realisticGroupCount, realisticJobs } from './realistic.js'
 import { type ChildServer, ROOT, freePort, readCpuMicros, startServer } from './processes.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
+/**
+ * `classic`: the first benchmarks' shape (five types, MD5-only Files, 70/25/5 % owners, 200 Groups of 10), which
+ * the read benchmarks' filter values name. `realistic`: bench/lib/realistic.ts (ten types, every hash combination,
+ * 92/4/4 % owners, Group associations, a tenth of each later job re-sending stored Indicators).
+ */
+export type DatasetShape = 'classic' | 'realistic'
+
 export interface DatasetSpec {
   dialect: Dialect
+  /** Default `classic`; `bench/batch.ts` loads `realistic` unless BENCH_DATASET=classic. */
+  shape?: DatasetShape
   /** Indicators over all owners; default BENCH_INDICATORS or 1,000,000. */
   indicators?: number
   /** Each owner's share of the Indicators, largest first; the first owner is the Organization. Default 70/25/5 %. */
@@ -87,6 +97,10 @@ export interface LoadFigures {
   databaseCpuSeconds?: number
   /** Each job's seconds from claim to Completed, as the server recorded them. */
   jobSeconds: number[]
+  /** Items in each job's file, in the same order (realistic: new Indicators plus re-sent ones). */
+  jobItems?: number[]
+  /** Items that re-sent a stored Indicator (realistic shape). */
+  updates?: number
 }
 
 export interface DatasetServer {
@@ -126,12 +140,20 @@ export function defaultIndicators(): number {
 }
 
 function completeSpec(spec: DatasetSpec): Required<DatasetSpec> {
-  const ownerShares = spec.ownerShares ?? [0.7, 0.25, 0.05]
+  const shape = spec.shape ?? 'classic'
+  const ownerShares = spec.ownerShares ?? (shape === 'realistic' ? REALISTIC_OWNER_SHARES : [0.7, 0.25, 0.05])
   if (ownerShares.length < 1 || ownerShares.length > OWNER_NAMES.length)
     throw new Error(`ownerShares: 1 to ${OWNER_NAMES.length} owners`)
+  const indicators = spec.indicators ?? defaultIndicators()
+  if (shape === 'realistic') {
+    // Groups and their associations follow from the Indicators (bench/lib/realistic.ts).
+    const groups = split(indicators, ownerShares).reduce((n, k) => n + realisticGroupCount(k), 0)
+    return { dialect: spec.dialect, shape, indicators, ownerShares, groups, associationsPerGroup: 0 }
+  }
   return {
     dialect: spec.dialect,
-    indicators: spec.indicators ?? defaultIndicators(),
+    shape,
+    indicators,
     ownerShares,
     groups: spec.groups ?? 200,
     associationsPerGroup: spec.associationsPerGroup ?? 10,
@@ -148,7 +170,8 @@ function split(total: number, shares: number[]): number[] {
 
 function ownersOf(spec: Required<DatasetSpec>): DatasetOwner[] {
   const indicators = split(spec.indicators, spec.ownerShares)
-  const groups = split(spec.groups, spec.ownerShares)
+  const groups =
+    spec.shape === 'realistic' ? indicators.map((n) => realisticGroupCount(n)) : split(spec.groups, spec.ownerShares)
   return spec.ownerShares.map((_, k) => ({ ...OWNER_NAMES[k], indicators: indicators[k], groups: groups[k] }))
 }
 
@@ -157,7 +180,13 @@ function datasetKey(spec: Required<DatasetSpec>): string {
   const migrations = readdirSync(join(ROOT, 'src', 'store', 'migrations'))
     .filter((f) => !f.endsWith('.test.ts'))
     .sort()
-  return createHash('sha256').update(JSON.stringify({ spec, SHAPE_VERSION, migrations })).digest('hex').slice(0, 16)
+  // A classic spec hashes as it did before shapes existed, so its cached datasets stay valid.
+  const { shape, ...rest } = spec
+  const keyed = shape === 'classic' ? rest : spec
+  return createHash('sha256')
+    .update(JSON.stringify({ spec: keyed, SHAPE_VERSION, migrations }))
+    .digest('hex')
+    .slice(0, 16)
 }
 
 /** Indicator i of owner o: unique across owners, one tag of 50 per owner and a Description. */
@@ -199,6 +228,27 @@ function datasetGroup(o: number, g: number, owner: DatasetOwner, perGroup: numbe
     xid: `bench-group-${o}-${g}`,
     associatedIndicators,
   }
+}
+
+interface JobFile {
+  owner: number
+  file: string
+  items: number
+  updates: number
+}
+
+/** Every batch file of the dataset in submission order. */
+function* datasetFiles(spec: Required<DatasetSpec>, owners: DatasetOwner[]): Generator<JobFile> {
+  if (spec.shape === 'realistic') {
+    yield* realisticJobs(
+      owners.map((o) => o.indicators),
+      MAX_FILE_BYTES,
+      PER_JOB,
+    )
+    return
+  }
+  for (const [o, owner] of owners.entries())
+    for (const file of batchFiles(o, owner, spec.associationsPerGroup)) yield { owner: o, file, items: 0, updates: 0 }
 }
 
 /** One owner's batch files in order, each within the default limits; Groups ride in the last file. */
@@ -285,9 +335,12 @@ async function submitAll(
   port: number,
   token: string,
   owners: DatasetOwner[],
-  perGroup: number,
-): Promise<{ jobs: number; errors: number; success: number }> {
+  files: Iterable<JobFile>,
+  attributeWriteType: 'Append' | 'Replace',
+): Promise<{ jobs: number; errors: number; success: number; jobItems: number[]; updates: number }> {
   const pending: number[] = []
+  const jobItems: number[] = []
+  let updates = 0
   let jobs = 0
   let errors = 0
   let success = 0
@@ -304,8 +357,9 @@ async function submitAll(
       await new Promise((r) => setTimeout(r, 25))
     }
   }
-  for (const [o, owner] of owners.entries()) {
-    for (const file of batchFiles(o, owner, perGroup)) {
+  for (const { owner: o, file, items, updates: resent } of files) {
+    const owner = owners[o]!
+    {
       if (pending.length >= JOBS_IN_FLIGHT) await waitOldest()
       const created = await call(
         port,
@@ -317,7 +371,7 @@ async function submitAll(
           owner: owner.name,
           haltOnError: false,
           action: 'Create',
-          attributeWriteType: 'Append',
+          attributeWriteType,
         }),
       )
       if (created.status !== 201) throw new Error(`POST /v2/batch: ${created.status} ${JSON.stringify(created.json)}`)
@@ -327,10 +381,12 @@ async function submitAll(
         throw new Error(`POST /v2/batch/${id}: ${uploaded.status} ${JSON.stringify(uploaded.json)}`)
       pending.push(id)
       jobs++
+      jobItems.push(items)
+      updates += resent
     }
   }
   while (pending.length) await waitOldest()
-  return { jobs, errors, success }
+  return { jobs, errors, success, jobItems, updates }
 }
 
 async function jobSeconds(databaseUrl: string): Promise<number[]> {
@@ -446,7 +502,13 @@ async function loadInto(
     if (owners.length > 1) await new Promise((r) => setTimeout(r, 1100))
     const cpuBefore = server.cpuMicros()
     const started = performance.now()
-    const submitted = await submitAll(port, credentials.token, owners, spec.associationsPerGroup)
+    const submitted = await submitAll(
+      port,
+      credentials.token,
+      owners,
+      datasetFiles(spec, owners),
+      spec.shape === 'realistic' ? 'Replace' : 'Append',
+    )
     const seconds = (performance.now() - started) / 1000
     const cpuAfter = server.cpuMicros()
     const databaseCpuSeconds = await backends?.stop()
@@ -454,7 +516,10 @@ async function loadInto(
     const loadFinishedAt = new Date().toISOString()
     clearInterval(sampler)
     await server.stop()
-    const associations = owners.reduce((n, o) => n + o.groups * Math.min(spec.associationsPerGroup, o.indicators), 0)
+    const associations =
+      spec.shape === 'realistic'
+        ? owners.reduce((n, o) => n + Math.ceil(o.indicators / GROUP_EVERY), 0)
+        : owners.reduce((n, o) => n + o.groups * Math.min(spec.associationsPerGroup, o.indicators), 0)
     const load: LoadFigures = {
       indicators: spec.indicators,
       groups: spec.groups,
@@ -470,6 +535,7 @@ async function loadInto(
           : undefined,
       databaseCpuSeconds,
       jobSeconds: await jobSeconds(databaseUrl),
+      ...(spec.shape === 'realistic' ? { jobItems: submitted.jobItems, updates: submitted.updates } : {}),
     }
     if (submitted.errors) throw new Error(`${submitted.errors} batch errors while loading the dataset; see ${logFile}`)
     return { spec, owners, credentials, loadStartedAt, loadFinishedAt, load }

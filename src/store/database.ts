@@ -178,6 +178,8 @@ export interface IndicatorTallyTable {
   owner_id: number
   type: string
   active: number
+  /** The Indicators' rating, -1 for unrated (migration 0136). */
+  rating: number
   n: number
 }
 

@@ -16,6 +16,8 @@ import * as m0110 from './migrations/0110-feed-results.js'
 import * as m0120 from './migrations/0120-listing-order-indexes.js'
 import * as m0125 from './migrations/0125-indicator-tally.js'
 import * as m0130 from './migrations/0130-file-hash-indexes.js'
+import * as m0135 from './migrations/0135-link-seek-indexes.js'
+import * as m0136 from './migrations/0136-indicator-tally-rating.js'
 import * as m0137 from './migrations/0137-observation-source.js'
 import * as m0140 from './migrations/0140-console-sessions.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
@@ -35,6 +37,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0120-listing-order-indexes': m0120,
   '0125-indicator-tally': m0125,
   '0130-file-hash-indexes': m0130,
+  '0135-link-seek-indexes': m0135,
+  '0136-indicator-tally-rating': m0136,
   '0137-observation-source': m0137,
   '0140-console-sessions': m0140,
   '0150-indicator-lifecycle': m0150,

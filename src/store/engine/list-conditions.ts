@@ -85,6 +85,11 @@ export function unindexedInteger(dialect: Dialect, ref: string): Expression<unkn
   return dialect === 'sqlite' ? sql`+${sql.ref(ref)}` : sql`(${sql.ref(ref)} + 0)`
 }
 
+/** The text column as an expression no index matches (`+col` on SQLite, `col || ''` on PostgreSQL). */
+export function unindexedText(dialect: Dialect, ref: string): Expression<unknown> {
+  return dialect === 'sqlite' ? sql`+${sql.ref(ref)}` : sql`(${sql.ref(ref)} || '')`
+}
+
 /**
  * The owner filter of a list (`ref` is the qualified owner_id column). One owner is an equality, so an
  * (owner_id, id) index serves the filter and the id order together. When the rows are named by id

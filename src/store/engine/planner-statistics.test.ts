@@ -162,4 +162,75 @@ describe('planner statistics kept by the server', () => {
       await grown.close()
     }
   })
+
+  it('at the production threshold, follow a load of 2 MB jobs of Hosts and Files: rows, hash indexes, NULL shares', async () => {
+    const grown = await createTestApp()
+    try {
+      // Jobs of 6,000 Indicators (what a 2 MB upload of a feed holds): half Hosts, a quarter SHA-256-only Files,
+      // a quarter MD5-only Files. MIN_ROWS (5,000) and the doubling rule as in production.
+      let next = 0
+      const job = async () => {
+        const items = Array.from({ length: 6000 }, (_, k) => {
+          const n = next++
+          const hash = (width: number) => n.toString(16).padStart(width, '0').toUpperCase()
+          if (k % 4 === 1) return { type: 'File', summary: hash(64) }
+          if (k % 4 === 3) return { type: 'File', summary: hash(32) }
+          return { type: 'Host', summary: `g${n}.stats.example` }
+        })
+        const created = await grown.request({
+          method: 'POST',
+          url: '/api/v2/batch',
+          payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+        })
+        const id = created.json().data.batchId
+        await grown.request({
+          method: 'POST',
+          url: `/api/v2/batch/${id}`,
+          payload: JSON.stringify({ indicator: items }),
+          headers: { 'content-type': 'application/octet-stream' },
+        })
+        expect(await runPendingJobs(grown.store, grown.services)).toBe(1)
+      }
+      /** Indicator rows, SHA-256 Files and the share of NULL value3 the statistics describe. */
+      const described = async () => {
+        if (grown.store.sqlite) {
+          const stat = (idx: string) =>
+            Number(
+              (
+                grown.store.sqlite!.prepare('select stat from sqlite_stat1 where idx = ?').get(idx) as
+                  { stat: string } | undefined
+              )?.stat.split(' ')[0] ?? 0,
+            )
+          const rows = stat('indicator_owner_type_summary')
+          const sha256 = stat('indicator_file_sha256')
+          return { rows, sha256, nullShare: rows ? Math.round((1 - sha256 / rows) * 100) / 100 : 0 }
+        }
+        const r = await sql<{ rows: number; nulls: number | null }>`select c.reltuples::int as rows,
+            (select s.null_frac from pg_stats s where s.tablename = 'indicator' and s.attname = 'value3') as nulls
+          from pg_class c where c.relname = 'indicator' and c.relkind = 'r'`.execute(grown.store.db)
+        const sha256 = await sql<{ n: number }>`select reltuples::int as n from pg_class
+          where relname = 'indicator_file_sha256'`.execute(grown.store.db)
+        return {
+          rows: r.rows[0]!.rows,
+          sha256: sha256.rows[0]!.n,
+          nullShare: Math.round(Number(r.rows[0]!.nulls ?? 0) * 100) / 100,
+        }
+      }
+      const seen: { rows: number; sha256: number; nullShare: number }[] = []
+      for (let k = 0; k < 4; k++) {
+        await job()
+        seen.push(await described())
+      }
+      // Analyzed after the first job (6,000 ≥ 5,000), the second (6,000 more: the table doubled), not after the
+      // third (18,000 < 2 × 12,000), again after the fourth (24,000). A quarter of the rows carry a SHA-256.
+      expect(seen).toEqual([
+        { rows: 6000, sha256: 1500, nullShare: 0.75 },
+        { rows: 12000, sha256: 3000, nullShare: 0.75 },
+        { rows: 12000, sha256: 3000, nullShare: 0.75 },
+        { rows: 24000, sha256: 6000, nullShare: 0.75 },
+      ])
+    } finally {
+      await grown.close()
+    }
+  }, 120_000)
 })

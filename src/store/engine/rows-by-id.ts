@@ -25,7 +25,11 @@ export type ByIdTable = 'indicator' | 'intel_group' | 'victim' | 'task'
  * SQLite also keeps one for a single id, read with `get` (a GET of one object), which costs it less.
  */
 const SQL = {
-  sqlite: (table: ByIdTable) => `SELECT * FROM "${table}" WHERE "id" IN (SELECT value FROM json_each(?))`,
+  // The ids lead the join (SQLite keeps a CROSS JOIN's order) and each is a rowid look-up. As
+  // `"id" IN (SELECT value FROM json_each(?))` a table its statistics called small (a few dozen Groups, or
+  // statistics older than the table's growth) was scanned whole and matched against the list.
+  sqlite: (table: ByIdTable) =>
+    `SELECT t.* FROM (SELECT DISTINCT value FROM json_each(?)) AS ids CROSS JOIN "${table}" AS t ON t."id" = ids.value`,
   sqliteOne: (table: ByIdTable) => `SELECT * FROM "${table}" WHERE "id" = ?`,
   postgres: (table: ByIdTable) => `SELECT * FROM "${table}" WHERE "id" = ANY($1)`,
 } as const

@@ -370,7 +370,15 @@ export async function countFeedRows(
   return total
 }
 
-/** Which of the named security labels are on at least one of the owner's Indicators. */
+/**
+ * Which of the named security labels are on at least one of the owner's Indicators. Each label is tested by a
+ * scalar subquery that stops at its first link of the owner: `label_id = ? AND item_kind = 'indicator'` on
+ * `(label_id, item_kind, item_id)` in item order, then the Indicator by id. The CROSS JOIN keeps that order on
+ * SQLite (with stale statistics it read the owner's every Indicator and probed its links), and the ORDER BY makes
+ * the index the cheap path on PostgreSQL, which under a bare LIMIT 1 scanned the link table hoping to meet a match
+ * early. As an EXISTS, PostgreSQL joined every Indicator label link with every Indicator of the owner, and SQLite
+ * sought the links by kind alone.
+ */
 export async function selectLabelNamesInUse(
   db: Kysely<Database>,
   ownerId: number,
@@ -381,16 +389,20 @@ export async function selectLabelNamesInUse(
     .selectFrom('security_label')
     .select('name')
     .where('name', 'in', names)
-    .where((eb) =>
-      eb.exists(
+    .where(
+      (eb) =>
         eb
           .selectFrom('item_security_label')
-          .innerJoin('indicator', 'indicator.id', 'item_security_label.item_id')
+          .crossJoin('indicator')
           .select('item_security_label.item_id')
+          .whereRef('indicator.id', '=', 'item_security_label.item_id')
           .whereRef('item_security_label.label_id', '=', 'security_label.id')
           .where('item_security_label.item_kind', '=', 'indicator')
-          .where('indicator.owner_id', '=', ownerId),
-      ),
+          .where('indicator.owner_id', '=', ownerId)
+          .orderBy('item_security_label.item_id')
+          .limit(1),
+      'is not',
+      null,
     )
     .distinct()
     .orderBy('name')

@@ -15,7 +15,11 @@ export interface TallyQuery {
   type?: string
   /** Only active Indicators. */
   activeOnly: boolean
+  /** Only Indicators whose rating compares so (an unrated one never does, as in SQL). */
+  rating?: readonly { op: RatingComparison; value: number }[]
 }
+
+export type RatingComparison = '=' | '<' | '>' | '>=' | '<>'
 
 /** How many Indicators the owners hold (of the type, active only when asked). */
 export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery): Promise<number> {
@@ -26,6 +30,10 @@ export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery
     .where('owner_id', 'in', q.ownerIds)
   if (q.type !== undefined) query = query.where('type', '=', q.type)
   if (q.activeOnly) query = query.where('active', '=', 1)
+  if (q.rating?.length) {
+    query = query.where('rating', '>=', 0)
+    for (const c of q.rating) query = query.where('rating', c.op, c.value)
+  }
   const row = await query.executeTakeFirstOrThrow()
   if (dialectOf(db) === 'postgres' && Number(row.deltas) > FOLD_AFTER_ROWS) await foldTally(db, q.ownerIds)
   return Number(row.n)
@@ -37,7 +45,9 @@ export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery
  * the rows the first deleted. Either way the sum over each owner's rows stays what it was.
  */
 async function foldTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
-  await sql`with folded as (delete from indicator_tally where owner_id in (${sql.join(ownerIds)}) returning owner_id, type, active, n)
-    insert into indicator_tally (owner_id, type, active, n)
-    select owner_id, type, active, sum(n) from folded group by owner_id, type, active having sum(n) <> 0`.execute(db)
+  await sql`with folded as (delete from indicator_tally where owner_id in (${sql.join(ownerIds)}) returning owner_id, type, active, rating, n)
+    insert into indicator_tally (owner_id, type, active, rating, n)
+    select owner_id, type, active, rating, sum(n) from folded group by owner_id, type, active, rating having sum(n) <> 0`.execute(
+    db,
+  )
 }

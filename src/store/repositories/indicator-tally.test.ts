@@ -14,18 +14,19 @@ afterAll(async () => {
 
 type Counts = Record<string, number>
 
-/** Indicators per `owner|type|active`, counted from the rows, and as the tally holds them. */
+/** Indicators per `owner|type|active|rating × 10` (unrated -10), counted from the rows, and as the tally holds them. */
 async function counted(): Promise<{ rows: Counts; tally: Counts }> {
   const rows = await sql<{
     key: string
     n: number
-  }>`select owner_id || '|' || type || '|' || active as key, count(*) as n
-    from indicator group by owner_id, type, active`.execute(t.store.db)
+  }>`select owner_id || '|' || type || '|' || active || '|' || cast(round(coalesce(rating, -1) * 10) as integer) as key,
+      count(*) as n
+    from indicator group by owner_id, type, active, coalesce(rating, -1)`.execute(t.store.db)
   const tally = await sql<{
     key: string
     n: number
-  }>`select owner_id || '|' || type || '|' || active as key, sum(n) as n
-    from indicator_tally group by owner_id, type, active having sum(n) <> 0`.execute(t.store.db)
+  }>`select owner_id || '|' || type || '|' || active || '|' || cast(round(rating * 10) as integer) as key, sum(n) as n
+    from indicator_tally group by owner_id, type, active, rating having sum(n) <> 0`.execute(t.store.db)
   const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
   return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
 }
@@ -103,7 +104,7 @@ describe('the Indicator tally (migration 0125)', () => {
     const { rows } = await counted()
     const activeOf = (type?: string) =>
       Object.entries(rows)
-        .filter(([k]) => k.endsWith('|1') && (!type || k.split('|')[1] === type))
+        .filter(([k]) => k.split('|')[2] === '1' && (!type || k.split('|')[1] === type))
         .reduce((n, [, v]) => n + v, 0)
     expect(activeOf('Host')).toBe(20)
     expect((await v2('GET', '/indicators?resultLimit=1')).data.resultCount).toBe(activeOf())
@@ -112,6 +113,40 @@ describe('the Indicator tally (migration 0125)', () => {
     // A filter that names active counts the rows themselves: 192.0.2.1 was made inactive.
     expect((await v2('GET', '/indicators/addresses?filters=active%3Dfalse')).data.resultCount).toBe(1)
     expect((await v2('GET', '/indicators/addresses?filters=active%3Dtrue')).data.resultCount).toBe(1)
+  })
+
+  it('follows ratings, and counts a v2 list filtered by rating from the tally (migration 0136)', async () => {
+    // Ten Hosts rated 1 to 5 twice over, then two of them re-rated by the batch and one by the API.
+    await batch(
+      'Create',
+      Array.from({ length: 10 }, (_, i) => ({ type: 'Host', summary: `rated${i}.example`, rating: (i % 5) + 1 })),
+    )
+    await batch('Create', [
+      { type: 'Host', summary: 'rated0.example', rating: 5 },
+      { type: 'Host', summary: 'rated1.example', rating: 4.5 },
+    ])
+    await v2('PUT', '/indicators/hosts/rated2.example', { rating: 1 })
+    await expectTallyTrue()
+    const active = async (where: string) =>
+      Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from indicator where active = 1 and ${sql.raw(where)}`.execute(
+            t.store.db,
+          )
+        ).rows[0].n,
+      )
+    // rated: 5, 4.5, 1, 4, 5, 1, 2, 3, 4, 5 and the Address 192.0.2.2 (3); every other Indicator unrated.
+    expect(await active('rating > 2')).toBe(8)
+    expect((await v2('GET', '/indicators?filters=rating%3E2&resultLimit=1')).data.resultCount).toBe(8)
+    expect((await v2('GET', '/indicators/hosts?filters=rating%3E2&resultLimit=1')).data.resultCount).toBe(7)
+    expect((await v2('GET', '/indicators?filters=rating%3C2&resultLimit=1')).data.resultCount).toBe(
+      await active('rating < 2'),
+    )
+    expect(await active('rating < 2')).toBe(2)
+    // Not by the tally (another column): counted from the rows, the same answer.
+    expect((await v2('GET', '/indicators?filters=rating%3E2,confidence%3E-1&resultLimit=1')).data.resultCount).toBe(
+      await active('rating > 2 and confidence > -1'),
+    )
   })
 
   it.runIf(TEST_DB === 'postgres')(
@@ -133,8 +168,10 @@ describe('the Indicator tally (migration 0125)', () => {
       expect(await deltas()).toBeGreaterThan(FOLD_AFTER_ROWS)
       const before = await counted()
       const hostsNow = await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })
-      expect(hostsNow).toBe(20 + FOLD_AFTER_ROWS + 1)
-      expect(await deltas()).toBeLessThanOrEqual(4)
+      // The 20 Hosts of the first test, the 10 rated ones of the third, these.
+      expect(hostsNow).toBe(30 + FOLD_AFTER_ROWS + 1)
+      // One row per key left: owner, type, active flag, rating.
+      expect(await deltas()).toBe(Object.keys(before.rows).filter((k) => k.startsWith(`${owner}|`)).length)
       expect((await counted()).tally).toEqual(before.rows)
     },
   )

@@ -281,8 +281,40 @@ export async function deleteMetadataOf(db: Kysely<Database>, kind: ItemKind, ids
     await db.deleteFrom('attribute').where('item_kind', '=', kind).where('item_id', 'in', chunk).execute()
     await db.deleteFrom('item_tag').where('item_kind', '=', kind).where('item_id', 'in', chunk).execute()
     await db.deleteFrom('item_security_label').where('item_kind', '=', kind).where('item_id', 'in', chunk).execute()
+    await deleteAssociationsOfItems(db, kind, chunk)
+    return []
+  })
+}
+
+/**
+ * Deletes every association of the items, in both directions. Associations are stored both ways, so the rows
+ * that point at an item are the mirror images of its own: their partners are read from the item's rows
+ * (the primary key's `(from_kind, from_id)`) and the mirrors deleted by `(from_kind, from_id)` too. A
+ * `to_kind = ? AND to_id IN (…)` has no index to seek and read the whole association table, once per deleted
+ * chunk, on both databases.
+ */
+export async function deleteAssociationsOfItems(db: Kysely<Database>, kind: ItemKind, ids: readonly number[]) {
+  await inChunks(ids, async (chunk) => {
+    const partners = await db
+      .selectFrom('association')
+      .select(['to_kind', 'to_id'])
+      .where('from_kind', '=', kind)
+      .where('from_id', 'in', chunk)
+      .execute()
+    const byKind = new Map<string, Set<number>>()
+    for (const p of partners) byKind.set(p.to_kind, (byKind.get(p.to_kind) ?? new Set()).add(p.to_id))
+    for (const [partnerKind, partnerIds] of byKind)
+      await inChunks([...partnerIds], async (part) => {
+        await db
+          .deleteFrom('association')
+          .where('from_kind', '=', partnerKind as ItemKind)
+          .where('from_id', 'in', part)
+          .where('to_kind', '=', kind)
+          .where('to_id', 'in', chunk)
+          .execute()
+        return []
+      })
     await db.deleteFrom('association').where('from_kind', '=', kind).where('from_id', 'in', chunk).execute()
-    await db.deleteFrom('association').where('to_kind', '=', kind).where('to_id', 'in', chunk).execute()
     return []
   })
 }
