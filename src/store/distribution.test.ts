@@ -18,6 +18,7 @@ const REFERENCE_TABLES = [
   'user_account',
   'access_key',
   'api_token',
+  'console_session',
   'membership',
   'setting',
   'association_type',
