@@ -169,6 +169,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const status = (error as { statusCode?: number }).statusCode
     if (status && status < 500)
       return sendJsonExactly(reply, status, { status: 'Error', message: (error as Error).message })
+    const classified = classifyError(error)
+    if (classified.retryAfter) {
+      reply.header('retry-after', String(classified.retryAfter))
+      return sendJsonExactly(reply, classified.status, { status: 'Error', message: classified.message })
+    }
     req.log.error({ err: error }, 'unhandled error')
     return sendJsonExactly(reply, 500, { status: 'Error', message: `Internal error (request ${req.id})` })
   })

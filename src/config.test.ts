@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       dataDir: resolve('./data'),
       databaseUrl: `sqlite:${resolve('./data/bulwark.db')}`,
       databasePoolSize: 10,
+      databasePooling: 'session',
+      databaseListenUrl: undefined,
       publicUrl: 'https://localhost:8443',
       tls: { enabled: true, certFile: undefined, keyFile: undefined },
       trustedProxies: [],
@@ -58,6 +60,8 @@ describe('loadConfig', () => {
       BULWARK_RATE_LIMIT: '600',
       BULWARK_RATE_LIMIT_WINDOW_MS: '10000',
       BULWARK_DB_POOL_SIZE: '25',
+      BULWARK_DB_POOLING: 'Transaction',
+      BULWARK_DATABASE_LISTEN_URL: 'postgres://tip@db-direct:5432/tip',
     })
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -65,6 +69,8 @@ describe('loadConfig', () => {
       dataDir: '/var/lib/bulwark',
       databaseUrl: 'postgres://tip@db:5432/tip',
       databasePoolSize: 25,
+      databasePooling: 'transaction',
+      databaseListenUrl: 'postgres://tip@db-direct:5432/tip',
       publicUrl: 'https://tip.example.org',
       tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' },
       trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
@@ -110,6 +116,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ BULWARK_RATE_LIMIT: '0' }).rateLimit.max).toBeUndefined()
     expect(() => loadConfig({ BULWARK_DB_POOL_SIZE: '0' })).toThrow(
       "BULWARK_DB_POOL_SIZE must be a number of connections, not '0'",
+    )
+    expect(() => loadConfig({ BULWARK_DB_POOLING: 'statement' })).toThrow(
+      "BULWARK_DB_POOLING must be 'session' or 'transaction', not 'statement'",
+    )
+    expect(() => loadConfig({ BULWARK_DATABASE_LISTEN_URL: 'db-direct:5432' })).toThrow(
+      'BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL',
     )
   })
 

@@ -13,6 +13,17 @@ export interface Config {
   databaseUrl: string
   /** PostgreSQL connections this node's pool may open (SQLite has one connection). */
   databasePoolSize: number
+  /**
+   * How the PostgreSQL URL is pooled: `session` (direct, or a session pooler) or `transaction` (a
+   * transaction pooler such as PgBouncer's `pool_mode = transaction`): no named prepared statements
+   * and no session state then (docs/scale-out.md).
+   */
+  databasePooling: 'session' | 'transaction'
+  /**
+   * A direct (not transaction-pooled) PostgreSQL URL for what needs a session of its own: LISTEN for
+   * batch wake-ups and change notices. Unset behind a transaction pooler: polling instead.
+   */
+  databaseListenUrl?: string
   publicUrl: string
   tls: { enabled: boolean; certFile?: string; keyFile?: string }
   /** Addresses (or CIDRs) whose X-Forwarded-Proto/For headers are believed. */
@@ -41,6 +52,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databasePoolSize = Number(env.BULWARK_DB_POOL_SIZE ?? 10)
   if (!Number.isInteger(databasePoolSize) || databasePoolSize < 1)
     throw new Error(`BULWARK_DB_POOL_SIZE must be a number of connections, not '${env.BULWARK_DB_POOL_SIZE}'`)
+  const databasePooling = (env.BULWARK_DB_POOLING ?? 'session').toLowerCase()
+  if (databasePooling !== 'session' && databasePooling !== 'transaction')
+    throw new Error(`BULWARK_DB_POOLING must be 'session' or 'transaction', not '${env.BULWARK_DB_POOLING}'`)
+  const databaseListenUrl = env.BULWARK_DATABASE_LISTEN_URL || undefined
+  if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseListenUrl))
+    throw new Error('BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL')
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024)
     throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
@@ -76,6 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: env.BULWARK_DATABASE_URL ?? `sqlite:${join(dataDir, 'bulwark.db')}`,
     databasePoolSize,
+    databasePooling,
+    databaseListenUrl,
     publicUrl: env.BULWARK_PUBLIC_URL ?? `${tlsEnabled ? 'https' : 'http'}://localhost:${port}`,
     tls: { enabled: tlsEnabled, certFile: env.BULWARK_TLS_CERT, keyFile: env.BULWARK_TLS_KEY },
     trustedProxies: (env.BULWARK_TRUSTED_PROXIES ?? '')

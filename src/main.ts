@@ -12,6 +12,7 @@ import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './app.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
+import { watchChanges } from './store/change-notices.js'
 import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 
@@ -31,7 +32,11 @@ async function main() {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
   const { tightened } = secureDataDir(config.dataDir)
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize })
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    pooling: config.databasePooling,
+    listenUrl: config.databaseListenUrl,
+  })
   await prepareDatabase(store)
   const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })
   const firstStart = await ensureFirstStart(store, config, services.secretBox)
@@ -51,6 +56,7 @@ async function main() {
     rateLimit: config.rateLimit,
     readiness: { workerRunning: () => !stopping && (!config.batchWorker || !!batchWorker?.running()) },
   })
+  const changes = watchChanges(store, { log: (msg, err) => app.log.warn({ err }, msg) })
   for (const { path, from } of tightened)
     app.log.warn({ path, mode: from }, 'was readable by other users; made private')
   await app.listen({ host: config.host, port: config.port })
@@ -102,6 +108,7 @@ async function main() {
     await Promise.all([app.close(), batchWorker?.stop()])
     clearTimeout(force)
     if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve))
+    await changes.close()
     await store.close()
     app.log.info('stopped')
     process.exit(0)

@@ -16,6 +16,7 @@ import * as m0110 from './migrations/0110-feed-results.js'
 import * as m0120 from './migrations/0120-listing-order-indexes.js'
 import * as m0125 from './migrations/0125-indicator-tally.js'
 import * as m0130 from './migrations/0130-file-hash-indexes.js'
+import * as m0270 from './migrations/0270-change-notices.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0120-listing-order-indexes': m0120,
   '0125-indicator-tally': m0125,
   '0130-file-hash-indexes': m0130,
+  '0270-change-notices': m0270,
 }
 
 class StaticMigrationProvider implements MigrationProvider {
