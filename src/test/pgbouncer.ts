@@ -28,12 +28,12 @@ export interface PgBouncer {
 }
 
 export async function startPgBouncer(
-  options: { poolMode?: 'transaction' | 'session'; poolSize?: number } = {},
+  options: { poolMode?: 'transaction' | 'session'; poolSize?: number; port?: number } = {},
 ): Promise<PgBouncer> {
   const dir = mkdtempSync(join(tmpdir(), 'bulwark-pgbouncer-'))
   // PgBouncer refuses to run as root; it drops to `nobody`, who must write its log here.
   chmodSync(dir, 0o777)
-  const port = await freeLoopbackPort()
+  const port = options.port ?? (await freeLoopbackPort())
   const target = new URL(POSTGRES_ADMIN_URL)
   const users = ['root', 'postgres', decodeURIComponent(target.username)].filter(Boolean)
   writeFileSync(join(dir, 'users.txt'), [...new Set(users)].map((u) => `"${u}" ""`).join('\n') + '\n', { mode: 0o644 })

@@ -1,0 +1,181 @@
+/**
+ * No database fault ends a node or becomes a 500: a server that refuses connections, a pooler
+ * that goes away and comes back, backends terminated under load and a pool with no connection free
+ * are answered 503 with Retry-After in each interface's own envelope, /api/ready says not ready,
+ * and the node serves again once the database is back. PostgreSQL only (SQLite is a file of the
+ * node's own); the pooler scenarios skip when PgBouncer is not installed.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from './app.js'
+import { createServices } from './domain/services.js'
+import { type Store, type StoreOptions, openStore } from './store/connect.js'
+import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
+import { TEST_DB, type TestAccount, type TestApp, createTestApp, freeLoopbackPort } from './test/harness.js'
+import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
+import { BINDING_REQUEST_HEADERS, basic, message, readXml } from './test/taxii11-client.js'
+
+const postgres = TEST_DB === 'postgres'
+
+let t: TestApp
+let url: string
+let taxii: { userName: string; password: string }
+const opened: { store: Store; app: FastifyInstance }[] = []
+
+beforeAll(async () => {
+  if (!postgres) return
+  t = await createTestApp()
+  url = (t.store.pool!.options as { connectionString: string }).connectionString
+  const account: TestAccount = await t.createAccount({ kind: 'taxii', password: 'a-taxii-password-1' })
+  taxii = { userName: account.userName, password: 'a-taxii-password-1' }
+})
+
+afterAll(async () => {
+  for (const { store, app } of opened) {
+    await app.close()
+    await store.close()
+  }
+  await t?.close()
+})
+
+async function nodeOn(databaseUrl: string, options: StoreOptions = {}) {
+  const store = openStore(databaseUrl, options)
+  const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+  const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+  opened.push({ store, app })
+  return { store, app }
+}
+
+const https = { 'x-forwarded-proto': 'https' }
+const v2 = (app: FastifyInstance) =>
+  app.inject({ url: '/api/v2/owners', headers: { ...https, authorization: `TC-Token ${t.admin.token}` } })
+const v3 = (app: FastifyInstance) =>
+  app.inject({ url: '/api/v3/indicators', headers: { ...https, authorization: `TC-Token ${t.admin.token}` } })
+const taxii21 = (app: FastifyInstance) =>
+  app.inject({
+    url: '/api/services/taxii/v1/svc_taxii/collections/',
+    headers: { ...https, authorization: `Bearer ${t.admin.token}`, accept: 'application/taxii+json;version=2.1' },
+  })
+const taxii11 = (app: FastifyInstance) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/taxii/discovery/',
+    payload: message('Discovery_Request', { message_id: 'd-1' }),
+    headers: { ...BINDING_REQUEST_HEADERS, ...https, authorization: basic(taxii) },
+  })
+const ready = (app: FastifyInstance) => app.inject({ url: '/api/ready' })
+
+function expectTryLater(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBe(503)
+  expect(res.headers['retry-after']).toBe('1')
+}
+
+/** Every interface refuses in its own envelope, and the probe says not ready. */
+async function expectUnavailable(app: FastifyInstance) {
+  const [a, b, c, d, r] = await Promise.all([v2(app), v3(app), taxii21(app), taxii11(app), ready(app)])
+  expectTryLater(a)
+  expect(a.json()).toEqual({ status: 'Error', message: 'The database is not answering; try again shortly' })
+  expectTryLater(b)
+  expect(b.json()).toEqual({
+    errCode: '0x1001',
+    message: 'The database is not answering; try again shortly',
+    status: 'Error',
+  })
+  expectTryLater(c)
+  expect(c.json()).toMatchObject({ title: 'Service Unavailable', http_status: '503' })
+  expectTryLater(d)
+  const status = readXml(d.body).Status_Message
+  expect(status['@status_type']).toBe('RETRY')
+  expect(status.Status_Detail.Detail).toMatchObject([{ '@name': 'ESTIMATED_WAIT', '#text': '1' }])
+  expect(r.statusCode).toBe(503)
+}
+
+async function expectServing(app: FastifyInstance) {
+  const answers = await Promise.all([v2(app), v3(app), taxii21(app), taxii11(app), ready(app)])
+  expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200])
+}
+
+describe.skipIf(!postgres)('a database that does not answer', () => {
+  it('refusing connections (nothing listens on its port): 503 with Retry-After everywhere, not ready', async () => {
+    const port = await freeLoopbackPort()
+    const nowhere = new URL(url)
+    nowhere.port = String(port)
+    const { app } = await nodeOn(nowhere.toString(), { connectTimeoutMs: 500 })
+    await expectUnavailable(app)
+  })
+
+  it('with no connection free in time: 503 within the connect timeout, not a wait', async () => {
+    const { store, app } = await nodeOn(url, { poolSize: 1, connectTimeoutMs: 300 })
+    await expectServing(app)
+    let release!: () => void
+    const held = store.db.connection().execute(() => new Promise<void>((resolve) => (release = resolve)))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = Date.now()
+    expectTryLater(await v3(app))
+    expect(Date.now() - started).toBeLessThan(2000)
+    release()
+    await held
+    expect((await v3(app)).statusCode).toBe(200)
+  })
+
+  it('with its backends terminated under load: every answer 200 or 503, the node lives and serves on', async () => {
+    const { store, app } = await nodeOn(url, { poolSize: 4 })
+    await expectServing(app)
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    const statuses: number[] = []
+    const load = Array.from({ length: 200 }, async (_, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i))
+      statuses.push((await (i % 2 ? v3(app) : v2(app))).statusCode)
+    })
+    let terminated = 0
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      terminated += (
+        await admin.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and application_name = ''`,
+        )
+      ).rowCount!
+    }
+    expect(terminated).toBeGreaterThan(0)
+    await Promise.all(load)
+    await admin.end()
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([])
+    expect(statuses).toHaveLength(200)
+    await expectServing(app)
+    expect(store.pool!.totalCount).toBeLessThanOrEqual(4)
+  }, 30_000)
+})
+
+describe.skipIf(!postgres || !!PGBOUNCER_MISSING)('a pooler that goes away and comes back', () => {
+  let bouncer: PgBouncer | undefined
+  afterAll(async () => {
+    await bouncer?.stop()
+  })
+
+  it('answers 503 while it is gone and serves within 5 s of its return', async () => {
+    bouncer = await startPgBouncer({ poolMode: 'transaction' })
+    const port = bouncer.port
+    const { app } = await nodeOn(bouncer.urlFor(url), { pooling: 'transaction', connectTimeoutMs: 1000 })
+    await expectServing(app)
+    await bouncer.stop()
+    bouncer = undefined
+    // Credentials stay cached for up to a second; past it every request needs the database.
+    await new Promise((resolve) => setTimeout(resolve, CREDENTIAL_CACHE_MS + 100))
+    await expectUnavailable(app)
+    bouncer = await startPgBouncer({ poolMode: 'transaction', port })
+    const back = Date.now()
+    let served = 0
+    while (Date.now() - back < 5000) {
+      if ((await v3(app)).statusCode === 200) {
+        served = Date.now() - back
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(served).toBeGreaterThan(0)
+    await expectServing(app)
+  }, 30_000)
+})
