@@ -20,7 +20,7 @@ import { type RouteSummary, installOpenApiRoutes } from './protocols/http/openap
 import { type RouteSchema, schemaCompilers, withPathParams } from './protocols/http/route-schema.js'
 import { installMetricsRoute, installRequestMetrics, type Metrics } from './protocols/http/metrics.js'
 import { createRateLimiter } from './protocols/http/rate-limit.js'
-import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './protocols/http/limits.js'
+import { MAX_HEAD_BYTES, answerClientError, drainBeforeClosing, uriTooLong } from './protocols/http/limits.js'
 import { registerV3 } from './protocols/v3/plugin.js'
 import { registerTaxii11, sendStatusMessage } from './protocols/taxii11/plugin.js'
 import type { PollOptions } from './protocols/taxii11/poll.js'
@@ -121,6 +121,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id)
     done(uriTooLong(req.raw.url))
+  })
+  // A refused body the client is still sending: close only after reading and dropping it (limits.ts).
+  app.addHook('onError', (req, _reply, error, done) => {
+    if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainBeforeClosing(req.raw, _reply)
+    done()
   })
   // The per-request line is written at info; at quieter levels the hook is not installed at all.
   const logsRequests = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? false
