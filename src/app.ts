@@ -20,7 +20,12 @@ import { type RouteSummary, installOpenApiRoutes } from './protocols/http/openap
 import { type RouteSchema, schemaCompilers, withPathParams } from './protocols/http/route-schema.js'
 import { installMetricsRoute, installRequestMetrics, type Metrics } from './protocols/http/metrics.js'
 import { createRateLimiter } from './protocols/http/rate-limit.js'
-import { MAX_HEAD_BYTES, answerClientError, drainBeforeClosing, uriTooLong } from './protocols/http/limits.js'
+import {
+  MAX_HEAD_BYTES,
+  answerClientError,
+  keepConnectionAfterRefusedBody,
+  uriTooLong,
+} from './protocols/http/limits.js'
 import { registerV3 } from './protocols/v3/plugin.js'
 import { registerTaxii11, sendStatusMessage } from './protocols/taxii11/plugin.js'
 import type { PollOptions } from './protocols/taxii11/poll.js'
@@ -122,9 +127,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id)
     done(uriTooLong(req.raw.url))
   })
-  // A refused body the client is still sending: close only after reading and dropping it (limits.ts).
-  app.addHook('onError', (req, _reply, error, done) => {
-    if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainBeforeClosing(req.raw, _reply)
+  // A refused body (too large, malformed): keep the connection, reading and dropping the rest (limits.ts).
+  app.addHook('onError', (req, reply, _error, done) => {
+    // Fastify asks to close the connection exactly when a body parser failed.
+    if (reply.getHeader('connection') === 'close') keepConnectionAfterRefusedBody(req.raw, reply)
     done()
   })
   // The per-request line is written at info; at quieter levels the hook is not installed at all.
