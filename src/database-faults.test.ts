@@ -14,6 +14,10 @@ import { type Store, type StoreOptions, openStore } from './store/connect.js'
 import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp, freeLoopbackPort } from './test/harness.js'
 import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
+import { PG_CLUSTER_MISSING, type PgCluster, startPgCluster } from './test/pg-cluster.js'
+import { prepareDatabase } from './bootstrap.js'
+import { createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
+import { isoNow } from './core/time.js'
 import { BINDING_REQUEST_HEADERS, basic, message, readXml } from './test/taxii11-client.js'
 
 const postgres = TEST_DB === 'postgres'
@@ -178,4 +182,67 @@ describe.skipIf(!postgres || !!PGBOUNCER_MISSING)('a pooler that goes away and c
     expect(served).toBeGreaterThan(0)
     await expectServing(app)
   }, 30_000)
+})
+
+describe.skipIf(!postgres || !!PG_CLUSTER_MISSING)('a PostgreSQL restart under load', () => {
+  let cluster: PgCluster | undefined
+  afterAll(() => cluster?.destroy())
+
+  it('answers every write 201 or 503 while it restarts, loses no acknowledged one, and serves within 5 s of its return', async () => {
+    cluster = await startPgCluster()
+    const store = openStore(cluster.url, { poolSize: 6, connectTimeoutMs: 1000 })
+    await prepareDatabase(store)
+    await createOwner(store.db, { name: 'Restart Org', type: 'Organization' }, isoNow())
+    await createAccount(
+      store.db,
+      { userName: 'restart-admin', kind: 'api', organization: 'Restart Org', role: 'Organization Administrator' },
+      isoNow(),
+    )
+    const token = (await issueApiToken(store.db, 'restart-admin', {}, Date.now())).token
+    const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+    const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+    opened.push({ store, app })
+    const headers = { ...https, authorization: `TC-Token ${token}` }
+
+    const statuses: number[] = []
+    const acknowledged: string[] = []
+    let restartedAt = 0
+    let firstSuccessAfter = -1
+    const until = Date.now() + 5000
+    const writer = async (w: number) => {
+      for (let n = 0; Date.now() < until; n++) {
+        const hostName = `restart-${w}-${n}.example`
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/v3/indicators',
+          payload: { type: 'Host', hostName },
+          headers,
+        })
+        statuses.push(res.statusCode)
+        if (res.statusCode === 201) {
+          acknowledged.push(hostName)
+          if (restartedAt && firstSuccessAfter < 0) firstSuccessAfter = Date.now() - restartedAt
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }
+    const restart = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      await cluster!.restart()
+      restartedAt = Date.now()
+    })()
+    await Promise.all([writer(1), writer(2), writer(3), writer(4), restart])
+
+    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([])
+    expect(restartedAt).toBeGreaterThan(0)
+    expect(firstSuccessAfter).toBeGreaterThanOrEqual(0)
+    expect(firstSuccessAfter).toBeLessThan(5000)
+    const stored = new Set(
+      (await store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'restart-%').execute()).map(
+        (r) => r.summary,
+      ),
+    )
+    expect(acknowledged.filter((name) => !stored.has(name))).toEqual([])
+    expect(acknowledged.length).toBeGreaterThan(20)
+  }, 60_000)
 })
