@@ -10,6 +10,10 @@ import { createAccount, createOwner, issueApiToken, setAccountDisabled } from '.
 import { SettingsService } from './domain/settings.js'
 import { isoNow } from './core/time.js'
 import { type ChangeNotices, watchChanges } from './store/change-notices.js'
+import { join } from 'node:path'
+import { createServices, type Services } from './domain/services.js'
+import { type Store, openStore } from './store/connect.js'
+import { type CliSandbox, createCliSandbox } from './test/cli-sandbox.js'
 import { type SharedNode as Node, startSharedNodes } from './test/harness.js'
 
 const BOUND_MS = 100
@@ -82,4 +86,46 @@ describe('a change made elsewhere applies on this node within 100 ms', () => {
     await setAccountDisabled(elsewhere(), 'notice-analyst', false, isoNow())
     expect(await millisecondsUntil(async () => (await status()) === 200)).toBeLessThan(BOUND_MS)
   })
+})
+
+describe('a change made with the admin CLI, another process', () => {
+  let cli: CliSandbox
+  let node: { store: Store; services: Services }
+  let heard: ChangeNotices
+  beforeAll(async () => {
+    cli = await createCliSandbox('bulwark-notices-', { dataDir: '.' })
+    expect(cli.run(['--json', 'settings', 'get', 'bulkDeleteEnabled'], { timeoutMs: 30_000 }).status).toBe(0)
+    const url = cli.env.BULWARK_DATABASE_URL ?? `sqlite:${join(cli.root, 'bulwark.db')}`
+    const store = openStore(url)
+    node = { store, services: createServices(store, { serverKey: 'k', publicUrl: 'https://bulwark.test' }) }
+    heard = watchChanges(store)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }, 60_000)
+  afterAll(async () => {
+    await heard?.close()
+    await node?.store.close()
+    await cli?.close()
+  })
+
+  it('applies on a node within 100 ms of the command’s exit', async () => {
+    for (const value of [true, false]) {
+      expect(await node.services.settings.get('bulkDeleteEnabled')).toBe(!value)
+      // The node keeps reading while the command runs, so its cache holds the old value when the command commits.
+      let reading = true
+      const reader = (async () => {
+        while (reading) {
+          await node.services.settings.get('bulkDeleteEnabled')
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+      })()
+      const run = await cli.runAsync(['settings', 'set', 'bulkDeleteEnabled', String(value)], { timeoutMs: 30_000 })
+      reading = false
+      await reader
+      expect(run.status).toBe(0)
+      const took = await millisecondsUntil(
+        async () => (await node.services.settings.get('bulkDeleteEnabled')) === value,
+      )
+      expect(took).toBeLessThan(BOUND_MS)
+    }
+  }, 90_000)
 })
