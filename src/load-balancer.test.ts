@@ -1,0 +1,176 @@
+/**
+ * Three real node processes behind HAProxy (Debian's package), over PostgreSQL through PgBouncer in
+ * transaction mode, as docs/scale-out.md configures them: HAProxy's health check asks /api/ready,
+ * load spreads over the three, and killing one (SIGKILL) under writing clients loses no write it
+ * acknowledged, while the others serve on. PostgreSQL only; skipped without HAProxy or PgBouncer.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_DB, createDatabase, freeLoopbackPort } from './test/harness.js'
+import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
+
+const HAPROXY = process.env.BULWARK_TEST_HAPROXY ?? '/usr/sbin/haproxy'
+const HAPROXY_MISSING = existsSync(HAPROXY)
+  ? undefined
+  : `${HAPROXY} is not installed: the load-balancer test is skipped`
+const skip = TEST_DB !== 'postgres' || !!PGBOUNCER_MISSING || !!HAPROXY_MISSING
+if (TEST_DB === 'postgres' && (PGBOUNCER_MISSING || HAPROXY_MISSING)) console.warn(PGBOUNCER_MISSING ?? HAPROXY_MISSING)
+
+const ROOT = join(import.meta.dirname, '..')
+const TOKEN = 'load-balancer-admin-token-0123456789abcdef'
+const headers = { authorization: `TC-Token ${TOKEN}`, 'content-type': 'application/json' }
+
+let dir: string
+let env: NodeJS.ProcessEnv
+let bouncer: PgBouncer | undefined
+let database: { url: string; drop(): Promise<void> } | undefined
+let haproxy: ChildProcess | undefined
+let front: string
+const nodes: { port: number; process: ChildProcess; exited: Promise<unknown> }[] = []
+
+async function startNode(port: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...env, BULWARK_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  for (let i = 0; i < 600 && child.exitCode === null; i++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
+      (r) => r.status,
+      () => 0,
+    )
+    if (ready === 200) return { port, process: child, exited }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`node on port ${port} did not become ready: ${stderr}`)
+}
+
+beforeAll(async () => {
+  if (skip) return
+  dir = mkdtempSync(join(tmpdir(), 'bulwark-lb-'))
+  bouncer = await startPgBouncer({ poolMode: 'transaction', poolSize: 8 })
+  database = await createDatabase()
+  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
+  Object.assign(env, {
+    BULWARK_DATA_DIR: dir,
+    BULWARK_HOST: '127.0.0.1',
+    BULWARK_TLS: 'off',
+    BULWARK_TRUSTED_PROXIES: '127.0.0.1',
+    BULWARK_SECRET_KEY: 'shared-node-key',
+    BULWARK_LOG_LEVEL: 'warn',
+    BULWARK_DATABASE_URL: bouncer.urlFor(database.url),
+    BULWARK_DB_POOLING: 'transaction',
+    BULWARK_DATABASE_LISTEN_URL: database.url,
+    BULWARK_DB_POOL_SIZE: '5',
+    BULWARK_ADMIN_ACCESS_ID: '12345678901234567890',
+    BULWARK_ADMIN_SECRET_KEY: 'load-balancer-secret-key-0123456789',
+    BULWARK_ADMIN_TOKEN: TOKEN,
+  })
+  const ports = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()]
+  // All three at once: migrations and the first start race through the pooler.
+  nodes.push(...(await Promise.all(ports.map(startNode))))
+  const frontPort = await freeLoopbackPort()
+  front = `http://127.0.0.1:${frontPort}`
+  const config = `global
+  maxconn 500
+
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+  retries 3
+  option redispatch
+  retry-on conn-failure
+
+frontend bulwark
+  bind 127.0.0.1:${frontPort}
+  http-request set-header X-Forwarded-Proto https
+  default_backend nodes
+
+backend nodes
+  balance roundrobin
+  option httpchk GET /api/ready
+  http-check expect status 200
+  http-response set-header X-Served-By %s
+${ports.map((port, i) => `  server node${i + 1} 127.0.0.1:${port} check inter 200 fall 2 rise 2`).join('\n')}
+`
+  writeFileSync(join(dir, 'haproxy.cfg'), config)
+  haproxy = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' })
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`${front}/api/ready`).then(
+      (r) => r.status,
+      () => 0,
+    )
+    if (up === 200) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}, 180_000)
+
+afterAll(async () => {
+  haproxy?.kill('SIGTERM')
+  for (const node of nodes) {
+    if (node.process.exitCode === null) node.process.kill('SIGTERM')
+    await node.exited
+  }
+  await database?.drop()
+  await bouncer?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe.skipIf(skip)('three nodes behind HAProxy over PgBouncer', () => {
+  it('spread the load over all three', async () => {
+    const served = new Map<string, number>()
+    for (let i = 0; i < 30; i++) {
+      const res = await fetch(`${front}/api/v2/owners`, { headers })
+      expect(res.status).toBe(200)
+      await res.arrayBuffer()
+      const by = res.headers.get('x-served-by') ?? '?'
+      served.set(by, (served.get(by) ?? 0) + 1)
+    }
+    expect([...served.keys()].sort()).toEqual(['node1', 'node2', 'node3'])
+    expect([...served.values()].every((n) => n >= 5)).toBe(true)
+  })
+
+  it('lose no acknowledged write when one node is killed under load; the others serve on', async () => {
+    const acknowledged: string[] = []
+    const failed: number[] = []
+    let writing = true
+    let n = 0
+    const clients = Array.from({ length: 4 }, async (_, c) => {
+      while (writing) {
+        const hostName = `lb-${c}-${n++}.example`
+        const res = await fetch(`${front}/api/v2/indicators/hosts`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ hostName }),
+        }).catch(() => undefined)
+        await res?.arrayBuffer()
+        if (res?.status === 201) acknowledged.push(hostName)
+        else failed.push(res?.status ?? 0)
+      }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const before = acknowledged.length
+    nodes[1].process.kill('SIGKILL')
+    await nodes[1].exited
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    writing = false
+    await Promise.all(clients)
+
+    expect(acknowledged.length).toBeGreaterThan(before + 10)
+    // At most the requests in flight on the killed node (one per client) are lost.
+    expect(failed.length).toBeLessThanOrEqual(4)
+    const listed = await fetch(`${front}/api/v3/indicators?resultLimit=10000`, { headers }).then((r) => r.json())
+    expect(listed.status).toBe('Success')
+    const stored = new Set((listed.data as { summary: string }[]).map((i) => i.summary))
+    expect(acknowledged.filter((name) => !stored.has(name))).toEqual([])
+  }, 60_000)
+})
