@@ -31,6 +31,42 @@ let haproxy: ChildProcess | undefined
 let front: string
 const nodes: { port: number; process: ChildProcess; exited: Promise<unknown> }[] = []
 
+/** Four clients writing through HAProxy until stopped: what was acknowledged, and what failed. */
+function writeThroughBalancer(prefix: string) {
+  const acknowledged: string[] = []
+  const failed: number[] = []
+  let writing = true
+  let n = 0
+  const clients = Array.from({ length: 4 }, async (_, c) => {
+    while (writing) {
+      const hostName = `${prefix}-${c}-${n++}.example`
+      const res = await fetch(`${front}/api/v2/indicators/hosts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ hostName }),
+      }).catch(() => undefined)
+      await res?.arrayBuffer()
+      if (res?.status === 201) acknowledged.push(hostName)
+      else failed.push(res?.status ?? 0)
+    }
+  })
+  return {
+    acknowledged,
+    failed,
+    async stop() {
+      writing = false
+      await Promise.all(clients)
+    },
+  }
+}
+
+async function expectStored(names: string[]) {
+  const listed = await fetch(`${front}/api/v3/indicators?resultLimit=10000`, { headers }).then((r) => r.json())
+  expect(listed.status).toBe('Success')
+  const stored = new Set((listed.data as { summary: string }[]).map((i) => i.summary))
+  expect(names.filter((name) => !stored.has(name))).toEqual([])
+}
+
 async function startNode(port: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
@@ -88,7 +124,7 @@ defaults
   timeout server 30s
   retries 3
   option redispatch
-  retry-on conn-failure
+  retry-on conn-failure 503
 
 frontend bulwark
   bind 127.0.0.1:${frontPort}
@@ -140,37 +176,34 @@ describe.skipIf(skip)('three nodes behind HAProxy over PgBouncer', () => {
   })
 
   it('lose no acknowledged write when one node is killed under load; the others serve on', async () => {
-    const acknowledged: string[] = []
-    const failed: number[] = []
-    let writing = true
-    let n = 0
-    const clients = Array.from({ length: 4 }, async (_, c) => {
-      while (writing) {
-        const hostName = `lb-${c}-${n++}.example`
-        const res = await fetch(`${front}/api/v2/indicators/hosts`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ hostName }),
-        }).catch(() => undefined)
-        await res?.arrayBuffer()
-        if (res?.status === 201) acknowledged.push(hostName)
-        else failed.push(res?.status ?? 0)
-      }
-    })
+    const load = writeThroughBalancer('killed')
     await new Promise((resolve) => setTimeout(resolve, 1000))
-    const before = acknowledged.length
+    const before = load.acknowledged.length
     nodes[1].process.kill('SIGKILL')
     await nodes[1].exited
     await new Promise((resolve) => setTimeout(resolve, 2000))
-    writing = false
-    await Promise.all(clients)
-
-    expect(acknowledged.length).toBeGreaterThan(before + 10)
+    await load.stop()
+    expect(load.acknowledged.length).toBeGreaterThan(before + 10)
     // At most the requests in flight on the killed node (one per client) are lost.
-    expect(failed.length).toBeLessThanOrEqual(4)
-    const listed = await fetch(`${front}/api/v3/indicators?resultLimit=10000`, { headers }).then((r) => r.json())
-    expect(listed.status).toBe('Success')
-    const stored = new Set((listed.data as { summary: string }[]).map((i) => i.summary))
-    expect(acknowledged.filter((name) => !stored.has(name))).toEqual([])
+    expect(load.failed.length).toBeLessThanOrEqual(4)
+    await expectStored(load.acknowledged)
   }, 60_000)
+
+  it('lose no write and refuse none across a rolling restart (SIGTERM, start again) of all three', async () => {
+    nodes[1] = await startNode(nodes[1].port)
+    const load = writeThroughBalancer('rolling')
+    for (const i of [0, 1, 2]) {
+      // Back in the rotation (two health checks) before the next goes.
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      nodes[i].process.kill('SIGTERM')
+      expect(await nodes[i].exited).toBe(0)
+      nodes[i] = await startNode(nodes[i].port)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    await load.stop()
+    expect(load.acknowledged.length).toBeGreaterThan(50)
+    // A stopping node answers 503 to what reaches it; HAProxy sends that to another node (retry-on 503).
+    expect(load.failed).toEqual([])
+    await expectStored(load.acknowledged)
+  }, 120_000)
 })
