@@ -34,6 +34,8 @@ export interface Config {
   logLevel: string
   bodyLimitBytes: number
   batchWorker: boolean
+  /** How long a batch job's lease lasts between renewals (each chunk): how soon another node resumes the job of a node that died. */
+  batchLeaseMs: number
   /** Prometheus metrics: a separate listener (port) and/or /api/metrics behind a token; off when neither is set. */
   metrics: { host: string; port?: number; token?: string }
   /** How long a stopping node waits for requests in flight before it closes their connections. */
@@ -58,6 +60,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseListenUrl = env.BULWARK_DATABASE_LISTEN_URL || undefined
   if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseListenUrl))
     throw new Error('BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL')
+  const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
+  if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
+    throw new Error(`BULWARK_BATCH_LEASE_MS must be at least 1000 milliseconds, not '${env.BULWARK_BATCH_LEASE_MS}'`)
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024)
     throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
@@ -112,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.BULWARK_LOG_LEVEL ?? 'info',
     bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
+    batchLeaseMs,
     metrics: {
       host: env.BULWARK_METRICS_HOST ?? '127.0.0.1',
       port: metricsPort,

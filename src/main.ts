@@ -90,7 +90,10 @@ async function main() {
   if (metricsServer)
     app.log.info({ host: config.metrics.host, port: config.metrics.port }, 'serving Prometheus metrics at /metrics')
   batchWorker = config.batchWorker
-    ? startBatchWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
+    ? startBatchWorker(store, services, {
+        leaseMs: config.batchLeaseMs,
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
     : undefined
 
   const stop = async (signal: string) => {
