@@ -187,13 +187,29 @@ describe.skipIf(!postgres || !!PGBOUNCER_MISSING)('a pooler that goes away and c
 
 const JOB_SIZE = 20_000
 
-describe.skipIf(!postgres || !!PG_CLUSTER_MISSING)('a PostgreSQL restart under load', () => {
+describe.skipIf(!postgres || !!PG_CLUSTER_MISSING).each([
+  ['directly', false],
+  ['through PgBouncer in transaction mode', true],
+])('a PostgreSQL restart under load, %s', (_, pooled) => {
   let cluster: PgCluster | undefined
-  afterAll(() => cluster?.destroy())
+  let bouncer: PgBouncer | undefined
+  afterAll(async () => {
+    await bouncer?.stop()
+    cluster?.destroy()
+  })
 
   it('answers every write 201 or 503 while it restarts, loses no acknowledged one, and serves within 5 s of its return', async () => {
+    if (pooled && PGBOUNCER_MISSING) return console.warn(PGBOUNCER_MISSING)
     cluster = await startPgCluster()
-    const store = openStore(cluster.url, { poolSize: 6, connectTimeoutMs: 1000 })
+    bouncer = pooled ? await startPgBouncer({ poolMode: 'transaction', target: cluster.url }) : undefined
+    const store = bouncer
+      ? openStore(bouncer.urlFor(cluster.url), {
+          poolSize: 6,
+          connectTimeoutMs: 1000,
+          pooling: 'transaction',
+          listenUrl: cluster.url,
+        })
+      : openStore(cluster.url, { poolSize: 6, connectTimeoutMs: 1000 })
     await prepareDatabase(store)
     await createOwner(store.db, { name: 'Restart Org', type: 'Organization' }, isoNow())
     await createAccount(

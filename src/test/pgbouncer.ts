@@ -28,13 +28,14 @@ export interface PgBouncer {
 }
 
 export async function startPgBouncer(
-  options: { poolMode?: 'transaction' | 'session'; poolSize?: number; port?: number } = {},
+  options: { poolMode?: 'transaction' | 'session'; poolSize?: number; port?: number; target?: string } = {},
 ): Promise<PgBouncer> {
   const dir = mkdtempSync(join(tmpdir(), 'bulwark-pgbouncer-'))
   // PgBouncer refuses to run as root; it drops to `nobody`, who must write its log here.
   chmodSync(dir, 0o777)
   const port = options.port ?? (await freeLoopbackPort())
-  const target = new URL(POSTGRES_ADMIN_URL)
+  // The server it pools: the test server unless another URL is given (a cluster of the test's own).
+  const target = new URL(options.target ?? POSTGRES_ADMIN_URL)
   const users = ['root', 'postgres', decodeURIComponent(target.username)].filter(Boolean)
   writeFileSync(join(dir, 'users.txt'), [...new Set(users)].map((u) => `"${u}" ""`).join('\n') + '\n', { mode: 0o644 })
   const ini = `[databases]
