@@ -20,7 +20,12 @@ import { type RouteSummary, installOpenApiRoutes } from './protocols/http/openap
 import { type RouteSchema, schemaCompilers, withPathParams } from './protocols/http/route-schema.js'
 import { installMetricsRoute, installRequestMetrics, type Metrics } from './protocols/http/metrics.js'
 import { createRateLimiter } from './protocols/http/rate-limit.js'
-import { MAX_HEAD_BYTES, answerClientError, uriTooLong } from './protocols/http/limits.js'
+import {
+  MAX_HEAD_BYTES,
+  answerClientError,
+  keepConnectionAfterRefusedBody,
+  uriTooLong,
+} from './protocols/http/limits.js'
 import { registerV3 } from './protocols/v3/plugin.js'
 import { type ConsoleOptions, registerConsole } from './protocols/console/plugin.js'
 import { registerTaxii11, sendStatusMessage } from './protocols/taxii11/plugin.js'
@@ -125,6 +130,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id)
     done(uriTooLong(req.raw.url))
   })
+  // A refused body (too large, malformed): keep the connection, reading and dropping the rest (limits.ts).
+  app.addHook('onError', (req, reply, _error, done) => {
+    // Fastify asks to close the connection exactly when a body parser failed.
+    if (reply.getHeader('connection') === 'close') keepConnectionAfterRefusedBody(req.raw, reply)
+    done()
+  })
   // The per-request line is written at info; at quieter levels the hook is not installed at all.
   const logsRequests = (app.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') ?? false
   if (logsRequests) {
@@ -173,6 +184,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const status = (error as { statusCode?: number }).statusCode
     if (status && status < 500)
       return sendJsonExactly(reply, status, { status: 'Error', message: (error as Error).message })
+    const classified = classifyError(error)
+    if (classified.retryAfter) {
+      reply.header('retry-after', String(classified.retryAfter))
+      return sendJsonExactly(reply, classified.status, { status: 'Error', message: classified.message })
+    }
     req.log.error({ err: error }, 'unhandled error')
     return sendJsonExactly(reply, 500, { status: 'Error', message: `Internal error (request ${req.id})` })
   })

@@ -39,13 +39,13 @@ export function loadServerKey(config: Config): string {
 
 /** Creates the default Organization and administrator once; returns undefined when owners already exist. */
 export async function ensureFirstStart(store: Store, config: Config, box: SecretBox): Promise<FirstStart | undefined> {
-  const run = async (): Promise<FirstStart | undefined> => {
-    if (await hasAnyOwner(store.db)) return undefined
+  const run = async (db: Store['db']): Promise<FirstStart | undefined> => {
+    if (await hasAnyOwner(db)) return undefined
     const now = isoNow()
     const { organization, userName } = config.admin
-    await createOwner(store.db, { name: organization, type: 'Organization' }, now)
+    await createOwner(db, { name: organization, type: 'Organization' }, now)
     await createAccount(
-      store.db,
+      db,
       {
         userName,
         kind: 'api',
@@ -57,11 +57,11 @@ export async function ensureFirstStart(store: Store, config: Config, box: Secret
       },
       now,
     )
-    const key = await createAccessKey(store.db, box, userName, now, {
+    const key = await createAccessKey(db, box, userName, now, {
       accessId: config.admin.accessId,
       secretKey: config.admin.secretKey,
     })
-    const token = await issueApiToken(store.db, userName, { token: config.admin.token }, Date.now())
+    const token = await issueApiToken(db, userName, { token: config.admin.token }, Date.now())
     const fromEnvironment = !!(config.admin.accessId && config.admin.secretKey && config.admin.token)
     if (fromEnvironment) return { organization, userName }
     const credentialsFile = join(config.dataDir, 'admin-credentials.json')

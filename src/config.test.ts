@@ -12,6 +12,8 @@ describe('loadConfig', () => {
       dataDir: resolve('./data'),
       databaseUrl: `sqlite:${resolve('./data/bulwark.db')}`,
       databasePoolSize: 10,
+      databasePooling: 'session',
+      databaseListenUrl: undefined,
       publicUrl: 'https://localhost:8443',
       tls: { enabled: true, certFile: undefined, keyFile: undefined },
       trustedProxies: [],
@@ -52,7 +54,7 @@ describe('loadConfig', () => {
       BULWARK_LOG_LEVEL: 'debug',
       BULWARK_BODY_LIMIT: '1024',
       BULWARK_BATCH_WORKER: 'OFF',
-      BULWARK_BATCH_LEASE_MS: '5000',
+      BULWARK_BATCH_LEASE_MS: '15000',
       BULWARK_METRICS_HOST: '0.0.0.0',
       BULWARK_METRICS_PORT: '9464',
       BULWARK_METRICS_TOKEN: 'a-scraper-token-16',
@@ -60,6 +62,8 @@ describe('loadConfig', () => {
       BULWARK_RATE_LIMIT: '600',
       BULWARK_RATE_LIMIT_WINDOW_MS: '10000',
       BULWARK_DB_POOL_SIZE: '25',
+      BULWARK_DB_POOLING: 'Transaction',
+      BULWARK_DATABASE_LISTEN_URL: 'postgres://tip@db-direct:5432/tip',
     })
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -67,6 +71,8 @@ describe('loadConfig', () => {
       dataDir: '/var/lib/bulwark',
       databaseUrl: 'postgres://tip@db:5432/tip',
       databasePoolSize: 25,
+      databasePooling: 'transaction',
+      databaseListenUrl: 'postgres://tip@db-direct:5432/tip',
       publicUrl: 'https://tip.example.org',
       tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' },
       trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
@@ -75,7 +81,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       bodyLimitBytes: 1024,
       batchWorker: false,
-      batchLeaseMs: 5000,
+      batchLeaseMs: 15_000,
       metrics: { host: '0.0.0.0', port: 9464, token: 'a-scraper-token-16' },
       shutdownTimeoutMs: 3000,
       rateLimit: { max: 600, windowMs: 10_000 },
@@ -110,12 +116,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ BULWARK_RATE_LIMIT_WINDOW_MS: '10' })).toThrow(
       "BULWARK_RATE_LIMIT_WINDOW_MS must be at least 1000 milliseconds, not '10'",
     )
-    expect(() => loadConfig({ BULWARK_BATCH_LEASE_MS: '500' })).toThrow(
-      "BULWARK_BATCH_LEASE_MS must be a number of milliseconds, at least 1000, not '500'",
-    )
     expect(loadConfig({ BULWARK_RATE_LIMIT: '0' }).rateLimit.max).toBeUndefined()
     expect(() => loadConfig({ BULWARK_DB_POOL_SIZE: '0' })).toThrow(
       "BULWARK_DB_POOL_SIZE must be a number of connections, not '0'",
+    )
+    expect(() => loadConfig({ BULWARK_DB_POOLING: 'statement' })).toThrow(
+      "BULWARK_DB_POOLING must be 'session' or 'transaction', not 'statement'",
+    )
+    expect(() => loadConfig({ BULWARK_DATABASE_LISTEN_URL: 'db-direct:5432' })).toThrow(
+      'BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL',
     )
   })
 

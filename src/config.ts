@@ -13,6 +13,17 @@ export interface Config {
   databaseUrl: string
   /** PostgreSQL connections this node's pool may open (SQLite has one connection). */
   databasePoolSize: number
+  /**
+   * How the PostgreSQL URL is pooled: `session` (direct, or a session pooler) or `transaction` (a
+   * transaction pooler such as PgBouncer's `pool_mode = transaction`): no named prepared statements
+   * and no session state then (docs/scale-out.md).
+   */
+  databasePooling: 'session' | 'transaction'
+  /**
+   * A direct (not transaction-pooled) PostgreSQL URL for what needs a session of its own: LISTEN for
+   * batch wake-ups and change notices. Unset behind a transaction pooler: polling instead.
+   */
+  databaseListenUrl?: string
   publicUrl: string
   tls: { enabled: boolean; certFile?: string; keyFile?: string }
   /** Addresses (or CIDRs) whose X-Forwarded-Proto/For headers are believed. */
@@ -23,7 +34,7 @@ export interface Config {
   logLevel: string
   bodyLimitBytes: number
   batchWorker: boolean
-  /** How long a node's claim on a batch job holds without renewal: a dead node's jobs move on after it. */
+  /** How long a batch job's lease lasts between renewals (each chunk): how soon another node resumes the job of a node that died. */
   batchLeaseMs: number
   /** Prometheus metrics: a separate listener (port) and/or /api/metrics behind a token; off when neither is set. */
   metrics: { host: string; port?: number; token?: string }
@@ -43,6 +54,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databasePoolSize = Number(env.BULWARK_DB_POOL_SIZE ?? 10)
   if (!Number.isInteger(databasePoolSize) || databasePoolSize < 1)
     throw new Error(`BULWARK_DB_POOL_SIZE must be a number of connections, not '${env.BULWARK_DB_POOL_SIZE}'`)
+  const databasePooling = (env.BULWARK_DB_POOLING ?? 'session').toLowerCase()
+  if (databasePooling !== 'session' && databasePooling !== 'transaction')
+    throw new Error(`BULWARK_DB_POOLING must be 'session' or 'transaction', not '${env.BULWARK_DB_POOLING}'`)
+  const databaseListenUrl = env.BULWARK_DATABASE_LISTEN_URL || undefined
+  if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseListenUrl))
+    throw new Error('BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL')
+  const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
+  if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
+    throw new Error(`BULWARK_BATCH_LEASE_MS must be at least 1000 milliseconds, not '${env.BULWARK_BATCH_LEASE_MS}'`)
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024)
     throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
@@ -56,11 +76,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0)
     throw new Error(
       `BULWARK_SHUTDOWN_TIMEOUT_MS must be a number of milliseconds, not '${env.BULWARK_SHUTDOWN_TIMEOUT_MS}'`,
-    )
-  const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
-  if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
-    throw new Error(
-      `BULWARK_BATCH_LEASE_MS must be a number of milliseconds, at least 1000, not '${env.BULWARK_BATCH_LEASE_MS}'`,
     )
   const rateLimitMax = env.BULWARK_RATE_LIMIT ? Number(env.BULWARK_RATE_LIMIT) : undefined
   if (rateLimitMax !== undefined && (!Number.isInteger(rateLimitMax) || rateLimitMax < 0))
@@ -83,6 +98,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: env.BULWARK_DATABASE_URL ?? `sqlite:${join(dataDir, 'bulwark.db')}`,
     databasePoolSize,
+    databasePooling,
+    databaseListenUrl,
     publicUrl: env.BULWARK_PUBLIC_URL ?? `${tlsEnabled ? 'https' : 'http'}://localhost:${port}`,
     tls: { enabled: tlsEnabled, certFile: env.BULWARK_TLS_CERT, keyFile: env.BULWARK_TLS_KEY },
     trustedProxies: (env.BULWARK_TRUSTED_PROXIES ?? '')

@@ -1,66 +1,58 @@
 /**
- * Three nodes behind HAProxy over one database, as operators run them (docs/scale-out.md): requests
- * spread over the nodes; a node killed outright loses nothing but the requests it was answering; a
- * rolling restart loses no acknowledged write; a batch job whose node was killed completes on another
- * once its lease runs out.
+ * Three real node processes behind HAProxy (Debian's package), over PostgreSQL through PgBouncer in
+ * transaction mode, as docs/scale-out.md configures them: HAProxy's health check asks /api/ready,
+ * load spreads over the three, and killing one (SIGKILL) under writing clients loses no write it
+ * acknowledged, while the others serve on. PostgreSQL only; skipped without HAProxy or PgBouncer.
  */
-import { sql } from 'kysely'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openStore } from './store/connect.js'
-import { freeLoopbackPort as freePort } from './test/harness.js'
-import { type LoadBalancer, haproxyMissing, startHaproxy } from './test/haproxy.js'
-import { type Deployment, NODE_HEADERS as headers, type NodeProcess, createDeployment } from './test/nodes.js'
+import { TEST_DB, createDatabase, freeLoopbackPort } from './test/harness.js'
+import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
 
-const missing = haproxyMissing()
-if (missing) console.warn(`load balancer tests skipped: ${missing}`)
+const HAPROXY = process.env.BULWARK_TEST_HAPROXY ?? '/usr/sbin/haproxy'
+const HAPROXY_MISSING = existsSync(HAPROXY)
+  ? undefined
+  : `${HAPROXY} is not installed: the load-balancer test is skipped`
+const skip = TEST_DB !== 'postgres' || !!PGBOUNCER_MISSING || !!HAPROXY_MISSING
+if (TEST_DB === 'postgres' && (PGBOUNCER_MISSING || HAPROXY_MISSING)) console.warn(PGBOUNCER_MISSING ?? HAPROXY_MISSING)
 
-let deployment: Deployment
-let balancer: LoadBalancer
-let ports: number[]
-const nodes: NodeProcess[] = []
+const ROOT = join(import.meta.dirname, '..')
+const TOKEN = 'load-balancer-admin-token-0123456789abcdef'
+const headers = { authorization: `TC-Token ${TOKEN}`, 'content-type': 'application/json' }
 
-beforeAll(async () => {
-  if (missing) return
-  // A short lease, so a killed node's batch job moves on within the test.
-  deployment = await createDeployment({ BULWARK_BATCH_LEASE_MS: '2000' })
-  ports = [await freePort(), await freePort(), await freePort()]
-  for (const port of ports) nodes.push(await deployment.start(port))
-  balancer = await startHaproxy(await freePort(), await freePort(), ports)
-  await balancer.waitForUp(3)
-}, 180_000)
-afterAll(async () => {
-  await balancer?.stop()
-  await deployment?.close()
-})
+let dir: string
+let env: NodeJS.ProcessEnv
+let bouncer: PgBouncer | undefined
+let database: { url: string; drop(): Promise<void> } | undefined
+let haproxy: ChildProcess | undefined
+let front: string
+const nodes: { port: number; process: ChildProcess; exited: Promise<unknown> }[] = []
 
-const through = (path: string, init: RequestInit = {}) =>
-  fetch(`http://127.0.0.1:${balancer.port}${path}`, { ...init, headers: { ...headers, ...init.headers } })
-
-/** One write through the balancer; true only when it was answered with success. */
-async function write(name: string): Promise<boolean> {
-  try {
-    const res = await through('/api/v2/indicators/hosts', { method: 'POST', body: JSON.stringify({ hostName: name }) })
-    await res.arrayBuffer()
-    return res.status === 201
-  } catch {
-    return false
-  }
-}
-
-/** Four clients writing through the balancer until stopped; what was acknowledged and what was not. */
-function writers(prefix: string) {
-  const accepted: string[] = []
-  const failed: string[] = []
+/** Four clients writing through HAProxy until stopped: what was acknowledged, and what failed. */
+function writeThroughBalancer(prefix: string) {
+  const acknowledged: string[] = []
+  const failed: number[] = []
   let writing = true
   let n = 0
   const clients = Array.from({ length: 4 }, async (_, c) => {
     while (writing) {
-      const name = `${prefix}-${c}-${n++}.lb.example`
-      ;((await write(name)) ? accepted : failed).push(name)
+      const hostName = `${prefix}-${c}-${n++}.example`
+      const res = await fetch(`${front}/api/v2/indicators/hosts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ hostName }),
+      }).catch(() => undefined)
+      await res?.arrayBuffer()
+      if (res?.status === 201) acknowledged.push(hostName)
+      else failed.push(res?.status ?? 0)
     }
   })
   return {
-    accepted,
+    acknowledged,
     failed,
     async stop() {
       writing = false
@@ -69,110 +61,207 @@ function writers(prefix: string) {
   }
 }
 
-async function stored(): Promise<Set<string>> {
-  const listed = await through('/api/v3/indicators?resultLimit=10000').then((r) => r.json())
-  expect(listed.status, JSON.stringify(listed)).toBe('Success')
-  return new Set((listed.data as { summary: string }[]).map((i) => i.summary))
+async function expectStored(names: string[]) {
+  const listed = await fetch(`${front}/api/v3/indicators?resultLimit=10000`, { headers }).then((r) => r.json())
+  expect(listed.status).toBe('Success')
+  const stored = new Set((listed.data as { summary: string }[]).map((i) => i.summary))
+  expect(names.filter((name) => !stored.has(name))).toEqual([])
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+async function startNode(port: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...env, BULWARK_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  for (let i = 0; i < 600 && child.exitCode === null; i++) {
+    const ready = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
+      (r) => r.status,
+      () => 0,
+    )
+    if (ready === 200) return { port, process: child, exited }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`node on port ${port} did not become ready: ${stderr}`)
+}
 
-describe.skipIf(!!missing)('three nodes behind HAProxy', () => {
-  it('spread requests over every node', async () => {
-    const servedBy = new Map<string, number>()
+beforeAll(async () => {
+  if (skip) return
+  dir = mkdtempSync(join(tmpdir(), 'bulwark-lb-'))
+  bouncer = await startPgBouncer({ poolMode: 'transaction', poolSize: 8 })
+  database = await createDatabase()
+  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BULWARK_')))
+  Object.assign(env, {
+    BULWARK_DATA_DIR: dir,
+    BULWARK_HOST: '127.0.0.1',
+    BULWARK_TLS: 'off',
+    BULWARK_TRUSTED_PROXIES: '127.0.0.1',
+    BULWARK_SECRET_KEY: 'shared-node-key',
+    BULWARK_LOG_LEVEL: 'warn',
+    BULWARK_DATABASE_URL: bouncer.urlFor(database.url),
+    BULWARK_DB_POOLING: 'transaction',
+    BULWARK_DATABASE_LISTEN_URL: database.url,
+    BULWARK_DB_POOL_SIZE: '5',
+    // Short, so the job of a killed node is resumed elsewhere within the test's patience.
+    BULWARK_BATCH_LEASE_MS: '3000',
+    BULWARK_ADMIN_ACCESS_ID: '12345678901234567890',
+    BULWARK_ADMIN_SECRET_KEY: 'load-balancer-secret-key-0123456789',
+    BULWARK_ADMIN_TOKEN: TOKEN,
+  })
+  const ports = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()]
+  // All three at once: migrations and the first start race through the pooler.
+  nodes.push(...(await Promise.all(ports.map(startNode))))
+  const frontPort = await freeLoopbackPort()
+  front = `http://127.0.0.1:${frontPort}`
+  const config = `global
+  maxconn 500
+
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+  timeout check 2s
+  retries 3
+  option redispatch
+  retry-on conn-failure 503
+
+frontend bulwark
+  bind 127.0.0.1:${frontPort}
+  http-request set-header X-Forwarded-Proto https
+  default_backend nodes
+
+backend nodes
+  balance roundrobin
+  option httpchk GET /api/ready
+  http-check expect status 200
+  http-response set-header X-Served-By %s
+${ports.map((port, i) => `  server node${i + 1} 127.0.0.1:${port} check inter 200 fall 3 rise 2`).join('\n')}
+`
+  writeFileSync(join(dir, 'haproxy.cfg'), config)
+  haproxy = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: 'ignore' })
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`${front}/api/ready`).then(
+      (r) => r.status,
+      () => 0,
+    )
+    if (up === 200) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}, 180_000)
+
+afterAll(async () => {
+  haproxy?.kill('SIGTERM')
+  for (const node of nodes) {
+    if (node.process.exitCode === null) node.process.kill('SIGTERM')
+    await node.exited
+  }
+  await database?.drop()
+  await bouncer?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+describe.skipIf(skip)('three nodes behind HAProxy over PgBouncer', () => {
+  it('spread the load over all three', async () => {
+    const served = new Map<string, number>()
     for (let i = 0; i < 30; i++) {
-      const res = await through('/api/v2/owners')
+      const res = await fetch(`${front}/api/v2/owners`, { headers })
       expect(res.status).toBe(200)
       await res.arrayBuffer()
-      const node = res.headers.get('x-served-by') ?? '?'
-      servedBy.set(node, (servedBy.get(node) ?? 0) + 1)
+      const by = res.headers.get('x-served-by') ?? '?'
+      served.set(by, (served.get(by) ?? 0) + 1)
     }
-    expect([...servedBy.keys()].sort()).toEqual(['node1', 'node2', 'node3'])
-    expect(Math.min(...servedBy.values())).toBeGreaterThanOrEqual(5)
+    expect([...served.keys()].sort()).toEqual(['node1', 'node2', 'node3'])
+    expect([...served.values()].every((n) => n >= 3)).toBe(true)
   })
 
-  it('lose nothing acknowledged when a node is killed, and keep accepting on the others', async () => {
-    const load = writers('kill')
-    await pause(800)
-    nodes[0].process.kill('SIGKILL')
-    await nodes[0].exited
-    const atKill = load.accepted.length
-    await pause(1500)
+  it('lose no acknowledged write when one node is killed under load; the others serve on', async () => {
+    const load = writeThroughBalancer('killed')
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const before = load.acknowledged.length
+    nodes[1].process.kill('SIGKILL')
+    await nodes[1].exited
+    await new Promise((resolve) => setTimeout(resolve, 2000))
     await load.stop()
-    expect(load.accepted.length, 'writes went on after the kill').toBeGreaterThan(atKill + 5)
-    const present = await stored()
-    expect(load.accepted.filter((name) => !present.has(name))).toEqual([])
-    nodes[0] = await deployment.start(ports[0])
-    await balancer.waitForUp(3)
+    expect(load.acknowledged.length).toBeGreaterThan(before + 10)
+    // At most the requests in flight on the killed node (one per client) are lost.
+    expect(load.failed.length).toBeLessThanOrEqual(4)
+    await expectStored(load.acknowledged)
+  }, 60_000)
+
+  it('lose no acknowledged write across a rolling restart (SIGTERM, start again) of all three', async () => {
+    nodes[1] = await startNode(nodes[1].port)
+    const load = writeThroughBalancer('rolling')
+    for (const i of [0, 1, 2]) {
+      // Back in the rotation (two health checks) before the next goes.
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      nodes[i].process.kill('SIGTERM')
+      expect(await nodes[i].exited).toBe(0)
+      nodes[i] = await startNode(nodes[i].port)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    await load.stop()
+    expect(load.acknowledged.length).toBeGreaterThan(50)
+    // A stopping node answers 503 to what reaches it, and HAProxy sends that to another node (retry-on 503).
+    // What may still fail is a request HAProxy sent on a kept-alive connection the node closed at that very
+    // moment (not retried, as it might have been processed): rare, and never an acknowledged write.
+    expect(load.failed.length).toBeLessThanOrEqual(2)
+    await expectStored(load.acknowledged)
   }, 120_000)
 
-  it('lose no acknowledged write across a rolling restart of all three', async () => {
-    const load = writers('rolling')
-    const exitCodes: (number | null)[] = []
-    for (const i of [0, 1, 2]) {
-      await pause(500)
-      nodes[i].process.kill('SIGTERM')
-      exitCodes.push(await nodes[i].exited)
-      nodes[i] = await deployment.start(ports[i])
-      await balancer.waitForUp(3)
-    }
-    await pause(500)
-    await load.stop()
-    expect(exitCodes).toEqual([0, 0, 0])
-    expect(load.accepted.length).toBeGreaterThan(20)
-    const present = await stored()
-    expect(load.accepted.filter((name) => !present.has(name))).toEqual([])
-  }, 180_000)
-
-  it('complete on another node a batch job whose node was killed', async () => {
-    const created = await through('/api/v2/batch', {
+  it('complete the batch job of a killed node on another, from its last chunk', async () => {
+    const size = 24_000
+    const job = await fetch(`${front}/api/v2/batch`, {
       method: 'POST',
+      headers,
       body: JSON.stringify({
-        version: 'V2',
         owner: 'Default Organization',
         haltOnError: false,
         action: 'Create',
         attributeWriteType: 'Append',
       }),
     }).then((r) => r.json())
-    const id = created.data.batchId as number
-    const indicator = Array.from({ length: 25_000 }, (_, i) => ({ type: 'Host', summary: `batch-${i}.lb.example` }))
-    const uploaded = await through(`/api/v2/batch/${id}`, {
+    const id = job.data.batchId as number
+    const hosts = Array.from({ length: size }, (_, i) => ({ type: 'Host', summary: `batch-${i}.example` }))
+    const upload = await fetch(`${front}/api/v2/batch/${id}`, {
       method: 'POST',
-      body: JSON.stringify({ indicator }),
-      headers: { 'content-type': 'application/octet-stream' },
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+      body: JSON.stringify({ indicator: hosts }),
     })
-    expect(uploaded.status).toBe(202)
-
-    // The node whose worker claimed the job (worker ids are host:pid:…), killed as soon as it has it.
-    const store = openStore(
-      deployment.env.BULWARK_DATABASE_URL ?? `sqlite:${deployment.env.BULWARK_DATA_DIR}/bulwark.db`,
-    )
-    let holder: NodeProcess | undefined
+    expect(upload.status).toBe(202)
+    // Which node runs it: the lease owner names its process (host:pid:…).
+    const direct = new pg.Client({ connectionString: database!.url })
+    await direct.connect()
+    let owner: { pid: number; done: number } | undefined
     try {
-      for (let i = 0; i < 400 && !holder; i++) {
-        const job = await sql<{ lease_owner: string | null; status: string }>`
-          select lease_owner, status from batch_job where id = ${id}`.execute(store.db)
-        const pid = Number(job.rows[0]?.lease_owner?.split(':')[1])
-        holder = nodes.find((n) => n.process.pid === pid)
-        if (!holder) await pause(25)
+      for (let i = 0; i < 300 && !owner; i++) {
+        const row = (await direct.query('select lease_owner, success_count, status from batch_job where id = $1', [id]))
+          .rows[0]
+        if (row.status === 'Running' && row.lease_owner && row.success_count > 0)
+          owner = { pid: Number(String(row.lease_owner).split(':')[1]), done: row.success_count }
+        else await new Promise((resolve) => setTimeout(resolve, 20))
       }
     } finally {
-      await store.close()
+      await direct.end()
     }
-    expect(holder, 'a node claimed the job').toBeDefined()
-    holder!.process.kill('SIGKILL')
-    await holder!.exited
-    const statusAtKill = (await through(`/api/v2/batch/${id}`).then((r) => r.json())).data.batchStatus
-    expect(statusAtKill.status).toBe('Running')
-
-    let status = statusAtKill
-    for (let i = 0; i < 600 && status.status !== 'Completed'; i++) {
-      await pause(100)
-      status = (await through(`/api/v2/batch/${id}`).then((r) => r.json())).data.batchStatus
+    expect(owner).toBeDefined()
+    const running = nodes.find((node) => node.process.pid === owner!.pid)
+    expect(running, 'the job runs on one of the three nodes').toBeDefined()
+    running!.process.kill('SIGKILL')
+    await running!.exited
+    let state: { status?: string; successCount?: number; errorCount?: number } = {}
+    const deadline = Date.now() + 60_000
+    while (Date.now() < deadline && state.status !== 'Completed') {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const res = await fetch(`${front}/api/v2/batch/${id}`, { headers })
+      if (res.status === 200) state = (await res.json()).data.batchStatus
+      else await res.arrayBuffer()
     }
-    expect(status).toMatchObject({ status: 'Completed', successCount: 25_000, errorCount: 0 })
-    const index = nodes.indexOf(holder!)
-    nodes[index] = await deployment.start(ports[index])
-  }, 180_000)
+    expect(owner!.done).toBeLessThan(size)
+    expect(state).toMatchObject({ status: 'Completed', successCount: size, errorCount: 0 })
+  }, 120_000)
 })

@@ -14,6 +14,7 @@ import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './app.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
+import { watchChanges } from './store/change-notices.js'
 import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 import { startScheduledTasks } from './worker/scheduled-tasks.js'
@@ -38,7 +39,11 @@ async function main() {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
   const { tightened } = secureDataDir(config.dataDir)
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize })
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    pooling: config.databasePooling,
+    listenUrl: config.databaseListenUrl,
+  })
   await prepareDatabase(store)
   const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })
   const firstStart = await ensureFirstStart(store, config, services.secretBox)
@@ -59,6 +64,7 @@ async function main() {
     console: { dir: CONSOLE_DIR },
     readiness: { workerRunning: () => !stopping && (!config.batchWorker || !!batchWorker?.running()) },
   })
+  const changes = watchChanges(store, { log: (msg, err) => app.log.warn({ err }, msg) })
   for (const { path, from } of tightened)
     app.log.warn({ path, mode: from }, 'was readable by other users; made private')
   await app.listen({ host: config.host, port: config.port })
@@ -119,6 +125,7 @@ async function main() {
     await Promise.all([app.close(), batchWorker?.stop(), scheduledTasks?.stop(), importWorker?.stop()])
     clearTimeout(force)
     if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve))
+    await changes.close()
     await store.close()
     app.log.info('stopped')
     process.exit(0)

@@ -22,7 +22,11 @@ export async function openRuntime(config: Config = loadConfig()): Promise<CliRun
   const { tightened } = secureDataDir(config.dataDir)
   for (const { path, from } of tightened)
     process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize })
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    pooling: config.databasePooling,
+    listenUrl: config.databaseListenUrl,
+  })
   try {
     await prepareDatabase(store)
     const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'too_large' // 413
   | 'timeout' // a query ran past its time budget: 400 (v3 reports TQL timeouts as bad requests)
   | 'unavailable' // a feature switched off: 503
+  | 'try_later' // the database does not answer now (down, restarting, no connection free): 503 with Retry-After
 
 export class DomainError extends Error {
   constructor(
@@ -32,6 +33,9 @@ export const invalid = (message: string, details?: Record<string, unknown>) =>
 export const notFound = (message: string) => new DomainError('not_found', message)
 export const forbidden = (message: string) => new DomainError('forbidden', message)
 export const conflict = (message: string) => new DomainError('conflict', message)
+
+/** Seconds a client is asked to wait (Retry-After) before it tries a `try_later` request again. */
+export const RETRY_AFTER_SECONDS = 1
 
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError

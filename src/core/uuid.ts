@@ -36,9 +36,23 @@ export class UuidV5Namespace {
   }
 
   uuid(name: string): string {
+    return this.formatted(name, '5')
+  }
+
+  /**
+   * The same name-based derivation in the form of a version 4 UUID: version nibble 4, RFC 4122
+   * variant, the other 122 bits from the name's SHA-1 as for uuid(). For identifiers a standard
+   * requires to be version 4 (TAXII 2.1 `identifier`) that must still be the same on every node
+   * and after every restart; 122 bits of a hash are as unpredictable to an outsider as random ones.
+   */
+  uuidVersion4Form(name: string): string {
+    return this.formatted(name, '4')
+  }
+
+  private formatted(name: string, version: '4' | '5'): string {
     const hex = hash('sha1', this.named(name), 'hex')
     const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${version}${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
   }
 
   /** The first 32 bits of uuid(name) (its first eight hex digits, which the version and variant bits leave alone). */

@@ -1,10 +1,12 @@
 /**
  * System settings: the switches the spec names (bulk delete, TQL timeout) and the limits
  * the platform documents. Stored in the database so every node sees the same values; each
- * node keeps a copy for at most a second, so a change reaches all nodes within that time.
+ * node keeps a copy until a change notice says the table moved (store/change-notices.ts: within
+ * milliseconds) and for at most a second when no notice can come.
  */
 import { findSetting, listSettings, upsertSetting } from '../store/repositories/account.repository.js'
 import type { Store } from '../store/connect.js'
+import { cachedStateEpoch } from '../store/engine/credential-cache.js'
 import { invalid } from '../core/errors.js'
 import { readBoolean } from '../core/input.js'
 
@@ -78,7 +80,7 @@ type SettingValue<N extends SettingName> = (typeof SETTINGS)[N]['type'] extends 
 const CACHE_MS = 1000
 
 export class SettingsService {
-  private cache = new Map<string, { value: boolean | number; until: number }>()
+  private cache = new Map<string, { value: boolean | number; until: number; epoch: number }>()
 
   constructor(private readonly store: Store) {}
 
@@ -91,10 +93,11 @@ export class SettingsService {
 
   async get<N extends SettingName>(name: N): Promise<SettingValue<N>> {
     const hit = this.cache.get(name)
-    if (hit && hit.until > Date.now()) return hit.value as SettingValue<N>
+    if (hit && hit.until > Date.now() && hit.epoch === cachedStateEpoch()) return hit.value as SettingValue<N>
+    const epoch = cachedStateEpoch()
     const row = await findSetting(this.store.db, name)
     const value = row ? decode(SETTINGS[name], row.value) : SETTINGS[name].default
-    this.cache.set(name, { value, until: Date.now() + CACHE_MS })
+    this.cache.set(name, { value, until: Date.now() + CACHE_MS, epoch })
     return value as SettingValue<N>
   }
 

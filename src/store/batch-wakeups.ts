@@ -2,8 +2,9 @@
  * Wake-ups for batch workers when a job is queued, so a job starts at once instead of at the
  * next poll. In this process a queued job calls the listeners of the same database handle
  * directly; on PostgreSQL the queueing transaction also sends NOTIFY on BATCH_CHANNEL, which
- * reaches the workers of every node once it commits. Polling stays as the fallback for a lost
- * listening connection or a job whose lease expired.
+ * reaches the workers of every node once it commits, when the store has a URL to LISTEN on
+ * (behind a transaction pooler: only a direct one given to it). Polling stays as the fallback for
+ * a lost or missing listening connection or a job whose lease expired.
  */
 import pg from 'pg'
 import type { Store } from './connect.js'
@@ -41,9 +42,10 @@ export async function watchBatchQueue(
   listeners.set(handle, set)
   set.add(wake)
   let client: pg.Client | undefined
-  if (store.pool) {
-    const options = store.pool.options as pg.ClientConfig
-    client = new pg.Client(options)
+  // Only on a session of its own: a transaction pooler delivers no notices (store.listenUrl is
+  // then a direct URL, or undefined and the workers poll).
+  if (store.pool && store.listenUrl) {
+    client = new pg.Client({ connectionString: store.listenUrl })
     client.on('notification', (message) => {
       if (message.channel === BATCH_CHANNEL) wake()
     })

@@ -6,9 +6,18 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely'
+import {
+  type DialectAdapter,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  sql,
+} from 'kysely'
 import pg from 'pg'
 import { CredentialWritePlugin } from './engine/credential-cache.js'
+import { translateDatabaseError } from './engine/unavailable.js'
 import type { Database } from './database.js'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -20,6 +29,13 @@ export interface Store {
   sqlite?: SqliteDatabase.Database
   /** The pg pool, for the same reason. */
   pool?: pg.Pool
+  /**
+   * PostgreSQL behind a transaction pooler (PgBouncer `pool_mode = transaction`): statements run
+   * unnamed, and nothing outlives its transaction (docs/scale-out.md).
+   */
+  transactionPooling?: boolean
+  /** Where a session of its own can LISTEN (a direct connection); undefined: poll instead. */
+  listenUrl?: string
   close(): Promise<void>
 }
 
@@ -30,15 +46,38 @@ pg.types.setTypeParser(1700, (v) => Number.parseFloat(v))
 export interface StoreOptions {
   /** PostgreSQL connections the pool may open (Config.databasePoolSize). */
   poolSize?: number
+  /** `transaction` behind a transaction pooler (Config.databasePooling). */
+  pooling?: 'session' | 'transaction'
+  /** How long a query waits for a pooled connection before it answers 503 (default CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number
+  /** A direct URL to LISTEN on (Config.databaseListenUrl); without it, the store's own URL unless pooled by transaction. */
+  listenUrl?: string
 }
 
 export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
-    // An idle client that loses its server must not crash the process; the next query reconnects.
+    const pool = new TranslatingPool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      // No connection free (or none to be had) within this: the request answers 503 instead of waiting on.
+      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    })
+    // A client that loses its server must not crash the process: an idle one is dropped by the
+    // pool, and one lent out (between the statements of a transaction, say) fails its next query,
+    // which the request answers as unavailable (503). pg emits 'error' on a lent client with no
+    // listener of its own, which would end the process.
     pool.on('error', () => {})
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CredentialWritePlugin()] })
-    return { db, dialect: 'postgres', pool, close: () => db.destroy() }
+    pool.on('connect', (client) => {
+      client.on('error', () => {})
+      translateQueryErrors(client)
+    })
+    const db = new Kysely<Database>({
+      dialect: new TransactionLockingPostgresDialect({ pool }),
+      plugins: [new CredentialWritePlugin()],
+    })
+    const transactionPooling = options.pooling === 'transaction'
+    const listenUrl = options.listenUrl ?? (transactionPooling ? undefined : url)
+    return { db, dialect: 'postgres', pool, transactionPooling, listenUrl, close: () => db.destroy() }
   }
   if (!url.startsWith('sqlite:')) throw new Error(`Unsupported database URL scheme: ${url.split(':')[0]}`)
   const path = url.slice('sqlite:'.length)
@@ -60,6 +99,83 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   })
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
 }
+
+/** How long a request waits for a PostgreSQL connection (pool exhausted, server unreachable) before a 503. */
+export const CONNECT_TIMEOUT_MS = 5000
+
+/**
+ * A pool whose failures to reach the server reject as DomainError('try_later')
+ * (engine/unavailable.ts): what Kysely asks of it (connect) and what the raw reads ask (query).
+ */
+class TranslatingPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>
+  override connect(
+    callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): void
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | void {
+    if (callback)
+      return super.connect((err, client, done) => callback(err && (translateDatabaseError(err) as Error), client, done))
+    return super.connect().catch((error: unknown) => {
+      throw translateDatabaseError(error)
+    })
+  }
+
+  override query(...args: unknown[]): any {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args)
+    if (result instanceof Promise)
+      return result.catch((error: unknown) => {
+        throw translateDatabaseError(error)
+      })
+    return result
+  }
+}
+
+/** The same for the statements Kysely runs on a client it holds (a transaction's, say). */
+function translateQueryErrors(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  ;(client as { query: unknown }).query = (...args: unknown[]) => {
+    const result = query(...args)
+    if (result instanceof Promise)
+      return result.catch((error: unknown) => {
+        throw translateDatabaseError(error)
+      })
+    return result
+  }
+}
+
+/**
+ * Kysely's migrator holds a session advisory lock on one connection around a transaction it
+ * opens after. Behind a transaction pooler the lock, the transaction and the unlock may each go
+ * to another server connection, so the lock stays held on one of them and every other node waits
+ * for it forever. Here the lock opens the transaction itself and takes a transaction-scoped lock,
+ * released by the commit (a COMMIT after a failed migration rolls back); the adapter says DDL is
+ * not transactional so that the migrator opens no second transaction. One path for any pooling.
+ */
+class TransactionLockingPostgresAdapter extends PostgresAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return false
+  }
+
+  override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`begin`.execute(db)
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK)})`.execute(db)
+  }
+
+  override async releaseMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`commit`.execute(db)
+  }
+}
+
+class TransactionLockingPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockingPostgresAdapter()
+  }
+}
+
+/** The key of the migration lock (Kysely's own, so a node of an older version waits for this one too). */
+const MIGRATION_LOCK = BigInt('3853314791062309107')
 
 const WAL_CHECKPOINT_PAGES = 10_000
 const WAL_KEPT_BYTES = 64 * 1024 * 1024

@@ -22,6 +22,7 @@ import * as m0137 from './migrations/0137-observation-source.js'
 import * as m0140 from './migrations/0140-console-sessions.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
+import * as m0270 from './migrations/0270-change-notices.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0140-console-sessions': m0140,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
+  '0270-change-notices': m0270,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
+import { isDomainError } from '../core/errors.js'
 import { claimJob, claimableJobs, handBackJob } from '../domain/batch/leases.js'
 import { JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
 import type { Services } from '../domain/services.js'
@@ -18,6 +19,12 @@ export interface WorkerOptions {
   /** Stop claiming when this returns true (the worker is shutting down). */
   stopping?: () => boolean
   onError?: (jobId: number, error: unknown) => void
+  /**
+   * Jobs this worker must hand back once the database answers again: a job whose chunk failed because
+   * the database did not answer is handed back at once (another pass or node resumes it from its last
+   * chunk), not left until its lease expires; when the hand-back itself fails it is kept here.
+   */
+  owedHandBacks?: Set<number>
 }
 
 export function newWorkerId(): string {
@@ -31,6 +38,10 @@ export function newWorkerId(): string {
  */
 export async function runPendingJobs(store: Store, services: Services, options: WorkerOptions = {}): Promise<number> {
   const workerId = options.workerId ?? newWorkerId()
+  for (const id of options.owedHandBacks ?? []) {
+    await handBackJob(store, id, workerId)
+    options.owedHandBacks!.delete(id)
+  }
   let ran = 0
   for (;;) {
     if (options.stopping?.()) return ran
@@ -49,6 +60,11 @@ export async function runPendingJobs(store: Store, services: Services, options: 
       if (error instanceof JobPausedError) {
         // Handed back rather than left to expire, so another node resumes it at once.
         await handBackJob(store, claimed, workerId)
+        return ran
+      }
+      if (isDomainError(error) && error.code === 'try_later') {
+        // The database did not answer: the job is fine, so it is handed back (now, or on a later pass).
+        await handBackJob(store, claimed, workerId).catch(() => options.owedHandBacks?.add(claimed))
         return ran
       }
       // A lost lease means another node took over; anything else leaves the job to be retried when its lease expires.
@@ -77,6 +93,7 @@ export function startBatchWorker(
 ): BatchWorkerHandle {
   const workerId = options.workerId ?? newWorkerId()
   const pollMs = options.pollMs ?? 1000
+  const owedHandBacks = new Set<number>()
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let busy = false
@@ -108,6 +125,7 @@ export function startBatchWorker(
       workerId,
       leaseMs: options.leaseMs,
       stopping: () => stopped,
+      owedHandBacks,
       onError: (jobId, error) =>
         options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
     })

@@ -191,6 +191,19 @@ describe('ids', () => {
     expect(a.indicator(1, 42)).not.toBe(other.indicator(1, 42))
     expect(a.collection(3)).toBe(again.collection(3))
     expect(a.collection(3)).not.toBe(a.collection(4))
+    expect(a.collection(3)).not.toBe(other.collection(3))
+  })
+
+  it('gives collections ids in the form of a version 4 UUID, as TAXII 2.1 identifiers must be, the former v5 ids beside them', () => {
+    const ids = new StixIds('0d9c9d3a-2f55-4c67-9d0b-0e2bd1c0c001')
+    for (const owner of [1, 2, 3, 1000]) {
+      expect(ids.collection(owner)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(ids.formerCollection(owner)).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      )
+      // The same 122 bits of the name's hash, only the version differs.
+      expect(ids.collection(owner).replace(/^(.{14})4/, '$15')).toBe(ids.formerCollection(owner))
+    }
   })
 })
 

@@ -527,7 +527,13 @@ export class StixIds {
     return this.namespace.prefix(`indicator|${ownerId}|${indicatorId}`)
   }
 
+  /** A TAXII 2.1 collection's id: an `identifier` is a version 4 UUID (TAXII 2.1 §2.1), derived here, not drawn. */
   collection(ownerId: number): string {
+    return this.namespace.uuidVersion4Form(`collection|${ownerId}`)
+  }
+
+  /** The id collections had before they took the version 4 form (UUIDv5 of the same name); still answered. */
+  formerCollection(ownerId: number): string {
     return this.namespace.uuid(`collection|${ownerId}`)
   }
 }

@@ -2,10 +2,11 @@
  * Classifies anything thrown while serving a request into a status and a message, once
  * for every protocol. Domain errors carry a code; framework errors (bad JSON, body too
  * large, wrong content type) carry a status; anything else is a 500 whose details go only
- * to the log. Each protocol then wraps the result in its own envelope.
+ * to the log. A database that does not answer reaches here as DomainError('try_later') (the store
+ * translates its driver's errors, store/engine/unavailable.ts): 503 with Retry-After. Each protocol then wraps the result in its own envelope.
  */
 import type { FastifyError } from 'fastify'
-import { type ErrorCode, isDomainError } from '../../core/errors.js'
+import { type ErrorCode, RETRY_AFTER_SECONDS, isDomainError } from '../../core/errors.js'
 
 export interface ClassifiedError {
   status: number
@@ -13,6 +14,8 @@ export interface ClassifiedError {
   message: string
   /** True when the error was not expected and must be logged in full. */
   unexpected: boolean
+  /** Seconds for a Retry-After header: the request may succeed when tried again (the database was not answering). */
+  retryAfter?: number
 }
 
 /** The REST API's table (v2 and v3 share the spec's one table). */
@@ -28,6 +31,7 @@ export const REST_STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   timeout: 400,
   unavailable: 503,
+  try_later: 503,
 }
 
 const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message?: (e: FastifyError) => string }> = {
@@ -46,8 +50,10 @@ const FRAMEWORK_CODES: Record<string, { code: ErrorCode; message?: (e: FastifyEr
 }
 
 export function classifyError(error: unknown, statusTable: Record<ErrorCode, number> = REST_STATUS): ClassifiedError {
-  if (isDomainError(error))
-    return { status: statusTable[error.code], code: error.code, message: error.message, unexpected: false }
+  if (isDomainError(error)) {
+    const classified = { status: statusTable[error.code], code: error.code, message: error.message, unexpected: false }
+    return error.code === 'try_later' ? { ...classified, retryAfter: RETRY_AFTER_SECONDS } : classified
+  }
   const fe = error as FastifyError
   const known = fe?.code ? FRAMEWORK_CODES[fe.code] : undefined
   if (known) {

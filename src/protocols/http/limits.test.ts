@@ -75,4 +75,27 @@ describe('request line limits', () => {
       })
     }
   })
+
+  it('answers bytes that are not HTTP with 400 carrying an id, the one in X-Request-Id (logged with the parser code)', async () => {
+    const { hostname, port } = new URL(t.baseUrl)
+    const answer = await new Promise<string>((resolve) => {
+      let data = ''
+      const socket = connect({ host: hostname, port: Number(port), rejectUnauthorized: false }, () =>
+        socket.write('NOT HTTP AT ALL\r\n\r\n'),
+      )
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk) => (data += chunk))
+      socket.on('error', () => {})
+      socket.on('close', () => resolve(data))
+    })
+    const [head, body] = answer.split('\r\n\r\n', 2)
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request/)
+    const id = /\r\nX-Request-Id: ([0-9a-f-]{36})/.exec(head)?.[1]
+    expect(id).toBeDefined()
+    expect(JSON.parse(body)).toEqual({
+      errCode: '0x1001',
+      status: 'Error',
+      message: `The request is not valid HTTP (request ${id})`,
+    })
+  })
 })

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyPluginOptions, FastifyReply, FastifyRequest } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
-import { isDomainError } from '../../core/errors.js'
+import { RETRY_AFTER_SECONDS, isDomainError } from '../../core/errors.js'
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
@@ -111,6 +111,13 @@ interface Status {
 function statusOf(error: unknown): Status {
   if (error instanceof Taxii11Error)
     return { type: error.statusType, message: error.message, details: error.details, unexpected: false }
+  if (isDomainError(error) && error.code === 'try_later')
+    return {
+      type: 'RETRY',
+      message: error.message,
+      details: { ESTIMATED_WAIT: [String(RETRY_AFTER_SECONDS)] },
+      unexpected: false,
+    }
   if (isDomainError(error))
     return { type: STATUS_OF_CODE[error.code], message: error.message, details: {}, unexpected: false }
   const code = (error as { code?: string })?.code
@@ -150,6 +157,7 @@ export function sendStatusMessage(
   const status = statusOf(error)
   const message = status.unexpected ? `Internal error (request ${requestId})` : status.message
   if (status.type === 'UNAUTHORIZED') reply.header('www-authenticate', 'Basic realm="Bulwark TAXII"')
+  if (status.type === 'RETRY') reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   return reply
     .code(httpStatusOf(status.type, status.unexpected))
     .headers(BINDING_HEADERS)

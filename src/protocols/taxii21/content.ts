@@ -127,10 +127,18 @@ export function listCollections(env: TaxiiEnv): Collection[] {
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
-/** By collection id, else by owner name (the alias); an owner the caller may not read is not found. */
+/**
+ * By collection id, else by the id it had before ids took the version 4 form (so a client
+ * configured with one keeps reading), else by owner name (the alias); an owner the caller may not
+ * read is not found.
+ */
 export function findCollection(env: TaxiiEnv, idOrName: string): Collection {
   const all = listCollections(env)
-  const found = all.find((c) => c.id === idOrName.toLowerCase()) ?? all.find((c) => c.owner.ownerName === idOrName)
+  const id = idOrName.toLowerCase()
+  const found =
+    all.find((c) => c.id === id) ??
+    all.find((c) => env.ids.formerCollection(c.owner.ownerId) === id) ??
+    all.find((c) => c.owner.ownerName === idOrName)
   if (!found) throw notFound(`No collection '${idOrName}'`)
   return found
 }

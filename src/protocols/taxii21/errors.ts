@@ -18,6 +18,7 @@ export const TAXII_STATUS: Record<ErrorCode, number> = {
   too_large: 413,
   timeout: 503,
   unavailable: 503,
+  try_later: 503,
 }
 
 const TITLES: Record<number, string> = {
@@ -50,6 +51,7 @@ export interface TaxiiError {
   /** Bytes, not a string: Fastify rewrites the Content-Type of string bodies (quoting version, adding charset), which TAXII clients refuse. */
   body: Buffer
   unexpected: boolean
+  retryAfter?: number
 }
 
 /** `http_status` is a string, as §3.6.1 types it. A 500 names only the request id; the log has the rest. */
@@ -59,5 +61,5 @@ export function taxiiError(error: unknown, requestId: string): TaxiiError {
   const body = Buffer.from(
     JSON.stringify({ title: TITLES[c.status] ?? 'Error', description, http_status: String(c.status) }),
   )
-  return { status: c.status, body, unexpected: c.unexpected }
+  return { status: c.status, body, unexpected: c.unexpected, retryAfter: c.retryAfter }
 }

@@ -53,6 +53,7 @@ export async function registerTaxii21(app: FastifyInstance, options: TaxiiPlugin
     const e = taxiiError(error, req.id)
     if (e.unexpected) req.log.error({ err: error }, 'unhandled error')
     if (e.status === 401) reply.header('WWW-Authenticate', BASIC_CHALLENGE)
+    if (e.retryAfter) reply.header('retry-after', String(e.retryAfter))
     return reply.code(e.status).header('content-type', TAXII_MEDIA_TYPE).send(e.body)
   })
 

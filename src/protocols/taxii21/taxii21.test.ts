@@ -198,7 +198,7 @@ describe('collections', () => {
       x_custom: false,
       x_tql: `ownerName = "${ORG}"`,
     })
-    expect(org.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(org.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   })
 
   it('has the fields of application 1.0 there', async () => {
@@ -220,11 +220,16 @@ describe('collections', () => {
     const byName = (await ok(`${V2}/svc_taxii/collections/Test%20Organization/`)).json()
     const byId = (await ok(`${V2}/svc_taxii/collections/${ids.collection(owners.org)}`)).json()
     expect(byName).toEqual(byId)
+    expect(byId.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    // A client configured with the id collections had before (UUIDv5) still reads the same collection.
+    const byFormerId = (await ok(`${V2}/svc_taxii/collections/${ids.formerCollection(owners.org)}`)).json()
+    expect(byFormerId).toEqual(byId)
     for (const hidden of [
       'Hidden%20Community',
       'Banned%20Community',
       ids.collection(owners['Hidden Community']),
       ids.collection(owners['Banned Community']),
+      ids.formerCollection(owners['Hidden Community']),
     ]) {
       expectError(await taxii(`${V2}/svc_taxii/collections/${hidden}`), 404)
       expectError(await taxii(`${V2}/svc_taxii/collections/${hidden}/objects`), 404)

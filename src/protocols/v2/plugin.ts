@@ -33,6 +33,7 @@ export async function registerV2(
     const classified = classifyError(error)
     if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
     const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
+    if (classified.retryAfter) reply.header('retry-after', String(classified.retryAfter))
     return sendV2Error(req, reply, classified.status, message)
   })
   app.setNotFoundHandler((req, reply) =>

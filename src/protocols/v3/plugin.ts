@@ -27,6 +27,7 @@ export async function registerV3(
     const classified = classifyError(error)
     if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
     const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
+    if (classified.retryAfter) reply.header('retry-after', String(classified.retryAfter))
     return sendV3Body(reply, classified.status, v3ErrorBody(classified.code, message))
   })
   app.setNotFoundHandler((req, reply) =>

@@ -23,6 +23,7 @@ const ERR_CODES: Record<ErrorCode | 'internal', string> = {
   timestamp: '0x1002',
   too_large: '0x1001',
   unavailable: '0x1001',
+  try_later: '0x1001',
   internal: '0x1004',
 }
 

@@ -3,8 +3,10 @@
  * the lookup every request makes costs a map read. Two bounds keep it honest:
  * - any write to the account, membership, token, key or owner tables in this process
  *   empties it at once (a Kysely plugin sees every such write, whoever makes it);
- * - entries live at most CREDENTIAL_CACHE_MS, so a change made by another node or by the
- *   admin command line reaches this node within that time.
+ * - another node's or the admin CLI's change reaches this node as a change notice
+ *   (store/change-notices.ts: PostgreSQL NOTIFY, SQLite's data_version) within milliseconds;
+ * - entries live at most CREDENTIAL_CACHE_MS, the bound when no notice can arrive (behind a
+ *   transaction pooler without a listen URL, or while the listening connection is lost).
  */
 import {
   type AliasNode,
@@ -30,6 +32,7 @@ const CREDENTIAL_TABLE_NAMES = [
   'access_key',
   'owner',
   'console_session',
+  'setting',
 ] as const
 const CREDENTIAL_TABLES = new Set<string>(CREDENTIAL_TABLE_NAMES)
 /** Tables whose writes must pass through the query builder, where this module's plugin sees them. */
@@ -37,9 +40,18 @@ export type CredentialTable = (typeof CREDENTIAL_TABLE_NAMES)[number]
 
 let epoch = 0
 
-/** Empties every credential cache of this process. */
+/**
+ * Empties every credential cache of this process, and marks the settings each node caches as stale
+ * (domain/settings.ts compares cachedStateEpoch): on a write here, and on another node's change
+ * notice (store/change-notices.ts).
+ */
 export function forgetCredentials(): void {
   epoch++
+}
+
+/** Moves whenever the credential and settings caches of this process were emptied. */
+export function cachedStateEpoch(): number {
+  return epoch
 }
 
 function tableName(node: OperationNode | undefined): string | undefined {

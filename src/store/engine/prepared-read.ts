@@ -16,7 +16,6 @@
  *   const rows = await findUserRefs(store, [1, 2])
  */
 import { CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import type pg from 'pg'
 import type { Dialect, Store } from '../connect.js'
 import type { Database } from '../database.js'
 import { rowBuilder } from './row-builder.js'
@@ -47,16 +46,23 @@ export type TurnRead = (ids: number[]) => Promise<Answer | undefined> | Answer |
 /**
  * Runs a text as a named statement, parsed and planned once per connection. Undefined when a node
  * upgraded beside this one added a column: a statement prepared before cannot change its result
- * type, so the caller reads through Kysely (an unnamed statement) instead.
+ * type, so the caller reads through Kysely (an unnamed statement) instead. Behind a transaction
+ * pooler the statement goes unnamed: a named one is prepared on whichever server connection the
+ * pooler lends, and the next use may find it missing or another client's copy already there.
  */
 export async function queryNamed(
-  pool: pg.Pool,
+  store: Store,
   name: string,
   text: string,
   values: unknown[],
 ): Promise<Answer | undefined> {
   try {
-    const result = await pool.query({ name, text, values, rowMode: 'array' })
+    const result = await store.pool!.query({
+      name: store.transactionPooling ? undefined : name,
+      text,
+      values,
+      rowMode: 'array',
+    })
     return { names: columnsOf(name, result.fields), rows: result.rows }
   } catch (error) {
     if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
@@ -256,8 +262,7 @@ export function preparedByIds<O>(
           readOnSqlite(sqlite, statement, (s) => s.all(withIds(all))),
         )
       } else {
-        const pool = store.pool!
-        rows = await readInTurn(pool, name, ids, key, (all) => queryNamed(pool, name, text, withIds(all)))
+        rows = await readInTurn(store.pool!, name, ids, key, (all) => queryNamed(store, name, text, withIds(all)))
       }
       if (rows) return rows as O[]
     }

@@ -56,8 +56,9 @@ export async function findRowsByIds<T extends ByIdTable>(
     if (rows) return rows as Row<T>[]
   }
   if (path === 'postgres') {
-    const pool = store.pool!
-    const rows = await readInTurn(pool, name, ids, 'id', (all) => queryNamed(pool, name, SQL.postgres(table), [all]))
+    const rows = await readInTurn(store.pool!, name, ids, 'id', (all) =>
+      queryNamed(store, name, SQL.postgres(table), [all]),
+    )
     if (rows) return rows as Row<T>[]
   }
   return store.db

@@ -114,7 +114,9 @@ function createDirectAuthRepository(store: Store): AuthRepository {
   const run = async (name: QueryName, value: unknown) => {
     let n = 0
     const text = queries[name].replace(/\?/g, () => `$${++n}`)
-    return (await pool.query({ name: `auth_${name}`, text, values: [value] })).rows
+    // Unnamed behind a transaction pooler (prepared-read.ts queryNamed says why).
+    return (await pool.query({ name: store.transactionPooling ? undefined : `auth_${name}`, text, values: [value] }))
+      .rows
   }
   return {
     findByAccessId: async (accessId) => unpack((await run('byAccessId', accessId))[0]),

@@ -1,7 +1,7 @@
 /**
  * What a starting node asks of the database: reference data seeded once, and the first-start
- * work serialized when several nodes start at once on PostgreSQL (advisory locks; SQLite has
- * one writer, so nothing to serialize).
+ * work serialized when several nodes start at once on PostgreSQL (transaction-scoped advisory
+ * locks, which hold behind a transaction pooler; SQLite has one writer, so nothing to serialize).
  */
 import { type Kysely, sql } from 'kysely'
 import type { Store } from '../connect.js'
@@ -19,16 +19,15 @@ export async function seedReferenceDataOnce(store: Store, now: string): Promise<
   })
 }
 
-/** Runs `work` while holding the first-start lock; a session lock needs one pinned connection, the work may use any other. */
-export async function withFirstStartLock<T>(store: Store, work: () => Promise<T>): Promise<T> {
-  if (store.dialect !== 'postgres') return work()
-  return store.db.connection().execute(async (connection) => {
-    await sql`SELECT pg_advisory_lock(${sql.lit(FIRST_START_LOCK)})`.execute(connection)
-    try {
-      return await work()
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${sql.lit(FIRST_START_LOCK)})`.execute(connection)
-    }
+/**
+ * Runs `work` in one transaction that holds the first-start lock until it commits: nothing of the
+ * lock outlives the transaction, so it holds behind a transaction pooler too, and a node that
+ * dies half-way leaves neither a lock nor half an administrator behind.
+ */
+export async function withFirstStartLock<T>(store: Store, work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${sql.lit(FIRST_START_LOCK)})`.execute(trx)
+    return work(trx)
   })
 }
 

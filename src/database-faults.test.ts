@@ -1,0 +1,301 @@
+/**
+ * No database fault ends a node or becomes a 500: a server that refuses connections, a pooler
+ * that goes away and comes back, backends terminated under load and a pool with no connection free
+ * are answered 503 with Retry-After in each interface's own envelope, /api/ready says not ready,
+ * and the node serves again once the database is back. PostgreSQL only (SQLite is a file of the
+ * node's own); the pooler scenarios skip when PgBouncer is not installed.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from './app.js'
+import { createServices } from './domain/services.js'
+import { type Store, type StoreOptions, openStore } from './store/connect.js'
+import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
+import { TEST_DB, type TestAccount, type TestApp, createTestApp, freeLoopbackPort } from './test/harness.js'
+import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
+import { PG_CLUSTER_MISSING, type PgCluster, startPgCluster } from './test/pg-cluster.js'
+import { prepareDatabase } from './bootstrap.js'
+import { createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
+import { isoNow } from './core/time.js'
+import { startBatchWorker } from './worker/batch-worker.js'
+import { BINDING_REQUEST_HEADERS, basic, message, readXml } from './test/taxii11-client.js'
+
+const postgres = TEST_DB === 'postgres'
+
+let t: TestApp
+let url: string
+let taxii: { userName: string; password: string }
+const opened: { store: Store; app: FastifyInstance }[] = []
+
+beforeAll(async () => {
+  if (!postgres) return
+  t = await createTestApp()
+  url = (t.store.pool!.options as { connectionString: string }).connectionString
+  const account: TestAccount = await t.createAccount({ kind: 'taxii', password: 'a-taxii-password-1' })
+  taxii = { userName: account.userName, password: 'a-taxii-password-1' }
+})
+
+afterAll(async () => {
+  for (const { store, app } of opened) {
+    await app.close()
+    await store.close()
+  }
+  await t?.close()
+})
+
+async function nodeOn(databaseUrl: string, options: StoreOptions = {}) {
+  const store = openStore(databaseUrl, options)
+  const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+  const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+  opened.push({ store, app })
+  return { store, app }
+}
+
+const https = { 'x-forwarded-proto': 'https' }
+const v2 = (app: FastifyInstance) =>
+  app.inject({ url: '/api/v2/owners', headers: { ...https, authorization: `TC-Token ${t.admin.token}` } })
+const v3 = (app: FastifyInstance) =>
+  app.inject({ url: '/api/v3/indicators', headers: { ...https, authorization: `TC-Token ${t.admin.token}` } })
+const taxii21 = (app: FastifyInstance) =>
+  app.inject({
+    url: '/api/services/taxii/v1/svc_taxii/collections/',
+    headers: { ...https, authorization: `Bearer ${t.admin.token}`, accept: 'application/taxii+json;version=2.1' },
+  })
+const taxii11 = (app: FastifyInstance) =>
+  app.inject({
+    method: 'POST',
+    url: '/api/taxii/discovery/',
+    payload: message('Discovery_Request', { message_id: 'd-1' }),
+    headers: { ...BINDING_REQUEST_HEADERS, ...https, authorization: basic(taxii) },
+  })
+const ready = (app: FastifyInstance) => app.inject({ url: '/api/ready' })
+
+function expectTryLater(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBe(503)
+  expect(res.headers['retry-after']).toBe('1')
+}
+
+/** Every interface refuses in its own envelope, and the probe says not ready. */
+async function expectUnavailable(app: FastifyInstance) {
+  const [a, b, c, d, r] = await Promise.all([v2(app), v3(app), taxii21(app), taxii11(app), ready(app)])
+  expectTryLater(a)
+  expect(a.json()).toEqual({ status: 'Error', message: 'The database is not answering; try again shortly' })
+  expectTryLater(b)
+  expect(b.json()).toEqual({
+    errCode: '0x1001',
+    message: 'The database is not answering; try again shortly',
+    status: 'Error',
+  })
+  expectTryLater(c)
+  expect(c.json()).toMatchObject({ title: 'Service Unavailable', http_status: '503' })
+  expectTryLater(d)
+  const status = readXml(d.body).Status_Message
+  expect(status['@status_type']).toBe('RETRY')
+  expect(status.Status_Detail.Detail).toMatchObject([{ '@name': 'ESTIMATED_WAIT', '#text': '1' }])
+  expect(r.statusCode).toBe(503)
+}
+
+async function expectServing(app: FastifyInstance) {
+  const answers = await Promise.all([v2(app), v3(app), taxii21(app), taxii11(app), ready(app)])
+  expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200])
+}
+
+describe.skipIf(!postgres)('a database that does not answer', () => {
+  it('refusing connections (nothing listens on its port): 503 with Retry-After everywhere, not ready', async () => {
+    const port = await freeLoopbackPort()
+    const nowhere = new URL(url)
+    nowhere.port = String(port)
+    const { app } = await nodeOn(nowhere.toString(), { connectTimeoutMs: 500 })
+    await expectUnavailable(app)
+  })
+
+  it('with no connection free in time: 503 within the connect timeout, not a wait', async () => {
+    const { store, app } = await nodeOn(url, { poolSize: 1, connectTimeoutMs: 300 })
+    await expectServing(app)
+    let release!: () => void
+    const held = store.db.connection().execute(() => new Promise<void>((resolve) => (release = resolve)))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const started = Date.now()
+    expectTryLater(await v3(app))
+    expect(Date.now() - started).toBeLessThan(2000)
+    release()
+    await held
+    expect((await v3(app)).statusCode).toBe(200)
+  })
+
+  it('with its backends terminated under load: every answer 200 or 503, the node lives and serves on', async () => {
+    const { store, app } = await nodeOn(url, { poolSize: 4 })
+    await expectServing(app)
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    const statuses: number[] = []
+    const load = Array.from({ length: 200 }, async (_, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i))
+      statuses.push((await (i % 2 ? v3(app) : v2(app))).statusCode)
+    })
+    let terminated = 0
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      terminated += (
+        await admin.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and application_name = ''`,
+        )
+      ).rowCount!
+    }
+    expect(terminated).toBeGreaterThan(0)
+    await Promise.all(load)
+    await admin.end()
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([])
+    expect(statuses).toHaveLength(200)
+    await expectServing(app)
+    expect(store.pool!.totalCount).toBeLessThanOrEqual(4)
+  }, 30_000)
+})
+
+describe.skipIf(!postgres || !!PGBOUNCER_MISSING)('a pooler that goes away and comes back', () => {
+  let bouncer: PgBouncer | undefined
+  afterAll(async () => {
+    await bouncer?.stop()
+  })
+
+  it('answers 503 while it is gone and serves within 5 s of its return', async () => {
+    bouncer = await startPgBouncer({ poolMode: 'transaction' })
+    const port = bouncer.port
+    const { app } = await nodeOn(bouncer.urlFor(url), { pooling: 'transaction', connectTimeoutMs: 1000 })
+    await expectServing(app)
+    await bouncer.stop()
+    bouncer = undefined
+    // Credentials stay cached for up to a second; past it every request needs the database.
+    await new Promise((resolve) => setTimeout(resolve, CREDENTIAL_CACHE_MS + 100))
+    await expectUnavailable(app)
+    bouncer = await startPgBouncer({ poolMode: 'transaction', port })
+    const back = Date.now()
+    let served = 0
+    while (Date.now() - back < 5000) {
+      if ((await v3(app)).statusCode === 200) {
+        served = Date.now() - back
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(served).toBeGreaterThan(0)
+    await expectServing(app)
+  }, 30_000)
+})
+
+const JOB_SIZE = 20_000
+
+describe.skipIf(!postgres || !!PG_CLUSTER_MISSING).each([
+  ['directly', false],
+  ['through PgBouncer in transaction mode', true],
+])('a PostgreSQL restart under load, %s', (_, pooled) => {
+  let cluster: PgCluster | undefined
+  let bouncer: PgBouncer | undefined
+  afterAll(async () => {
+    await bouncer?.stop()
+    cluster?.destroy()
+  })
+
+  it('answers every write 201 or 503 while it restarts, loses no acknowledged one, and serves within 5 s of its return', async () => {
+    if (pooled && PGBOUNCER_MISSING) return console.warn(PGBOUNCER_MISSING)
+    cluster = await startPgCluster()
+    bouncer = pooled ? await startPgBouncer({ poolMode: 'transaction', target: cluster.url }) : undefined
+    const store = bouncer
+      ? openStore(bouncer.urlFor(cluster.url), {
+          poolSize: 6,
+          connectTimeoutMs: 1000,
+          pooling: 'transaction',
+          listenUrl: cluster.url,
+        })
+      : openStore(cluster.url, { poolSize: 6, connectTimeoutMs: 1000 })
+    await prepareDatabase(store)
+    await createOwner(store.db, { name: 'Restart Org', type: 'Organization' }, isoNow())
+    await createAccount(
+      store.db,
+      { userName: 'restart-admin', kind: 'api', organization: 'Restart Org', role: 'Organization Administrator' },
+      isoNow(),
+    )
+    const token = (await issueApiToken(store.db, 'restart-admin', {}, Date.now())).token
+    const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+    const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+    opened.push({ store, app })
+    const headers = { ...https, authorization: `TC-Token ${token}` }
+    const worker = startBatchWorker(store, services, { pollMs: 200 })
+    // A batch job under way when the server restarts: it must complete from its last committed chunk.
+    const job = await app.inject({
+      method: 'POST',
+      url: '/api/v2/batch',
+      payload: { owner: 'Restart Org', haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+      headers,
+    })
+    const jobId = job.json().data.batchId as number
+    const hosts = Array.from({ length: JOB_SIZE }, (_, i) => ({ type: 'Host', summary: `job-${i}.example` }))
+    const upload = await app.inject({
+      method: 'POST',
+      url: `/api/v2/batch/${jobId}`,
+      payload: JSON.stringify({ indicator: hosts }),
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+    })
+    expect(upload.statusCode).toBe(202)
+
+    const statuses: number[] = []
+    const acknowledged: string[] = []
+    let restartedAt = 0
+    let jobAtRestart: { status?: string; successCount?: number } = {}
+    let firstSuccessAfter = -1
+    const until = Date.now() + 5000
+    const writer = async (w: number) => {
+      for (let n = 0; Date.now() < until; n++) {
+        const hostName = `restart-${w}-${n}.example`
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/v3/indicators',
+          payload: { type: 'Host', hostName },
+          headers,
+        })
+        statuses.push(res.statusCode)
+        if (res.statusCode === 201) {
+          acknowledged.push(hostName)
+          if (restartedAt && firstSuccessAfter < 0) firstSuccessAfter = Date.now() - restartedAt
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }
+    const restart = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      const before = await app.inject({ url: `/api/v2/batch/${jobId}`, headers })
+      jobAtRestart = before.json().data.batchStatus
+      await cluster!.restart()
+      restartedAt = Date.now()
+    })()
+    await Promise.all([writer(1), writer(2), writer(3), writer(4), restart])
+
+    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([])
+    expect(restartedAt).toBeGreaterThan(0)
+    expect(firstSuccessAfter).toBeGreaterThanOrEqual(0)
+    expect(firstSuccessAfter).toBeLessThan(5000)
+    const stored = new Set(
+      (await store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'restart-%').execute()).map(
+        (r) => r.summary,
+      ),
+    )
+    expect(acknowledged.filter((name) => !stored.has(name))).toEqual([])
+    expect(acknowledged.length).toBeGreaterThan(20)
+
+    let state: { status?: string; successCount?: number } = {}
+    const deadline = Date.now() + 30_000
+    while (Date.now() < deadline) {
+      const res = await app.inject({ url: `/api/v2/batch/${jobId}`, headers })
+      if (res.statusCode === 200) state = res.json().data.batchStatus
+      if (state.status === 'Completed') break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await worker.stop()
+    // Under way when the server went down, and completed from its last chunk well before its lease would expire.
+    expect(jobAtRestart.status).toBe('Running')
+    expect(jobAtRestart.successCount).toBeLessThan(JOB_SIZE)
+    expect(state).toMatchObject({ status: 'Completed', successCount: JOB_SIZE, errorCount: 0 })
+  }, 90_000)
+})

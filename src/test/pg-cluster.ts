@@ -1,0 +1,99 @@
+/**
+ * A PostgreSQL cluster of the test's own, on a free loopback port, that the test may stop, restart
+ * and start again without touching the shared server: Debian's binaries (/usr/lib/postgresql/<n>/bin),
+ * run as the `postgres` user when the test runs as root, trust authentication, fsync off.
+ * Tests skip with PG_CLUSTER_MISSING when no initdb is found.
+ */
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freeLoopbackPort } from './harness.js'
+
+const ROOT = '/usr/lib/postgresql'
+const BIN = existsSync(ROOT)
+  ? readdirSync(ROOT)
+      .filter((v) => existsSync(join(ROOT, v, 'bin', 'initdb')))
+      .sort((a, b) => Number(b) - Number(a))
+      .map((v) => join(ROOT, v, 'bin'))[0]
+  : undefined
+
+export const PG_CLUSTER_MISSING = BIN ? undefined : `no initdb under ${ROOT}: the PostgreSQL restart tests are skipped`
+
+export interface PgCluster {
+  port: number
+  /** postgres://postgres@127.0.0.1:<port>/postgres */
+  url: string
+  /** pg_ctl restart -m fast, run beside the event loop so the node under test keeps serving meanwhile. */
+  restart(): Promise<void>
+  stop(): Promise<void>
+  start(): Promise<void>
+  destroy(): void
+}
+
+export async function startPgCluster(): Promise<PgCluster> {
+  if (!BIN) throw new Error(PG_CLUSTER_MISSING)
+  const port = await freeLoopbackPort()
+  const dir = mkdtempSync(join(tmpdir(), 'bulwark-pg-'))
+  const data = join(dir, 'data')
+  const asRoot = process.getuid?.() === 0
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim())
+    chownSync(dir, uid, gid)
+  }
+  chmodSync(dir, 0o700)
+  const run = (tool: string, args: string[]) =>
+    execFileSync(
+      asRoot ? 'runuser' : join(BIN, tool),
+      asRoot ? ['-u', 'postgres', '--', join(BIN, tool), ...args] : args,
+      {
+        stdio: 'ignore',
+        cwd: dir,
+      },
+    )
+  run('initdb', ['-D', data, '--auth=trust', '--username=postgres', '--no-sync', '-E', 'UTF8'])
+  writeFileSync(
+    join(data, 'postgresql.auto.conf'),
+    [
+      `port = ${port}`,
+      `listen_addresses = '127.0.0.1'`,
+      `unix_socket_directories = '${dir}'`,
+      'fsync = off',
+      'synchronous_commit = off',
+      'full_page_writes = off',
+      'shared_buffers = 32MB',
+      'max_connections = 60',
+      '',
+    ].join('\n'),
+  )
+  const ctlArgs = (...args: string[]) => ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', ...args]
+  const ctl = (...args: string[]) => run('pg_ctl', ctlArgs(...args))
+  const ctlAsync = async (...args: string[]) => {
+    const tool = join(BIN, 'pg_ctl')
+    await promisify(execFile)(
+      asRoot ? 'runuser' : tool,
+      asRoot ? ['-u', 'postgres', '--', tool, ...ctlArgs(...args)] : ctlArgs(...args),
+      {
+        cwd: dir,
+      },
+    )
+  }
+  ctl('start')
+  return {
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    restart: () => ctlAsync('restart', '-m', 'fast'),
+    stop: () => ctlAsync('stop', '-m', 'fast'),
+    start: () => ctlAsync('start'),
+    destroy() {
+      try {
+        ctl('stop', '-m', 'immediate')
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
