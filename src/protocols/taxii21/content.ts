@@ -356,9 +356,11 @@ export async function readObject(env: TaxiiEnv, c: Collection, stixId: string, f
   const marking = (await markingsOf(env, c)).find((m) => m.id === stixId)
   if (marking) return markingMatches(marking, { ...f, types: undefined, ids: undefined }) ? [markingItem(marking)] : []
   if (!stixId.startsWith('indicator--')) {
-    const [found] = await graphObjects(env, c, { ...f, versions: undefined, addedAfter: undefined, ids: [stixId] })
+    const whole = { ...f, versions: undefined, addedAfter: undefined, specVersionMatches: true, ids: [stixId] }
+    const [found] = await graphObjects(env, c, whole)
     if (!found) throw notFound(`No object '${stixId}' in collection ${c.id}`)
-    return (!f.versions || f.versions.has(found.version)) &&
+    return f.specVersionMatches &&
+      (!f.versions || f.versions.has(found.version)) &&
       (f.addedAfter === undefined || found.dateAdded > f.addedAfter)
       ? [new GraphItem(found)]
       : []
