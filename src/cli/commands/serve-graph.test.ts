@@ -253,6 +253,29 @@ describe.skipIf(!!missing)('imported Groups and relationships served over TAXII 
     expect(after.body.objects).toBeUndefined()
   })
 
+  it('marks a Group with its TLP label, and adds a TLP 2.0 marking a Group needs to the collection', async () => {
+    const campaign = (await walk('Graph APT31', 1000)).objects.find((o) => o.type === 'campaign')!
+    const row = await t.store.db
+      .selectFrom('intel_group')
+      .select('id')
+      .where('xid', '=', campaign.id)
+      .executeTakeFirstOrThrow()
+    const labelled = await t.request({
+      method: 'POST',
+      url: `/api/v2/groups/campaigns/${row.id}/securityLabels/TLP%3ACLEAR?owner=${encodeURIComponent('Graph APT31')}`,
+      as: writer,
+    })
+    expect(labelled.statusCode, labelled.body).toBe(200)
+    const { objects } = await walk('Graph APT31', 1000)
+    const clear = objects.find((o) => o.type === 'marking-definition' && o.name === 'TLP:CLEAR')!
+    expect(clear).toBeDefined()
+    const served = objects.find((o) => o.id === campaign.id)!
+    expect(served.object_marking_refs).toEqual([clear.id])
+    // The label is a change of the Group in Bulwark: served again (date added), its version still the source's.
+    expect(served.modified).toBe(campaign.modified)
+    if (!noSchemas) expect(stixSchemaErrors(served)).toEqual([])
+  })
+
   it('exports the same objects in the STIX bundle', async () => {
     const { objects } = await walk('Graph NOBELIUM', 1000)
     const output = join(dir, 'nobelium.json')
