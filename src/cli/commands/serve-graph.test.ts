@@ -78,16 +78,16 @@ let dir: string
 beforeAll(async () => {
   t = await createTestApp({ listen: !noClients })
   dir = mkdtempSync(join(tmpdir(), 'bulwark-graph-'))
-  for (const name of ['Graph NOBELIUM', 'Graph APT31']) await t.createOwner(name, 'Source')
+  for (const name of ['Graph NOBELIUM', 'Graph APT31', 'Graph Mirror']) await t.createOwner(name, 'Source')
   writer = await t.createAccount({
     role: 'Standard User',
-    memberships: { 'Graph NOBELIUM': 'Editor', 'Graph APT31': 'Editor' },
+    memberships: { 'Graph NOBELIUM': 'Editor', 'Graph APT31': 'Editor', 'Graph Mirror': 'Editor' },
   })
   reader = (
     await t.createAccount({
       kind: 'taxii',
       password,
-      memberships: { 'Graph NOBELIUM': 'Subscriber', 'Graph APT31': 'Subscriber' },
+      memberships: { 'Graph NOBELIUM': 'Subscriber', 'Graph APT31': 'Subscriber', 'Graph Mirror': 'Subscriber' },
     })
   ).userName
   if (!missing) {
@@ -295,6 +295,18 @@ describe.skipIf(!!missing)('imported Groups and relationships served over TAXII 
         .map((o) => JSON.stringify(o))
         .sort()
     expect(nonIndicators(exported)).toEqual(nonIndicators(objects))
+
+    // Imported into another owner, the export makes the same Groups (ids, dates) and associations again (103, as the source).
+    const mirror = await importCommand(t.store, t.services, {
+      file: output,
+      owner: 'Graph Mirror',
+      userName: writer.userName,
+    })
+    expect([mirror.errorCount, mirror.groups.created, mirror.associations.created]).toEqual([0, 27, 103])
+    const again = (await walk('Graph Mirror', 1000)).objects
+    expect(countByType(again)).toEqual(countByType(objects))
+    expect(servedGroups(again)).toEqual(servedGroups(objects))
+    expect(relationshipShapes(again)).toEqual(relationshipShapes(objects))
   })
 })
 
