@@ -6,6 +6,7 @@
  * touches HTTP, SQL or the file system: the adapter hands text in and takes text out.
  */
 import type { IndicatorRecord } from '../domain/indicators/record.js'
+import type { FeedGraph } from '../domain/listing/feed-graph.js'
 import type { AttributeView } from '../domain/metadata/item-metadata.js'
 import type { SecurityLabel } from '../domain/metadata/security-labels.js'
 import type { Tag } from '../domain/metadata/tags.js'
@@ -124,6 +125,8 @@ export interface FileWriter {
   opening(): string
   /** Undefined for an Indicator the format cannot express. */
   indicator(indicator: WrittenIndicator): string | undefined
+  /** The owner's Groups and associations, for a format that holds them (STIX); absent otherwise. */
+  graph?(graph: FeedGraph): { text: string; count: number }
   closing(): string
 }
 

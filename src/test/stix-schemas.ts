@@ -14,6 +14,22 @@ export const STIX_SCHEMAS_DIR = process.env.BULWARK_STIX_SCHEMAS_DIR || resolve(
 const ENTRY: Record<string, string> = {
   indicator: 'sdos/indicator.json',
   'marking-definition': 'common/marking-definition.json',
+  relationship: 'sros/relationship.json',
+  ...Object.fromEntries(
+    [
+      'attack-pattern',
+      'campaign',
+      'course-of-action',
+      'grouping',
+      'incident',
+      'intrusion-set',
+      'malware',
+      'report',
+      'threat-actor',
+      'tool',
+      'vulnerability',
+    ].map((type) => [type, `sdos/${type}.json`]),
+  ),
 }
 
 export function stixSchemasUnavailable(): string | undefined {

@@ -13,6 +13,8 @@ import { randomUUID } from 'node:crypto'
 import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { listIndicatorObjects } from '../../domain/indicators/objects.js'
+import { loadOwnerGraph } from '../../domain/listing/feed-graph.js'
+import { SERVED_GROUP_TYPES } from '../../formats/stix2/stix-graph.js'
 import { conflict, invalid } from '../../core/errors.js'
 import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
 import type { Services } from '../../domain/services.js'
@@ -58,6 +60,7 @@ export async function exportCommand(store: Store, services: Services, args: Expo
   let count = 0
   let skipped = 0
   let total: number | undefined
+  let objects: number | undefined
   let afterId: number | undefined
   try {
     await write(writer.opening())
@@ -95,6 +98,12 @@ export async function exportCommand(store: Store, services: Services, args: Expo
       if (!page.hasMore || page.items.length === 0) break
       afterId = page.items[page.items.length - 1].id
     }
+    // The Groups and their relationships, for a format that holds them; a --tql filter selects Indicators only, so it leaves them out.
+    if (writer.graph && args.tql === undefined) {
+      const graph = writer.graph(await loadOwnerGraph(store, ctx.owner.id, [...SERVED_GROUP_TYPES.keys()]))
+      await write(graph.text)
+      objects = graph.count
+    }
     await write(writer.closing())
   } catch (error) {
     out.destroy()
@@ -111,7 +120,14 @@ export async function exportCommand(store: Store, services: Services, args: Expo
       throw error
     }
   }
-  return { owner: ctx.owner.name, format: format.name, file: args.output, count, ...(mayLeaveOut ? { skipped } : {}) }
+  return {
+    owner: ctx.owner.name,
+    format: format.name,
+    file: args.output,
+    count,
+    ...(mayLeaveOut ? { skipped } : {}),
+    ...(objects !== undefined ? { otherObjects: objects } : {}),
+  }
 }
 
 function outputExists(file: string) {

@@ -102,7 +102,14 @@ describe('STIX 2.1 bundles', () => {
     async () => {
       const run = await bulwark('export', '--owner', OWNER, '--output', bundleFile())
       expect(run.status, run.stderr).toBe(0)
-      expect(run.result).toEqual({ owner: OWNER, format: 'stix', file: bundleFile(), count: seed.length, skipped: 0 })
+      expect(run.result).toEqual({
+        owner: OWNER,
+        format: 'stix',
+        file: bundleFile(),
+        count: seed.length,
+        skipped: 0,
+        otherObjects: 0,
+      })
       expect(statSync(bundleFile()).mode & 0o777).toBe(0o600)
       exported = readBundle(bundleFile())
       expect(exported.type).toBe('bundle')

@@ -17,6 +17,8 @@ import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../form
 import { type ElementReading, messageOf } from '../read-json-array.js'
 import { GROUP_TYPE_OF, type Linked, SCO_TYPES, type Sighting, StixGraph, groupOfSdo, patternOfSco } from './graph.js'
 import { readStixInput } from './stix-input.js'
+import { stixGraphObjects } from './stix-graph.js'
+import type { FeedGraph } from '../../domain/listing/feed-graph.js'
 import {
   ALWAYS_MARKINGS,
   MARKINGS,
@@ -270,6 +272,14 @@ class BundleWriter implements FileWriter {
     const marking = markingOf(labels)
     if (marking && MARKINGS.indexOf(marking) >= ALWAYS_MARKINGS) this.optionalMarkings.add(marking)
     return `,\n${JSON.stringify(object)}`
+  }
+
+  /** The Groups and relationships (stix-graph.ts), after the indicators. */
+  graph(graph: FeedGraph): { text: string; count: number } {
+    const objects = stixGraphObjects(this.ids, graph)
+    for (const o of objects)
+      if (o.marking && MARKINGS.indexOf(o.marking) >= ALWAYS_MARKINGS) this.optionalMarkings.add(o.marking)
+    return { text: objects.map((o) => `,\n${JSON.stringify(o.object)}`).join(''), count: objects.length }
   }
 
   closing(): string {

@@ -527,6 +527,16 @@ export class StixIds {
     return this.namespace.prefix(`indicator|${ownerId}|${indicatorId}`)
   }
 
+  /** A Group's derived id, for a Group whose xid is no STIX id of its type (from its database id, as an Indicator's). */
+  group(ownerId: number, stixType: string, groupId: number): string {
+    return `${stixType}--${this.namespace.uuid(`group|${ownerId}|${groupId}`)}`
+  }
+
+  /** An association's relationship: from its two ends, the Group first (`group:<id>` and `group:<id>` or `indicator:<id>`). */
+  relationship(ownerId: number, from: string, to: string): string {
+    return `relationship--${this.namespace.uuid(`relationship|${ownerId}|${from}|${to}`)}`
+  }
+
   /** A TAXII 2.1 collection's id: an `identifier` is a version 4 UUID (TAXII 2.1 §2.1), derived here, not drawn. */
   collection(ownerId: number): string {
     return this.namespace.uuidVersion4Form(`collection|${ownerId}`)

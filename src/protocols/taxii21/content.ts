@@ -1,10 +1,12 @@
 /**
  * What a collection holds, as TAXII serves it: the owner's feed (domain/listing/feed.ts) as
- * STIX objects — its marking definitions first, then one indicator per Indicator — with the
- * standard's filters applied and a keyset position after each page.
+ * STIX objects — its marking definitions first, then one indicator per Indicator, then its
+ * Groups and their relationships (formats/stix2/stix-graph.ts) — with the standard's filters
+ * applied and a keyset position after each page.
  *
- * date_added: a marking's `created`; an Indicator's last change (each change is a new
- * version, added then; only the newest version is kept, so every object has one version).
+ * date_added: a marking's `created`; an Indicator's or a Group's last change (each change is a
+ * new version, added then; only the newest version is kept, so every object has one version);
+ * an association's creation.
  */
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Caller } from '../../domain/context.js'
@@ -19,6 +21,8 @@ import {
   planFeedPage,
   readFeed,
 } from '../../domain/listing/feed.js'
+import { feedGroupLabelsInUse, readFeedGraph } from '../../domain/listing/feed-graph.js'
+import { type GraphObject, SERVED_GROUP_TYPES, stixGraphObjects } from '../../formats/stix2/stix-graph.js'
 import type { Membership } from '../../domain/permissions.js'
 import { notFound } from '../../core/errors.js'
 import type { Store } from '../../store/connect.js'
@@ -98,6 +102,22 @@ class IndicatorItem implements Item {
   }
 }
 
+class GraphItem implements Item {
+  readonly dateAdded: string
+  readonly version: string
+  constructor(private readonly o: GraphObject) {
+    this.dateAdded = o.dateAdded
+    this.version = o.version
+  }
+
+  stixId() {
+    return this.o.id
+  }
+  json() {
+    return JSON.stringify(this.o.object)
+  }
+}
+
 /**
  * A page of a collection: what its envelope and headers say, known before any of its objects
  * is read, and then the objects, a read batch at a time, so the page can be sent as it is read.
@@ -144,8 +164,34 @@ export function findCollection(env: TaxiiEnv, idOrName: string): Collection {
 }
 
 async function markingsOf(env: TaxiiEnv, c: Collection): Promise<StixMarking[]> {
-  return collectionMarkings(await feedLabelsInUse(env.store, env.caller, c.owner.ownerId, OPTIONAL_MARKING_LABELS))
+  const [indicators, groups] = await Promise.all([
+    feedLabelsInUse(env.store, env.caller, c.owner.ownerId, OPTIONAL_MARKING_LABELS),
+    feedGroupLabelsInUse(env.store, env.caller, c.owner.ownerId, OPTIONAL_MARKING_LABELS),
+  ])
+  return collectionMarkings([...indicators, ...groups])
 }
+
+/** The collection's Groups and relationships that pass the filters, in date_added order, after the position when given. */
+async function graphObjects(env: TaxiiEnv, c: Collection, f: ObjectFilters): Promise<GraphObject[]> {
+  if (!f.specVersionMatches) return []
+  const all = stixGraphObjects(
+    env.ids,
+    await readFeedGraph(env.store, env.caller, c.owner.ownerId, [...SERVED_GROUP_TYPES.keys()]),
+  )
+  const p = f.position?.phase === 'graph' ? f.position : undefined
+  return all.filter(
+    (o) =>
+      (!f.types || f.types.has(o.type)) &&
+      (!f.ids || f.ids.includes(o.id)) &&
+      (!f.versions || f.versions.has(o.version)) &&
+      (f.addedAfter === undefined || o.dateAdded > f.addedAfter) &&
+      (!p || o.dateAdded > p.dateAdded || (o.dateAdded === p.dateAdded && o.id > p.id)),
+  )
+}
+
+/** Whether any Group or relationship type could pass a match[type] filter (so the graph need not be read). */
+const graphApplies = (f: ObjectFilters) =>
+  f.specVersionMatches && (!f.types || [...f.types].some((t) => t !== 'indicator' && t !== 'marking-definition'))
 
 function markingItem(m: StixMarking): Item {
   return new MarkingItem(m)
@@ -191,7 +237,10 @@ async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readon
 export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilters): Promise<ItemPage> {
   const indicatorIds = f.ids ? await resolveIndicatorIds(env, c, f.ids) : undefined
   const indicatorsApply =
-    f.specVersionMatches && (!f.types || f.types.has('indicator')) && (!indicatorIds || indicatorIds.length > 0)
+    f.position?.phase !== 'graph' &&
+    f.specVersionMatches &&
+    (!f.types || f.types.has('indicator')) &&
+    (!indicatorIds || indicatorIds.length > 0)
   const feedQuery: Omit<FeedQuery, 'limit'> = {
     ownerId: c.owner.ownerId,
     since: f.addedAfter,
@@ -202,7 +251,7 @@ export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilter
   let markings: Item[] = []
   let room = f.limit
 
-  if (f.position?.phase !== 'indicator') {
+  if (f.position === undefined || f.position.phase === 'marking') {
     const start = f.position ? f.position.index + 1 : 0
     const candidates = (await markingsOf(env, c)).filter((m) => MARKINGS.indexOf(m) >= start && markingMatches(m, f))
     const taken = candidates.slice(0, f.limit)
@@ -211,7 +260,8 @@ export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilter
     if (room === 0) {
       const more =
         candidates.length > f.limit ||
-        (indicatorsApply && (await planFeedPage(env.store, env.caller, { ...feedQuery, limit: 1 })).count > 0)
+        (indicatorsApply && (await planFeedPage(env.store, env.caller, { ...feedQuery, limit: 1 })).count > 0) ||
+        (graphApplies(f) && (await graphObjects(env, c, f)).length > 0)
       return {
         firstAdded: markings[0].dateAdded,
         lastAdded: markings.at(-1)!.dateAdded,
@@ -226,16 +276,38 @@ export async function openItemPage(env: TaxiiEnv, c: Collection, f: ObjectFilter
   const plan: FeedPlan = indicatorsApply
     ? await planFeedPage(env.store, env.caller, { ...feedQuery, limit: room })
     : { count: 0, more: false }
+  // Past the last Indicator, the page goes on with the Groups and relationships (read whole, then cut).
+  let graph: Item[] = []
+  let graphMore = false
+  if (!plan.more && graphApplies(f)) {
+    const rest = await graphObjects(env, c, f)
+    const roomLeft = room - plan.count
+    graph = rest.slice(0, Math.max(0, roomLeft)).map((o) => new GraphItem(o))
+    graphMore = rest.length > graph.length
+  }
+  const lastGraph = graph.at(-1)
+  const more = plan.more || graphMore
   return {
-    firstAdded: markings[0]?.dateAdded ?? plan.first?.lastModified,
-    lastAdded: plan.last?.lastModified ?? markings.at(-1)?.dateAdded,
-    more: plan.more,
-    next: plan.more && plan.last ? { phase: 'indicator', ...plan.last } : undefined,
+    firstAdded: markings[0]?.dateAdded ?? plan.first?.lastModified ?? graph[0]?.dateAdded,
+    lastAdded: lastGraph?.dateAdded ?? plan.last?.lastModified ?? markings.at(-1)?.dateAdded,
+    more,
+    next: !more
+      ? undefined
+      : plan.more && plan.last
+        ? { phase: 'indicator', ...plan.last }
+        : lastGraph
+          ? { phase: 'graph', dateAdded: lastGraph.dateAdded, id: lastGraph.stixId() }
+          : plan.last
+            ? { phase: 'indicator', ...plan.last }
+            : markings.length
+              ? { phase: 'marking', index: MARKINGS.length - 1 }
+              : f.position,
     batches: itemBatches(
       env,
       c,
       markings,
       plan.last && firstPart && { query: { ...feedQuery, through: plan.last }, firstPart },
+      graph,
     ),
   }
 }
@@ -260,9 +332,18 @@ async function* itemBatches(
   c: Collection,
   markings: Item[],
   indicators: { query: Omit<FeedQuery, 'limit'> & { through: FeedPosition }; firstPart: Promise<FeedPage> } | undefined,
+  graph: Item[],
 ): AsyncGenerator<Item[]> {
   if (markings.length) yield markings
-  if (!indicators) return
+  if (indicators) yield* indicatorBatches(env, c, indicators)
+  if (graph.length) yield graph
+}
+
+async function* indicatorBatches(
+  env: TaxiiEnv,
+  c: Collection,
+  indicators: { query: Omit<FeedQuery, 'limit'> & { through: FeedPosition }; firstPart: Promise<FeedPage> },
+): AsyncGenerator<Item[]> {
   const { query, firstPart } = indicators
   let pending: Promise<FeedPage> | undefined = firstPart
   while (pending) {
@@ -282,6 +363,16 @@ async function* itemBatches(
 export async function readObject(env: TaxiiEnv, c: Collection, stixId: string, f: ObjectFilters): Promise<Item[]> {
   const marking = (await markingsOf(env, c)).find((m) => m.id === stixId)
   if (marking) return markingMatches(marking, { ...f, types: undefined, ids: undefined }) ? [markingItem(marking)] : []
+  if (!stixId.startsWith('indicator--')) {
+    const whole = { ...f, versions: undefined, addedAfter: undefined, specVersionMatches: true, ids: [stixId] }
+    const [found] = await graphObjects(env, c, whole)
+    if (!found) throw notFound(`No object '${stixId}' in collection ${c.id}`)
+    return f.specVersionMatches &&
+      (!f.versions || f.versions.has(found.version)) &&
+      (f.addedAfter === undefined || found.dateAdded > f.addedAfter)
+      ? [new GraphItem(found)]
+      : []
+  }
   const [id] = await resolveIndicatorIds(env, c, [stixId])
   const page =
     id === undefined

@@ -9,8 +9,11 @@ import { invalid } from '../../core/errors.js'
 export const DEFAULT_PAGE = 1000
 export const MAX_PAGE = MAX_FEED_PAGE
 
-/** Where a walk of a collection stands: in its marking definitions, or among its Indicators. */
-export type Position = { phase: 'marking'; index: number } | { phase: 'indicator'; lastModified: string; id: number }
+/** Where a walk of a collection stands: in its marking definitions, among its Indicators, or among its Groups and relationships. */
+export type Position =
+  | { phase: 'marking'; index: number }
+  | { phase: 'indicator'; lastModified: string; id: number }
+  | { phase: 'graph'; dateAdded: string; id: string }
 
 export interface ObjectFilters {
   limit: number
@@ -65,7 +68,12 @@ export function taxiiTimestamp(stored: string): string {
 }
 
 export function encodePosition(p: Position): string {
-  const text = p.phase === 'marking' ? `m${p.index}` : `i${p.lastModified}|${p.id}`
+  const text =
+    p.phase === 'marking'
+      ? `m${p.index}`
+      : p.phase === 'indicator'
+        ? `i${p.lastModified}|${p.id}`
+        : `g${p.dateAdded}|${p.id}`
   return Buffer.from(text, 'utf8').toString('base64url')
 }
 
@@ -75,6 +83,8 @@ export function decodePosition(next: string): Position {
   if (m) return { phase: 'marking', index: Number(m[1]) }
   m = /^i(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(\d{1,15})$/.exec(text)
   if (m && !Number.isNaN(Date.parse(m[1]))) return { phase: 'indicator', lastModified: m[1], id: Number(m[2]) }
+  m = /^g(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([a-z][a-z0-9-]{0,62}--[0-9a-f-]{36})$/.exec(text)
+  if (m && !Number.isNaN(Date.parse(m[1]))) return { phase: 'graph', dateAdded: m[1], id: m[2] }
   throw invalid('next is not a value this server gave out')
 }
 

@@ -1,0 +1,90 @@
+/**
+ * An owner's Groups and their associations, as a feed serves them beside its Indicators
+ * (domain/listing/feed-graph.ts): the Groups of the named types, and the plain (untyped)
+ * associations that start at one of them, each stored pair read once.
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../database.js'
+
+export async function selectFeedGroups(db: Kysely<Database>, ownerId: number, types: readonly string[]) {
+  if (types.length === 0) return []
+  return db
+    .selectFrom('intel_group')
+    .select([
+      'id',
+      'type',
+      'name',
+      'xid',
+      'description',
+      'date_added',
+      'last_modified',
+      'external_date_added',
+      'external_last_modified',
+      'first_seen',
+      'last_seen',
+      'publish_date',
+    ])
+    .where('owner_id', '=', ownerId)
+    .where('type', 'in', types)
+    .orderBy('id')
+    .execute()
+}
+
+/**
+ * The plain associations from the owner's Groups to its Groups (each pair once: from the lower
+ * id) and to its Indicators.
+ */
+export async function selectFeedGroupLinks(db: Kysely<Database>, ownerId: number) {
+  const groups = await db
+    .selectFrom('association')
+    .innerJoin('intel_group as a', 'a.id', 'association.from_id')
+    .innerJoin('intel_group as b', 'b.id', 'association.to_id')
+    .select(['association.from_id', 'association.to_id', 'association.date_added'])
+    .where('association.from_kind', '=', 'group')
+    .where('association.to_kind', '=', 'group')
+    .where('association.association_type_id', '=', 0)
+    .whereRef('association.from_id', '<', 'association.to_id')
+    .where('a.owner_id', '=', ownerId)
+    .where('b.owner_id', '=', ownerId)
+    .execute()
+  const indicators = await db
+    .selectFrom('association')
+    .innerJoin('intel_group as a', 'a.id', 'association.from_id')
+    .innerJoin('indicator as b', 'b.id', 'association.to_id')
+    .select(['association.from_id', 'association.to_id', 'association.date_added'])
+    .where('association.from_kind', '=', 'group')
+    .where('association.to_kind', '=', 'indicator')
+    .where('association.association_type_id', '=', 0)
+    .where('a.owner_id', '=', ownerId)
+    .where('b.owner_id', '=', ownerId)
+    .execute()
+  return { groups, indicators }
+}
+
+/** Which of the named security labels are on at least one of the owner's Groups. */
+export async function selectGroupLabelNamesInUse(
+  db: Kysely<Database>,
+  ownerId: number,
+  names: readonly string[],
+): Promise<string[]> {
+  if (names.length === 0) return []
+  const rows = await db
+    .selectFrom('security_label')
+    .select('name')
+    .where('name', 'in', names)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('item_security_label')
+          .innerJoin('intel_group', 'intel_group.id', 'item_security_label.item_id')
+          .select('item_security_label.item_id')
+          .whereRef('item_security_label.label_id', '=', 'security_label.id')
+          .where('item_security_label.item_kind', '=', 'group')
+          .where('intel_group.owner_id', '=', ownerId),
+      ),
+    )
+    .distinct()
+    .orderBy('name')
+    .execute()
+  return rows.map((r) => r.name)
+}
