@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'import-misp': () => import('./import-misp.js'),
   explain: () => import('./explain-batch.js'),
   start: () => import('./start.js'),
+  console: () => import('./console.js'),
   'v3-object': () => import('./v3-object.js'),
   tql: () => import('./tql.js'),
   taxii11: () => import('./taxii11.js'),
