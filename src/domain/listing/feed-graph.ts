@@ -6,11 +6,8 @@
  * an owner holds far fewer Groups than Indicators, and the protocol pages over the result.
  */
 import type { Store } from '../../store/connect.js'
-import {
-  selectFeedGroupLinks,
-  selectFeedGroups,
-  selectGroupLabelNamesInUse,
-} from '../../store/repositories/feed-graph.repository.js'
+import { selectFeedGroupLinks, selectFeedGroups } from '../../store/repositories/feed-graph.repository.js'
+import { selectLabelNamesInUse } from '../../store/repositories/feed.repository.js'
 import type { Caller } from '../context.js'
 import { loadAttributes, loadLabels, loadTags } from '../metadata/item-metadata.js'
 import { feedOwner } from './feed.js'
@@ -113,5 +110,5 @@ export async function feedGroupLabelsInUse(
   names: readonly string[],
 ): Promise<string[]> {
   feedOwner(caller, ownerId)
-  return selectGroupLabelNamesInUse(store.db, ownerId, names)
+  return selectLabelNamesInUse(store.db, ownerId, names, 'group')
 }

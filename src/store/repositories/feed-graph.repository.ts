@@ -60,31 +60,3 @@ export async function selectFeedGroupLinks(db: Kysely<Database>, ownerId: number
     .execute()
   return { groups, indicators }
 }
-
-/** Which of the named security labels are on at least one of the owner's Groups. */
-export async function selectGroupLabelNamesInUse(
-  db: Kysely<Database>,
-  ownerId: number,
-  names: readonly string[],
-): Promise<string[]> {
-  if (names.length === 0) return []
-  const rows = await db
-    .selectFrom('security_label')
-    .select('name')
-    .where('name', 'in', names)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('item_security_label')
-          .innerJoin('intel_group', 'intel_group.id', 'item_security_label.item_id')
-          .select('item_security_label.item_id')
-          .whereRef('item_security_label.label_id', '=', 'security_label.id')
-          .where('item_security_label.item_kind', '=', 'group')
-          .where('intel_group.owner_id', '=', ownerId),
-      ),
-    )
-    .distinct()
-    .orderBy('name')
-    .execute()
-  return rows.map((r) => r.name)
-}

@@ -371,20 +371,23 @@ export async function countFeedRows(
 }
 
 /**
- * Which of the named security labels are on at least one of the owner's Indicators. Each label is tested by a
- * scalar subquery that stops at its first link of the owner: `label_id = ? AND item_kind = 'indicator'` on
- * `(label_id, item_kind, item_id)` in item order, then the Indicator by id. The CROSS JOIN keeps that order on
+ * Which of the named security labels are on at least one of the owner's Indicators (or Groups). Each label is
+ * tested by a scalar subquery that stops at its first link of the owner: `label_id = ? AND item_kind = ?` on
+ * `(label_id, item_kind, item_id)` in item order, then the item by id. The CROSS JOIN keeps that order on
  * SQLite (with stale statistics it read the owner's every Indicator and probed its links), and the ORDER BY makes
  * the index the cheap path on PostgreSQL, which under a bare LIMIT 1 scanned the link table hoping to meet a match
- * early. As an EXISTS, PostgreSQL joined every Indicator label link with every Indicator of the owner, and SQLite
+ * early. As an EXISTS, PostgreSQL joined every label link of the kind with every item of the owner, and SQLite
  * sought the links by kind alone.
  */
 export async function selectLabelNamesInUse(
   db: Kysely<Database>,
   ownerId: number,
   names: readonly string[],
+  kind: 'indicator' | 'group' = 'indicator',
 ): Promise<string[]> {
   if (names.length === 0) return []
+  // Both tables have the id and owner_id the subquery reads; the alias lets one statement shape serve both.
+  const items = (kind === 'indicator' ? 'indicator as item' : 'intel_group as item') as 'indicator as item'
   const rows = await db
     .selectFrom('security_label')
     .select('name')
@@ -393,12 +396,12 @@ export async function selectLabelNamesInUse(
       (eb) =>
         eb
           .selectFrom('item_security_label')
-          .crossJoin('indicator')
+          .crossJoin(items)
           .select('item_security_label.item_id')
-          .whereRef('indicator.id', '=', 'item_security_label.item_id')
+          .whereRef('item.id', '=', 'item_security_label.item_id')
           .whereRef('item_security_label.label_id', '=', 'security_label.id')
-          .where('item_security_label.item_kind', '=', 'indicator')
-          .where('indicator.owner_id', '=', ownerId)
+          .where('item_security_label.item_kind', '=', kind)
+          .where('item.owner_id', '=', ownerId)
           .orderBy('item_security_label.item_id')
           .limit(1),
       'is not',
