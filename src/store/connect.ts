@@ -134,9 +134,10 @@ class TranslatingPool extends pg.Pool {
 
 /** The same for the statements Kysely runs on a client it holds (a transaction's, say). */
 function translateQueryErrors(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown
+  // The class's own query, looked up at each call: what instruments the driver (a test's spy) sees these statements too.
+  const proto = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown }
   ;(client as { query: unknown }).query = (...args: unknown[]) => {
-    const result = query(...args)
+    const result = proto.query.apply(client, args)
     if (result instanceof Promise)
       return result.catch((error: unknown) => {
         throw translateDatabaseError(error)
