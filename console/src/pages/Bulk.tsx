@@ -4,27 +4,12 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
+import { eachOf } from '../writes.js'
 import { OutcomeLine, putItem, useChange } from './Triage.js'
 
 export interface Selection {
   ids: Set<number>
   toggle: (ids: number[], on: boolean) => void
-}
-
-const AT_ONCE = 4
-
-/** Runs `work` on every id, AT_ONCE at a time; the refusals' messages, by id. */
-export async function eachOf(ids: number[], work: (id: number) => Promise<unknown>): Promise<Map<number, string>> {
-  const refused = new Map<number, string>()
-  let next = 0
-  const lane = async () => {
-    while (next < ids.length) {
-      const id = ids[next++]
-      await work(id).catch((error: Error) => refused.set(id, error.message))
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(AT_ONCE, ids.length) }, lane))
-  return refused
 }
 
 let labelNames: Promise<string[]> | undefined

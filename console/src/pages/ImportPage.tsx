@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { OutcomeLine, useAccess, useChange } from './Triage.js'
-import { writableOwners } from './NewItem.js'
+import { writableOwners } from '../writes.js'
 
 interface ImportJob {
   id: number

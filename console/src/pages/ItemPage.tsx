@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, mayWrite } from '../api.js'
+import { fieldLabel } from '../writes.js'
 import { PagedList } from './PagedList.js'
 import { AttributeAdder, Associator, NameEditor, OutcomeLine, putItem, useAccess, useChange } from './Triage.js'
 
@@ -110,12 +111,6 @@ const SHOWN_ELSEWHERE = new Set([
   'tags',
   'securityLabels',
 ])
-
-/** `externalDateAdded` → `External date added`. */
-export function fieldLabel(name: string): string {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()
-  return words.charAt(0).toUpperCase() + words.slice(1)
-}
 
 interface Row {
   id: number

@@ -4,31 +4,10 @@
  * opens the new item's page.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { type OwnerAccess, api } from '../api.js'
-import { detectValue, isDetected } from '../../../src/formats/text/values.js'
-import { findIndicatorType } from '../../../src/model/indicator-types.js'
+import { api } from '../api.js'
+import { GROUP_TYPES, indicatorBody, writableOwners } from '../writes.js'
 import type { Route } from '../route.js'
 import { OutcomeLine, useAccess, useChange } from './Triage.js'
-
-export const GROUP_TYPES = ['Adversary', 'Campaign', 'Incident', 'Intrusion Set', 'Threat']
-
-/** The v3 body of an Indicator from a typed value, or why it is none. */
-export function indicatorBody(text: string): { body: Record<string, unknown> } | { reason: string } {
-  const detected = detectValue(text.trim())
-  if (!isDetected(detected)) return { reason: detected.reason }
-  const type = findIndicatorType(detected.type)
-  if (!type) return { reason: `Bulwark has no Indicator type ${detected.type}` }
-  const body: Record<string, unknown> = { type: type.name }
-  type.fields.forEach((f, n) => {
-    const value = detected.values[n]
-    if (value) body[f.name] = value
-  })
-  return { body }
-}
-
-export function writableOwners(access: readonly OwnerAccess[], perm: 'permIndicator' | 'permGroup'): OwnerAccess[] {
-  return access.filter((o) => o[perm] === 'FULL')
-}
 
 export function NewItem({ navigate }: { navigate: (route: Route) => void }) {
   const access = useAccess()
