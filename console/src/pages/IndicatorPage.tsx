@@ -189,7 +189,15 @@ export function IndicatorPage({ id }: { id: number }) {
         <AttributeAdder endpoint="indicatorAttributes" parentField="indicatorId" id={i.id} onChanged={changed} />
       )}
       {canWrite && (
-        <Associator kind="indicators" id={i.id} partners={[['associatedGroups', 'Group']]} onChanged={changed} />
+        <Associator
+          kind="indicators"
+          id={i.id}
+          partners={[
+            ['associatedGroups', 'Group'],
+            ['associatedCases', 'Case'],
+          ]}
+          onChanged={changed}
+        />
       )}
       <OutcomeLine outcome={dissociation} />
       <PagedList<Group>
@@ -217,6 +225,35 @@ export function IndicatorPage({ id }: { id: number }) {
                   runDissociation(
                     () => putItem('indicators', i.id, { associatedGroups: { data: [{ id: g.id }], mode: 'delete' } }),
                     `Dissociated Group ${g.name}`,
+                  ),
+              }
+            : undefined
+        }
+      />
+      <PagedList<Group>
+        title="Associated Cases"
+        path="/api/v3/cases"
+        tql={`hasIndicator(id = ${i.id})`}
+        columns={['Name', 'Owner', 'Added']}
+        row={(c) => (
+          <>
+            <td class="summary">
+              <a href={`#/details/cases/${Number(c.id)}/overview`}>{c.name}</a>
+            </td>
+            <td>{String((c as { owner?: unknown }).owner ?? '')}</td>
+            <td>{c.dateAdded?.slice(0, 10) ?? ''}</td>
+          </>
+        )}
+        version={version}
+        action={
+          canWrite
+            ? {
+                text: 'Dissociate',
+                label: (c) => `Dissociate Case ${c.name}`,
+                run: (c) =>
+                  runDissociation(
+                    () => putItem('indicators', i.id, { associatedCases: { data: [{ id: c.id }], mode: 'delete' } }),
+                    `Dissociated Case ${c.name}`,
                   ),
               }
             : undefined

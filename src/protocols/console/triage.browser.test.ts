@@ -272,6 +272,15 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     expect(await seriousViolations(page)).toEqual([])
     await page.getByRole('button', { name: 'Dissociate Group Spare campaign' }).click()
     await heading('Associated Groups (0)').waitFor()
+    await page.getByLabel('Associate with a').selectOption('associatedCases')
+    await page.getByLabel('Its id').fill(String(ids.case))
+    await page.getByRole('button', { name: 'Associate', exact: true }).click()
+    await heading('Associated Cases (1)').waitFor()
+    expect(
+      await call('GET', `/api/v3/cases?tql=${encodeURIComponent(`hasIndicator(id = ${ids.indicator})`)}`),
+    ).toMatchObject([{ id: ids.case }])
+    await page.getByRole('button', { name: 'Dissociate Case Phishing wave' }).click()
+    await heading('Associated Cases (0)').waitFor()
   })
 
   it('tags and labels a Group from its page, and dissociates one of its Indicators', async () => {
@@ -311,8 +320,12 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
 
   it('tags and labels many selected search results at once', async () => {
     await page.goto(`${t.baseUrl}/#/search?q=${encodeURIComponent('tag = "bulk"')}`)
-    await page.getByRole('checkbox', { name: 'Select every row of this page' }).check()
-    await page.getByRole('checkbox', { name: 'Select bulk-b.example' }).uncheck()
+    // By keyboard: Space on the header's box selects the page, Space on a row's box leaves that row out.
+    await page.getByRole('checkbox', { name: 'Select every row of this page' }).focus()
+    await page.keyboard.press('Space')
+    await page.getByRole('checkbox', { name: 'Select bulk-b.example' }).focus()
+    await page.keyboard.press('Space')
+    await page.getByText('2 selected').waitFor()
     await page.getByLabel('Tag for the selected').fill('campaign-7')
     await page.getByRole('button', { name: 'Tag selected' }).click()
     await status('2 Indicators now carry the tag campaign-7')
