@@ -22,6 +22,8 @@ interface Related {
 
 interface KindConfig {
   word: string
+  /** A Victim's assets (its e-mail addresses, web sites, accounts…), listed under its fields. */
+  assets?: boolean
   options: string[]
   attributes?: { endpoint: string; parentField: string }
   related: Related[]
@@ -52,6 +54,7 @@ const KINDS: Record<string, KindConfig> = {
   },
   victims: {
     word: 'Victim',
+    assets: true,
     options: ['tags', 'securityLabels'],
     attributes: { endpoint: 'victimAttributes', parentField: 'victimId' },
     related: [
@@ -119,6 +122,17 @@ interface Row {
   type?: string
   ownerName?: string
   dateAdded?: string
+}
+
+/** A victim asset: its type and one value field named after the type (website, address, phone…). */
+type AssetRow = Record<string, unknown> & { id: number; type: string }
+
+/** The asset's value: the one field that is not its id, type, victim, link or date. */
+export function assetValue(a: AssetRow): string {
+  return Object.entries(a)
+    .filter(([k, v]) => !['id', 'type', 'victimId', 'webLink', 'dateAdded'].includes(k) && typeof v === 'string')
+    .map(([, v]) => String(v))
+    .join(' ')
 }
 
 interface AttributeRow {
@@ -201,6 +215,21 @@ export function ItemPage({ kind, id }: { kind: string; id: number }) {
           names={(item.securityLabels?.data ?? []).map((l) => l.name)}
           canWrite={canWrite}
           onChanged={changed}
+        />
+      )}
+      {config.assets && (
+        <PagedList<AssetRow>
+          title="Assets"
+          path="/api/v3/victimAssets"
+          tql={`victimId = ${item.id}`}
+          columns={['Type', 'Value']}
+          version={version}
+          row={(a) => (
+            <>
+              <td>{a.type}</td>
+              <td class="description">{assetValue(a)}</td>
+            </>
+          )}
         />
       )}
       {config.attributes && (

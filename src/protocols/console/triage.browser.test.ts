@@ -165,6 +165,12 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     expect(fields).toMatchObject({ ID: String(ids.group), Type: 'Adversary', 'Owner name': expect.any(String) })
     expect(await page.locator('article svg, article img, article script').count()).toBe(0)
     await shot('group-page')
+    // The v2 legacyLink of a Group leads to the same page.
+    const v2 = (await t.request({ url: `/api/v2/groups/adversaries/${ids.group}` })).json().data.adversary
+    await page.goto(`${t.baseUrl}/#/search`)
+    await page.goto(v2.webLink)
+    await page.waitForURL(`${t.baseUrl}/#/details/groups/${ids.group}/overview`)
+    await heading('Associated Indicators (12)').waitFor()
     expect(await seriousViolations(page)).toEqual([])
   })
 
@@ -174,6 +180,8 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     await heading('Acme Victim').waitFor()
     await heading('Associated Groups (1)').waitFor()
     await expect(page.getByText('Atlantean').isVisible()).resolves.toBe(true)
+    await heading('Assets (1)').waitFor()
+    await expect(page.getByRole('cell', { name: 'acme.example' }).count()).resolves.toBe(1)
     await shot('victim-page')
     expect(await seriousViolations(page)).toEqual([])
 
