@@ -121,6 +121,8 @@ interface Row {
   summary?: string
   type?: string
   ownerName?: string
+  /** Cases and Tasks name their owner here. */
+  owner?: unknown
   dateAdded?: string
 }
 
@@ -290,7 +292,7 @@ export function ItemPage({ kind, id }: { kind: string; id: number }) {
                 <a href={`#/details/${r.kind}/${Number(p.id)}/overview`}>{String(p.name ?? p.summary ?? p.id)}</a>
               </td>
               <td>{p.type ?? ''}</td>
-              <td>{p.ownerName ?? ''}</td>
+              <td>{String(p.ownerName ?? p.owner ?? '')}</td>
               <td>{p.dateAdded?.slice(0, 10) ?? ''}</td>
             </>
           )}

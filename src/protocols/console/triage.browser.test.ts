@@ -380,6 +380,38 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
       () => document.querySelectorAll('section[aria-labelledby="refusals"] tbody tr').length === 5,
     )
     expect((await call('GET', '/api/v3/indicators?tql=summary%20%3D%20%22imported-1.example%22')).length).toBe(1)
+
+    // Another format, detected by the server: a STIX 2.1 bundle.
+    const bundle = {
+      type: 'bundle',
+      id: 'bundle--5d0092c5-5f74-4287-9642-33f4c354e56d',
+      objects: [
+        {
+          type: 'indicator',
+          spec_version: '2.1',
+          id: 'indicator--8e2e2d2b-17d4-4cbf-938f-98ee46b3cd3f',
+          created: '2026-01-01T00:00:00.000Z',
+          modified: '2026-01-01T00:00:00.000Z',
+          pattern: "[domain-name:value = 'stix-upload.example']",
+          pattern_type: 'stix',
+          valid_from: '2026-01-01T00:00:00Z',
+        },
+      ],
+    }
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'bundle.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(bundle)),
+    })
+    await page.getByRole('button', { name: 'Upload' }).click()
+    await page.waitForFunction(() => document.querySelector('dl.fields')?.textContent?.includes('Filebundle.json'))
+    expect(await runPendingImports(t.store, t.services, 'browser-test')).toBe(1)
+    await page.waitForFunction(() => document.querySelector('dl.fields')?.textContent?.includes('StatusCompleted'))
+    expect(await page.locator('dl.fields').textContent()).toContain('Refused0')
+    await heading('Refusals (0)').waitFor()
+    expect((await call('GET', '/api/v3/indicators?tql=summary%20%3D%20%22stix-upload.example%22')).length).toBe(1)
+    // Both uploads are among the person's recent imports.
+    await expect(page.getByRole('table', { name: 'Your recent imports' }).locator('tbody tr').count()).resolves.toBe(2)
   })
 
   it('gives a Read Only User no triage controls, and the API refuses the write anyway', async () => {
