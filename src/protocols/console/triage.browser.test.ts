@@ -355,7 +355,10 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     await page.getByRole('link', { name: 'Import' }).click()
     await heading('Import a file').waitFor()
     const lines = ['imported-1.example', '198.51.100.7']
-    for (let n = 0; n < 25; n++) lines.push(`bad${n}.dll`)
+    for (let n = 0; n < 24; n++) lines.push(`bad${n}.dll`)
+    // A text list is read word by word: markup without spaces reaches the refusal whole.
+    const markup = '"><svg/onload=window.__xss=5><img/src=x/onerror=window.__xss=6>'
+    lines.push(markup)
     await page.getByLabel('File', { exact: true }).setInputFiles({
       name: 'hosts.txt',
       mimeType: 'text/plain',
@@ -379,6 +382,10 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     await page.waitForFunction(
       () => document.querySelectorAll('section[aria-labelledby="refusals"] tbody tr').length === 5,
     )
+    // A refusal quoting adversaries' markup shows it as text.
+    await expect(rows.last().locator('td.description').textContent()).resolves.toContain(markup)
+    expect(await page.locator('main svg, main img, main script').count()).toBe(0)
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined()
     expect((await call('GET', '/api/v3/indicators?tql=summary%20%3D%20%22imported-1.example%22')).length).toBe(1)
 
     // Another format, detected by the server: a STIX 2.1 bundle.
