@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { type OwnerAccess, api, ownerAccess } from '../api.js'
+import { tqlString } from '../query.js'
 
 /** The person's owners and permissions, once loaded. */
 export function useAccess(): OwnerAccess[] | undefined {
@@ -275,7 +276,31 @@ export function AttributeAdder({
   )
 }
 
-/** Associates the item with another by its id (a Group, an Indicator…): v3's associated<Kind> in append mode. */
+/** Where a partner named by name or value is looked up: its v3 list and the TQL field that names it. */
+const PARTNER_LOOKUP: Record<string, [list: string, field: string]> = {
+  associatedGroups: ['groups', 'name'],
+  associatedIndicators: ['indicators', 'summary'],
+  associatedCases: ['cases', 'name'],
+}
+
+/** The id of the partner a person typed: an id as it is, a name or value when exactly one readable item has it. */
+async function partnerId(field: string, word: string, typed: string): Promise<number> {
+  const text = typed.trim()
+  if (/^\d{1,15}$/.test(text)) return Number(text)
+  const lookup = PARTNER_LOOKUP[field]
+  if (!text || !lookup) throw new Error(`Give the id of the ${word}`)
+  const [list, name] = lookup
+  const params = new URLSearchParams({ tql: `${name} = ${tqlString(text)}`, resultLimit: '2' })
+  const found = await api<{ data: { id: number }[] }>(`/api/v3/${list}?${params}`)
+  if (found.data.length === 1) return Number(found.data[0].id)
+  throw new Error(
+    found.data.length === 0
+      ? `No ${word} you can read is named ${text}`
+      : `More than one ${word} is named ${text}: give its id`,
+  )
+}
+
+/** Associates the item with another by its id, name or value: v3's associated<Kind> in append mode. */
 export function Associator({
   kind,
   id,
@@ -298,15 +323,11 @@ export function Associator({
         class="inline"
         onSubmit={(e) => {
           e.preventDefault()
-          const target = Number(partner.trim())
-          if (!Number.isInteger(target) || target <= 0) {
-            void run(() => Promise.reject(new Error(`Give the id of the ${word}, a whole number`)), '')
-            return
-          }
-          void run(
-            () => putItem(kind, id, { [field]: { data: [{ id: target }], mode: 'append' } }),
-            `Associated ${word} ${target}`,
-          ).then(() => setPartner(''))
+          const typed = partner
+          void run(async () => {
+            const target = await partnerId(field, word, typed)
+            await putItem(kind, id, { [field]: { data: [{ id: target }], mode: 'append' } })
+          }, `Associated ${word} ${typed.trim()}`).then(() => setPartner(''))
         }}
       >
         <label for="associate-kind">Associate with a</label>
@@ -317,7 +338,7 @@ export function Associator({
             </option>
           ))}
         </select>
-        <label for="associate-id">Its id</label>
+        <label for="associate-id">Its id or name</label>
         <input
           id="associate-id"
           inputMode="numeric"

@@ -273,7 +273,7 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
   })
 
   it('associates the Indicator with a Group and dissociates it', async () => {
-    await page.getByLabel('Its id').fill(String(ids.spare))
+    await page.getByLabel('Its id or name').fill('Spare campaign')
     await page.getByRole('button', { name: 'Associate', exact: true }).click()
     await heading('Associated Groups (1)').waitFor()
     await shot('indicator-triage')
@@ -281,7 +281,7 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     await page.getByRole('button', { name: 'Dissociate Group Spare campaign' }).click()
     await heading('Associated Groups (0)').waitFor()
     await page.getByLabel('Associate with a').selectOption('associatedCases')
-    await page.getByLabel('Its id').fill(String(ids.case))
+    await page.getByLabel('Its id or name').fill(String(ids.case))
     await page.getByRole('button', { name: 'Associate', exact: true }).click()
     await heading('Associated Cases (1)').waitFor()
     expect(
@@ -289,6 +289,12 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     ).toMatchObject([{ id: ids.case }])
     await page.getByRole('button', { name: 'Dissociate Case Phishing wave' }).click()
     await heading('Associated Cases (0)').waitFor()
+    await page.getByLabel('Associate with a').selectOption('associatedGroups')
+    await page.getByLabel('Its id or name').fill('No such group')
+    await page.getByRole('button', { name: 'Associate', exact: true }).click()
+    await expect(page.getByRole('alert').first().textContent()).resolves.toBe(
+      'No Group you can read is named No such group',
+    )
   })
 
   it('tags and labels a Group from its page, and dissociates one of its Indicators', async () => {
