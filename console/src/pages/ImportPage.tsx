@@ -8,6 +8,16 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { OutcomeLine, useAccess, useChange } from './Triage.js'
 import { writableOwners } from '../writes.js'
+import { INDICATOR_TYPES } from '../../../src/model/indicator-types.js'
+
+/** The formats `bulwark import --format` names; by default the server tells from the name and the first megabyte. */
+const FORMATS: [value: string, label: string][] = [
+  ['', 'Detect from the file'],
+  ['stix', 'STIX 2.0 or 2.1'],
+  ['batch', 'V2 batch file'],
+  ['csv', 'CSV'],
+  ['list', 'Plain list or free text'],
+]
 
 interface ImportJob {
   id: number
@@ -128,6 +138,9 @@ export function ImportPage() {
   const access = useAccess()
   const [owner, setOwner] = useState('')
   const [file, setFile] = useState<File>()
+  const [format, setFormat] = useState('')
+  const [type, setType] = useState('')
+  const [map, setMap] = useState('')
   const [job, setJob] = useState<ImportJob>()
   const [recent, setRecent] = useState<ImportJob[]>([])
   const [outcome, run] = useChange(() => undefined)
@@ -157,6 +170,9 @@ export function ImportPage() {
   const upload = async () => {
     if (!file) throw new Error('Choose a file first')
     const params = new URLSearchParams({ owner, fileName: file.name })
+    if (format) params.set('format', format)
+    if (type) params.set('type', type)
+    if (map.trim()) params.set('map', map.trim())
     const created = await api<{ data: ImportJob }>(`/api/v3/imports?${params}`, { method: 'POST', raw: file })
     setJob(created.data)
   }
@@ -185,7 +201,26 @@ export function ImportPage() {
           </select>
           <label for="import-file">File</label>
           <input id="import-file" type="file" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
-          <p class="hint">Any format Bulwark reads: STIX, MISP, CSV, OpenIOC, plain text lists and more.</p>
+          <p class="hint">Any format Bulwark reads: STIX, V2 batch files, CSV, plain lists and free text.</p>
+          <label for="import-format">Format</label>
+          <select id="import-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+            {FORMATS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <label for="import-type">Every value is of type (lists and CSV; optional)</label>
+          <select id="import-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+            <option value="">Detect each value's type</option>
+            {INDICATOR_TYPES.map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+          <label for="import-map">CSV columns (optional, e.g. value=IOC,type=Kind)</label>
+          <input id="import-map" value={map} onInput={(e) => setMap(e.currentTarget.value)} autocomplete="off" />
           <button type="submit">Upload</button>
         </form>
       )}

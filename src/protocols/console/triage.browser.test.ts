@@ -423,8 +423,24 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     expect(await page.locator('dl.fields').textContent()).toContain('Refused0')
     await heading('Refusals (0)').waitFor()
     expect((await call('GET', '/api/v3/indicators?tql=summary%20%3D%20%22stix-upload.example%22')).length).toBe(1)
-    // Both uploads are among the person's recent imports.
-    await expect(page.getByRole('table', { name: 'Your recent imports' }).locator('tbody tr').count()).resolves.toBe(2)
+    // A CSV whose header names its columns otherwise, with the columns mapped and the format chosen.
+    await page.getByLabel('Format').selectOption('csv')
+    await page.getByLabel(/^CSV columns/).fill('value=Observable,rating=Score')
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'observables.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Observable,Score\ncsv-upload.example,3\n'),
+    })
+    await page.getByRole('button', { name: 'Upload' }).click()
+    await page.waitForFunction(() => document.querySelector('dl.fields')?.textContent?.includes('Fileobservables.txt'))
+    expect(await runPendingImports(t.store, t.services, 'browser-test')).toBe(1)
+    await page.waitForFunction(() => document.querySelector('dl.fields')?.textContent?.includes('StatusCompleted'))
+    expect(await page.locator('dl.fields').textContent()).toContain('Formatcsv')
+    expect(await call('GET', '/api/v3/indicators?tql=summary%20%3D%20%22csv-upload.example%22')).toMatchObject([
+      { rating: 3 },
+    ])
+    // The uploads are among the person's recent imports.
+    await expect(page.getByRole('table', { name: 'Your recent imports' }).locator('tbody tr').count()).resolves.toBe(3)
   })
 
   it('gives a Read Only User no triage controls, and the API refuses the write anyway', async () => {
