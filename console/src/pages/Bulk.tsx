@@ -10,6 +10,8 @@ import { OutcomeLine, putItem, useChange } from './Triage.js'
 export interface Selection {
   ids: Set<number>
   toggle: (ids: number[], on: boolean) => void
+  /** Whether a row's owner lets the person tag it: other rows have no box. */
+  may: (ownerName: string | undefined) => boolean
 }
 
 let labelNames: Promise<string[]> | undefined

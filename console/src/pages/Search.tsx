@@ -10,6 +10,7 @@ import { type TqlKeyword, complete, completions } from '../completion.js'
 import type { Route } from '../route.js'
 import { BulkBar, type Selection } from './Bulk.js'
 import { useAccess } from './Triage.js'
+import { mayWrite } from '../api.js'
 
 export const PAGE_SIZE = 50
 
@@ -100,12 +101,14 @@ function IndicatorRows({ rows, selection }: { rows: Indicator[]; selection?: Sel
         <tr key={indicator.id}>
           {selection && (
             <td>
-              <input
-                type="checkbox"
-                aria-label={`Select ${indicator.summary}`}
-                checked={selection.ids.has(indicator.id)}
-                onChange={(e) => selection.toggle([indicator.id], e.currentTarget.checked)}
-              />
+              {selection.may(indicator.ownerName) && (
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${indicator.summary}`}
+                  checked={selection.ids.has(indicator.id)}
+                  onChange={(e) => selection.toggle([indicator.id], e.currentTarget.checked)}
+                />
+              )}
             </td>
           )}
           <td class="summary">
@@ -141,10 +144,13 @@ function IndicatorTable({ rows, caption, selection }: { rows: Indicator[]; capti
               <input
                 type="checkbox"
                 aria-label="Select every row of this page"
-                checked={rows.length > 0 && rows.every((r) => selection.ids.has(r.id))}
+                checked={
+                  rows.some((r) => selection.may(r.ownerName)) &&
+                  rows.every((r) => !selection.may(r.ownerName) || selection.ids.has(r.id))
+                }
                 onChange={(e) =>
                   selection.toggle(
-                    rows.map((r) => r.id),
+                    rows.filter((r) => selection.may(r.ownerName)).map((r) => r.id),
                     e.currentTarget.checked,
                   )
                 }
@@ -225,6 +231,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
             for (const id of ids) on ? next.add(id) : next.delete(id)
             return next
           }),
+        may: (ownerName) => mayWrite(access ?? [], ownerName, 'indicators'),
       }
     : undefined
   const input = useRef<HTMLInputElement>(null)

@@ -10,6 +10,8 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isoNow } from '../../core/time.js'
+import { setMembership } from '../../domain/access/accounts.js'
 import { runPendingImports } from '../../domain/imports/import-jobs.js'
 import { type Browser, CHROMIUM, launchChromium, seriousViolations } from '../../test/browser.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
@@ -41,6 +43,10 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     t = await createTestApp({ listen: true, console: { dir: join(ROOT, 'dist', 'console') } })
     analyst = await t.createAccount({ kind: 'human', role: 'Standard User', password: PASSWORD })
     reader = await t.createAccount({ kind: 'human', role: 'Read Only User', password: PASSWORD })
+    // The analyst reads this Community's Indicators but may not change them.
+    await t.createOwner('Watch Community', 'Community')
+    await setMembership(t.store.db, t.admin.userName, 'Watch Community', 'Director', isoNow())
+    await setMembership(t.store.db, analyst.userName, 'Watch Community', 'Subscriber', isoNow())
 
     ids.indicator = (
       await call('POST', '/api/v3/indicators', {
@@ -91,6 +97,11 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
         (await call('POST', '/api/v3/indicators', { type: 'Host', hostName: host, tags: { data: [{ name: 'bulk' }] } }))
           .id,
       )
+    await call('POST', `/api/v3/indicators?owner=${encodeURIComponent('Watch Community')}`, {
+      type: 'Host',
+      hostName: 'bulk-watched.example',
+      tags: { data: [{ name: 'bulk' }] },
+    })
 
     mkdirSync(ARTIFACTS, { recursive: true })
     browser = await launchChromium()
@@ -340,6 +351,9 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     await page.getByRole('checkbox', { name: 'Select bulk-b.example' }).focus()
     await page.keyboard.press('Space')
     await page.getByText('2 selected').waitFor()
+    // A row of an owner where the person only reads has no box.
+    await page.locator('td.summary', { hasText: 'bulk-watched.example' }).waitFor()
+    expect(await page.getByRole('checkbox', { name: 'Select bulk-watched.example' }).count()).toBe(0)
     await page.getByLabel('Tag for the selected').fill('campaign-7')
     await page.getByRole('button', { name: 'Tag selected' }).click()
     await status('2 Indicators now carry the tag campaign-7')
