@@ -33,7 +33,8 @@ interface KindConfig {
 const KINDS: Record<string, KindConfig> = {
   groups: {
     word: 'Group',
-    options: ['tags', 'securityLabels'],
+    // sightings: first and last seen; externalDates: the source's added, modified and expiry dates.
+    options: ['tags', 'securityLabels', 'sightings', 'externalDates'],
     attributes: { endpoint: 'groupAttributes', parentField: 'groupId' },
     related: [
       { title: 'Associated Groups', kind: 'groups', tql: (id) => `hasGroup(id = ${id})`, field: 'associatedGroups' },

@@ -67,6 +67,8 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
       await call('POST', '/api/v3/groups', {
         type: 'Adversary',
         name: `APT ${XSS}`,
+        firstSeen: '2025-06-01T00:00:00Z',
+        externalDateAdded: '2025-05-01T00:00:00Z',
         tags: { data: [{ name: 'apt' }] },
         securityLabels: { data: [{ name: 'TLP:AMBER' }] },
         attributes: { data: [{ type: 'Description', value: XSS }] },
@@ -173,7 +175,13 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
           divs.map((d) => [d.querySelector('dt')!.textContent, d.querySelector('dd')!.textContent]),
         ),
     )
-    expect(fields).toMatchObject({ ID: String(ids.group), Type: 'Adversary', 'Owner name': expect.any(String) })
+    expect(fields).toMatchObject({
+      ID: String(ids.group),
+      Type: 'Adversary',
+      'Owner name': expect.any(String),
+      'First seen': '2025-06-01T00:00:00Z',
+      'External date added': '2025-05-01T00:00:00Z',
+    })
     expect(await page.locator('article svg, article img, article script').count()).toBe(0)
     await shot('group-page')
     // The v2 legacyLink of a Group leads to the same page.
