@@ -10,6 +10,9 @@ import { SignIn } from './pages/SignIn.js'
 import { Search } from './pages/Search.js'
 import { IndicatorPage } from './pages/IndicatorPage.js'
 import { Lookup } from './pages/Lookup.js'
+import { ItemPage, isItemKind } from './pages/ItemPage.js'
+import { NewItem } from './pages/NewItem.js'
+import { ImportPage } from './pages/ImportPage.js'
 
 function useRoute(): [Route, (route: Route, replace?: boolean) => void] {
   const [route, setRoute] = useState(() => parseRoute(location.hash))
@@ -97,6 +100,11 @@ export function App() {
         <a class="brand" href="#/search">
           Bulwark
         </a>
+        <nav class="main-nav" aria-label="Console">
+          <a href="#/search">Search</a>
+          <a href="#/new">New</a>
+          <a href="#/import">Import</a>
+        </nav>
         <span class="who">
           Signed in as <strong>{session.userName}</strong>
         </span>
@@ -110,6 +118,12 @@ export function App() {
             <Search route={route} navigate={navigate} />
           ) : route.page === 'details' && route.kind === 'indicators' ? (
             <IndicatorPage id={route.id} />
+          ) : route.page === 'details' && isItemKind(route.kind) ? (
+            <ItemPage kind={route.kind} id={route.id} />
+          ) : route.page === 'new' ? (
+            <NewItem navigate={navigate} />
+          ) : route.page === 'import' ? (
+            <ImportPage />
           ) : route.page === 'lookup' ? (
             <Lookup route={route} navigate={navigate} />
           ) : (

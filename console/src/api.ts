@@ -27,19 +27,21 @@ export const SESSION_ENDED = 'bulwark:session-ended'
 
 export function rememberSession(session: Session | undefined): void {
   csrfToken = session?.csrfToken
+  owners = undefined
 }
 
-export async function api<T>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function api<T>(path: string, options: { method?: string; body?: unknown; raw?: Blob } = {}): Promise<T> {
   const method = options.method ?? 'GET'
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.body !== undefined) headers['content-type'] = 'application/json'
+  if (options.raw) headers['content-type'] = 'application/octet-stream'
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
   const res = await fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
     cache: 'no-store',
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   })
   const text = await res.text()
   let body: unknown
@@ -103,4 +105,45 @@ export interface ListPage<T> {
   next?: string
   prev?: string
   count?: number
+}
+
+/** One owner the person belongs to, with the permission vector of /api/v3/security/owners (READ, FULL, NONE…). */
+export interface OwnerAccess {
+  id: number
+  name: string
+  type: string
+  ownerRole: string
+  permIndicator?: string
+  permGroup?: string
+  permVictim?: string
+  permTask?: string
+  permTrack?: string
+  permAttribute?: string
+}
+
+let owners: Promise<OwnerAccess[]> | undefined
+
+/** The person's owners and what they may do in each, asked once per session. */
+export function ownerAccess(): Promise<OwnerAccess[]> {
+  owners ??= api<{ data: OwnerAccess[] }>('/api/v3/security/owners?resultLimit=1000').then(
+    (r) => r.data,
+    () => [],
+  )
+  return owners
+}
+
+/** Which permission of an owner lets a person change an item of this kind. */
+export const WRITE_PERMISSION: Record<string, keyof OwnerAccess> = {
+  indicators: 'permIndicator',
+  groups: 'permGroup',
+  victims: 'permVictim',
+  cases: 'permTask',
+  tasks: 'permTask',
+}
+
+/** Whether the person may change items of `kind` in the owner named `ownerName` (the API decides anyway). */
+export function mayWrite(access: readonly OwnerAccess[], ownerName: string | undefined, kind: string): boolean {
+  const owner = access.find((o) => o.name === ownerName)
+  const perm = WRITE_PERMISSION[kind]
+  return !!owner && !!perm && owner[perm] === 'FULL'
 }

@@ -40,4 +40,12 @@ describe('links from intelligence', () => {
     expect(safeHref('vbscript:msgbox')).toBeUndefined()
     expect(safeHref('evil.example')).toBeUndefined()
   })
+
+  it('reads the creation and import pages', () => {
+    expect(parseRoute('#/new')).toEqual({ page: 'new' })
+    expect(parseRoute('#/import')).toEqual({ page: 'import' })
+    expect(formatRoute({ page: 'new' })).toBe('#/new')
+    expect(formatRoute({ page: 'import' })).toBe('#/import')
+    expect(parseRoute('#/details/cases/7/overview')).toEqual({ page: 'details', kind: 'cases', id: 7 })
+  })
 })

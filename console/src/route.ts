@@ -8,6 +8,8 @@ export type Route =
   | { page: 'details'; kind: string; id: number }
   /** A v2 legacy link of an Indicator, by type, value and owner: looked up, then shown at its details address. */
   | { page: 'lookup'; entity: string; value: string; owner: string }
+  | { page: 'new' }
+  | { page: 'import' }
   | { page: 'unknown'; hash: string }
 
 export const DEFAULT_SORT = 'dateAdded desc'
@@ -27,6 +29,8 @@ export function parseRoute(hash: string): Route {
       ...(params.get('cursor') ? { cursor: params.get('cursor')! } : {}),
     }
   }
+  if (path === '/new') return { page: 'new' }
+  if (path === '/import') return { page: 'import' }
   if (path === '/lookup/indicators')
     return {
       page: 'lookup',
@@ -42,6 +46,8 @@ export function parseRoute(hash: string): Route {
 export function formatRoute(route: Route): string {
   if (route.page === 'details') return `#/details/${route.kind}/${route.id}/overview`
   if (route.page === 'unknown') return `#${route.hash}`
+  if (route.page === 'new') return '#/new'
+  if (route.page === 'import') return '#/import'
   if (route.page === 'lookup')
     return `#/lookup/indicators?${new URLSearchParams({ entity: route.entity, value: route.value, owner: route.owner })}`
   const params = new URLSearchParams()

@@ -1,18 +1,31 @@
 /**
  * An Indicator at the address its webLink gives (`#/details/indicators/<id>/overview`): its fields,
  * owner, rating, confidence, threat assessment, observations and false positives, tags and security
- * labels, and its attributes and associations, each paged and counted. Triage comes later (docs/console.md). Every value is a text node; a URL from intelligence is a link only when it is
- * http or https.
+ * labels, source dates, and its attributes and associations, each paged and counted; for a person who may
+ * write in its owner, triage (Triage.tsx). Every value is a text node; a URL from intelligence is a link
+ * only when it is http or https.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { type Indicator, api } from '../api.js'
+import { type Indicator, api, mayWrite } from '../api.js'
 import { safeHref } from '../safe-url.js'
 import { PagedList } from './PagedList.js'
+import {
+  AttributeAdder,
+  Associator,
+  IndicatorTriage,
+  NameEditor,
+  OutcomeLine,
+  putItem,
+  useAccess,
+  useChange,
+} from './Triage.js'
 
 interface Full extends Indicator {
   source?: string
   threatAssessScore?: number
   externalDateAdded?: string
+  externalLastModified?: string
+  externalDateExpires?: string
   firstSeen?: string
   lastSeen?: string
   securityLabels?: { data?: { name: string }[] }
@@ -38,13 +51,24 @@ interface Group {
 
 export function IndicatorPage({ id }: { id: number }) {
   const [state, setState] = useState<{ indicator?: Full; error?: string }>({})
+  const [version, setVersion] = useState(0)
+  const changed = () => setVersion((v) => v + 1)
+  const access = useAccess()
+  const [dissociation, runDissociation] = useChange(changed)
   useEffect(() => {
-    api<{ data: Full }>(
-      `/api/v3/indicators/${id}?fields=tags&fields=securityLabels&fields=threatAssess&fields=observations&fields=falsePositives`,
-    )
+    const fields = [
+      'tags',
+      'securityLabels',
+      'threatAssess',
+      'observations',
+      'falsePositives',
+      'externalDates',
+      'sightings',
+    ]
+    api<{ data: Full }>(`/api/v3/indicators/${id}?${fields.map((f) => `fields=${f}`).join('&')}`)
       .then((r) => setState({ indicator: r.data }))
       .catch((error: Error) => setState({ error: error.message }))
-  }, [id])
+  }, [id, version])
   if (state.error)
     return (
       <p role="alert" class="error">
@@ -54,6 +78,8 @@ export function IndicatorPage({ id }: { id: number }) {
   const i = state.indicator
   if (!i) return <p>Loading…</p>
   const sourceLink = safeHref(i.source)
+  const canWrite = !!access && mayWrite(access, i.ownerName, 'indicators')
+  const canTrack = !!access && access.some((o) => o.name === i.ownerName && o.permTrack === 'FULL')
   const fields: [string, string | number | undefined][] = [
     ['Type', i.type],
     ['Owner', i.ownerName],
@@ -67,6 +93,9 @@ export function IndicatorPage({ id }: { id: number }) {
     ['Last modified', i.lastModified],
     ['First seen', i.firstSeen],
     ['Last seen', i.lastSeen],
+    ['External date added', i.externalDateAdded],
+    ['External last modified', i.externalLastModified],
+    ['External expiry', i.externalDateExpires],
   ]
   return (
     <article>
@@ -102,26 +131,32 @@ export function IndicatorPage({ id }: { id: number }) {
       </dl>
       <h2>Description</h2>
       <p class="description">{i.description || 'None'}</p>
-      <h2>Tags</h2>
-      <p>
-        {(i.tags?.data ?? []).length
-          ? i.tags!.data!.map((t) => (
-              <span class="tag" key={t.name}>
-                {t.name}
-              </span>
-            ))
-          : 'None'}
-      </p>
-      <h2>Security labels</h2>
-      <p>
-        {(i.securityLabels?.data ?? []).length
-          ? i.securityLabels!.data!.map((l) => (
-              <span class="tag" key={l.name}>
-                {l.name}
-              </span>
-            ))
-          : 'None'}
-      </p>
+      {canWrite && (
+        <IndicatorTriage
+          id={i.id}
+          rating={i.rating}
+          confidence={i.confidence}
+          active={i.active}
+          canTrack={canTrack}
+          onChanged={changed}
+        />
+      )}
+      <NameEditor
+        kind="indicators"
+        id={i.id}
+        field="tags"
+        names={(i.tags?.data ?? []).map((t) => t.name)}
+        canWrite={canWrite}
+        onChanged={changed}
+      />
+      <NameEditor
+        kind="indicators"
+        id={i.id}
+        field="securityLabels"
+        names={(i.securityLabels?.data ?? []).map((l) => l.name)}
+        canWrite={canWrite}
+        onChanged={changed}
+      />
       <PagedList<Attribute>
         title="Attributes"
         path="/api/v3/indicatorAttributes"
@@ -135,7 +170,36 @@ export function IndicatorPage({ id }: { id: number }) {
             <td>{a.dateAdded?.slice(0, 10) ?? ''}</td>
           </>
         )}
+        version={version}
+        action={
+          canWrite
+            ? {
+                text: 'Delete',
+                label: (a) => `Delete attribute ${a.type} ${a.value}`,
+                run: (a) =>
+                  runDissociation(
+                    () => api(`/api/v3/indicatorAttributes/${a.id}`, { method: 'DELETE' }),
+                    `Deleted the ${a.type} attribute`,
+                  ),
+              }
+            : undefined
+        }
       />
+      {canWrite && (
+        <AttributeAdder endpoint="indicatorAttributes" parentField="indicatorId" id={i.id} onChanged={changed} />
+      )}
+      {canWrite && (
+        <Associator
+          kind="indicators"
+          id={i.id}
+          partners={[
+            ['associatedGroups', 'Group'],
+            ['associatedCases', 'Case'],
+          ]}
+          onChanged={changed}
+        />
+      )}
+      <OutcomeLine outcome={dissociation} />
       <PagedList<Group>
         title="Associated Groups"
         path="/api/v3/groups"
@@ -143,12 +207,57 @@ export function IndicatorPage({ id }: { id: number }) {
         columns={['Name', 'Type', 'Owner', 'Added']}
         row={(g) => (
           <>
-            <td class="summary">{g.name}</td>
+            <td class="summary">
+              <a href={`#/details/groups/${Number(g.id)}/overview`}>{g.name}</a>
+            </td>
             <td>{g.type}</td>
             <td>{g.ownerName ?? ''}</td>
             <td>{g.dateAdded?.slice(0, 10) ?? ''}</td>
           </>
         )}
+        version={version}
+        action={
+          canWrite
+            ? {
+                text: 'Dissociate',
+                label: (g) => `Dissociate Group ${g.name}`,
+                run: (g) =>
+                  runDissociation(
+                    () => putItem('indicators', i.id, { associatedGroups: { data: [{ id: g.id }], mode: 'delete' } }),
+                    `Dissociated Group ${g.name}`,
+                  ),
+              }
+            : undefined
+        }
+      />
+      <PagedList<Group>
+        title="Associated Cases"
+        path="/api/v3/cases"
+        tql={`hasIndicator(id = ${i.id})`}
+        columns={['Name', 'Owner', 'Added']}
+        row={(c) => (
+          <>
+            <td class="summary">
+              <a href={`#/details/cases/${Number(c.id)}/overview`}>{c.name}</a>
+            </td>
+            <td>{String((c as { owner?: unknown }).owner ?? '')}</td>
+            <td>{c.dateAdded?.slice(0, 10) ?? ''}</td>
+          </>
+        )}
+        version={version}
+        action={
+          canWrite
+            ? {
+                text: 'Dissociate',
+                label: (c) => `Dissociate Case ${c.name}`,
+                run: (c) =>
+                  runDissociation(
+                    () => putItem('indicators', i.id, { associatedCases: { data: [{ id: c.id }], mode: 'delete' } }),
+                    `Dissociated Case ${c.name}`,
+                  ),
+              }
+            : undefined
+        }
       />
       <PagedList<Full>
         title="Associated Indicators"

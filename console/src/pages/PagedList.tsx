@@ -14,6 +14,8 @@ export function PagedList<T extends { id: number }>({
   tql,
   columns,
   row,
+  version = 0,
+  action,
 }: {
   title: string
   /** The v3 list, e.g. `/api/v3/groups`. */
@@ -21,6 +23,10 @@ export function PagedList<T extends { id: number }>({
   tql: string
   columns: string[]
   row: (item: T) => ComponentChildren
+  /** Bumped after a change, to read the page again. */
+  version?: number
+  /** A button on each row (Dissociate, Delete), for a person allowed to use it. */
+  action?: { label: (item: T) => string; text: string; run: (item: T) => Promise<void> }
 }) {
   const [start, setStart] = useState(0)
   const [state, setState] = useState<{ page?: ListPage<T>; count?: number; error?: string }>({})
@@ -33,7 +39,7 @@ export function PagedList<T extends { id: number }>({
     return () => {
       current = false
     }
-  }, [path, tql, start])
+  }, [path, tql, start, version])
   const id = `list-${title.replace(/\W+/g, '-').toLowerCase()}`
   const rows = state.page?.data ?? []
   return (
@@ -59,11 +65,21 @@ export function PagedList<T extends { id: number }>({
                   {c}
                 </th>
               ))}
+              {action && <th scope="col">Change</th>}
             </tr>
           </thead>
           <tbody>
             {rows.map((item) => (
-              <tr key={item.id}>{row(item)}</tr>
+              <tr key={item.id}>
+                {row(item)}
+                {action && (
+                  <td>
+                    <button type="button" aria-label={action.label(item)} onClick={() => void action.run(item)}>
+                      {action.text}
+                    </button>
+                  </td>
+                )}
+              </tr>
             ))}
           </tbody>
         </table>

@@ -8,6 +8,9 @@ import { type Indicator, type ListPage, api } from '../api.js'
 import { LIST_MAX, matchesValue, planSearch } from '../query.js'
 import { type TqlKeyword, complete, completions } from '../completion.js'
 import type { Route } from '../route.js'
+import { BulkBar, type Selection } from './Bulk.js'
+import { useAccess } from './Triage.js'
+import { mayWrite } from '../api.js'
 
 export const PAGE_SIZE = 50
 
@@ -91,11 +94,23 @@ function pasteAsOneLine(event: ClipboardEvent, setText: (update: (old: string) =
   setText((old) => old.slice(0, start) + joined + old.slice(end))
 }
 
-function IndicatorRows({ rows }: { rows: Indicator[] }) {
+function IndicatorRows({ rows, selection }: { rows: Indicator[]; selection?: Selection }) {
   return (
     <>
       {rows.map((indicator) => (
         <tr key={indicator.id}>
+          {selection && (
+            <td>
+              {selection.may(indicator.ownerName) && (
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${indicator.summary}`}
+                  checked={selection.ids.has(indicator.id)}
+                  onChange={(e) => selection.toggle([indicator.id], e.currentTarget.checked)}
+                />
+              )}
+            </td>
+          )}
           <td class="summary">
             <a href={`#/details/indicators/${Number(indicator.id)}/overview`}>{indicator.summary}</a>
           </td>
@@ -118,12 +133,30 @@ function IndicatorRows({ rows }: { rows: Indicator[] }) {
   )
 }
 
-function IndicatorTable({ rows, caption }: { rows: Indicator[]; caption: string }) {
+function IndicatorTable({ rows, caption, selection }: { rows: Indicator[]; caption: string; selection?: Selection }) {
   return (
     <table class="results">
       <caption class="visually-hidden">{caption}</caption>
       <thead>
         <tr>
+          {selection && (
+            <th scope="col">
+              <input
+                type="checkbox"
+                aria-label="Select every row of this page"
+                checked={
+                  rows.some((r) => selection.may(r.ownerName)) &&
+                  rows.every((r) => !selection.may(r.ownerName) || selection.ids.has(r.id))
+                }
+                onChange={(e) =>
+                  selection.toggle(
+                    rows.filter((r) => selection.may(r.ownerName)).map((r) => r.id),
+                    e.currentTarget.checked,
+                  )
+                }
+              />
+            </th>
+          )}
           <th scope="col">Summary</th>
           <th scope="col">Type</th>
           <th scope="col">Owner</th>
@@ -135,21 +168,25 @@ function IndicatorTable({ rows, caption }: { rows: Indicator[]; caption: string 
         </tr>
       </thead>
       <tbody>
-        <IndicatorRows rows={rows} />
+        <IndicatorRows rows={rows} selection={selection} />
       </tbody>
     </table>
   )
 }
 
 /** Which values of a pasted list are known (with the Indicators that hold them) and which are not. */
-function ListAnswer({ q, rows }: { q: string; rows: Indicator[] }) {
+function ListAnswer({ q, rows, selection }: { q: string; rows: Indicator[]; selection?: Selection }) {
   const plan = planSearch(q)
   if (plan.kind !== 'list') return null
   const unknown = plan.values.filter((v) => !rows.some((row) => matchesValue(v, row)))
   return (
     <>
       <h2 id="known">Known: {plan.values.length - unknown.length}</h2>
-      {rows.length > 0 ? <IndicatorTable rows={rows} caption="Known values" /> : <p>None of these values is known.</p>}
+      {rows.length > 0 ? (
+        <IndicatorTable rows={rows} caption="Known values" selection={selection} />
+      ) : (
+        <p>None of these values is known.</p>
+      )}
       <h2 id="unknown">Not known: {unknown.length}</h2>
       {unknown.length > 0 && (
         <ul class="values" aria-labelledby="unknown">
@@ -181,6 +218,22 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
   const [text, setText] = useState(route.q)
   const [loaded, setLoaded] = useState<Loaded>()
   const [known, setKnown] = useState<TqlKeyword[]>([])
+  const [reload, setReload] = useState(0)
+  const [selected, setSelected] = useState<Set<number>>(new Set())
+  const access = useAccess()
+  const mayTriage = !!access?.some((o) => o.permIndicator === 'FULL')
+  const selection: Selection | undefined = mayTriage
+    ? {
+        ids: selected,
+        toggle: (ids, on) =>
+          setSelected((old) => {
+            const next = new Set(old)
+            for (const id of ids) on ? next.add(id) : next.delete(id)
+            return next
+          }),
+        may: (ownerName) => mayWrite(access ?? [], ownerName, 'indicators'),
+      }
+    : undefined
   const input = useRef<HTMLInputElement>(null)
   useEffect(() => void tqlKeywords().then(setKnown), [])
   const suggestions = planSearch(text).kind === 'value' ? [] : completions(text, known)
@@ -195,7 +248,8 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
     return () => {
       current = false
     }
-  }, [key])
+  }, [key, reload])
+  useEffect(() => setSelected(new Set()), [key])
 
   const submit = (event: Event) => {
     event.preventDefault()
@@ -264,17 +318,18 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
               ? `${rows.length} Indicator${rows.length === 1 ? '' : 's'} hold these values`
               : `${result.page?.count !== undefined ? `${result.page.count} found` : `${rows.length} on this page`}, page ${route.pageNumber}`}
       </p>
+      {selection && selected.size > 0 && <BulkBar ids={[...selected]} onDone={() => setReload((n) => n + 1)} />}
       {result?.error && (
         <p role="alert" class="error">
           {result.error}
         </p>
       )}
       {isList ? (
-        result?.page && <ListAnswer q={route.q} rows={rows} />
+        result?.page && <ListAnswer q={route.q} rows={rows} selection={selection} />
       ) : (
         <>
           {result?.page && rows.length === 0 && <p>No Indicators match.</p>}
-          {rows.length > 0 && <IndicatorTable rows={rows} caption="Indicators" />}
+          {rows.length > 0 && <IndicatorTable rows={rows} caption="Indicators" selection={selection} />}
         </>
       )}
       <nav class="pager" aria-label="Pages">

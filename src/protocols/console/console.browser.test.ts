@@ -5,21 +5,19 @@
  * Skipped, with a message, where /usr/bin/chromium is missing (`apt-get install chromium`).
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import { join } from 'node:path'
-import { type BrowserContext, type Page, chromium } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../core/time.js'
 import { setMembership } from '../../domain/access/accounts.js'
 import { SIGN_IN_REFUSED } from '../../domain/access/sessions.js'
 import { setUserPasswordCommand } from '../../cli/commands/users.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
+import { type Browser, CHROMIUM, launchChromium, seriousViolations as axeViolations } from '../../test/browser.js'
 import { CONTENT_SECURITY_POLICY, IMMUTABLE } from './static.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const ROOT = new URL('../../../', import.meta.url).pathname
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'console', TEST_DB)
 const PASSWORD = 'analyst password 1'
@@ -35,7 +33,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
   let analyst: TestAccount
   let context: BrowserContext
   let page: Page
-  let profile: string
+  let browser: Browser
   const dialogs: string[] = []
 
   beforeAll(async () => {
@@ -91,24 +89,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
         tags: { data: [{ name: 'paging' }] },
       })
 
-    rmSync(ARTIFACTS, { recursive: true, force: true })
+    // Not emptied first: the triage test writes its screenshots to the same folder, perhaps at the same time.
     mkdirSync(ARTIFACTS, { recursive: true })
-    profile = mkdtempSync(join(tmpdir(), 'bulwark-chromium-'))
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      ignoreHTTPSErrors: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
-    page = context.pages()[0] ?? (await context.newPage())
+    browser = await launchChromium()
+    context = browser.context
+    page = browser.page
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message())
       void dialog.dismiss()
@@ -124,8 +109,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
   }, 120_000)
 
   afterAll(async () => {
-    await context?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await t?.close()
   })
 
@@ -139,18 +123,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     await page.waitForFunction(() => !document.querySelector('.status')?.textContent?.startsWith('Searching'))
   }
 
-  async function seriousViolations(): Promise<string[]> {
-    const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source
-    // Evaluated through the DevTools protocol: the page's own CSP (rightly) refuses inline scripts.
-    await page.evaluate(axeSource)
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
-      ).axe
-      return (await axe.run()).violations
-    })
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)
-  }
+  const seriousViolations = () => axeViolations(page)
 
   it('serves the page with a strict Content-Security-Policy, uncached, and its assets hashed and immutable', async () => {
     const res = await page.goto(`${t.baseUrl}/`)

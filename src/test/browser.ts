@@ -1,0 +1,59 @@
+/**
+ * Debian's Chromium driven by playwright-core for the console's browser tests: a headless browser on a
+ * fresh profile that accepts the test server's self-signed certificate, and the axe-core check.
+ * No browser is downloaded; where /usr/bin/chromium is missing the tests say so and are skipped.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type BrowserContext, type Page, chromium } from 'playwright-core'
+
+export const CHROMIUM = '/usr/bin/chromium'
+
+export interface Browser {
+  context: BrowserContext
+  page: Page
+  /** Closes the browser and removes its profile. */
+  close(): Promise<void>
+}
+
+export async function launchChromium(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'bulwark-chromium-'))
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    ignoreHTTPSErrors: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  return {
+    context,
+    page,
+    async close() {
+      await context.close()
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
+
+/** axe-core's serious and critical violations on the page as it is now (evaluated through DevTools: the CSP refuses inline scripts). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const axeSource = (createRequire(import.meta.url)('axe-core') as { source: string }).source
+  await page.evaluate(axeSource)
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
+    ).axe
+    return (await axe.run()).violations
+  })
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)
+}
