@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
+import { type Browser, launchChromium } from '../src/test/browser.js'
 import { call, datasetIndicator, defaultIndicators, startDatasetServer } from './lib/dataset.js'
 import { median } from './lib/load.js'
 import { ROOT } from './lib/processes.js'
@@ -35,7 +35,7 @@ const summary = (values: number[]) => ({
 
 async function measure(dialect: 'sqlite' | 'postgres', work: string) {
   const ds = await startDatasetServer({ dialect, indicators: TOTAL }, work)
-  const profile = mkdtempSync(join(tmpdir(), 'bulwark-bench-chromium-'))
+  let browser: Browser | undefined
   try {
     execFileSync(
       process.execPath,
@@ -53,21 +53,8 @@ async function measure(dialect: 'sqlite' | 'postgres', work: string) {
       ],
       { cwd: ROOT, env: ds.env, stdio: 'ignore' },
     )
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      ignoreHTTPSErrors: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    })
-    const page = context.pages()[0] ?? (await context.newPage())
+    browser = await launchChromium()
+    const { page } = browser
     await page.goto(ds.url)
     await page.getByLabel('User name').fill('bench-analyst')
     await page.getByLabel('Password').fill(PASSWORD)
@@ -128,7 +115,6 @@ async function measure(dialect: 'sqlite' | 'postgres', work: string) {
       await page.locator('table.results td.summary').first().waitFor()
       tql.push(performance.now() - started)
     }
-    await context.close()
     return {
       dialect,
       indicators: TOTAL,
@@ -140,7 +126,7 @@ async function measure(dialect: 'sqlite' | 'postgres', work: string) {
       met: median(searches) < TARGETS.searchMs && median(items) < TARGETS.itemMs,
     }
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    await browser?.close()
     await ds.close()
   }
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_DB, createDatabase, freeLoopbackPort } from './test/harness.js'
+import { startNodeProcess } from './test/nodes.js'
 import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
 
 const HAPROXY = process.env.BULWARK_TEST_HAPROXY ?? '/usr/sbin/haproxy'
@@ -20,7 +21,6 @@ const HAPROXY_MISSING = existsSync(HAPROXY)
 const skip = TEST_DB !== 'postgres' || !!PGBOUNCER_MISSING || !!HAPROXY_MISSING
 if (TEST_DB === 'postgres' && (PGBOUNCER_MISSING || HAPROXY_MISSING)) console.warn(PGBOUNCER_MISSING ?? HAPROXY_MISSING)
 
-const ROOT = join(import.meta.dirname, '..')
 const TOKEN = 'load-balancer-admin-token-0123456789abcdef'
 const headers = { authorization: `TC-Token ${TOKEN}`, 'content-type': 'application/json' }
 
@@ -68,26 +68,7 @@ async function expectStored(names: string[]) {
   expect(names.filter((name) => !stored.has(name))).toEqual([])
 }
 
-async function startNode(port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...env, BULWARK_PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  for (let i = 0; i < 600 && child.exitCode === null; i++) {
-    const ready = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
-      (r) => r.status,
-      () => 0,
-    )
-    if (ready === 200) return { port, process: child, exited }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill('SIGKILL')
-  throw new Error(`node on port ${port} did not become ready: ${stderr}`)
-}
+const startNode = (port: number) => startNodeProcess({ ...env, BULWARK_PORT: String(port) }, port)
 
 beforeAll(async () => {
   if (skip) return

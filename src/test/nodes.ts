@@ -75,7 +75,8 @@ export async function createDeployment(extra: NodeJS.ProcessEnv = {}): Promise<D
   }
 }
 
-async function startNodeProcess(env: NodeJS.ProcessEnv, port: number): Promise<NodeProcess> {
+/** Starts `src/main.ts` with `env` (which names the port) and resolves once its /api/ready answers 200 on `port`. */
+export async function startNodeProcess(env: NodeJS.ProcessEnv, port: number): Promise<NodeProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env,
