@@ -8,12 +8,11 @@
  *
  * Environment: BENCH_DB=sqlite|postgres (default sqlite), BENCH_MISP_ATTRIBUTES, BENCH_POSTGRES_URL.
  */
-import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDatabase } from './lib/postgres.js'
-import { ROOT } from './lib/processes.js'
+import { ROOT, runCli } from './lib/processes.js'
 
 type Dialect = 'sqlite' | 'postgres'
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as Dialect[]
@@ -125,30 +124,9 @@ async function importOnce(dialect: Dialect, input: string, work: string, name: s
     ...(database ? { BULWARK_DATABASE_URL: database.url } : {}),
   }
   try {
-    const start = performance.now()
-    const child = spawn(
-      process.execPath,
-      [join(ROOT, 'bin', 'bulwark.mjs'), 'import', input, '--owner', 'Default Organization', '--json'],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
-    let peak = 0
-    const sample = setInterval(() => {
-      try {
-        const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]
-        if (kb) peak = Math.max(peak, Number(kb))
-      } catch {
-        // The process has ended.
-      }
-    }, 100)
-    const status = await new Promise<number | null>((resolve) => child.on('close', resolve))
-    clearInterval(sample)
-    if (status !== 0) throw new Error(`bulwark import ${input} exited ${status}: ${stderr || stdout}`)
-    const result = JSON.parse(stdout) as Run['result']
-    return { seconds: (performance.now() - start) / 1000, peakRssMb: Math.round(peak / 1024), result }
+    const run = await runCli(['import', input, '--owner', 'Default Organization', '--json'], env)
+    if (run.status !== 0) throw new Error(`bulwark import ${input} exited ${run.status}: ${run.stderr || run.stdout}`)
+    return { seconds: run.seconds, peakRssMb: run.peakRssMb, result: JSON.parse(run.stdout) as Run['result'] }
   } finally {
     await database?.drop()
   }

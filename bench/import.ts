@@ -16,7 +16,6 @@
  *
  * Environment: BENCH_DB=sqlite|postgres (default sqlite), BENCH_IMPORT_OBJECTS, BENCH_POSTGRES_URL.
  */
-import { spawn } from 'node:child_process'
 import {
   createReadStream,
   createWriteStream,
@@ -33,7 +32,7 @@ import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { stixBundle } from '../src/formats/stix2/bundle.js'
 import { call, rssMb } from './lib/dataset.js'
 import { createDatabase } from './lib/postgres.js'
-import { ROOT, SERVER, freePort, startServer } from './lib/processes.js'
+import { ROOT, SERVER, freePort, runCli, startServer } from './lib/processes.js'
 
 type Dialect = 'sqlite' | 'postgres'
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as Dialect[]
@@ -80,7 +79,7 @@ const hex = (n: number, length: number) => (n.toString(16).padStart(8, '0') + 'd
 const TLP_AMBER = 'marking-definition--f88d31f6-486f-44da-b317-01333bde0b82'
 
 /** Writes the bundle as a vendor would: one object a line inside `objects`, streamed. */
-async function writeBundle(file: string, count: number) {
+export async function writeBundle(file: string, count: number) {
   const out = createWriteStream(file)
   const write = (text: string) => (out.write(text) ? undefined : once(out, 'drain'))
   await write('{"type":"bundle","id":"bundle--5d0092c5-5f74-4b6c-9d4a-000000000000","objects":[\n')
@@ -212,23 +211,9 @@ async function runBaseline(port: number, files: string[]) {
 
 /** Runs `bulwark import` as a user would, sampling its RSS. */
 async function runImport(env: NodeJS.ProcessEnv, bundle: string) {
-  const started = performance.now()
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'bin/bulwark.mjs'), 'import', bundle, '--owner', ADMIN.organization, '--json'],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let peak = 0
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(child.pid))), 100)
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c) => (stdout += c))
-  child.stderr.on('data', (c) => (stderr += c))
-  const [code] = (await once(child, 'exit')) as [number]
-  clearInterval(sampler)
-  if (code !== 0) throw new Error(`bulwark import exited ${code}: ${stderr.slice(-2000)}`)
-  const result = JSON.parse(stdout)
-  return { seconds: (performance.now() - started) / 1000, peakRssMb: peak, result }
+  const run = await runCli(['import', bundle, '--owner', ADMIN.organization, '--json'], env)
+  if (run.status !== 0) throw new Error(`bulwark import exited ${run.status}: ${run.stderr.slice(-2000)}`)
+  return { seconds: run.seconds, peakRssMb: run.peakRssMb, result: JSON.parse(run.stdout) }
 }
 
 const round = (n: number) => Math.round(n * 100) / 100

@@ -99,3 +99,43 @@ async function waitForHttps(port: number, timeoutMs = 30_000): Promise<void> {
   }
   throw new Error(`Nothing answered on port ${port} within ${timeoutMs} ms`)
 }
+
+export interface CliRun {
+  status: number | null
+  stdout: string
+  stderr: string
+  seconds: number
+  /** The highest RSS sampled every 100 ms, in MB. */
+  peakRssMb: number
+}
+
+/**
+ * Runs `bulwark <args>` as `npx bulwark` does: the executable itself, so its first line's node
+ * options (the heap limit) apply, with its RSS sampled as it runs.
+ */
+export async function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  const started = performance.now()
+  const child = spawn(join(ROOT, 'bin', 'bulwark.mjs'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c))
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c))
+  let peakKb = 0
+  const sampler = setInterval(() => {
+    try {
+      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]
+      if (kb) peakKb = Math.max(peakKb, Number(kb))
+    } catch {
+      // The process has ended.
+    }
+  }, 100)
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  clearInterval(sampler)
+  return {
+    status,
+    stdout,
+    stderr,
+    seconds: (performance.now() - started) / 1000,
+    peakRssMb: Math.round(peakKb / 1024),
+  }
+}

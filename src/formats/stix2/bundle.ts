@@ -52,8 +52,13 @@ export const stixBundle: Format = {
         graph: new StixGraph(),
         now: now === undefined ? Date.now() : Date.parse(now),
       }
-      yield* readStixInput(input, name, (object, where) => readStixObject(object, where, state))
-      const held = state.graph.end()
+      let held: Linked
+      try {
+        yield* readStixInput(input, name, (object, where) => readStixObject(object, where, state))
+        held = state.graph.end()
+      } finally {
+        state.graph.close()
+      }
       if (held.associations.length || held.observations.length || held.errors.length)
         yield {
           kind: 'element',

@@ -6,6 +6,7 @@
  * read yet is held back (its place and the two ids, nothing more) until that object comes, or
  * until the end of the input.
  */
+import { SpillMap } from '../../core/spill-map.js'
 import { GROUP_SUBTYPES } from '../../model/group.js'
 import type { ReadItem } from '../format.js'
 import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, stixString, tlpOfObject } from './stix.js'
@@ -238,12 +239,13 @@ const NOT_LINKED = new Set([
 /**
  * What one input has read so far of the objects associations may name, and the associations
  * held back. Memory: per Group its id and type; per indicator object its id and the type and
- * summary of each of its Indicators; per held association its place and two ids.
+ * summary of each of its Indicators (on disk past the first few thousand: a bundle of millions of
+ * indicators is read in bounded memory); per held association its place and two ids.
  */
 export class StixGraph {
   private readonly groups = new Map<string, string>()
   /** Indicator object (by indicatorKey) → its Indicators as `type\tsummary` lines; an empty string for an object that made none. */
-  private readonly indicators = new Map<string, string>()
+  private readonly indicators = new SpillMap()
   private readonly waiting = new Map<string, Held[]>()
 
   /** A Group has been read: the links it completes. */
@@ -283,7 +285,13 @@ export class StixGraph {
     const out = nothingLinked()
     for (const list of this.waiting.values()) for (const held of list) if (!held.done) this.settle(held, true, out)
     this.waiting.clear()
+    this.close()
     return out
+  }
+
+  /** Lets go of what was remembered (the end does, and a reader stopped early must). */
+  close(): void {
+    this.indicators.close()
   }
 
   private release(id: string): Linked {
