@@ -2,9 +2,13 @@
  * No database fault ends a node or becomes a 500: a server that refuses connections, a pooler
  * that goes away and comes back, backends terminated under load and a pool with no connection free
  * are answered 503 with Retry-After in each interface's own envelope, /api/ready says not ready,
- * and the node serves again once the database is back. PostgreSQL only (SQLite is a file of the
- * node's own); the pooler scenarios skip when PgBouncer is not installed.
+ * and the node serves again once the database is back; on SQLite, a write lock another process holds
+ * past the busy timeout answers 503 the same way. The pooler scenarios skip when PgBouncer is not installed.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -298,4 +302,72 @@ describe.skipIf(!postgres || !!PG_CLUSTER_MISSING).each([
     expect(jobAtRestart.successCount).toBeLessThan(JOB_SIZE)
     expect(state).toMatchObject({ status: 'Completed', successCount: JOB_SIZE, errorCount: 0 })
   }, 90_000)
+})
+
+describe.skipIf(postgres)('a SQLite file whose write lock another process holds', () => {
+  let dir: string | undefined
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('answers writes 503 with Retry-After in each envelope past the busy timeout, then serves once the lock is let go', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bulwark-busy-'))
+    const file = join(dir, 'bulwark.db')
+    const store = openStore(`sqlite:${file}`, { busyTimeoutMs: 200 })
+    await prepareDatabase(store)
+    await createOwner(store.db, { name: 'Busy Org', type: 'Organization' }, isoNow())
+    await createAccount(
+      store.db,
+      { userName: 'busy-admin', kind: 'api', organization: 'Busy Org', role: 'Organization Administrator' },
+      isoNow(),
+    )
+    const token = (await issueApiToken(store.db, 'busy-admin', {}, Date.now())).token
+    const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+    const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+    opened.push({ store, app })
+    const headers = { ...https, authorization: `TC-Token ${token}` }
+    const create = (n: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v3/indicators',
+        payload: { type: 'Host', hostName: `busy-${n}.example` },
+        headers,
+      })
+    const createV2 = (n: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v2/indicators/hosts',
+        payload: { hostName: `busy-v2-${n}.example` },
+        headers,
+      })
+    expect((await create(0)).statusCode).toBe(201)
+
+    // Another process's connection to the same file, holding the write lock in an open transaction.
+    const other = new SqliteDatabase(file)
+    other.pragma('busy_timeout = 0')
+    other.exec('begin immediate')
+    try {
+      const started = Date.now()
+      const [v3Answer, v2Answer] = [await create(1), await createV2(1)]
+      expectTryLater(v3Answer)
+      expect(v3Answer.json()).toEqual({
+        errCode: '0x1001',
+        message: 'The database is not answering; try again shortly',
+        status: 'Error',
+      })
+      expectTryLater(v2Answer)
+      expect(v2Answer.json()).toEqual({ status: 'Error', message: 'The database is not answering; try again shortly' })
+      // Each waited for the busy timeout, not for ever.
+      expect(Date.now() - started).toBeLessThan(3000)
+      // Reads go on meanwhile (WAL: readers do not wait for the writer).
+      expect((await app.inject({ url: '/api/v3/indicators', headers })).statusCode).toBe(200)
+    } finally {
+      other.exec('rollback')
+      other.close()
+    }
+    expect((await create(2)).statusCode).toBe(201)
+    expect((await createV2(2)).statusCode).toBe(201)
+    const stored = await store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'busy-%').execute()
+    expect(stored.map((r) => r.summary).sort()).toEqual(['busy-0.example', 'busy-2.example', 'busy-v2-2.example'])
+  }, 30_000)
 })
