@@ -9,6 +9,7 @@ import { authenticate } from '../../domain/access/authentication.js'
 import { csrfTokenMatches, resumeSession } from '../../domain/access/sessions.js'
 import type { Caller } from '../../domain/context.js'
 import { selectOwner } from '../../domain/access/owner-scope.js'
+import { storeForRequest } from '../../domain/read-routing.js'
 import { DomainError } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import { isoAt } from '../../core/time.js'
@@ -67,7 +68,7 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
     const membership = selectOwner(caller, firstQueryValue(req, 'owner'))
     req.caller = caller
     req.ctx = {
-      store,
+      store: await storeForRequest(store, caller, isSafeMethod(req.method)),
       services,
       caller,
       membership,
