@@ -27,7 +27,8 @@ export interface PgCluster {
   url: string
   /** pg_ctl restart -m fast, run beside the event loop so the node under test keeps serving meanwhile. */
   restart(): Promise<void>
-  stop(): Promise<void>
+  /** pg_ctl stop: `fast` (the default) or `immediate` (a crash: no shutdown checkpoint). */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>
   start(): Promise<void>
   destroy(): void
 }
@@ -141,7 +142,7 @@ async function startIn(
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     restart: () => ctlAsync('restart', '-m', 'fast'),
-    stop: () => ctlAsync('stop', '-m', 'fast'),
+    stop: (mode = 'fast') => ctlAsync('stop', '-m', mode),
     start: () => ctlAsync('start'),
     ctl: (...args: string[]) => ctlAsync(...args),
     destroy() {
