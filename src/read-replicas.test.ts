@@ -154,26 +154,114 @@ describe.skipIf(TEST_DB !== 'postgres' || !!PG_CLUSTER_MISSING)('read replicas',
     expect(onReplicaAfterWait + onPrimary).toBe(ROUNDS)
     // Most reads still reach the replica: it replays a commit within milliseconds.
     expect(onReplicaAfterWait).toBeGreaterThan(ROUNDS / 2)
+    const waited = after.replicaAfterWait - before.replicaAfterWait
     console.log(
-      `read-your-writes: ${ROUNDS} write-then-read rounds, ${onReplicaAfterWait} read on the replica, ${onPrimary} on the primary`,
+      `read-your-writes: ${ROUNDS} write-then-read rounds, ${onReplicaAfterWait} read on the replica ` +
+        `(${waited} of them after waiting for its replay), ${onPrimary} on the primary`,
     )
   }, 60_000)
 
+  it("carries a write's position to another node: a caller reads its own write there when it brings it back", async () => {
+    // A second node over the same primary and replica, as behind a load balancer.
+    const otherStore = withReadReplicas(openStore(primary.url, { poolSize: 4, connectTimeoutMs: 1000 }), {
+      urls: [replica.url],
+      maxLagMs: MAX_LAG_MS,
+      waitMs: 20,
+      checkEveryMs: 50,
+      poolSize: 4,
+    })
+    const services = createServices(otherStore, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+    const other = await buildApp({ store: otherStore, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+    try {
+      await until(() => (otherStore.replicas as ReadReplicas).replicas[0]!.up, 'the replica to be checked')
+      const ROUNDS = 100
+      let carried = 0
+      let bare = 0
+      for (let i = 0; i < ROUNDS; i++) {
+        for (const bringsIt of [true, false]) {
+          const hostName = `cross-${bringsIt ? 'carried' : 'bare'}-${i}.example`
+          const created = await createHost('writer', hostName)
+          expect(created.statusCode).toBe(201)
+          const position = created.headers['bulwark-wal-position'] as string
+          expect(position).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/)
+          expect(String(created.headers['set-cookie'])).toContain(
+            `bulwark-wal-position=${position}; Path=/api; HttpOnly; Secure`,
+          )
+          const tql = encodeURIComponent(`summary = "${hostName}"`)
+          const res = await other.inject({
+            url: `/api/v3/indicators?tql=${tql}`,
+            headers: { ...headers('writer'), ...(bringsIt ? { cookie: `bulwark-wal-position=${position}` } : {}) },
+          })
+          expect(res.statusCode).toBe(200)
+          if (res.json().data.length !== 1) bringsIt ? carried++ : bare++
+        }
+      }
+      expect(carried).toBe(0)
+      console.log(
+        `across two nodes: ${ROUNDS} writes read at once on the other node, ${carried} missed with the position carried, ${bare} missed without it`,
+      )
+      // A read answer names no position: nothing was written.
+      const read = await app.inject({ url: '/api/v3/indicators', headers: headers('writer') })
+      expect(read.headers['bulwark-wal-position']).toBeUndefined()
+    } finally {
+      await other.close()
+      await otherStore.close()
+    }
+  }, 60_000)
+
   it('bypasses a stopped replica with no error answer, and reads from it again once it is back', async () => {
-    const before = counters()
-    await replica.stop()
-    const statuses = await Promise.all(
-      Array.from({ length: 60 }, async (_, i) => {
-        await new Promise((resolve) => setTimeout(resolve, i * 5))
-        return (await app.inject({ url: '/api/v3/indicators?resultLimit=5', headers: headers('reader') })).statusCode
-      }),
-    )
-    expect(statuses.filter((s) => s !== 200)).toEqual([])
-    expect(routing.replicas[0]!.up).toBe(false)
-    const during = counters()
-    expect(during.primaryNoReplica + during.retriedOnPrimary).toBeGreaterThan(
-      before.primaryNoReplica + before.retriedOnPrimary,
-    )
+    // A second node whose health check will not run again: only the retry of a failed statement can save its reads.
+    const uncheckedStore = withReadReplicas(openStore(primary.url, { poolSize: 4, connectTimeoutMs: 1000 }), {
+      urls: [replica.url],
+      maxLagMs: MAX_LAG_MS,
+      checkEveryMs: 600_000,
+      poolSize: 4,
+    })
+    const unchecked = uncheckedStore.replicas as ReadReplicas
+    const services = createServices(uncheckedStore, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+    const uncheckedApp = await buildApp({
+      store: uncheckedStore,
+      services,
+      trustedProxies: ['127.0.0.1'],
+      logLevel: false,
+    })
+    try {
+      await until(() => unchecked.replicas[0]!.up, 'the replica to be checked')
+      expect((await uncheckedApp.inject({ url: '/api/v3/indicators', headers: headers('reader') })).statusCode).toBe(
+        200,
+      )
+      expect(unchecked.counters.replica).toBe(1)
+
+      const before = counters()
+      const list = (node: FastifyInstance) =>
+        node.inject({ url: '/api/v3/indicators?resultLimit=5', headers: headers('reader') })
+      // Reads in flight on both nodes while the replica stops, and after.
+      const load = Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          await new Promise((resolve) => setTimeout(resolve, i * 10))
+          return [(await list(app)).statusCode, (await list(uncheckedApp)).statusCode]
+        }),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      await replica.stop()
+      const statuses = (await load).flat()
+      expect(statuses.filter((s) => s !== 200)).toEqual([])
+      expect(statuses).toHaveLength(120)
+      expect(routing.replicas[0]!.up).toBe(false)
+      expect(unchecked.replicas[0]!.up).toBe(false)
+      // The unchecked node found the replica gone by a failed statement, ran it on the primary, then bypassed it.
+      expect(unchecked.counters.retriedOnPrimary).toBeGreaterThanOrEqual(1)
+      expect(unchecked.counters.primaryNoReplica).toBeGreaterThan(0)
+      const during = counters()
+      console.log(
+        `replica stopped under load: 120 listings answered 200; checked node: ${during.retriedOnPrimary - before.retriedOnPrimary} ` +
+          `statements retried on the primary, ${during.primaryNoReplica - before.primaryNoReplica} requests sent to the primary; ` +
+          `unchecked node: ${unchecked.counters.retriedOnPrimary} retried, ${unchecked.counters.primaryNoReplica} sent to the primary`,
+      )
+    } finally {
+      await uncheckedApp.close()
+      await uncheckedStore.close()
+    }
     await replica.start()
     await onReplica.end().catch(() => {})
     onReplica = await connectTo(replica.url)

@@ -9,13 +9,14 @@
  * - A write request works on the primary throughout, and what it writes is remembered for the caller.
  *
  * The caller is the account: its API tokens, HMAC keys and console sessions read each other's writes.
- * The memory is the node's own; behind a load balancer, callers should stay on one node for that
- * (docs/scale-out.md).
+ * The memory is the node's own. To carry it to another node behind a load balancer, a REST answer to
+ * a write names the position (`Bulwark-Wal-Position` header and cookie), and a request that brings
+ * it back (`seen`) reads at least that far on whichever node it reaches (docs/scale-out.md).
  */
 import type { Store } from '../store/connect.js'
 import type { Caller } from './context.js'
 
-export async function storeForRequest(store: Store, caller: Caller, reads: boolean): Promise<Store> {
+export async function storeForRequest(store: Store, caller: Caller, reads: boolean, seen?: string): Promise<Store> {
   if (!store.replicas) return store
-  return store.replicas.storeFor(`account:${caller.account.id}`, reads)
+  return store.replicas.storeFor(`account:${caller.account.id}`, reads, seen)
 }

@@ -49,6 +49,11 @@ export interface Store {
    * wrote for this caller (domain/transaction.ts), so the caller's next read waits for it on a replica.
    */
   committed?: () => void
+  /**
+   * On a request's store when replicas are configured: once the request is done, the primary's WAL
+   * position if it wrote (undefined if not), for the caller to bring to another node.
+   */
+  writtenPosition?: () => Promise<string | undefined>
   close(): Promise<void>
 }
 
@@ -57,9 +62,10 @@ export interface ReplicaRouting {
   /**
    * The store one request of a caller works on: writes always reach the primary and are remembered
    * for the caller; with `reads`, plain reads go to a replica that is up, within the lag bound and has
-   * replayed the caller's last write (waited for briefly), else to the primary.
+   * replayed the caller's last write (waited for briefly), else to the primary. `seen`: a WAL position
+   * the caller brings (`16/B374D848`, from another node's answer to its write), read at least that far.
    */
-  storeFor(callerKey: string, reads: boolean): Promise<Store>
+  storeFor(callerKey: string, reads: boolean, seen?: string): Promise<Store>
   close(): Promise<void>
 }
 

@@ -198,13 +198,19 @@ export class ReadReplicas implements ReplicaRouting {
     } else this.#positions.set(callerKey, { writes: 1, resolved: 0, lsn: 0n, touched: Date.now() })
   }
 
-  async storeFor(callerKey: string, reads: boolean): Promise<Store> {
+  async storeFor(callerKey: string, reads: boolean, seen?: string): Promise<Store> {
     const noting = new WriteNotingPlugin(this, callerKey)
     const on = (store: Store): Store => ({
       ...store,
       db: store.db.withPlugin(noting),
       committed: () => noting.committed(),
+      writtenPosition: async () => {
+        if (!noting.wrote) return undefined
+        const lsn = await this.#positionOf(callerKey)
+        return lsn === undefined ? undefined : formatLsn(lsn)
+      },
     })
+    if (seen !== undefined && LSN_TEXT.test(seen)) this.#bringsPosition(callerKey, parseLsn(seen))
     if (!reads) return on(this.#primary)
     const candidates = this.replicas.filter((r) => r.up && r.lagMs <= this.#maxLagMs)
     if (candidates.length === 0) {
@@ -227,6 +233,16 @@ export class ReadReplicas implements ReplicaRouting {
     }
     this.counters.primaryForOwnWrite++
     return on(this.#primary)
+  }
+
+  /** A position the caller brings from another node: its reads here see at least that far. */
+  #bringsPosition(callerKey: string, lsn: bigint): void {
+    const position = this.#positions.get(callerKey)
+    if (!position) this.#positions.set(callerKey, { writes: 0, resolved: 0, lsn, touched: Date.now() })
+    else if (lsn > position.lsn) {
+      position.lsn = lsn
+      position.touched = Date.now()
+    }
   }
 
   /** The WAL position the caller's reads must see; undefined when the primary cannot tell (read it there). */
@@ -333,6 +349,12 @@ export class ReadReplicas implements ReplicaRouting {
 }
 
 const READ_ONLY_TRANSACTION = '25006'
+
+const LSN_TEXT = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/
+
+export function formatLsn(lsn: bigint): string {
+  return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`
+}
 
 /** `16/B374D848` as a number. */
 export function parseLsn(text: string): bigint {
@@ -486,6 +508,8 @@ async function once<T>(driver: Driver, work: (connection: DatabaseConnection) =>
 class WriteNotingPlugin implements KyselyPlugin {
   readonly #writes = new WeakSet<QueryId>()
   #uncommitted = false
+  /** Whether the request wrote anything. */
+  wrote = false
   constructor(
     readonly replicas: ReadReplicas,
     readonly callerKey: string,
@@ -494,7 +518,7 @@ class WriteNotingPlugin implements KyselyPlugin {
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     if (mayWrite(args.node)) {
       this.#writes.add(args.queryId)
-      this.#uncommitted = true
+      this.#uncommitted = this.wrote = true
       this.replicas.noteWrite(this.callerKey)
     }
     return args.node
@@ -503,7 +527,7 @@ class WriteNotingPlugin implements KyselyPlugin {
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     // Statements run precompiled (the batch writer's) pass no query here first: their result says they wrote.
     if (this.#writes.has(args.queryId) || args.result.numAffectedRows !== undefined) {
-      this.#uncommitted = true
+      this.#uncommitted = this.wrote = true
       this.replicas.noteWrite(this.callerKey)
     }
     return args.result
