@@ -5,13 +5,17 @@
  * answer; a replica whose replay is paused is bypassed for the callers who wrote, and for every caller
  * once it lags beyond the bound. PostgreSQL only; skipped without Debian's PostgreSQL binaries.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from './app.js'
 import { prepareDatabase } from './bootstrap.js'
 import { createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
-import { createServices } from './domain/services.js'
+import { type Services, createServices } from './domain/services.js'
+import { exportCommand } from './cli/commands/export.js'
 import { isoNow } from './core/time.js'
 import { type Store, openStore } from './store/connect.js'
 import { ReadReplicas, withReadReplicas } from './store/replicas.js'
@@ -33,6 +37,7 @@ describe.skipIf(TEST_DB !== 'postgres' || !!PG_CLUSTER_MISSING)('read replicas',
   let store: Store
   let routing: ReadReplicas
   let app: FastifyInstance
+  let services: Services
   let onReplica: pg.Client
   const tokens: Record<string, string> = {}
 
@@ -64,7 +69,7 @@ describe.skipIf(TEST_DB !== 'postgres' || !!PG_CLUSTER_MISSING)('read replicas',
       poolSize: 6,
     })
     routing = store.replicas as ReadReplicas
-    const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+    services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
     app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
     onReplica = await connectTo(replica.url)
     await until(() => routing.replicas[0]!.up, 'the replica to be checked')
@@ -135,6 +140,20 @@ describe.skipIf(TEST_DB !== 'postgres' || !!PG_CLUSTER_MISSING)('read replicas',
       `select query from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()`,
     )
     expect(rows.some((r) => /from "indicator"/i.test(r.query))).toBe(true)
+  })
+
+  it('exports from the replica (bulwark export)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bulwark-replica-export-'))
+    try {
+      const before = counters()
+      const output = join(dir, 'export.json')
+      const result = await exportCommand(store, services, { owner: 'Replica Org', output, userName: 'reader' })
+      expect(result.count).toBeGreaterThan(0)
+      expect(readFileSync(output, 'utf8')).toContain('seen-by-all.example')
+      expect(counters().replica).toBe(before.replica + 1)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('lets a caller read its own write at once, every time', async () => {

@@ -60,6 +60,9 @@ export interface ReplicaOptions {
 export const REPLICA_MAX_LAG_MS = 1000
 export const REPLICA_WAIT_MS = 10
 const CHECK_EVERY_MS = 100
+const CHECK_TIMEOUT_MS = 1000
+/** How much longer than the wait itself one poll of a replica's replay position may take. */
+const WAIT_SLACK_MS = 50
 /** Callers' positions not written to for this long are forgotten (a replica has long replayed them, or is bypassed). */
 const POSITION_KEPT_MS = 60_000
 
@@ -130,6 +133,8 @@ export class ReadReplicas implements ReplicaRouting {
   #next = 0
   #timer: NodeJS.Timeout | undefined
   #checking: Promise<void> | undefined
+  /** The first check: until it is done no replica is known to be well, and the first reads would all go to the primary. */
+  readonly #checked: Promise<void>
   #closed = false
 
   constructor(primary: Store, options: ReplicaOptions) {
@@ -151,6 +156,7 @@ export class ReadReplicas implements ReplicaRouting {
       })
     }
     tick()
+    this.#checked = within(CHECK_TIMEOUT_MS, this.#checking!).catch(() => {})
   }
 
   async close(): Promise<void> {
@@ -164,7 +170,10 @@ export class ReadReplicas implements ReplicaRouting {
   async check(): Promise<void> {
     const now = Date.now()
     try {
-      const { rows } = await this.#primary.pool!.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')
+      const { rows } = await within(
+        CHECK_TIMEOUT_MS,
+        this.#primary.pool!.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'),
+      )
       this.#samples.push({ at: now, lsn: parseLsn(rows[0]!.lsn) })
     } catch {
       // The primary does not answer: the replicas keep their state; requests answer 503 on their own.
@@ -174,8 +183,12 @@ export class ReadReplicas implements ReplicaRouting {
     await Promise.all(
       this.replicas.map(async (replica) => {
         try {
-          const { rows } = await replica.pool.query<{ standby: boolean; lsn: string | null }>(
-            'select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as lsn',
+          // A replica that hangs rather than refuses is down too once the check waits this long for it.
+          const { rows } = await within(
+            CHECK_TIMEOUT_MS,
+            replica.pool.query<{ standby: boolean; lsn: string | null }>(
+              'select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as lsn',
+            ),
           )
           // A server that is not (or no longer) a standby of this primary — promoted, or pointed wrong — is not read.
           if (!rows[0]!.standby || rows[0]!.lsn === null) return this.#down(replica)
@@ -186,8 +199,9 @@ export class ReadReplicas implements ReplicaRouting {
         }
       }),
     )
-    for (const [key, position] of this.#positions)
-      if (now - position.touched > POSITION_KEPT_MS) this.#positions.delete(key)
+    // A replica within the lag bound has replayed whatever the primary had this long ago.
+    const kept = Math.max(POSITION_KEPT_MS, 2 * this.#maxLagMs + 1000)
+    for (const [key, position] of this.#positions) if (now - position.touched > kept) this.#positions.delete(key)
   }
 
   noteWrite(callerKey: string): void {
@@ -212,6 +226,7 @@ export class ReadReplicas implements ReplicaRouting {
     })
     if (seen !== undefined && LSN_TEXT.test(seen)) this.#bringsPosition(callerKey, parseLsn(seen))
     if (!reads) return on(this.#primary)
+    await this.#checked
     const candidates = this.replicas.filter((r) => r.up && r.lagMs <= this.#maxLagMs)
     if (candidates.length === 0) {
       this.counters.primaryNoReplica++
@@ -271,16 +286,19 @@ export class ReadReplicas implements ReplicaRouting {
   async #waitFor(replica: Replica, needed: bigint): Promise<boolean> {
     const deadline = Date.now() + this.#waitMs
     for (;;) {
+      let answer: { rows: { lsn: string | null }[] }
       try {
-        const { rows } = await replica.pool.query<{ lsn: string | null }>(
-          'select pg_last_wal_replay_lsn()::text as lsn',
+        answer = await within(
+          this.#waitMs + WAIT_SLACK_MS,
+          replica.pool.query<{ lsn: string | null }>('select pg_last_wal_replay_lsn()::text as lsn'),
         )
-        if (rows[0]!.lsn === null) return false
-        this.#replayedTo(replica, parseLsn(rows[0]!.lsn))
-      } catch {
-        this.#down(replica)
+      } catch (error) {
+        // Refused or lost: down. Merely slow: the primary serves this read, the next check decides.
+        if (!(error instanceof Error && error.message.startsWith('no answer within'))) this.#down(replica)
         return false
       }
+      if (answer.rows[0]!.lsn === null) return false
+      this.#replayedTo(replica, parseLsn(answer.rows[0]!.lsn))
       if (replica.replayed >= needed) return true
       if (Date.now() >= deadline) return false
       await new Promise((resolve) => setTimeout(resolve, 1))
@@ -349,6 +367,15 @@ export class ReadReplicas implements ReplicaRouting {
 }
 
 const READ_ONLY_TRANSACTION = '25006'
+
+/** `work`, or a rejection once `ms` have passed. */
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}
 
 const LSN_TEXT = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/
 
