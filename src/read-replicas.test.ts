@@ -16,6 +16,7 @@ import { prepareDatabase } from './bootstrap.js'
 import { createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
 import { type Services, createServices } from './domain/services.js'
 import { exportCommand } from './cli/commands/export.js'
+import { createMetrics } from './protocols/http/metrics.js'
 import { isoNow } from './core/time.js'
 import { type Store, openStore } from './store/connect.js'
 import { ReadReplicas, withReadReplicas } from './store/replicas.js'
@@ -315,6 +316,11 @@ describe.skipIf(TEST_DB !== 'postgres' || !!PG_CLUSTER_MISSING)('read replicas',
     const back = counters().replica
     expect(await findHost('reader', 'while-paused.example')).toHaveLength(1)
     expect(counters().replica).toBe(back + 1)
+    // What an operator's scraper sees.
+    const text = await createMetrics(store).registry.metrics()
+    expect(text).toContain(`bulwark_db_replica_up{replica="127.0.0.1:${replica.port}"} 1`)
+    expect(text).toContain(`bulwark_db_replica_lag_seconds{replica="127.0.0.1:${replica.port}"} 0`)
+    expect(text).toMatch(/bulwark_db_read_requests\{read="primary_own_write"\} [1-9]/)
   }, 30_000)
 
   it('measures listing throughput on the primary against the replica (a figure, not a bound)', async () => {

@@ -66,6 +66,14 @@ export interface ReplicaRouting {
    * the caller brings (`16/B374D848`, from another node's answer to its write), read at least that far.
    */
   storeFor(callerKey: string, reads: boolean, seen?: string): Promise<Store>
+  /** For the metrics: each replica (its host and port) with its state, and where read requests went since the start. */
+  status(): {
+    replicas: { name: string; up: boolean; lagMs: number }[]
+    reads: Record<
+      'replica' | 'replicaAfterWait' | 'primaryForOwnWrite' | 'primaryNoReplica' | 'retriedOnPrimary',
+      number
+    >
+  }
   close(): Promise<void>
 }
 

@@ -159,6 +159,17 @@ export class ReadReplicas implements ReplicaRouting {
     this.#checked = within(CHECK_TIMEOUT_MS, this.#checking!).catch(() => {})
   }
 
+  status() {
+    return {
+      // Host and port only: the URL may carry a password.
+      replicas: this.replicas.map((r) => {
+        const url = new URL(r.url)
+        return { name: `${url.hostname}:${url.port || 5432}`, up: r.up, lagMs: r.lagMs }
+      }),
+      reads: { ...this.counters },
+    }
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     clearTimeout(this.#timer)
