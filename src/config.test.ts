@@ -14,6 +14,9 @@ describe('loadConfig', () => {
       databasePoolSize: 10,
       databasePooling: 'session',
       databaseListenUrl: undefined,
+      databaseReplicaUrls: [],
+      databaseReplicaMaxLagMs: 1000,
+      databaseReplicaWaitMs: 10,
       publicUrl: 'https://localhost:8443',
       tls: { enabled: true, certFile: undefined, keyFile: undefined },
       trustedProxies: [],
@@ -64,6 +67,9 @@ describe('loadConfig', () => {
       BULWARK_DB_POOL_SIZE: '25',
       BULWARK_DB_POOLING: 'Transaction',
       BULWARK_DATABASE_LISTEN_URL: 'postgres://tip@db-direct:5432/tip',
+      BULWARK_DATABASE_REPLICA_URL: 'postgres://tip@replica-1:5432/tip, postgresql://tip@replica-2:5432/tip',
+      BULWARK_DATABASE_REPLICA_MAX_LAG_MS: '2500',
+      BULWARK_DATABASE_REPLICA_WAIT_MS: '25',
     })
     expect(config).toEqual({
       host: '127.0.0.1',
@@ -73,6 +79,9 @@ describe('loadConfig', () => {
       databasePoolSize: 25,
       databasePooling: 'transaction',
       databaseListenUrl: 'postgres://tip@db-direct:5432/tip',
+      databaseReplicaUrls: ['postgres://tip@replica-1:5432/tip', 'postgresql://tip@replica-2:5432/tip'],
+      databaseReplicaMaxLagMs: 2500,
+      databaseReplicaWaitMs: 25,
       publicUrl: 'https://tip.example.org',
       tls: { enabled: true, certFile: '/etc/tls/tip.crt', keyFile: '/etc/tls/tip.key' },
       trustedProxies: ['10.0.0.1', '10.0.1.0/24'],
@@ -126,6 +135,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ BULWARK_DATABASE_LISTEN_URL: 'db-direct:5432' })).toThrow(
       'BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL',
     )
+  })
+
+  it('takes read replicas only with a PostgreSQL database, and refuses malformed ones', () => {
+    expect(() => loadConfig({ BULWARK_DATABASE_REPLICA_URL: 'postgres://tip@replica:5432/tip' })).toThrow(
+      'BULWARK_DATABASE_REPLICA_URL needs a PostgreSQL BULWARK_DATABASE_URL (SQLite has no replicas)',
+    )
+    const postgres = { BULWARK_DATABASE_URL: 'postgres://tip@db:5432/tip' }
+    expect(() => loadConfig({ ...postgres, BULWARK_DATABASE_REPLICA_URL: 'replica:5432' })).toThrow(
+      'BULWARK_DATABASE_REPLICA_URL must be postgres:// URLs, separated by commas',
+    )
+    expect(() => loadConfig({ ...postgres, BULWARK_DATABASE_REPLICA_MAX_LAG_MS: '-1' })).toThrow(
+      "BULWARK_DATABASE_REPLICA_MAX_LAG_MS must be a number of milliseconds, not '-1'",
+    )
+    expect(() => loadConfig({ ...postgres, BULWARK_DATABASE_REPLICA_WAIT_MS: '5000' })).toThrow(
+      "BULWARK_DATABASE_REPLICA_WAIT_MS must be a number of milliseconds up to 1000, not '5000'",
+    )
+    expect(loadConfig({ ...postgres, BULWARK_DATABASE_REPLICA_URL: ' ' }).databaseReplicaUrls).toEqual([])
   })
 
   it('refuses a port that is not a port number', () => {

@@ -24,6 +24,15 @@ export interface Config {
    * batch wake-ups and change notices. Unset behind a transaction pooler: polling instead.
    */
   databaseListenUrl?: string
+  /**
+   * PostgreSQL streaming replicas that read requests may read from (store/replicas.ts); empty: every
+   * read on the primary. A replica further behind than `databaseReplicaMaxLagMs` is bypassed; a
+   * caller's read waits up to `databaseReplicaWaitMs` for a replica to replay the caller's last write,
+   * then reads the primary.
+   */
+  databaseReplicaUrls: string[]
+  databaseReplicaMaxLagMs: number
+  databaseReplicaWaitMs: number
   publicUrl: string
   tls: { enabled: boolean; certFile?: string; keyFile?: string }
   /** Addresses (or CIDRs) whose X-Forwarded-Proto/For headers are believed. */
@@ -60,6 +69,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseListenUrl = env.BULWARK_DATABASE_LISTEN_URL || undefined
   if (databaseListenUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseListenUrl))
     throw new Error('BULWARK_DATABASE_LISTEN_URL must be a postgres:// URL')
+  const databaseReplicaUrls = (env.BULWARK_DATABASE_REPLICA_URL ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (databaseReplicaUrls.some((u) => !/^postgres(ql)?:\/\//.test(u)))
+    throw new Error('BULWARK_DATABASE_REPLICA_URL must be postgres:// URLs, separated by commas')
+  const databaseUrl = env.BULWARK_DATABASE_URL ?? `sqlite:${join(dataDir, 'bulwark.db')}`
+  // A SQLite file has no replicas; accepting the setting would let an operator believe reads are offloaded.
+  if (databaseReplicaUrls.length > 0 && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new Error('BULWARK_DATABASE_REPLICA_URL needs a PostgreSQL BULWARK_DATABASE_URL (SQLite has no replicas)')
+  const databaseReplicaMaxLagMs = Number(env.BULWARK_DATABASE_REPLICA_MAX_LAG_MS ?? 1000)
+  if (!Number.isInteger(databaseReplicaMaxLagMs) || databaseReplicaMaxLagMs < 0)
+    throw new Error(
+      `BULWARK_DATABASE_REPLICA_MAX_LAG_MS must be a number of milliseconds, not '${env.BULWARK_DATABASE_REPLICA_MAX_LAG_MS}'`,
+    )
+  const databaseReplicaWaitMs = Number(env.BULWARK_DATABASE_REPLICA_WAIT_MS ?? 10)
+  if (!Number.isInteger(databaseReplicaWaitMs) || databaseReplicaWaitMs < 0 || databaseReplicaWaitMs > 1000)
+    throw new Error(
+      `BULWARK_DATABASE_REPLICA_WAIT_MS must be a number of milliseconds up to 1000, not '${env.BULWARK_DATABASE_REPLICA_WAIT_MS}'`,
+    )
   const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
   if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
     throw new Error(`BULWARK_BATCH_LEASE_MS must be at least 1000 milliseconds, not '${env.BULWARK_BATCH_LEASE_MS}'`)
@@ -96,10 +125,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     dataDir,
-    databaseUrl: env.BULWARK_DATABASE_URL ?? `sqlite:${join(dataDir, 'bulwark.db')}`,
+    databaseUrl,
     databasePoolSize,
     databasePooling,
     databaseListenUrl,
+    databaseReplicaUrls,
+    databaseReplicaMaxLagMs,
+    databaseReplicaWaitMs,
     publicUrl: env.BULWARK_PUBLIC_URL ?? `${tlsEnabled ? 'https' : 'http'}://localhost:${port}`,
     tls: { enabled: tlsEnabled, certFile: env.BULWARK_TLS_CERT, keyFile: env.BULWARK_TLS_KEY },
     trustedProxies: (env.BULWARK_TRUSTED_PROXIES ?? '')

@@ -2,9 +2,13 @@
  * No database fault ends a node or becomes a 500: a server that refuses connections, a pooler
  * that goes away and comes back, backends terminated under load and a pool with no connection free
  * are answered 503 with Retry-After in each interface's own envelope, /api/ready says not ready,
- * and the node serves again once the database is back. PostgreSQL only (SQLite is a file of the
- * node's own); the pooler scenarios skip when PgBouncer is not installed.
+ * and the node serves again once the database is back; on SQLite, a write lock another process holds
+ * past the busy timeout answers 503 the same way. The pooler scenarios skip when PgBouncer is not installed.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,7 +18,13 @@ import { type Store, type StoreOptions, openStore } from './store/connect.js'
 import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp, freeLoopbackPort } from './test/harness.js'
 import { PGBOUNCER_MISSING, type PgBouncer, startPgBouncer } from './test/pgbouncer.js'
-import { PG_CLUSTER_MISSING, type PgCluster, startPgCluster } from './test/pg-cluster.js'
+import {
+  PG_CLUSTER_MISSING,
+  type PgCluster,
+  type PgReplica,
+  startPgCluster,
+  startPgReplica,
+} from './test/pg-cluster.js'
 import { prepareDatabase } from './bootstrap.js'
 import { createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
 import { isoNow } from './core/time.js'
@@ -187,6 +197,122 @@ describe.skipIf(!postgres || !!PGBOUNCER_MISSING)('a pooler that goes away and c
 
 const JOB_SIZE = 20_000
 
+interface FaultRun {
+  statuses: number[]
+  /** The slowest answer, in ms: a request never hangs. */
+  slowest: number
+  acknowledged: string[]
+  /** From the fault's end (the restart returned, the replica promoted and the pooler repointed) to the first 201. */
+  firstSuccessAfter: number
+  jobAtFault: { status?: string; successCount?: number }
+  jobAtEnd: { status?: string; successCount?: number; errorCount?: number }
+  /** The Indicators written by the four writers, as stored once it is over. */
+  stored: Set<string>
+}
+
+/**
+ * A node on `store` under load while `fault` runs: a batch job of JOB_SIZE Hosts under way and four
+ * writers creating Indicators for 5 s, the fault 800 ms in; then the job waited for (30 s at most).
+ */
+async function underLoad(store: Store, name: string, fault: () => Promise<void>): Promise<FaultRun> {
+  await prepareDatabase(store)
+  await createOwner(store.db, { name: `${name} Org`, type: 'Organization' }, isoNow())
+  await createAccount(
+    store.db,
+    { userName: `${name}-admin`, kind: 'api', organization: `${name} Org`, role: 'Organization Administrator' },
+    isoNow(),
+  )
+  const token = (await issueApiToken(store.db, `${name}-admin`, {}, Date.now())).token
+  const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
+  const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
+  opened.push({ store, app })
+  const headers = { ...https, authorization: `TC-Token ${token}` }
+  const worker = startBatchWorker(store, services, { pollMs: 200 })
+  // A batch job under way when the fault comes: it must complete from its last committed chunk.
+  const job = await app.inject({
+    method: 'POST',
+    url: '/api/v2/batch',
+    payload: { owner: `${name} Org`, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
+    headers,
+  })
+  const jobId = job.json().data.batchId as number
+  const hosts = Array.from({ length: JOB_SIZE }, (_, i) => ({ type: 'Host', summary: `job-${i}.example` }))
+  const upload = await app.inject({
+    method: 'POST',
+    url: `/api/v2/batch/${jobId}`,
+    payload: JSON.stringify({ indicator: hosts }),
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+  })
+  expect(upload.statusCode).toBe(202)
+
+  const run: FaultRun = {
+    statuses: [],
+    slowest: 0,
+    acknowledged: [],
+    firstSuccessAfter: -1,
+    jobAtFault: {},
+    jobAtEnd: {},
+    stored: new Set(),
+  }
+  let faultOver = 0
+  const until = Date.now() + 5000
+  const writer = async (w: number) => {
+    for (let n = 0; Date.now() < until; n++) {
+      const hostName = `${name}-${w}-${n}.example`
+      const sent = Date.now()
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v3/indicators',
+        payload: { type: 'Host', hostName },
+        headers,
+      })
+      run.slowest = Math.max(run.slowest, Date.now() - sent)
+      run.statuses.push(res.statusCode)
+      if (res.statusCode === 201) {
+        run.acknowledged.push(hostName)
+        if (faultOver && run.firstSuccessAfter < 0) run.firstSuccessAfter = Date.now() - faultOver
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  }
+  const faulting = (async () => {
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    const before = await app.inject({ url: `/api/v2/batch/${jobId}`, headers })
+    run.jobAtFault = before.json().data.batchStatus
+    await fault()
+    faultOver = Date.now()
+  })()
+  await Promise.all([writer(1), writer(2), writer(3), writer(4), faulting])
+  expect(faultOver).toBeGreaterThan(0)
+  run.stored = new Set(
+    (await store.db.selectFrom('indicator').select('summary').where('summary', 'like', `${name}-%`).execute()).map(
+      (r) => r.summary,
+    ),
+  )
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    const res = await app.inject({ url: `/api/v2/batch/${jobId}`, headers })
+    if (res.statusCode === 200) run.jobAtEnd = res.json().data.batchStatus
+    if (run.jobAtEnd.status === 'Completed') break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  await worker.stop()
+  return run
+}
+
+/** Every answer 201 or 503, the first success within 5 s of the fault's end, no acknowledged write lost, the job completed. */
+function expectRidden(run: FaultRun) {
+  expect(run.statuses.filter((s) => s !== 201 && s !== 503)).toEqual([])
+  expect(run.firstSuccessAfter).toBeGreaterThanOrEqual(0)
+  expect(run.firstSuccessAfter).toBeLessThan(5000)
+  expect(run.acknowledged.filter((name) => !run.stored.has(name))).toEqual([])
+  expect(run.acknowledged.length).toBeGreaterThan(20)
+  // Under way when the fault came, and completed from its last chunk well before its lease would expire.
+  expect(run.jobAtFault.status).toBe('Running')
+  expect(run.jobAtFault.successCount).toBeLessThan(JOB_SIZE)
+  expect(run.jobAtEnd).toMatchObject({ status: 'Completed', successCount: JOB_SIZE, errorCount: 0 })
+}
+
 describe.skipIf(!postgres || !!PG_CLUSTER_MISSING).each([
   ['directly', false],
   ['through PgBouncer in transaction mode', true],
@@ -210,92 +336,124 @@ describe.skipIf(!postgres || !!PG_CLUSTER_MISSING).each([
           listenUrl: cluster.url,
         })
       : openStore(cluster.url, { poolSize: 6, connectTimeoutMs: 1000 })
+    const run = await underLoad(store, 'restart', () => cluster!.restart())
+    expectRidden(run)
+  }, 90_000)
+})
+
+describe.skipIf(!postgres || !!PG_CLUSTER_MISSING || !!PGBOUNCER_MISSING)(
+  'a failover to a promoted replica under load, behind PgBouncer',
+  () => {
+    let primary: PgCluster | undefined
+    let replica: PgReplica | undefined
+    let bouncer: PgBouncer | undefined
+    afterAll(async () => {
+      await bouncer?.stop()
+      replica?.destroy()
+      primary?.destroy()
+    })
+
+    it('answers every write 201 or 503, serves within 5 s of the promotion, loses no acknowledged write, and completes the batch job', async () => {
+      primary = await startPgCluster({ synchronousCommit: true })
+      replica = await startPgReplica(primary, { synchronousCommit: true })
+      // Synchronous replication: a commit is acknowledged once the replica has it, so the failover loses none.
+      const admin = new pg.Client({ connectionString: primary.url })
+      admin.on('error', () => {})
+      await admin.connect()
+      await admin.query(`alter system set synchronous_standby_names = '*'`)
+      await admin.query('select pg_reload_conf()')
+      await admin.end()
+      bouncer = await startPgBouncer({ poolMode: 'transaction', target: primary.url })
+      // No listen URL: it would name the primary that goes away; the nodes poll instead.
+      const store = openStore(bouncer.urlFor(primary.url), {
+        poolSize: 6,
+        connectTimeoutMs: 1000,
+        pooling: 'transaction',
+      })
+      let promotedAfter = 0
+      const run = await underLoad(store, 'failover', async () => {
+        const started = Date.now()
+        // The primary fails (no shutdown checkpoint, connections cut), the replica takes over, the pooler follows it.
+        await primary!.stop('immediate')
+        await replica!.promote()
+        await bouncer!.retarget(replica!.url)
+        promotedAfter = Date.now() - started
+      })
+      expectRidden(run)
+      expect(run.slowest).toBeLessThan(5000)
+      console.log(
+        `failover: ${run.statuses.length} writes, ${run.statuses.filter((s) => s === 503).length} answered 503, ` +
+          `${run.acknowledged.length} acknowledged and stored; primary stopped to pooler repointed in ${promotedAfter} ms; ` +
+          `first success ${run.firstSuccessAfter} ms after; slowest answer ${run.slowest} ms`,
+      )
+    }, 120_000)
+  },
+)
+
+describe.skipIf(postgres)('a SQLite file whose write lock another process holds', () => {
+  let dir: string | undefined
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('answers writes 503 with Retry-After in each envelope past the busy timeout, then serves once the lock is let go', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bulwark-busy-'))
+    const file = join(dir, 'bulwark.db')
+    const store = openStore(`sqlite:${file}`, { busyTimeoutMs: 200 })
     await prepareDatabase(store)
-    await createOwner(store.db, { name: 'Restart Org', type: 'Organization' }, isoNow())
+    await createOwner(store.db, { name: 'Busy Org', type: 'Organization' }, isoNow())
     await createAccount(
       store.db,
-      { userName: 'restart-admin', kind: 'api', organization: 'Restart Org', role: 'Organization Administrator' },
+      { userName: 'busy-admin', kind: 'api', organization: 'Busy Org', role: 'Organization Administrator' },
       isoNow(),
     )
-    const token = (await issueApiToken(store.db, 'restart-admin', {}, Date.now())).token
+    const token = (await issueApiToken(store.db, 'busy-admin', {}, Date.now())).token
     const services = createServices(store, { serverKey: 'test-server-key', publicUrl: 'https://bulwark.test' })
     const app = await buildApp({ store, services, trustedProxies: ['127.0.0.1'], logLevel: false })
     opened.push({ store, app })
     const headers = { ...https, authorization: `TC-Token ${token}` }
-    const worker = startBatchWorker(store, services, { pollMs: 200 })
-    // A batch job under way when the server restarts: it must complete from its last committed chunk.
-    const job = await app.inject({
-      method: 'POST',
-      url: '/api/v2/batch',
-      payload: { owner: 'Restart Org', haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
-      headers,
-    })
-    const jobId = job.json().data.batchId as number
-    const hosts = Array.from({ length: JOB_SIZE }, (_, i) => ({ type: 'Host', summary: `job-${i}.example` }))
-    const upload = await app.inject({
-      method: 'POST',
-      url: `/api/v2/batch/${jobId}`,
-      payload: JSON.stringify({ indicator: hosts }),
-      headers: { ...headers, 'content-type': 'application/octet-stream' },
-    })
-    expect(upload.statusCode).toBe(202)
+    const create = (n: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v3/indicators',
+        payload: { type: 'Host', hostName: `busy-${n}.example` },
+        headers,
+      })
+    const createV2 = (n: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v2/indicators/hosts',
+        payload: { hostName: `busy-v2-${n}.example` },
+        headers,
+      })
+    expect((await create(0)).statusCode).toBe(201)
 
-    const statuses: number[] = []
-    const acknowledged: string[] = []
-    let restartedAt = 0
-    let jobAtRestart: { status?: string; successCount?: number } = {}
-    let firstSuccessAfter = -1
-    const until = Date.now() + 5000
-    const writer = async (w: number) => {
-      for (let n = 0; Date.now() < until; n++) {
-        const hostName = `restart-${w}-${n}.example`
-        const res = await app.inject({
-          method: 'POST',
-          url: '/api/v3/indicators',
-          payload: { type: 'Host', hostName },
-          headers,
-        })
-        statuses.push(res.statusCode)
-        if (res.statusCode === 201) {
-          acknowledged.push(hostName)
-          if (restartedAt && firstSuccessAfter < 0) firstSuccessAfter = Date.now() - restartedAt
-        }
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+    // Another process's connection to the same file, holding the write lock in an open transaction.
+    const other = new SqliteDatabase(file)
+    other.pragma('busy_timeout = 0')
+    other.exec('begin immediate')
+    try {
+      const started = Date.now()
+      const [v3Answer, v2Answer] = [await create(1), await createV2(1)]
+      expectTryLater(v3Answer)
+      expect(v3Answer.json()).toEqual({
+        errCode: '0x1001',
+        message: 'The database is not answering; try again shortly',
+        status: 'Error',
+      })
+      expectTryLater(v2Answer)
+      expect(v2Answer.json()).toEqual({ status: 'Error', message: 'The database is not answering; try again shortly' })
+      // Each waited for the busy timeout, not for ever.
+      expect(Date.now() - started).toBeLessThan(3000)
+      // Reads go on meanwhile (WAL: readers do not wait for the writer).
+      expect((await app.inject({ url: '/api/v3/indicators', headers })).statusCode).toBe(200)
+    } finally {
+      other.exec('rollback')
+      other.close()
     }
-    const restart = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, 800))
-      const before = await app.inject({ url: `/api/v2/batch/${jobId}`, headers })
-      jobAtRestart = before.json().data.batchStatus
-      await cluster!.restart()
-      restartedAt = Date.now()
-    })()
-    await Promise.all([writer(1), writer(2), writer(3), writer(4), restart])
-
-    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([])
-    expect(restartedAt).toBeGreaterThan(0)
-    expect(firstSuccessAfter).toBeGreaterThanOrEqual(0)
-    expect(firstSuccessAfter).toBeLessThan(5000)
-    const stored = new Set(
-      (await store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'restart-%').execute()).map(
-        (r) => r.summary,
-      ),
-    )
-    expect(acknowledged.filter((name) => !stored.has(name))).toEqual([])
-    expect(acknowledged.length).toBeGreaterThan(20)
-
-    let state: { status?: string; successCount?: number } = {}
-    const deadline = Date.now() + 30_000
-    while (Date.now() < deadline) {
-      const res = await app.inject({ url: `/api/v2/batch/${jobId}`, headers })
-      if (res.statusCode === 200) state = res.json().data.batchStatus
-      if (state.status === 'Completed') break
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-    await worker.stop()
-    // Under way when the server went down, and completed from its last chunk well before its lease would expire.
-    expect(jobAtRestart.status).toBe('Running')
-    expect(jobAtRestart.successCount).toBeLessThan(JOB_SIZE)
-    expect(state).toMatchObject({ status: 'Completed', successCount: JOB_SIZE, errorCount: 0 })
-  }, 90_000)
+    expect((await create(2)).statusCode).toBe(201)
+    expect((await createV2(2)).statusCode).toBe(201)
+    const stored = await store.db.selectFrom('indicator').select('summary').where('summary', 'like', 'busy-%').execute()
+    expect(stored.map((r) => r.summary).sort()).toEqual(['busy-0.example', 'busy-2.example', 'busy-v2-2.example'])
+  }, 30_000)
 })

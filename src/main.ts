@@ -14,6 +14,7 @@ import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './app.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
 import { openStore } from './store/connect.js'
+import { withReadReplicas } from './store/replicas.js'
 import { watchChanges } from './store/change-notices.js'
 import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
@@ -39,11 +40,19 @@ async function main() {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
   const { tightened } = secureDataDir(config.dataDir)
-  const store = openStore(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
-    pooling: config.databasePooling,
-    listenUrl: config.databaseListenUrl,
-  })
+  const store = withReadReplicas(
+    openStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      pooling: config.databasePooling,
+      listenUrl: config.databaseListenUrl,
+    }),
+    {
+      urls: config.databaseReplicaUrls,
+      maxLagMs: config.databaseReplicaMaxLagMs,
+      waitMs: config.databaseReplicaWaitMs,
+      poolSize: config.databasePoolSize,
+    },
+  )
   await prepareDatabase(store)
   const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })
   const firstStart = await ensureFirstStart(store, config, services.secretBox)

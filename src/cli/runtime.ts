@@ -8,6 +8,7 @@ import { type Config, loadConfig } from '../config.js'
 import { secureDataDir } from '../data-dir.js'
 import { type Services, createServices } from '../domain/services.js'
 import { type Store, openStore } from '../store/connect.js'
+import { withReadReplicas } from '../store/replicas.js'
 
 export interface CliRuntime {
   config: Config
@@ -22,11 +23,19 @@ export async function openRuntime(config: Config = loadConfig()): Promise<CliRun
   const { tightened } = secureDataDir(config.dataDir)
   for (const { path, from } of tightened)
     process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
-  const store = openStore(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
-    pooling: config.databasePooling,
-    listenUrl: config.databaseListenUrl,
-  })
+  const store = withReadReplicas(
+    openStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      pooling: config.databasePooling,
+      listenUrl: config.databaseListenUrl,
+    }),
+    {
+      urls: config.databaseReplicaUrls,
+      maxLagMs: config.databaseReplicaMaxLagMs,
+      waitMs: config.databaseReplicaWaitMs,
+      poolSize: config.databasePoolSize,
+    },
+  )
   try {
     await prepareDatabase(store)
     const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })

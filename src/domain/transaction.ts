@@ -13,7 +13,9 @@ import type { RequestContext } from './context.js'
 
 export async function withTransaction<T>(ctx: RequestContext, work: (tctx: RequestContext) => Promise<T>): Promise<T> {
   if (ctx.store.db.isTransaction) return work(ctx)
-  return ctx.store.db.transaction().execute((trx) => work(contextIn(ctx, trx)))
+  const result = await ctx.store.db.transaction().execute((trx) => work(contextIn(ctx, trx)))
+  ctx.store.committed?.()
+  return result
 }
 
 /** The context whose handle is `trx`, settings included (for a transaction opened elsewhere, e.g. a batch chunk's). */

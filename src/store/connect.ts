@@ -7,7 +7,13 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
+  type CompiledQuery,
+  type DatabaseConnection,
   type DialectAdapter,
+  type Driver,
+  type QueryId,
+  type RootOperationNode,
+  type TransactionSettings,
   Kysely,
   PostgresAdapter,
   PostgresDialect,
@@ -36,6 +42,38 @@ export interface Store {
   transactionPooling?: boolean
   /** Where a session of its own can LISTEN (a direct connection); undefined: poll instead. */
   listenUrl?: string
+  /** PostgreSQL read replicas (store/replicas.ts), when configured: what a request's store is chosen by. */
+  replicas?: ReplicaRouting
+  /**
+   * On a request's store when replicas are configured: tells them that the transaction just committed
+   * wrote for this caller (domain/transaction.ts), so the caller's next read waits for it on a replica.
+   */
+  committed?: () => void
+  /**
+   * On a request's store when replicas are configured: once the request is done, the primary's WAL
+   * position if it wrote (undefined if not), for the caller to bring to another node.
+   */
+  writtenPosition?: () => Promise<string | undefined>
+  close(): Promise<void>
+}
+
+/** What the domain asks of read replicas (store/replicas.ts implements it). */
+export interface ReplicaRouting {
+  /**
+   * The store one request of a caller works on: writes always reach the primary and are remembered
+   * for the caller; with `reads`, plain reads go to a replica that is up, within the lag bound and has
+   * replayed the caller's last write (waited for briefly), else to the primary. `seen`: a WAL position
+   * the caller brings (`16/B374D848`, from another node's answer to its write), read at least that far.
+   */
+  storeFor(callerKey: string, reads: boolean, seen?: string): Promise<Store>
+  /** For the metrics: each replica (its host and port) with its state, and where read requests went since the start. */
+  status(): {
+    replicas: { name: string; up: boolean; lagMs: number }[]
+    reads: Record<
+      'replica' | 'replicaAfterWait' | 'primaryForOwnWrite' | 'primaryNoReplica' | 'retriedOnPrimary',
+      number
+    >
+  }
   close(): Promise<void>
 }
 
@@ -52,24 +90,15 @@ export interface StoreOptions {
   connectTimeoutMs?: number
   /** A direct URL to LISTEN on (Config.databaseListenUrl); without it, the store's own URL unless pooled by transaction. */
   listenUrl?: string
+  /** SQLite: how long a statement waits for another process's write lock before it answers 503 (default 5 s). */
+  busyTimeoutMs?: number
 }
 
 export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new TranslatingPool({
-      connectionString: url,
+    const pool = openPool(url, {
       max: options.poolSize ?? 10,
-      // No connection free (or none to be had) within this: the request answers 503 instead of waiting on.
-      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-    })
-    // A client that loses its server must not crash the process: an idle one is dropped by the
-    // pool, and one lent out (between the statements of a transaction, say) fails its next query,
-    // which the request answers as unavailable (503). pg emits 'error' on a lent client with no
-    // listener of its own, which would end the process.
-    pool.on('error', () => {})
-    pool.on('connect', (client) => {
-      client.on('error', () => {})
-      translateQueryErrors(client)
+      connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     })
     const db = new Kysely<Database>({
       dialect: new TransactionLockingPostgresDialect({ pool }),
@@ -86,7 +115,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS))}`)
   // A checkpoint every 10,000 WAL pages (40 MB) instead of every 1,000: a batch job commits every
   // chunk, and each checkpoint copied the same hot index pages back again; measured on a file
   // database, commit time fell from 12 to 7 µs an imported Indicator (a fifth of the job's time).
@@ -94,14 +123,121 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   // After a checkpoint the WAL file is cut back to this size rather than left at its largest.
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: reusingStatements(sqlite) }),
+    dialect: new TranslatingSqliteDialect({ database: reusingStatements(sqlite) }),
     plugins: [new CredentialWritePlugin()],
   })
   return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
 }
 
+/**
+ * A pg pool whose failures to reach the server answer 503 (TranslatingPool) and whose lost
+ * connections never end the process.
+ */
+export function openPool(url: string, options: { max: number; connectTimeoutMs: number }): pg.Pool {
+  const pool = new TranslatingPool({
+    connectionString: url,
+    max: options.max,
+    // No connection free (or none to be had) within this: the request answers 503 instead of waiting on.
+    connectionTimeoutMillis: options.connectTimeoutMs,
+  })
+  // A client that loses its server must not crash the process: an idle one is dropped by the
+  // pool, and one lent out (between the statements of a transaction, say) fails its next query,
+  // which the request answers as unavailable (503). pg emits 'error' on a lent client with no
+  // listener of its own, which would end the process.
+  pool.on('error', () => {})
+  pool.on('connect', (client) => {
+    client.on('error', () => {})
+    translateQueryErrors(client)
+  })
+  return pool
+}
+
 /** How long a request waits for a PostgreSQL connection (pool exhausted, server unreachable) before a 503. */
 export const CONNECT_TIMEOUT_MS = 5000
+
+/** How long a SQLite statement waits for another connection's write lock before it answers 503. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000
+
+/**
+ * SQLite's errors of a lock held too long by another connection (SQLITE_BUSY, SQLITE_LOCKED) reject as
+ * DomainError('try_later') like PostgreSQL's connection errors: every statement Kysely runs passes
+ * through the one connection this driver lends.
+ */
+class TranslatingSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    return new TranslatingDriver(super.createDriver())
+  }
+}
+
+class TranslatingDriver implements Driver {
+  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>()
+  constructor(private readonly inner: Driver) {}
+  init(): Promise<void> {
+    return this.inner.init()
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection()
+    let wrapped = this.#wrapped.get(connection)
+    if (!wrapped) this.#wrapped.set(connection, (wrapped = translatingConnection(connection)))
+    return wrapped
+  }
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings)
+  }
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection)
+  }
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection)
+  }
+  savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: (node: RootOperationNode, id: QueryId) => CompiledQuery,
+  ): Promise<void> {
+    return this.inner.savepoint!(connection, name, compile)
+  }
+  rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: (node: RootOperationNode, id: QueryId) => CompiledQuery,
+  ): Promise<void> {
+    return this.inner.rollbackToSavepoint!(connection, name, compile)
+  }
+  releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: (node: RootOperationNode, id: QueryId) => CompiledQuery,
+  ): Promise<void> {
+    return this.inner.releaseSavepoint!(connection, name, compile)
+  }
+  releaseConnection(): Promise<void> {
+    // The SQLite driver lends its one connection under a lock; releasing unlocks it, whichever object is named.
+    return this.inner.releaseConnection(undefined as never)
+  }
+  destroy(): Promise<void> {
+    return this.inner.destroy()
+  }
+}
+
+function translatingConnection(connection: DatabaseConnection): DatabaseConnection {
+  return {
+    async executeQuery<R>(query: CompiledQuery) {
+      try {
+        return await connection.executeQuery<R>(query)
+      } catch (error) {
+        throw translateDatabaseError(error)
+      }
+    },
+    async *streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
+      try {
+        yield* connection.streamQuery<R>(query, chunkSize)
+      } catch (error) {
+        throw translateDatabaseError(error)
+      }
+    },
+  }
+}
 
 /**
  * A pool whose failures to reach the server reject as DomainError('try_later')

@@ -22,6 +22,8 @@ export interface PgBouncer {
   urlFor(url: string): string
   /** Stops serving new clients' queries until resume() (PgBouncer's PAUSE, through its admin console). */
   admin(command: string): Promise<void>
+  /** Points every database at another server (a promoted replica) and reloads: what an operator's failover does. */
+  retarget(url: string): Promise<void>
   /** What the bouncer logged. */
   log(): string
   stop(): Promise<void>
@@ -38,9 +40,10 @@ export async function startPgBouncer(
   const target = new URL(options.target ?? POSTGRES_ADMIN_URL)
   const users = ['root', 'postgres', decodeURIComponent(target.username)].filter(Boolean)
   writeFileSync(join(dir, 'users.txt'), [...new Set(users)].map((u) => `"${u}" ""`).join('\n') + '\n', { mode: 0o644 })
-  const ini = `[databases]
-* = host=${target.hostname} port=${target.port || 5432}
-
+  const databases = (server: URL) => `[databases]
+* = host=${server.hostname} port=${server.port || 5432}
+`
+  const ini = `${databases(target)}
 [pgbouncer]
 listen_addr = 127.0.0.1
 listen_port = ${port}
@@ -68,7 +71,7 @@ server_login_retry = 1
       return ''
     }
   }
-  return {
+  const bouncer: PgBouncer = {
     port,
     urlFor(url) {
       const u = new URL(url)
@@ -86,6 +89,12 @@ server_login_retry = 1
         await client.end()
       }
     },
+    async retarget(url) {
+      const file = join(dir, 'pgbouncer.ini')
+      const text = readFileSync(file, 'utf8')
+      writeFileSync(file, databases(new URL(url)) + text.slice(text.indexOf('\n[pgbouncer]')), { mode: 0o644 })
+      await bouncer.admin('RELOAD')
+    },
     log,
     async stop() {
       if (child.exitCode === null) child.kill('SIGINT')
@@ -93,6 +102,7 @@ server_login_retry = 1
       rmSync(dir, { recursive: true, force: true })
     },
   }
+  return bouncer
 }
 
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {

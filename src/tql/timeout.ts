@@ -51,13 +51,17 @@ export async function withTqlTimeout<T>(
   const timedOut = () => new DomainError('timeout', `TQL query exceeded the time limit of ${limit} ms`)
   if (store.dialect === 'postgres') {
     try {
-      return await store.db.transaction().execute(async (trx) => {
-        // Each statement is a round trip, which costs a page read as much as the read itself: one statement sets everything.
-        const settings = { ...options.settings, statement_timeout: String(limit) }
-        const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`)
-        await sql`select ${sql.join(calls)}`.execute(trx)
-        return run({ db: trx, guard: (where) => where, settings: new Set(Object.keys(settings)) })
-      })
+      // Read only: a read replica may run it (store/replicas.ts).
+      return await store.db
+        .transaction()
+        .setAccessMode('read only')
+        .execute(async (trx) => {
+          // Each statement is a round trip, which costs a page read as much as the read itself: one statement sets everything.
+          const settings = { ...options.settings, statement_timeout: String(limit) }
+          const calls = Object.entries(settings).map(([name, value]) => sql`set_config(${name}, ${value}, true)`)
+          await sql`select ${sql.join(calls)}`.execute(trx)
+          return run({ db: trx, guard: (where) => where, settings: new Set(Object.keys(settings)) })
+        })
     } catch (error) {
       if ((error as { code?: unknown }).code === QUERY_CANCELED) throw timedOut()
       throw error

@@ -20,6 +20,7 @@ import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item
 import type { Services } from '../../domain/services.js'
 import { WRITE_FORMATS, findFormat, formatForOutput } from '../../formats/index.js'
 import type { Store } from '../../store/connect.js'
+import { storeForRequest } from '../../domain/read-routing.js'
 import { cliContext } from '../context.js'
 
 export const EXPORT_PAGE = 1_000
@@ -43,7 +44,10 @@ export async function exportCommand(store: Store, services: Services, args: Expo
   if (!format?.writer) throw invalid(`--format must be ${EXPORT_FORMATS.join(' or ')}, not '${args.format}'`)
   const { metadata, mayLeaveOut } = format.writer
   if (!args.force && existsSync(args.output)) throw outputExists(args.output)
-  const ctx = await cliContext(store, services, args.userName, args.owner)
+  const asCaller = await cliContext(store, services, args.userName, args.owner)
+  // A read like a listing: from a read replica when configured (domain/read-routing.ts).
+  const reading = await storeForRequest(store, asCaller.caller, true)
+  const ctx = { ...asCaller, store: reading }
   const path = args.force ? join(dirname(args.output), `.${basename(args.output)}.${randomUUID()}.tmp`) : args.output
   // 0600: an export holds the owner's intelligence; 'wx' so that a file made since the check above is not written over.
   const out = createWriteStream(path, { flags: 'wx', mode: 0o600 })
@@ -76,9 +80,9 @@ export async function exportCommand(store: Store, services: Services, args: Expo
       total ??= page.total
       const ids = page.items.map((r) => r.id)
       const [tags, labels, attributes] = await Promise.all([
-        metadata.includes('tags') ? loadTags(store.db, 'indicator', ids) : none,
-        metadata.includes('securityLabels') ? loadLabels(store.db, 'indicator', ids) : none,
-        metadata.includes('attributes') ? loadAttributes(store.db, 'indicator', ids) : none,
+        metadata.includes('tags') ? loadTags(reading.db, 'indicator', ids) : none,
+        metadata.includes('securityLabels') ? loadLabels(reading.db, 'indicator', ids) : none,
+        metadata.includes('attributes') ? loadAttributes(reading.db, 'indicator', ids) : none,
       ])
       for (const record of page.items) {
         const text = writer.indicator({
@@ -100,7 +104,7 @@ export async function exportCommand(store: Store, services: Services, args: Expo
     }
     // The Groups and their relationships, for a format that holds them; a --tql filter selects Indicators only, so it leaves them out.
     if (writer.graph && args.tql === undefined) {
-      const graph = writer.graph(await loadOwnerGraph(store, ctx.owner.id, [...SERVED_GROUP_TYPES.keys()]))
+      const graph = writer.graph(await loadOwnerGraph(reading, ctx.owner.id, [...SERVED_GROUP_TYPES.keys()]))
       await write(graph.text)
       objects = graph.count
     }

@@ -41,10 +41,11 @@ describe('a v3 list page on PostgreSQL', () => {
   const verbs = (texts: string[]) => texts.map((s) => s.split(/\s/)[0]!.toLowerCase())
 
   it.runIf(TEST_DB === 'postgres')(
-    'with TQL is begin, one statement of settings, the owner count, the ids, commit and the records',
+    'with TQL is a read-only transaction (a replica may run it), one statement of settings, the owner count, the ids, commit and the records',
     async () => {
       const texts = await statementsOf('/api/v3/indicators?resultLimit=2&tql=rating%20%3E%3D%203')
-      expect(verbs(texts)).toEqual(['begin', 'select', 'select', 'select', 'commit', 'select'])
+      expect(texts[0]).toBe('start transaction read only')
+      expect(verbs(texts)).toEqual(['start', 'select', 'select', 'select', 'commit', 'select'])
       expect(texts[1]).toMatch(/set_config\(\$1, \$2, true\), set_config\(\$3, \$4, true\)/)
     },
   )

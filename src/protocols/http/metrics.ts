@@ -2,7 +2,8 @@
  * Prometheus metrics (prom-client), off unless configured: requests by route pattern, method and
  * status with their latency, batch jobs by state and the age of the oldest queued one, database
  * connections, and the process's own figures (memory, event-loop lag, CPU). Served on a separate
- * plain-HTTP listener, or at /api/metrics behind a bearer token. When metrics are off nothing
+ * plain-HTTP listener, or at /api/metrics behind a bearer token. With read replicas: each replica's
+ * state and lag, and where read requests went. When metrics are off nothing
  * here is installed: no hook runs on the request path.
  */
 import { createServer, type Server } from 'node:http'
@@ -59,6 +60,45 @@ export function createMetrics(store: Store): Metrics {
       this.set({ state: 'waiting' }, pool ? pool.waitingCount : 0)
     },
   })
+  const replicas = store.replicas
+  if (replicas) {
+    new Gauge({
+      name: 'bulwark_db_replica_up',
+      help: 'Whether each read replica answered the last check as a standby (1) or is bypassed as down (0)',
+      labelNames: ['replica'] as const,
+      registers: [registry],
+      collect() {
+        for (const r of replicas.status().replicas) this.set({ replica: r.name }, r.up ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'bulwark_db_replica_lag_seconds',
+      help: 'How long each read replica has lacked a WAL position the primary had (0: it has replayed the latest); -1 when down',
+      labelNames: ['replica'] as const,
+      registers: [registry],
+      collect() {
+        for (const r of replicas.status().replicas)
+          this.set({ replica: r.name }, Number.isFinite(r.lagMs) ? r.lagMs / 1000 : -1)
+      },
+    })
+    new Gauge({
+      name: 'bulwark_db_read_requests',
+      help:
+        "Read requests since the start by where they read: replica, replica_after_wait (for the caller's own write), " +
+        'primary_own_write (no replica replayed it in time), primary_no_replica (none up and within the lag bound); ' +
+        'retried_on_primary counts replica statements that failed and ran again on the primary',
+      labelNames: ['read'] as const,
+      registers: [registry],
+      collect() {
+        const reads = replicas.status().reads
+        this.set({ read: 'replica' }, reads.replica)
+        this.set({ read: 'replica_after_wait' }, reads.replicaAfterWait)
+        this.set({ read: 'primary_own_write' }, reads.primaryForOwnWrite)
+        this.set({ read: 'primary_no_replica' }, reads.primaryNoReplica)
+        this.set({ read: 'retried_on_primary' }, reads.retriedOnPrimary)
+      },
+    })
+  }
   return { registry, requestDuration }
 }
 

@@ -4,6 +4,7 @@
  * Types only; importing this module is what makes them known.
  */
 import type { Caller, RequestContext } from '../../domain/context.js'
+import type { Store } from '../../store/connect.js'
 import type { RouteSummary } from './openapi.js'
 import type { RateLimiter } from './rate-limit.js'
 
@@ -11,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller
     ctx: RequestContext
+    /** The store a TAXII request works on (domain/read-routing.ts); REST requests carry theirs in ctx. */
+    workStore?: Store
   }
   interface FastifyInstance {
     /** Every route registered, in order: what the fuzz test walks and the API documents list. */

@@ -9,12 +9,21 @@ import { authenticate } from '../../domain/access/authentication.js'
 import { csrfTokenMatches, resumeSession } from '../../domain/access/sessions.js'
 import type { Caller } from '../../domain/context.js'
 import { selectOwner } from '../../domain/access/owner-scope.js'
+import { storeForRequest } from '../../domain/read-routing.js'
 import { DomainError } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import { isoAt } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
 import { rateLimitedError } from './rate-limit.js'
-import { CSRF_HEADER, isSafeMethod, sessionTokenOf } from './session-cookie.js'
+import {
+  CSRF_HEADER,
+  WAL_POSITION_COOKIE,
+  WAL_POSITION_HEADER,
+  cookieOf,
+  isSafeMethod,
+  sessionTokenOf,
+  walPositionCookie,
+} from './session-cookie.js'
 
 export function isSecure(req: FastifyRequest): boolean {
   return req.protocol === 'https'
@@ -33,6 +42,19 @@ function firstHeader(req: FastifyRequest, name: string): string | undefined {
 
 export function installRestAuth(app: FastifyInstance, store: Store, services: Services): void {
   const limiter = app.rateLimiter
+  if (store.replicas) {
+    // A write's answer names the WAL position it reached, for the caller's reads on other nodes.
+    app.addHook('onSend', async (req, reply, payload) => {
+      const position = await req.ctx?.store.writtenPosition?.().catch(() => undefined)
+      if (position) {
+        reply.header(WAL_POSITION_HEADER, position)
+        const cookies = reply.getHeader('set-cookie')
+        const list = cookies === undefined ? [] : Array.isArray(cookies) ? cookies : [String(cookies)]
+        reply.header('set-cookie', [...list, walPositionCookie(position)])
+      }
+      return payload
+    })
+  }
   app.addHook('preHandler', async (req, reply) => {
     if (!isSecure(req)) throw new DomainError('no_credentials', 'HTTPS is required')
     const nowMs = Date.now()
@@ -67,7 +89,12 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
     const membership = selectOwner(caller, firstQueryValue(req, 'owner'))
     req.caller = caller
     req.ctx = {
-      store,
+      store: await storeForRequest(
+        store,
+        caller,
+        isSafeMethod(req.method),
+        firstHeader(req, WAL_POSITION_HEADER) ?? cookieOf(req, WAL_POSITION_COOKIE),
+      ),
       services,
       caller,
       membership,

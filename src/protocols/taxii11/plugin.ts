@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyPluginOptions, FastifyReply, FastifyRequest } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
+import { storeForRequest } from '../../domain/read-routing.js'
 import { RETRY_AFTER_SECONDS, isDomainError } from '../../core/errors.js'
 import { feedOwners } from '../../domain/access/owner-scope.js'
 import type { Services } from '../../domain/services.js'
@@ -207,6 +208,7 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
       },
       ['basic'],
     )
+    req.workStore = await storeForRequest(store, req.caller, true)
     // The spec: a TAXII account of the Organization. Every account belongs to one, so this holds by construction.
   })
 
@@ -257,7 +259,7 @@ export async function registerTaxii11(app: FastifyInstance, options: Taxii11Opti
   )
   route('POLL', async (req, message) => {
     const call = {
-      store,
+      store: req.workStore ?? store,
       caller: req.caller,
       publicUrl: services.publicUrl,
       now: new Date().toISOString(),

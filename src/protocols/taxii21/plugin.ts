@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { authenticate } from '../../domain/access/authentication.js'
+import { storeForRequest } from '../../domain/read-routing.js'
 import { forbidden, notFound } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
@@ -47,6 +48,7 @@ export async function registerTaxii21(app: FastifyInstance, options: TaxiiPlugin
       },
       ['basic', 'bearer'],
     )
+    req.workStore = await storeForRequest(store, req.caller, true)
   })
 
   app.setErrorHandler((error, req, reply) => {

@@ -124,7 +124,7 @@ function collectionResource(c: Collection, version: AppVersion) {
 
 export async function registerApplication(app: FastifyInstance, o: AppOptions): Promise<void> {
   const env = (req: FastifyRequest): TaxiiEnv => ({
-    store: o.store,
+    store: req.workStore ?? o.store,
     caller: req.caller,
     ids: o.ids,
     index: o.index,

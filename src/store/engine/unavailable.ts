@@ -39,8 +39,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false
   const { code, message } = error as { code?: unknown; message?: unknown }
   if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) return true
-  // SQLite: another process held the write lock past busy_timeout.
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return true
+  // SQLite: another connection held the write lock past busy_timeout, or a snapshot went stale under it.
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code)) return true
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))
 }
 

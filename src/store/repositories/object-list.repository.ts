@@ -124,7 +124,7 @@ export async function readIdPage<T>(
       await sql`set local enable_sort to default`.execute(trx)
     }
   }
-  return db.isTransaction ? inOrder(db) : db.transaction().execute(inOrder)
+  return db.isTransaction ? inOrder(db) : db.transaction().setAccessMode('read only').execute(inOrder)
 }
 
 export interface IdPageRequest {
