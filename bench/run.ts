@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   start: () => import('./start.js'),
   console: () => import('./console.js'),
   'v3-object': () => import('./v3-object.js'),
+  pgbouncer: () => import('./pgbouncer.js'),
   tql: () => import('./tql.js'),
   taxii11: () => import('./taxii11.js'),
   taxii21: () => import('./taxii21.js'),
