@@ -322,6 +322,9 @@ describe.skipIf(!!missing)('STIX 2.1 JSON Lines of SEKOIA', () => {
     expect(await attributesOf(sha512.id)).toEqual([
       'External ID: indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0',
       "Additional Analysis and Context: file:hashes.'SHA-512' = '849f0c8d530ab7815e74a64b6837f43cee02112b1fd315459fdaa820e15a8ce1b8e2fca6284729b1712fa901c7c037fe4d3211d0553da3e8613e3ed9fb75e569'",
+      // Its kill_chain_phases: two of Lockheed Martin's chain, the platform's own Attack Phase.
+      'Attack Phase: Actions on Objectives',
+      'Attack Phase: Installation',
     ])
     const ssdeep = rows.find((r) => r.value1 === '4640805C362B1E5BEE5312514DD0AB2B')!
     expect(await attributesOf(ssdeep.id)).toEqual([
@@ -329,6 +332,13 @@ describe.skipIf(!!missing)('STIX 2.1 JSON Lines of SEKOIA', () => {
       "Additional Analysis and Context: file:hashes.SSDEEP = '12288:yxgkyyicj+btv8udax6uds1elhtymebjeqx00vjb:yxgkyy+bq/ds1mcr00vjb'",
       'Additional Analysis and Context: file:size = 951312',
       "Additional Analysis and Context: file:mime_type = 'application/octet-stream'",
+      'Attack Phase: Actions on Objectives',
+      'Attack Phase: Installation',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: execution',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: discovery',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: lateral-movement',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: impact',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: collection',
     ])
     expect({
       externalDateAdded: ssdeep.external_date_added,
@@ -401,7 +411,11 @@ describe.skipIf(!!missing)('versions of one STIX object', () => {
       after[0].external_date_expires,
       !!after[0].active,
     ]).toEqual([first.id, 'seen again', '2030-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z', true])
-    expect(await attributesOf(first.id)).toEqual(['External ID: indicator--04f05593-2a58-4e33-b4f0-d6febfd893b0'])
+    expect(await attributesOf(first.id)).toEqual([
+      'External ID: indicator--04f05593-2a58-4e33-b4f0-d6febfd893b0',
+      'Attack Phase: Command and Control',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: command-and-control',
+    ])
     writeFileSync(file, `${JSON.stringify({ ...object, description: 'an older version' })}\n`)
     await run(file, 'versions')
     expect(await indicatorsOf('versions')).toEqual(after)
@@ -489,7 +503,12 @@ describe.skipIf(!!missing)('TAXII 2.1 serves the source dates', () => {
       '2021-07-27T15:47:18.224Z',
       '2022-01-01T00:00:00.000Z',
     ])
-    expect(served.created).not.toBe(served.valid_from)
+    // Served under its source's id, so with the source's created (one object, one created); its version is Bulwark's.
+    expect([served.id, served.created]).toEqual([
+      'indicator--04f05593-2a58-4e33-b4f0-d6febfd893b0',
+      '2021-07-27T15:47:18.224Z',
+    ])
+    expect(String(served.modified) > '2025-01-01').toBe(true)
   })
 })
 

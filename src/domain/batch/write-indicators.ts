@@ -12,8 +12,10 @@ import {
   type RowUpdate,
   findFilesByHashes,
   findIndicatorsBySummaries,
+  findIndicatorsByStixIds,
   insertRows,
   mergeFilesInto,
+  setIndicatorStixId,
 } from '../../store/repositories/batch-write.repository.js'
 import { markIndicatorsSighted } from '../../store/repositories/lifecycle.repository.js'
 import type { Database } from '../../store/database.js'
@@ -101,10 +103,13 @@ function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */
 function claims(p: Plan): string[] {
   // Only Files are found by their values (hashes); any other Indicator's row is its type and summary.
-  if (p.kind === 'insert' && p.draft.def.name !== 'File') return [`s:${p.draft.def.name}|${p.draft.summary}`]
+  if (p.kind === 'insert' && p.draft.def.name !== 'File')
+    return [`s:${p.draft.def.name}|${p.draft.summary}`, ...(p.draft.stixId ? [`x:${p.draft.stixId}`] : [])]
   const keys = [`s:${p.draft.def.name}|${p.draft.summary}`, ...p.draft.values.filter(Boolean).map((h) => `h:${h}`)]
   if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge')
     keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
+  // Two versions of one source object with different values: the second waits, so the newer one's id lands last.
+  if (p.draft.stixId) keys.push(`x:${p.draft.stixId}`)
   const ids =
     p.kind === 'update' || p.kind === 'unchanged' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []
   return [...keys, ...ids.map((id) => `i:${id}`), ...('deleteFirst' in p ? p.deleteFirst.map((id) => `i:${id}`) : [])]
@@ -214,6 +219,11 @@ export async function writeIndicatorChunk(
     }
   }
   await updateIndicators(ctx, updates)
+  await assignStixIds(
+    db,
+    env,
+    targets.flatMap((t) => (t.draft.stixId && t.ids.length === 1 ? [{ draft: t.draft, id: t.ids[0] }] : [])),
+  )
   await markIndicatorsSighted(db, sighted, env.ctx.now)
   const createdLabels = await writeMetadata(db, env, 'indicator', targets)
   await insertRows(
@@ -228,6 +238,45 @@ export async function writeIndicatorChunk(
     issues,
     createdLabels,
     outcome: { created: inserts.length, updated, unchanged: plans.length - inserts.length - updated },
+  }
+}
+
+/**
+ * The source STIX id each written Indicator is served under (migration 0139): one Indicator per id
+ * in an owner. An id held by another Indicator moves to this one only from a later version of its
+ * object (`modified`, or one without it), so the newest version's value carries it and an older
+ * file imported again does not take it back; the one it leaves is served under its derived id again,
+ * a change (last_modified) a TAXII client polling by date added sees.
+ */
+async function assignStixIds(
+  db: Kysely<Database>,
+  env: BatchEnvironment,
+  written: { draft: IndicatorDraft; id: number }[],
+) {
+  if (written.length === 0) return
+  const holders = new Map(
+    (await findIndicatorsByStixIds(db, env.ownerId, [...new Set(written.map((w) => w.draft.stixId!))])).map((r) => [
+      r.stix_id!,
+      r,
+    ]),
+  )
+  for (const { draft, id } of written) {
+    const stixId = draft.stixId!
+    const holder = holders.get(stixId)
+    if (holder?.id === id) continue
+    const incoming = draft.changes.external_last_modified
+    if (holder) {
+      const later =
+        typeof incoming !== 'string' || !holder.external_last_modified || incoming > holder.external_last_modified
+      if (!later) continue
+      await setIndicatorStixId(db, holder.id, null, env.ctx.now)
+    }
+    await setIndicatorStixId(db, id, stixId)
+    holders.set(stixId, {
+      id,
+      stix_id: stixId,
+      external_last_modified: typeof incoming === 'string' ? incoming : null,
+    })
   }
 }
 
