@@ -201,6 +201,8 @@ function readSighting(o: Record<string, unknown>, where: string, state: ReadStat
   if (!when) return refuse('a sighting needs last_seen, first_seen or created: the time of the observation')
   const sighting: Sighting = { count, dateObserved: when }
   if (typeof o.modified === 'string' && o.modified !== '') sighting.externalLastModified = o.modified
+  if (typeof o.first_seen === 'string' && o.first_seen !== '') sighting.firstSeen = o.first_seen
+  if (typeof o.last_seen === 'string' && o.last_seen !== '') sighting.lastSeen = o.last_seen
   return withLinks({ indicators: [] }, state.graph.sighting(where, o.id, o.sighting_of_ref, sighting), where)
 }
 

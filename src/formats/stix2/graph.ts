@@ -189,6 +189,9 @@ export interface Sighting {
   count: number
   dateObserved: string
   externalLastModified?: string
+  /** Its window, for a sighting of a Group (which widens the Group's firstSeen / lastSeen). */
+  firstSeen?: string
+  lastSeen?: string
 }
 
 /** What a relationship says of its pair beyond its ends: kept on the association (a: its source, b: its target). */
@@ -364,15 +367,23 @@ export class StixGraph {
     }
     held.done = true
     if (typeof end === 'string') return void out.errors.push({ where: held.where, error: end })
+    const { firstSeen, lastSeen, ...observed } = sighting
+    // Observations are of Indicators: a sighting of a Group widens its first and last seen, and is kept as its attribute.
     if (end.kind === 'group')
-      return void out.errors.push({
+      return void out.observations.push({
         where: held.where,
-        error: `it is a sighting of ${held.b}, a ${end.type}: Bulwark records observations of Indicators only`,
+        item: {
+          groupXid: end.xid,
+          sourceId: held.a,
+          ...observed,
+          ...(firstSeen ? { firstSeen } : {}),
+          ...(lastSeen ? { lastSeen } : {}),
+        },
       })
     end.keys.forEach((key, i) =>
       out.observations.push({
         where: end.keys.length > 1 ? `${held.where} (observation ${i + 1} of ${end.keys.length})` : held.where,
-        item: { type: key.type, summary: key.summary, sourceId: held.a, ...sighting },
+        item: { type: key.type, summary: key.summary, sourceId: held.a, ...observed },
       }),
     )
   }
