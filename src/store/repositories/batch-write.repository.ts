@@ -575,6 +575,7 @@ export function findIndicatorsByStixIds(db: Kysely<Database>, ownerId: number, s
     .selectFrom('indicator')
     .select(['id', 'stix_id', 'external_last_modified'])
     .where('owner_id', '=', ownerId)
+    .where('stix_id', 'is not', null)
     .where('stix_id', 'in', stixIds)
     .execute()
 }

@@ -454,6 +454,7 @@ export async function selectBySourceStixIds(db: Kysely<Database>, ownerId: numbe
     .selectFrom('indicator')
     .select(['id', 'stix_id'])
     .where('owner_id', '=', ownerId)
+    .where('stix_id', 'is not', null)
     .where('stix_id', 'in', stixIds)
     .execute()
 }
