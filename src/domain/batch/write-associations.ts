@@ -221,8 +221,9 @@ async function keepRelationships(
   now: string,
 ): Promise<number> {
   if (entries.length === 0) return 0
-  const pairs = new Map<string, { a: End; b: End; stored: Kept; kept: Kept }>()
-  for (const { row } of entries) pairs.set(pairKey(row!.a, row!.b), { a: row!.a, b: row!.b } as never)
+  // Each pair as stored (read below) and as the entries leave it; a pair not found (deleted since) is left alone.
+  const pairs = new Map<string, { a: End; b: End; stored?: Kept; kept?: Kept }>()
+  for (const { row } of entries) pairs.set(pairKey(row!.a, row!.b), { a: row!.a, b: row!.b })
   const list = [...pairs.values()]
   for (let i = 0; i < list.length; i += 200) {
     const part = list.slice(i, i + 200)
@@ -280,7 +281,11 @@ async function keepRelationships(
     pair.kept = incoming
   }
   for (const { a, b, stored, kept } of pairs.values()) {
-    if (!kept || (stored.type === kept.type && stored.source === kept.source && stored.modified === kept.modified))
+    if (
+      !stored ||
+      !kept ||
+      (stored.type === kept.type && stored.source === kept.source && stored.modified === kept.modified)
+    )
       continue
     const retyped = stored.type !== kept.type || stored.source !== kept.source
     for (const [x, y] of [
