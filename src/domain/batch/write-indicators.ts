@@ -15,7 +15,7 @@ import {
   findIndicatorsByStixIds,
   insertRows,
   mergeFilesInto,
-  setIndicatorStixId,
+  updateRowsById,
 } from '../../store/repositories/batch-write.repository.js'
 import { markIndicatorsSighted } from '../../store/repositories/lifecycle.repository.js'
 import type { Database } from '../../store/database.js'
@@ -260,6 +260,8 @@ async function assignStixIds(
       r,
     ]),
   )
+  const cleared: number[] = []
+  const set: { id: number; changes: { stix_id: string } }[] = []
   for (const { draft, id } of written) {
     const stixId = draft.stixId!
     const holder = holders.get(stixId)
@@ -269,15 +271,25 @@ async function assignStixIds(
       const later =
         typeof incoming !== 'string' || !holder.external_last_modified || incoming > holder.external_last_modified
       if (!later) continue
-      await setIndicatorStixId(db, holder.id, null, env.ctx.now)
+      cleared.push(holder.id)
     }
-    await setIndicatorStixId(db, id, stixId)
+    set.push({ id, changes: { stix_id: stixId } })
     holders.set(stixId, {
       id,
       stix_id: stixId,
       external_last_modified: typeof incoming === 'string' ? incoming : null,
     })
   }
+  // Those that lose an id first (the index allows one Indicator per id), stamped as changed; then the ids, as one write per chunk.
+  const types = { stix_id: 'text', last_modified: 'text' } as const
+  const now = env.ctx.now
+  await updateRowsById(
+    db,
+    'indicator',
+    cleared.map((id) => ({ id, changes: { stix_id: null, last_modified: now } })),
+    types,
+  )
+  await updateRowsById(db, 'indicator', set, types)
 }
 
 function existingRows(existing: Awaited<ReturnType<typeof findExisting>>): Map<number, ExistingIndicator> {

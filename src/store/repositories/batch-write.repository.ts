@@ -579,12 +579,3 @@ export function findIndicatorsByStixIds(db: Kysely<Database>, ownerId: number, s
     .where('stix_id', 'in', stixIds)
     .execute()
 }
-
-/** Sets (or, with null, takes away) the source STIX id an Indicator is served under; `now` marks a change a feed serves again. */
-export async function setIndicatorStixId(db: Kysely<Database>, id: number, stixId: string | null, now?: string) {
-  await db
-    .updateTable('indicator')
-    .set(now ? { stix_id: stixId, last_modified: now } : { stix_id: stixId })
-    .where('id', '=', id)
-    .execute()
-}
