@@ -20,7 +20,7 @@ import {
 import { markIndicatorsSighted } from '../../store/repositories/lifecycle.repository.js'
 import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
-import { insertIndicators, updateIndicators } from '../indicators/write.js'
+import { INDICATOR_COLUMN_TYPES, insertIndicators, updateIndicators } from '../indicators/write.js'
 import { type FilePlan, fileMatch, filesSharingHashes, planFile } from '../indicators/file-hashes.js'
 import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
@@ -174,11 +174,12 @@ export async function writeIndicatorChunk(
     if (p.kind === 'merge') await mergeFilesInto(db, p.primary, p.secondaries)
   }
 
+  const taken = await takeStixIds(db, env, plans)
   const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
   const ctx = contextIn(env.ctx, db)
   const newIds = await insertIndicators(
     ctx,
-    inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes })),
+    inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes, stixId: taken.get(p) })),
   )
   if (newIds.size !== inserts.length)
     throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
@@ -204,6 +205,7 @@ export async function writeIndicatorChunk(
       const hashes = p.hashes
       for (const id of ids) {
         const changes: Record<string, unknown> = { ...p.draft.changes }
+        if (taken.has(p) && id === (p.kind === 'update' ? p.ids[0] : p.primary)) changes.stix_id = taken.get(p)
         const row = rowOf.get(id)
         if (row) automatedActive(row, changes)
         if (hashes)
@@ -219,11 +221,6 @@ export async function writeIndicatorChunk(
     }
   }
   await updateIndicators(ctx, updates)
-  await assignStixIds(
-    db,
-    env,
-    targets.flatMap((t) => (t.draft.stixId && t.ids.length === 1 ? [{ draft: t.draft, id: t.ids[0] }] : [])),
-  )
   await markIndicatorsSighted(db, sighted, env.ctx.now)
   const createdLabels = await writeMetadata(db, env, 'indicator', targets)
   await insertRows(
@@ -242,54 +239,47 @@ export async function writeIndicatorChunk(
 }
 
 /**
- * The source STIX id each written Indicator is served under (migration 0139): one Indicator per id
- * in an owner. An id held by another Indicator moves to this one only from a later version of its
- * object (`modified`, or one without it), so the newest version's value carries it and an older
- * file imported again does not take it back; the one it leaves is served under its derived id again,
- * a change (last_modified) a TAXII client polling by date added sees.
+ * The source STIX id each written Indicator is to be served under (migration 0139), written with
+ * its row: one Indicator per id in an owner. An id held by another Indicator moves to this one only
+ * from a later version of its object (`modified`, or one without it), so the newest version's value
+ * carries it and an older file imported again does not take it back; the one it leaves is served
+ * under its derived id again, a change (last_modified) a TAXII client polling by date added sees.
+ * Those holders lose it here, before the chunk's rows are written.
  */
-async function assignStixIds(
-  db: Kysely<Database>,
-  env: BatchEnvironment,
-  written: { draft: IndicatorDraft; id: number }[],
-) {
-  if (written.length === 0) return
+async function takeStixIds(db: Kysely<Database>, env: BatchEnvironment, plans: Plan[]): Promise<Map<Plan, string>> {
+  const taken = new Map<Plan, string>()
+  const wanting = plans.filter(
+    (p) => p.draft.stixId && (p.kind === 'insert' || p.kind === 'merge' || (p.kind === 'update' && p.ids.length === 1)),
+  )
+  if (wanting.length === 0) return taken
   const holders = new Map(
-    (await findIndicatorsByStixIds(db, env.ownerId, [...new Set(written.map((w) => w.draft.stixId!))])).map((r) => [
+    (await findIndicatorsByStixIds(db, env.ownerId, [...new Set(wanting.map((p) => p.draft.stixId!))])).map((r) => [
       r.stix_id!,
       r,
     ]),
   )
   const cleared: number[] = []
-  const set: { id: number; changes: { stix_id: string } }[] = []
-  for (const { draft, id } of written) {
-    const stixId = draft.stixId!
+  for (const p of wanting) {
+    const stixId = p.draft.stixId!
+    const target = p.kind === 'update' ? p.ids[0] : p.kind === 'merge' ? p.primary : undefined
     const holder = holders.get(stixId)
-    if (holder?.id === id) continue
-    const incoming = draft.changes.external_last_modified
+    if (holder && holder.id === target) continue
     if (holder) {
+      const incoming = p.draft.changes.external_last_modified
       const later =
         typeof incoming !== 'string' || !holder.external_last_modified || incoming > holder.external_last_modified
       if (!later) continue
       cleared.push(holder.id)
     }
-    set.push({ id, changes: { stix_id: stixId } })
-    holders.set(stixId, {
-      id,
-      stix_id: stixId,
-      external_last_modified: typeof incoming === 'string' ? incoming : null,
-    })
+    taken.set(p, stixId)
   }
-  // Those that lose an id first (the index allows one Indicator per id), stamped as changed; then the ids, as one write per chunk.
-  const types = { stix_id: 'text', last_modified: 'text' } as const
-  const now = env.ctx.now
   await updateRowsById(
     db,
     'indicator',
-    cleared.map((id) => ({ id, changes: { stix_id: null, last_modified: now } })),
-    types,
+    cleared.map((id) => ({ id, changes: { stix_id: null, last_modified: env.ctx.now } })),
+    INDICATOR_COLUMN_TYPES,
   )
-  await updateRowsById(db, 'indicator', set, types)
+  return taken
 }
 
 function existingRows(existing: Awaited<ReturnType<typeof findExisting>>): Map<number, ExistingIndicator> {
