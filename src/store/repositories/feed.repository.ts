@@ -444,10 +444,7 @@ export async function selectIndicatorStixIds(
   return out
 }
 
-/**
- * Indicators of the owner served under these source STIX ids (migration 0139's index), and of
- * these Indicator ids those served under a source id (so not under their derived one).
- */
+/** Indicators of the owner served under these source STIX ids (migration 0139's index). */
 export async function selectBySourceStixIds(db: Kysely<Database>, ownerId: number, stixIds: readonly string[]) {
   if (stixIds.length === 0) return []
   return db
@@ -459,6 +456,7 @@ export async function selectBySourceStixIds(db: Kysely<Database>, ownerId: numbe
     .execute()
 }
 
+/** Of these Indicator ids, those served under a source id (so not under their derived one). */
 export async function selectWithSourceStixIds(db: Kysely<Database>, ids: readonly number[]): Promise<number[]> {
   return [...(await selectIndicatorStixIds(db, ids)).keys()]
 }
