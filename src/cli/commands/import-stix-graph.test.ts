@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 import { stixSchemaErrors, stixSchemasUnavailable } from '../../test/stix-schemas.js'
 import { StixIds } from '../../formats/stix2/stix.js'
+import { DATASETS_DIR, datasetsUnavailable } from '../../test/datasets.js'
 import { exportCommand } from './export.js'
 import { importCommand } from './import.js'
 
@@ -27,7 +28,15 @@ let dir: string
 const owners = new Map<string, number>()
 const readers = new Map<string, string>()
 const PASSWORD = 'graph-test-reader'
-const NAMES = ['typed', 'source ids', 'phases']
+const missing = datasetsUnavailable()
+const UNIT42 = join(DATASETS_DIR, 'pan-unit42+iocs', 'stix2-reports', 'report_json')
+const REAL_FILES = [
+  join(UNIT42, 'AstarothMalware.json'),
+  join(UNIT42, 'malicious-nod-detection.json'),
+  join(DATASETS_DIR, 'oasis-open+cti-stix2-json-schemas', 'examples', 'threat-reports', 'poisonivy.json'),
+  join(DATASETS_DIR, 'oasis-open+cti-stix2-json-schemas', 'examples', 'threat-reports', 'apt1.json'),
+]
+const NAMES = ['typed', 'source ids', 'phases', 'real']
 const ownerFor = (name: string) => `STIX graph ${name}`
 
 beforeAll(async () => {
@@ -334,4 +343,30 @@ describe('kill chain phases', () => {
     await run(file('phased.jsonl', [pattern, malware, phased]), 'phases')
     expect(await countAttributes()).toBe(before)
   })
+})
+
+describe.skipIf(!!missing)('vendor files imported twice', () => {
+  it.each(REAL_FILES)(
+    '%s: the second import changes nothing, and every relationship comes back as the source has it',
+    async (path) => {
+      const first = await run(path, 'real')
+      const again = await run(path, 'real')
+      const nothing = { created: 0, updated: 0 }
+      for (const kind of ['indicators', 'groups', 'associations', 'observations'] as const)
+        expect(again[kind], kind).toMatchObject(nothing)
+      expect(again.errorCount).toBe(first.errorCount)
+      // Each source relationship whose ends were both imported (each indicator making one Indicator) is served as it is.
+      const source = JSON.parse(readFileSync(path, 'utf8')).objects as StixObject[]
+      const servedObjects = await served('real')
+      const ids = new Set(servedObjects.map((o) => o.id))
+      const expected = triples(
+        source.filter(
+          (o) => o.type === 'relationship' && ids.has(String(o.source_ref)) && ids.has(String(o.target_ref)),
+        ),
+      )
+      expect(expected.length).toBeGreaterThan(0)
+      const servedTriples = new Set(triples(servedObjects))
+      expect(expected.filter((r) => !servedTriples.has(r))).toEqual([])
+    },
+  )
 })
