@@ -118,6 +118,8 @@ export interface WrittenIndicator {
   tags: readonly Tag[]
   securityLabels: readonly SecurityLabel[]
   attributes: readonly AttributeView[]
+  /** The source STIX id it is served under (migration 0139), for a format that asked for `stixIds`. */
+  stixId?: string
 }
 
 /** One file being written: its opening, each Indicator's text (separator included) as it comes, its closing. */
@@ -132,7 +134,7 @@ export interface FileWriter {
 
 export interface IndicatorWriter {
   /** The metadata each Indicator needs loaded. */
-  metadata: readonly ('tags' | 'securityLabels' | 'attributes')[]
+  metadata: readonly ('tags' | 'securityLabels' | 'attributes' | 'stixIds')[]
   /** Whether some Indicators have no form in the format, so an export says how many it left out. */
   mayLeaveOut: boolean
   open(options: WriteOptions): FileWriter

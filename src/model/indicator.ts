@@ -565,7 +565,8 @@ export const INDICATOR = defineKind({
 
 /**
  * Columns of the indicator table that no field declares: kept up to date by the writers and read
- * by no interface. A column added to the table is either declared above or listed here, or
- * store/declared-columns.test.ts fails.
+ * by no interface but STIX's (`stix_id`, the source id an imported Indicator is served under,
+ * written by STIX imports alone: no v2 or v3 body shows or sets it). A column added to the table is
+ * either declared above or listed here, or store/declared-columns.test.ts fails.
  */
-export const INDICATOR_INTERNAL_COLUMNS = ['last_sighted', 'stale_since'] as const
+export const INDICATOR_INTERNAL_COLUMNS = ['last_sighted', 'stale_since', 'stix_id'] as const

@@ -118,6 +118,8 @@ export interface IndicatorTable {
   last_sighted: Timestamp | null
   /** When the lifecycle turned it inactive (null when anything else did, or it is active). */
   stale_since: Timestamp | null
+  /** The source STIX id it is served under (migration 0139), when its indicator object made it alone. */
+  stix_id: string | null
   false_positive_count: Generated<number>
   last_false_positive: Timestamp | null
   address_city: string | null
@@ -371,6 +373,12 @@ export interface AssociationTable {
   association_type_id: number
   source: string
   date_added: Timestamp
+  /** From a STIX relationship (migration 0138): its type, whether this row's from end was its source (1/0), its version. */
+  relationship_type: string | null
+  relationship_from_source: number | null
+  relationship_modified: Timestamp | null
+  /** When Bulwark last changed the relationship's type; NULL: not since date_added. */
+  last_modified: Timestamp | null
 }
 
 export interface AssociationTypeTable {

@@ -14,6 +14,7 @@ import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { listIndicatorObjects } from '../../domain/indicators/objects.js'
 import { loadOwnerGraph } from '../../domain/listing/feed-graph.js'
+import { loadIndicatorStixIds } from '../../domain/listing/feed.js'
 import { SERVED_GROUP_TYPES } from '../../formats/stix2/stix-graph.js'
 import { conflict, invalid } from '../../core/errors.js'
 import { loadAttributes, loadLabels, loadTags } from '../../domain/metadata/item-metadata.js'
@@ -79,10 +80,11 @@ export async function exportCommand(store: Store, services: Services, args: Expo
       })
       total ??= page.total
       const ids = page.items.map((r) => r.id)
-      const [tags, labels, attributes] = await Promise.all([
+      const [tags, labels, attributes, stixIds] = await Promise.all([
         metadata.includes('tags') ? loadTags(reading.db, 'indicator', ids) : none,
         metadata.includes('securityLabels') ? loadLabels(reading.db, 'indicator', ids) : none,
         metadata.includes('attributes') ? loadAttributes(reading.db, 'indicator', ids) : none,
+        metadata.includes('stixIds') ? loadIndicatorStixIds(reading, ids) : new Map<number, string>(),
       ])
       for (const record of page.items) {
         const text = writer.indicator({
@@ -90,6 +92,7 @@ export async function exportCommand(store: Store, services: Services, args: Expo
           tags: tags.get(record.id) ?? [],
           securityLabels: labels.get(record.id) ?? [],
           attributes: attributes.get(record.id) ?? [],
+          ...(stixIds.has(record.id) ? { stixId: stixIds.get(record.id) } : {}),
         })
         if (text === undefined) {
           skipped++

@@ -73,6 +73,7 @@ beforeAll(async () => {
     'group versions',
     'bound',
     'sightings',
+    'group sightings',
     'scos',
     ...OASIS_FILES.map(([f]) => f),
   ]
@@ -322,6 +323,9 @@ describe.skipIf(!!missing)('STIX 2.1 JSON Lines of SEKOIA', () => {
     expect(await attributesOf(sha512.id)).toEqual([
       'External ID: indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0',
       "Additional Analysis and Context: file:hashes.'SHA-512' = '849f0c8d530ab7815e74a64b6837f43cee02112b1fd315459fdaa820e15a8ce1b8e2fca6284729b1712fa901c7c037fe4d3211d0553da3e8613e3ed9fb75e569'",
+      // Its kill_chain_phases: two of Lockheed Martin's chain, the platform's own Attack Phase.
+      'Attack Phase: Actions on Objectives',
+      'Attack Phase: Installation',
     ])
     const ssdeep = rows.find((r) => r.value1 === '4640805C362B1E5BEE5312514DD0AB2B')!
     expect(await attributesOf(ssdeep.id)).toEqual([
@@ -329,6 +333,13 @@ describe.skipIf(!!missing)('STIX 2.1 JSON Lines of SEKOIA', () => {
       "Additional Analysis and Context: file:hashes.SSDEEP = '12288:yxgkyyicj+btv8udax6uds1elhtymebjeqx00vjb:yxgkyy+bq/ds1mcr00vjb'",
       'Additional Analysis and Context: file:size = 951312',
       "Additional Analysis and Context: file:mime_type = 'application/octet-stream'",
+      'Attack Phase: Actions on Objectives',
+      'Attack Phase: Installation',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: execution',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: discovery',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: lateral-movement',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: impact',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: collection',
     ])
     expect({
       externalDateAdded: ssdeep.external_date_added,
@@ -401,7 +412,11 @@ describe.skipIf(!!missing)('versions of one STIX object', () => {
       after[0].external_date_expires,
       !!after[0].active,
     ]).toEqual([first.id, 'seen again', '2030-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z', true])
-    expect(await attributesOf(first.id)).toEqual(['External ID: indicator--04f05593-2a58-4e33-b4f0-d6febfd893b0'])
+    expect(await attributesOf(first.id)).toEqual([
+      'External ID: indicator--04f05593-2a58-4e33-b4f0-d6febfd893b0',
+      'Attack Phase: Command and Control',
+      'Additional Analysis and Context: kill_chain_phase: mitre-attack: command-and-control',
+    ])
     writeFileSync(file, `${JSON.stringify({ ...object, description: 'an older version' })}\n`)
     await run(file, 'versions')
     expect(await indicatorsOf('versions')).toEqual(after)
@@ -489,7 +504,12 @@ describe.skipIf(!!missing)('TAXII 2.1 serves the source dates', () => {
       '2021-07-27T15:47:18.224Z',
       '2022-01-01T00:00:00.000Z',
     ])
-    expect(served.created).not.toBe(served.valid_from)
+    // Served under its source's id, so with the source's created (one object, one created); its version is Bulwark's.
+    expect([served.id, served.created]).toEqual([
+      'indicator--04f05593-2a58-4e33-b4f0-d6febfd893b0',
+      '2021-07-27T15:47:18.224Z',
+    ])
+    expect(String(served.modified) > '2025-01-01').toBe(true)
   })
 })
 
@@ -659,12 +679,9 @@ describe.skipIf(!!missing)('relationships, versions and bounds', () => {
       malware,
     ])
     const result = await run(file, 'sightings')
-    expect(result.observations).toEqual({ created: 2, updated: 0, unchanged: 0, refused: 0 })
+    // Two observations, and the sighting of the malware kept on its Group (the next test).
+    expect(result.observations).toEqual({ created: 3, updated: 0, unchanged: 0, refused: 0 })
     expect(result.errors).toEqual([
-      {
-        item: 'line 3',
-        message: `it is a sighting of ${malware.id}, a Malware: Bulwark records observations of Indicators only`,
-      },
       {
         item: 'line 4',
         message:
@@ -677,7 +694,7 @@ describe.skipIf(!!missing)('relationships, versions and bounds', () => {
       ['203.0.113.30', 3, '2022-02-03T10:00:00.000Z'],
       ['seen.example', 3, '2022-02-03T10:00:00.000Z'],
     ])
-    expect((await run(file, 'sightings')).observations).toEqual({ created: 0, updated: 0, unchanged: 2, refused: 0 })
+    expect((await run(file, 'sightings')).observations).toEqual({ created: 0, updated: 0, unchanged: 3, refused: 0 })
     expect(await observed()).toEqual([
       ['203.0.113.30', 3, '2022-02-03T10:00:00.000Z'],
       ['seen.example', 3, '2022-02-03T10:00:00.000Z'],
@@ -689,6 +706,58 @@ describe.skipIf(!!missing)('relationships, versions and bounds', () => {
       ['203.0.113.30', 5, '2022-02-28T00:00:00.000Z'],
       ['seen.example', 5, '2022-02-28T00:00:00.000Z'],
     ])
+  })
+
+  it('keeps a sighting of a Group: its first and last seen widened, the sighting an attribute, once; a newer version replaces it', async () => {
+    const set = sdo('intrusion-set', 50, {
+      name: 'Sighted Set',
+      first_seen: '2021-06-01T00:00:00.000Z',
+      last_seen: '2021-12-01T00:00:00.000Z',
+    })
+    const sighting = sdo('sighting', 51, {
+      sighting_of_ref: set.id,
+      count: 4,
+      first_seen: '2021-03-01T00:00:00Z',
+      last_seen: '2021-09-01T00:00:00Z',
+      where_sighted_refs: ['identity--00000000-0000-4000-8000-000000000052'],
+    })
+    // The sighting before the Group it names: held back until the Group is read.
+    const file = jsonLines('group-sighting.jsonl', [sighting, set])
+    const first = await run(file, 'group sightings')
+    expect([first.errorCount, first.groups.created, first.observations]).toEqual([
+      0,
+      1,
+      { created: 1, updated: 0, unchanged: 0, refused: 0 },
+    ])
+    const seen = async () => {
+      const [g] = await groupsOf('group sightings')
+      return [g.first_seen, g.last_seen, await attributesOf(g.id, 'group'), g.last_modified]
+    }
+    const [firstSeen, lastSeen, attributes, modified] = await seen()
+    // Earlier than the Group's own first_seen: widened; its last_seen is later than the sighting's: kept.
+    expect([firstSeen, lastSeen]).toEqual(['2021-03-01T00:00:00.000Z', '2021-12-01T00:00:00.000Z'])
+    expect(attributes).toEqual([
+      `Additional Analysis and Context: sighting: ${sighting.id}: count 4, seen 2021-03-01T00:00:00.000Z to 2021-09-01T00:00:00.000Z (version 2022-01-01T00:00:00.000Z)`,
+    ])
+    // Imported again: nothing recorded twice, the Group not touched.
+    const again = await run(file, 'group sightings')
+    expect([again.errorCount, again.observations]).toEqual([0, { created: 0, updated: 0, unchanged: 1, refused: 0 }])
+    expect(await seen()).toEqual([firstSeen, lastSeen, attributes, modified])
+    // A newer version of the sighting replaces what was kept of it and widens the window again.
+    const newer = { ...sighting, count: 6, last_seen: '2022-05-01T00:00:00Z', modified: '2022-06-01T00:00:00.000Z' }
+    const third = await run(jsonLines('group-sighting-newer.jsonl', [newer]), 'group sightings')
+    expect([third.errorCount, third.observations]).toEqual([0, { created: 0, updated: 1, unchanged: 0, refused: 0 }])
+    const [, last, kept] = await seen()
+    expect([last, kept]).toEqual([
+      '2022-05-01T00:00:00.000Z',
+      [
+        `Additional Analysis and Context: sighting: ${sighting.id}: count 6, seen 2021-03-01T00:00:00.000Z to 2022-05-01T00:00:00.000Z (version 2022-06-01T00:00:00.000Z)`,
+      ],
+    ])
+    // The older version again: left as it is.
+    const fourth = await run(file, 'group sightings')
+    expect(fourth.observations).toEqual({ created: 0, updated: 0, unchanged: 1, refused: 0 })
+    expect((await seen())[2]).toEqual(kept)
   })
 
   it('makes an SCO of a held type the Indicators of its value, which a second import or an indicator object leaves as they are', async () => {

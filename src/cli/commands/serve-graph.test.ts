@@ -26,6 +26,8 @@ const noClients = announceSkip('taxii2-client (graph)')
 
 const NOBELIUM = join(DATASETS, 'pan-unit42+iocs', 'stix2-reports', 'report_json', 'NOBELIUM.json')
 const SEKOIA = join(DATASETS, 'SEKOIA-IO+Community', 'IOCs', 'apt31', '2021-11-10 APT31 - STIX2.jsonl')
+/** Of APT31's 104 indicators, those that make an Indicator (two are YARA): each makes one (a File's ORed hashes are one File). */
+const SINGLE_INDICATORS = 102
 const CLIENT_SCRIPT = fileURLToPath(new URL('../../protocols/taxii21/taxii2_client_run.py', import.meta.url))
 
 type StixObject = Record<string, unknown> & { type: string; id: string }
@@ -68,6 +70,19 @@ const relationshipShapes = (objects: readonly StixObject[]) =>
         type: `${String(o.source_ref).split('--')[0]} ${String(o.relationship_type)} ${String(o.target_ref).split('--')[0]}`,
       })),
   )
+
+/** `<source_ref> <relationship_type> <target_ref>` of every relationship, sorted. */
+const relationshipTriples = (objects: readonly StixObject[]) =>
+  objects
+    .filter((o) => o.type === 'relationship')
+    .map((o) => `${String(o.source_ref)} ${String(o.relationship_type)} ${String(o.target_ref)}`)
+    .sort()
+
+const idsOf = (objects: readonly StixObject[], type: string) =>
+  objects
+    .filter((o) => o.type === type)
+    .map((o) => o.id)
+    .sort()
 
 let t: TestApp
 let writer: TestAccount
@@ -149,13 +164,16 @@ describe.skipIf(!!missing)('imported Groups and relationships served over TAXII 
     expect(pages).toBe(Math.ceil(108 / 7))
     expect(new Set(objects.map((o) => o.id)).size).toBe(objects.length)
     expect(servedGroups(objects)).toEqual(sourceGroups(source))
-    // The source's 'indicator uses attack-pattern' is served as the STIX 2.1 verb for that pair.
+    // Each of its indicators made one Indicator: served under the source's id.
+    expect(idsOf(objects, 'indicator')).toEqual(idsOf(source, 'indicator'))
+    // Every relationship as the source has it: its type (the source's 'indicator uses attack-pattern' too), source and target.
     expect(relationshipShapes(objects)).toEqual({
       'course-of-action mitigates attack-pattern': 30,
       'indicator indicates campaign': 17,
-      'indicator indicates attack-pattern': 9,
+      'indicator uses attack-pattern': 9,
       'campaign uses attack-pattern': 4,
     })
+    expect(relationshipTriples(objects)).toEqual(relationshipTriples(source))
     // Every relationship joins two served objects.
     const ids = new Set(objects.map((o) => o.id))
     for (const r of objects.filter((o) => o.type === 'relationship'))
@@ -214,9 +232,27 @@ describe.skipIf(!!missing)('imported Groups and relationships served over TAXII 
       'campaign uses attack-pattern': 10,
       'campaign attributed-to intrusion-set': 5,
       'campaign uses malware': 3,
+      // Typed and directed as the source says, where the pair alone would say 'intrusion-set uses malware'.
+      'malware authored-by intrusion-set': 2,
+      'intrusion-set uses malware': 1,
     })
-    // Both 'malware authored-by intrusion-set' and 'intrusion-set uses malware' are one association each way: served as 'uses'.
-    expect(shapes['intrusion-set uses malware']).toBe(3)
+    // Between Groups, every relationship is the source's own.
+    const betweenGroups = (list: readonly StixObject[]) =>
+      relationshipTriples(list).filter((r) => !r.includes('indicator--'))
+    expect(betweenGroups(objects)).toEqual(betweenGroups(source))
+    // An indicator whose pattern made one Indicator is served under its id.
+    const served = new Set(idsOf(objects, 'indicator'))
+    const sourceIndicators = idsOf(source, 'indicator')
+    expect(sourceIndicators.filter((id) => served.has(id)).length).toBe(SINGLE_INDICATORS)
+    // Each relationship of such an indicator is the source's, under its id.
+    const sourceTriples = new Set(relationshipTriples(source))
+    const fromServedSource = relationshipTriples(objects).filter((r) => sourceIndicators.some((id) => r.startsWith(id)))
+    expect(fromServedSource.length).toBeGreaterThan(0)
+    for (const r of fromServedSource) expect(sourceTriples.has(r), r).toBe(true)
+    // The attack patterns keep their ATT&CK tactic.
+    const phased = objects.filter((o) => o.type === 'attack-pattern')
+    for (const ap of phased)
+      expect(ap.kill_chain_phases, ap.id).toEqual(source.find((o) => o.id === ap.id)!.kill_chain_phases)
     if (!noSchemas) {
       const errors = objects.flatMap((o) => stixSchemaErrors(o).map((e) => `${o.id} ${e}`))
       expect(errors).toEqual([])

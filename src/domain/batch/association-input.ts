@@ -11,6 +11,7 @@ import { type IndicatorTypeDef, findIndicatorType } from '../../model/indicator-
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { BatchInput } from './input.js'
 import { readIndicatorKey } from './input.js'
+import { parseApiTime } from '../../core/time.js'
 
 export type AssociationRef =
   | { kind: 'indicator'; def: IndicatorTypeDef; summary: string; values: (string | null)[] }
@@ -23,6 +24,11 @@ export interface AssociationEntry {
   a: AssociationRef
   b: AssociationRef
   associationType?: string
+  /**
+   * A STIX relationship's type and version (imports only: jobs with the internal option
+   * sourceVersions), `a` being its source. Kept on the association (migration 0138).
+   */
+  relationship?: { type: string; modified?: string }
   /** Inline associations ride on their item: when that item failed, they are skipped silently. */
   inline: boolean
 }
@@ -118,11 +124,22 @@ function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[]
   })
 }
 
+/** An import's relationship type and version (beyond the V2 batch file: read only when the job allows it). */
+function relationshipOf(entry: Record<string, unknown>): Pick<AssociationEntry, 'relationship'> {
+  const type = entry.relationshipType
+  if (typeof type !== 'string' || !/^[a-z0-9-]{1,100}$/.test(type)) return {}
+  const modified = typeof entry.relationshipModified === 'string' ? parseApiTime(entry.relationshipModified) : null
+  return { relationship: modified ? { type, modified } : { type } }
+}
+
 /**
  * The file's associations in processing order; unusable entries become 0x1009 issues in place.
  * The inline ones need a walk over every item, skipped when the text cannot hold any.
  */
-export function collectAssociations(input: BatchInput): (AssociationEntry | BatchIssue)[] {
+export function collectAssociations(
+  input: BatchInput,
+  options: { sourceVersions?: true } = {},
+): (AssociationEntry | BatchIssue)[] {
   const out: (AssociationEntry | BatchIssue)[] = []
   if (input.inlineAssociations !== false) collectInline(input, out)
   input.association.forEach((item, k) =>
@@ -137,6 +154,7 @@ export function collectAssociations(input: BatchInput): (AssociationEntry | Batc
           typeof entry.associationType === 'string' && entry.associationType.trim()
             ? entry.associationType.trim()
             : undefined,
+        ...(options.sourceVersions ? relationshipOf(entry) : {}),
       }
     }),
   )

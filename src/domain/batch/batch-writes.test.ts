@@ -466,6 +466,40 @@ describe('associations and groups', () => {
     expect(byId.status).toMatchObject({ successCount: 1, errorCount: 0 })
   })
 
+  it("a v2 job's association items cannot set an import's relationship type or an indicator's source id", async () => {
+    const { status } = await batch({
+      group: [{ type: 'Adversary', name: 'Typed Crew', xid: 'adv-typed' }],
+      indicator: [
+        {
+          type: 'Host',
+          summary: 'untyped.example',
+          stixId: 'indicator--00000000-0000-4000-8000-0000000000aa',
+        },
+      ],
+      association: [
+        {
+          ref_1: 'untyped.example',
+          type_1: 'Host',
+          ref_2: 'adv-typed',
+          relationshipType: 'uses',
+          relationshipModified: '2024-01-01T00:00:00Z',
+        },
+      ],
+    })
+    expect(status).toMatchObject({ successCount: 3, errorCount: 0 })
+    const host = (await indicator('Host', 'untyped.example'))!
+    expect(host.stix_id).toBeNull()
+    const rows = await db()
+      .selectFrom('association')
+      .select(['relationship_type', 'relationship_from_source', 'relationship_modified', 'last_modified'])
+      .where('from_kind', '=', 'indicator')
+      .where('from_id', '=', host.id)
+      .execute()
+    expect(rows).toEqual([
+      { relationship_type: null, relationship_from_source: null, relationship_modified: null, last_modified: null },
+    ])
+  })
+
   it('action Delete deletes the listed items and reports the missing ones', async () => {
     await batch({
       indicator: [{ type: 'Host', summary: 'del.example' }],

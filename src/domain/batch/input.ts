@@ -85,6 +85,8 @@ export interface IndicatorDraft extends MetadataDraft {
   summary: string
   changes: IndicatorChanges
   occurrences: FileOccurrenceDraft[]
+  /** The source STIX id to serve it under (imports only: jobs with sourceVersions; migration 0139). */
+  stixId?: string
 }
 
 export interface GroupDraft extends MetadataDraft {
@@ -135,6 +137,9 @@ function readOccurrences(item: Record<string, unknown>, def: IndicatorTypeDef): 
   })
 }
 
+/** A STIX indicator id as an import gives it (any UUID: sources draw their own). */
+const SOURCE_STIX_ID = /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
 export function readIndicatorDraft(env: BatchEnvironment, item: unknown, index: number): IndicatorDraft | BatchIssue {
   try {
     const obj = asObject(item, 'An indicator')
@@ -144,6 +149,9 @@ export function readIndicatorDraft(env: BatchEnvironment, item: unknown, index: 
       ...key,
       changes: readIndicatorChanges(key.def, obj as never),
       occurrences: readOccurrences(obj, key.def),
+      ...(env.options.sourceVersions && typeof obj.stixId === 'string' && SOURCE_STIX_ID.test(obj.stixId)
+        ? { stixId: obj.stixId }
+        : {}),
       ...(env.options.action === 'Create' ? readMetadata(env, 'indicator', obj) : {}),
     }
   } catch (error) {

@@ -165,7 +165,7 @@ function tallyFor(phase: PhasePlan['phase']) {
 
 function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
   const del = env.options.action === 'Delete'
-  const associations = del ? [] : collectAssociations(input)
+  const associations = del ? [] : collectAssociations(input, env.options)
   const withIndex = associations.map((a, index) => (isIssue(a) ? a : { ...a, index }))
   const observations = !del && env.options.observations ? input.observation : []
   return [

@@ -141,50 +141,171 @@ export async function writeAssociationChunk(
   })
   haltAtFirst(env, results, (r) => !!r.error)
   const now = env.ctx.now
+  const rowsOf = (r: Result) => {
+    const { a, b, typeId } = r.row!
+    const kept = r.entry.relationship
+    const relationship = (fromSource: number) => ({
+      relationship_type: kept?.type ?? null,
+      relationship_from_source: kept ? fromSource : null,
+      relationship_modified: kept?.modified ?? null,
+      last_modified: null,
+    })
+    const row = (x: Resolved & object, y: Resolved & object, fromSource: number) => ({
+      from_kind: x.kind,
+      from_id: x.id,
+      to_kind: y.kind,
+      to_id: y.id,
+      association_type_id: typeId,
+      source: 'API',
+      date_added: now,
+      ...relationship(fromSource),
+    })
+    return [row(a, b, 1), row(b, a, 0)]
+  }
   const inserted = await insertRows<{ from_kind: string; from_id: number; to_kind: string; to_id: number }>(
     db,
     'association',
-    results.flatMap((r) =>
-      r.row
-        ? [
-            {
-              from_kind: r.row.a.kind,
-              from_id: r.row.a.id,
-              to_kind: r.row.b.kind,
-              to_id: r.row.b.id,
-              association_type_id: r.row.typeId,
-              source: 'API',
-              date_added: now,
-            },
-            {
-              from_kind: r.row.b.kind,
-              from_id: r.row.b.id,
-              to_kind: r.row.a.kind,
-              to_id: r.row.a.id,
-              association_type_id: r.row.typeId,
-              source: 'API',
-              date_added: now,
-            },
-          ]
-        : [],
-    ),
+    results.flatMap((r) => (r.row ? rowsOf(r) : [])),
     ['from_kind', 'from_id', 'to_kind', 'to_id'],
     { ignoreConflicts: true },
   )
   // A conflict inserts nothing and returns no row: that pair was associated already (or earlier in this chunk).
   const fresh = new Set(inserted.map((r) => `${r.from_kind}|${r.from_id}|${r.to_kind}|${r.to_id}`))
   const written = results.filter((r) => r.row && !r.entry.inline)
-  const created = written.filter(({ row }) =>
-    fresh.delete(`${row!.a.kind}|${row!.a.id}|${row!.b.kind}|${row!.b.id}`),
-  ).length
+  // Both rows of a pair are one association: a later entry naming it the other way round found it made.
+  const isFresh = written.map(
+    ({ row }) =>
+      fresh.delete(`${row!.a.kind}|${row!.a.id}|${row!.b.kind}|${row!.b.id}`) &&
+      fresh.delete(`${row!.b.kind}|${row!.b.id}|${row!.a.kind}|${row!.a.id}`),
+  )
+  const created = isFresh.filter(Boolean).length
+  const updated = await keepRelationships(
+    db,
+    written.filter((r, i) => r.entry.relationship && !isFresh[i] && r.row!.typeId === 0),
+    now,
+  )
   return {
     consumed: results.length,
     written: written.length,
-    outcome: { created, updated: 0, unchanged: written.length - created },
+    outcome: { created, updated, unchanged: written.length - created - updated },
     issues: results
       .filter((r) => r.error)
       .map((r) =>
         batchError(BATCH_CODES.association, r.entry.source, `Association: ${r.error}`, `${r.entry.source}: ${r.error}`),
       ),
   }
+}
+
+type End = { kind: 'indicator' | 'group'; id: number }
+interface Kept {
+  type: string | null
+  /** The source end, `kind|id`. */
+  source: string | null
+  modified: string | null
+}
+
+const endKey = (e: End) => `${e.kind}|${e.id}`
+const pairKey = (a: End, b: End) => (endKey(a) < endKey(b) ? `${endKey(a)}>${endKey(b)}` : `${endKey(b)}>${endKey(a)}`)
+
+/**
+ * The relationship type of pairs associated already (docs/import.md "Associations"): an untyped
+ * association takes the relationship's type; a typed one takes another type, or the other end as
+ * source, only from a later version (`modified`; a relationship without one is always written),
+ * so re-importing changes nothing and of two relationships naming one pair the newest wins. A
+ * changed type stamps last_modified (the relationship's served version). Returns how many of the
+ * entries changed a type.
+ */
+async function keepRelationships(
+  db: Kysely<Database>,
+  entries: { entry: AssociationEntry; row?: { a: End; b: End } }[],
+  now: string,
+): Promise<number> {
+  if (entries.length === 0) return 0
+  // Each pair as stored (read below) and as the entries leave it; a pair not found (deleted since) is left alone.
+  const pairs = new Map<string, { a: End; b: End; stored?: Kept; kept?: Kept }>()
+  for (const { row } of entries) pairs.set(pairKey(row!.a, row!.b), { a: row!.a, b: row!.b })
+  const list = [...pairs.values()]
+  for (let i = 0; i < list.length; i += 200) {
+    const part = list.slice(i, i + 200)
+    const rows = await db
+      .selectFrom('association')
+      .select([
+        'from_kind',
+        'from_id',
+        'to_kind',
+        'to_id',
+        'relationship_type',
+        'relationship_from_source',
+        'relationship_modified',
+      ])
+      .where('association_type_id', '=', 0)
+      .where((eb) =>
+        eb.or(
+          part.map(({ a, b }) =>
+            eb.and([
+              eb('from_kind', '=', a.kind),
+              eb('from_id', '=', a.id),
+              eb('to_kind', '=', b.kind),
+              eb('to_id', '=', b.id),
+            ]),
+          ),
+        ),
+      )
+      .execute()
+    for (const r of rows) {
+      const from = { kind: r.from_kind as End['kind'], id: r.from_id }
+      const to = { kind: r.to_kind as End['kind'], id: r.to_id }
+      const stored: Kept = {
+        type: r.relationship_type,
+        source: r.relationship_type === null ? null : endKey(r.relationship_from_source ? from : to),
+        modified: r.relationship_modified,
+      }
+      const pair = pairs.get(pairKey(from, to))!
+      pair.stored = stored
+      pair.kept = { ...stored }
+    }
+  }
+  let changed = 0
+  for (const { entry, row } of entries) {
+    const pair = pairs.get(pairKey(row!.a, row!.b))
+    if (!pair?.kept) continue
+    const incoming: Kept = {
+      type: entry.relationship!.type,
+      source: endKey(row!.a),
+      modified: entry.relationship!.modified ?? null,
+    }
+    const k = pair.kept
+    const newer = k.type === null || !incoming.modified || !k.modified || incoming.modified > k.modified
+    if (!newer) continue
+    if (k.type !== incoming.type || k.source !== incoming.source) changed++
+    pair.kept = incoming
+  }
+  for (const { a, b, stored, kept } of pairs.values()) {
+    if (
+      !stored ||
+      !kept ||
+      (stored.type === kept.type && stored.source === kept.source && stored.modified === kept.modified)
+    )
+      continue
+    const retyped = stored.type !== kept.type || stored.source !== kept.source
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ])
+      await db
+        .updateTable('association')
+        .set({
+          relationship_type: kept.type,
+          relationship_from_source: endKey(x) === kept.source ? 1 : 0,
+          relationship_modified: kept.modified,
+          ...(retyped ? { last_modified: now } : {}),
+        })
+        .where('from_kind', '=', x.kind)
+        .where('from_id', '=', x.id)
+        .where('to_kind', '=', y.kind)
+        .where('to_id', '=', y.id)
+        .where('association_type_id', '=', 0)
+        .execute()
+  }
+  return changed
 }

@@ -12,13 +12,15 @@ import {
   type RowUpdate,
   findFilesByHashes,
   findIndicatorsBySummaries,
+  findIndicatorsByStixIds,
   insertRows,
   mergeFilesInto,
+  updateRowsById,
 } from '../../store/repositories/batch-write.repository.js'
 import { markIndicatorsSighted } from '../../store/repositories/lifecycle.repository.js'
 import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
-import { insertIndicators, updateIndicators } from '../indicators/write.js'
+import { INDICATOR_COLUMN_TYPES, insertIndicators, updateIndicators } from '../indicators/write.js'
 import { type FilePlan, fileMatch, filesSharingHashes, planFile } from '../indicators/file-hashes.js'
 import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
@@ -101,10 +103,13 @@ function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */
 function claims(p: Plan): string[] {
   // Only Files are found by their values (hashes); any other Indicator's row is its type and summary.
-  if (p.kind === 'insert' && p.draft.def.name !== 'File') return [`s:${p.draft.def.name}|${p.draft.summary}`]
+  if (p.kind === 'insert' && p.draft.def.name !== 'File')
+    return [`s:${p.draft.def.name}|${p.draft.summary}`, ...(p.draft.stixId ? [`x:${p.draft.stixId}`] : [])]
   const keys = [`s:${p.draft.def.name}|${p.draft.summary}`, ...p.draft.values.filter(Boolean).map((h) => `h:${h}`)]
   if (p.kind === 'insert' || p.kind === 'update' || p.kind === 'merge')
     keys.push(...(p.hashes ?? []).filter(Boolean).map((h) => `h:${h}`))
+  // Two versions of one source object with different values: the second waits, so the newer one's id lands last.
+  if (p.draft.stixId) keys.push(`x:${p.draft.stixId}`)
   const ids =
     p.kind === 'update' || p.kind === 'unchanged' ? p.ids : p.kind === 'merge' ? [p.primary, ...p.secondaries] : []
   return [...keys, ...ids.map((id) => `i:${id}`), ...('deleteFirst' in p ? p.deleteFirst.map((id) => `i:${id}`) : [])]
@@ -169,11 +174,12 @@ export async function writeIndicatorChunk(
     if (p.kind === 'merge') await mergeFilesInto(db, p.primary, p.secondaries)
   }
 
+  const taken = await takeStixIds(db, env, plans)
   const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
   const ctx = contextIn(env.ctx, db)
   const newIds = await insertIndicators(
     ctx,
-    inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes })),
+    inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes, stixId: taken.get(p) })),
   )
   if (newIds.size !== inserts.length)
     throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
@@ -199,6 +205,7 @@ export async function writeIndicatorChunk(
       const hashes = p.hashes
       for (const id of ids) {
         const changes: Record<string, unknown> = { ...p.draft.changes }
+        if (taken.has(p) && id === (p.kind === 'update' ? p.ids[0] : p.primary)) changes.stix_id = taken.get(p)
         const row = rowOf.get(id)
         if (row) automatedActive(row, changes)
         if (hashes)
@@ -229,6 +236,50 @@ export async function writeIndicatorChunk(
     createdLabels,
     outcome: { created: inserts.length, updated, unchanged: plans.length - inserts.length - updated },
   }
+}
+
+/**
+ * The source STIX id each written Indicator is to be served under (migration 0139), written with
+ * its row: one Indicator per id in an owner. An id held by another Indicator moves to this one only
+ * from a later version of its object (`modified`, or one without it), so the newest version's value
+ * carries it and an older file imported again does not take it back; the one it leaves is served
+ * under its derived id again, a change (last_modified) a TAXII client polling by date added sees.
+ * Those holders lose it here, before the chunk's rows are written.
+ */
+async function takeStixIds(db: Kysely<Database>, env: BatchEnvironment, plans: Plan[]): Promise<Map<Plan, string>> {
+  const taken = new Map<Plan, string>()
+  const wanting = plans.filter(
+    (p) => p.draft.stixId && (p.kind === 'insert' || p.kind === 'merge' || (p.kind === 'update' && p.ids.length === 1)),
+  )
+  if (wanting.length === 0) return taken
+  const holders = new Map(
+    (await findIndicatorsByStixIds(db, env.ownerId, [...new Set(wanting.map((p) => p.draft.stixId!))])).map((r) => [
+      r.stix_id!,
+      r,
+    ]),
+  )
+  const cleared: number[] = []
+  for (const p of wanting) {
+    const stixId = p.draft.stixId!
+    const target = p.kind === 'update' ? p.ids[0] : p.kind === 'merge' ? p.primary : undefined
+    const holder = holders.get(stixId)
+    if (holder && holder.id === target) continue
+    if (holder) {
+      const incoming = p.draft.changes.external_last_modified
+      const later =
+        typeof incoming !== 'string' || !holder.external_last_modified || incoming > holder.external_last_modified
+      if (!later) continue
+      cleared.push(holder.id)
+    }
+    taken.set(p, stixId)
+  }
+  await updateRowsById(
+    db,
+    'indicator',
+    cleared.map((id) => ({ id, changes: { stix_id: null, last_modified: env.ctx.now } })),
+    INDICATOR_COLUMN_TYPES,
+  )
+  return taken
 }
 
 function existingRows(existing: Awaited<ReturnType<typeof findExisting>>): Map<number, ExistingIndicator> {

@@ -40,6 +40,7 @@ export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
   value3: 'text',
   ...Object.fromEntries(CHANGEABLE.map((f) => [f.column, COLUMN_TYPE_OF[f.type]!])),
   stale_since: 'text',
+  stix_id: 'text',
   last_modified: 'text',
 }
 
@@ -67,7 +68,7 @@ const newIndicatorRow: (ctx: RequestContext, n: NewIndicator, summary: string) =
     `const c = n.changes
   return { owner_id: ctx.owner.id, type: n.def.name, summary, value1: n.values[0] ?? null, value2: n.values[1] ?? null, value3: n.values[2] ?? null,
     ${CHANGEABLE.map((f) => `${JSON.stringify(f.column)}: c[${JSON.stringify(f.column)}] ?? ${defaultOf(f)}`).join(', ')},
-    created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now }`,
+    stix_id: n.stixId ?? null, created_by: ctx.caller.account.id, date_added: ctx.now, last_modified: ctx.now }`,
   ) as never
 
 /** The columns of a new row, in its order (bench/batch-raw.ts inserts the same). */
@@ -79,6 +80,7 @@ export const NEW_INDICATOR_COLUMNS: readonly string[] = [
   'value2',
   'value3',
   ...CHANGEABLE.map((f) => f.column),
+  'stix_id',
   'created_by',
   'date_added',
   'last_modified',
@@ -89,6 +91,8 @@ export interface NewIndicator {
   /** The identifying values (value1…value3), normalized. */
   values: readonly (string | null)[]
   changes: IndicatorChanges
+  /** The source STIX id it is served under (an import's, migration 0139), written with the row. */
+  stixId?: string
 }
 
 /**

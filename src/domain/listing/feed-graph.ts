@@ -34,8 +34,13 @@ export interface FeedGroup {
 /** A plain association: a Group and a Group of higher id, or a Group and an Indicator. */
 export interface FeedLink {
   groupId: number
-  to: { kind: 'group' | 'indicator'; id: number }
+  /** An Indicator end's source STIX id, when it is served under it (migration 0139). */
+  to: { kind: 'group' | 'indicator'; id: number; stixId?: string }
   dateAdded: string
+  /** When an import last changed its relationship type (absent: not since its creation). */
+  lastModified?: string
+  /** The type of the STIX relationship it was imported from, and whether the Group (`groupId`) was its source. */
+  relationship?: { type: string; groupIsSource: boolean }
 }
 
 export interface FeedGraph {
@@ -88,18 +93,33 @@ export async function loadOwnerGraph(store: Store, ownerId: number, groupTypes: 
   return {
     groups,
     links: [
-      ...links.groups.map((l) => ({
-        groupId: l.from_id,
-        to: { kind: 'group' as const, id: l.to_id },
-        dateAdded: l.date_added,
-      })),
-      ...links.indicators.map((l) => ({
-        groupId: l.from_id,
-        to: { kind: 'indicator' as const, id: l.to_id },
-        dateAdded: l.date_added,
-      })),
+      ...links.groups.map((l) => link(l, { kind: 'group', id: l.to_id })),
+      ...links.indicators.map((l) =>
+        link(l, { kind: 'indicator', id: l.to_id, ...(l.stix_id ? { stixId: l.stix_id } : {}) }),
+      ),
     ].filter((l) => served.has(l.groupId) && (l.to.kind === 'indicator' || served.has(l.to.id))),
   }
+}
+
+function link(
+  row: {
+    from_id: number
+    date_added: string
+    last_modified: string | null
+    relationship_type: string | null
+    relationship_from_source: number | null
+  },
+  to: FeedLink['to'],
+): FeedLink {
+  const out: FeedLink = {
+    groupId: row.from_id,
+    to,
+    dateAdded: row.date_added,
+  }
+  if (row.last_modified) out.lastModified = row.last_modified
+  if (row.relationship_type)
+    out.relationship = { type: row.relationship_type, groupIsSource: row.relationship_from_source === 1 }
+  return out
 }
 
 /** Which of the named security labels are on at least one of the owner's Groups. */

@@ -22,8 +22,11 @@ import {
   countFeedRows,
   selectFeedIds,
   selectFeedRows,
+  selectBySourceStixIds,
   selectFeedSpan,
+  selectIndicatorStixIds,
   selectLabelNamesInUse,
+  selectWithSourceStixIds,
 } from '../../store/repositories/feed.repository.js'
 import { feedOwners } from '../access/owner-scope.js'
 import type { Caller } from '../context.js'
@@ -75,6 +78,8 @@ export interface FeedIndicator {
   externalAdded: string | null
   /** When the Indicator expires in its external source, when set. */
   expires: string | null
+  /** The source STIX id it is served under, when its indicator object made it alone (migration 0139). */
+  stixId?: string | null
   tags: string[]
   securityLabels: string[]
 }
@@ -159,6 +164,27 @@ export async function listFeedIndicatorIds(
   return selectFeedIds(store.db, ownerId, afterId)
 }
 
+/**
+ * Indicator ids behind STIX ids (objects/{id}, match[id]): `sourceIds` found as the source ids
+ * Indicators are served under (migration 0139's index), `derived` (candidates from derived ids)
+ * kept only where the Indicator is not served under a source id instead.
+ */
+export async function resolveFeedStixIds(
+  store: Store,
+  caller: Caller,
+  ownerId: number,
+  sourceIds: readonly string[],
+  derived: readonly number[],
+): Promise<number[]> {
+  feedOwner(caller, ownerId)
+  const [bySource, renamed] = await Promise.all([
+    selectBySourceStixIds(store.db, ownerId, sourceIds),
+    derived.length ? selectWithSourceStixIds(store.db, derived) : [],
+  ])
+  const elsewhere = new Set(renamed)
+  return [...bySource.map((r) => r.id), ...derived.filter((id) => !elsewhere.has(id))]
+}
+
 /** Which of the named security labels are on at least one Indicator of the feed. */
 export async function feedLabelsInUse(
   store: Store,
@@ -211,7 +237,13 @@ function toFeedIndicator(r: FeedRow): FeedIndicator {
     lastModified: r[C.lastModified],
     externalAdded: r[C.externalAdded],
     expires: r[C.expires],
+    stixId: r[C.stixId],
     tags: r[C.tags],
     securityLabels: r[C.labels],
   }
+}
+
+/** The source STIX ids some of these Indicators are served under (migration 0139), by Indicator id: for the STIX export. */
+export function loadIndicatorStixIds(store: Store, ids: readonly number[]): Promise<Map<number, string>> {
+  return selectIndicatorStixIds(store.db, ids)
 }

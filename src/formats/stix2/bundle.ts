@@ -15,8 +15,18 @@ import type { FeedIndicator } from '../../domain/listing/feed.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { FileWriter, Format, WriteOptions, WrittenIndicator } from '../format.js'
 import { type ElementReading, messageOf } from '../read-json-array.js'
-import { GROUP_TYPE_OF, type Linked, SCO_TYPES, type Sighting, StixGraph, groupOfSdo, patternOfSco } from './graph.js'
+import {
+  GROUP_TYPE_OF,
+  type Linked,
+  type RelationshipOf,
+  SCO_TYPES,
+  type Sighting,
+  StixGraph,
+  groupOfSdo,
+  patternOfSco,
+} from './graph.js'
 import { readStixInput } from './stix-input.js'
+import { killChainAttributes, killChainPhases } from './kill-chain.js'
 import { stixGraphObjects } from './stix-graph.js'
 import type { FeedGraph } from '../../domain/listing/feed-graph.js'
 import {
@@ -71,7 +81,11 @@ export const stixBundle: Format = {
         }
     },
   },
-  writer: { metadata: ['tags', 'securityLabels'], mayLeaveOut: true, open: (options) => new BundleWriter(options) },
+  writer: {
+    metadata: ['tags', 'securityLabels', 'attributes', 'stixIds'],
+    mayLeaveOut: true,
+    open: (options) => new BundleWriter(options),
+  },
 }
 
 /** What reading one input remembers from object to object. */
@@ -151,13 +165,24 @@ function readStixObject(object: unknown, where: string, state: ReadState): Eleme
   return withLinks(reading, state.graph.indicatorRead(id, keys), where)
 }
 
+/** relationship_type as the STIX 2.1 schema allows it, and no longer than an association keeps. */
+const RELATIONSHIP_TYPE = /^[a-z0-9-]{1,100}$/
+
 /** A relationship: its association now when both ends were read, else held; refused with the reason. */
 function readRelationship(o: Record<string, unknown>, where: string, state: ReadState): ElementReading {
   const named = typeof o.id === 'string' ? `${o.id}: ` : ''
   if (o.revoked === true) return { indicators: [], error: `${named}the relationship is revoked` }
   if (typeof o.source_ref !== 'string' || typeof o.target_ref !== 'string')
     return { indicators: [], error: `${named}a relationship needs a source_ref and a target_ref` }
-  const linked = state.graph.link(where, o.source_ref, o.target_ref, true)
+  // A type STIX's grammar does not allow (it is served again as relationship_type) leaves the association untyped.
+  const type = typeof o.relationship_type === 'string' && RELATIONSHIP_TYPE.test(o.relationship_type)
+  const relationship: RelationshipOf | undefined = type
+    ? {
+        type: o.relationship_type as string,
+        ...(typeof o.modified === 'string' && o.modified !== '' ? { modified: o.modified } : {}),
+      }
+    : undefined
+  const linked = state.graph.link(where, o.source_ref, o.target_ref, true, relationship)
   return withLinks({ indicators: [] }, linked, where)
 }
 
@@ -181,6 +206,8 @@ function readSighting(o: Record<string, unknown>, where: string, state: ReadStat
   if (!when) return refuse('a sighting needs last_seen, first_seen or created: the time of the observation')
   const sighting: Sighting = { count, dateObserved: when }
   if (typeof o.modified === 'string' && o.modified !== '') sighting.externalLastModified = o.modified
+  if (typeof o.first_seen === 'string' && o.first_seen !== '') sighting.firstSeen = o.first_seen
+  if (typeof o.last_seen === 'string' && o.last_seen !== '') sighting.lastSeen = o.last_seen
   return withLinks({ indicators: [] }, state.graph.sighting(where, o.id, o.sighting_of_ref, sighting), where)
 }
 
@@ -206,6 +233,7 @@ function readIndicator(o: Record<string, unknown>, where: string, state: ReadSta
   const named = typeof o.id === 'string' ? `${o.id}: ` : ''
   try {
     const read = fromStixIndicator(o, state.markings, state.now)
+    const phases = killChainAttributes(o)
     const indicators = read.indicators.map((indicator, i) => {
       const def = findIndicatorType(indicator.type)!
       const item: Record<string, unknown> = { type: indicator.type, summary: composeSummary(def, indicator.values) }
@@ -220,8 +248,11 @@ function readIndicator(o: Record<string, unknown>, where: string, state: ReadSta
       const attributes = [
         ...(read.stixId ? [{ type: STIX_ID_ATTRIBUTE, value: read.stixId }] : []),
         ...(indicator.extras ?? []).map((value) => ({ type: STIX_EXTRA_ATTRIBUTE, value })),
+        ...phases,
       ]
       if (attributes.length) item.attribute = attributes
+      // Served under its source's id (migration 0139) when it is the object's only Indicator: an OR's several cannot all be.
+      if (read.stixId?.startsWith('indicator--') && read.indicators.length === 1) item.stixId = read.stixId
       if (read.tags.length) item.tag = read.tags.map((name) => ({ name }))
       if (read.securityLabels.length) item.securityLabel = read.securityLabels
       return { where: i === 0 ? where : `${where} (pattern alternative ${i + 1})`, indicator: item }
@@ -253,7 +284,7 @@ class BundleWriter implements FileWriter {
   }
 
   /** The indicator object's JSON, or undefined for a value with no pattern (nothing valid stores one). */
-  indicator({ record: r, tags, securityLabels }: WrittenIndicator): string | undefined {
+  indicator({ record: r, tags, securityLabels, attributes, stixId }: WrittenIndicator): string | undefined {
     const labels = securityLabels.map((l) => l.name)
     const feed: FeedIndicator = {
       id: r.id,
@@ -269,11 +300,14 @@ class BundleWriter implements FileWriter {
       lastModified: r.lastModified,
       externalAdded: r.externalDateAdded,
       expires: r.externalDateExpires,
+      stixId: stixId ?? null,
       tags: tags.map((t) => t.name),
       securityLabels: labels,
     }
     const object = toStixIndicator(this.ids, feed, this.ownerName, 'bundle')
     if (object === undefined) return undefined
+    const phases = killChainPhases(attributes)
+    if (phases.length) object.kill_chain_phases = phases
     const marking = markingOf(labels)
     if (marking && MARKINGS.indexOf(marking) >= ALWAYS_MARKINGS) this.optionalMarkings.add(marking)
     return `,\n${JSON.stringify(object)}`

@@ -46,6 +46,61 @@ describe('StixGraph', () => {
     })
   })
 
+  it("carries a relationship's type and version on its associations, its source as end 1, held or not", () => {
+    const g = new StixGraph()
+    g.groupRead(id('malware', 1), 'Malware')
+    const typed = { type: 'authored-by', modified: '2023-01-01T00:00:00.000Z' }
+    expect(g.link('line 1', id('malware', 1), id('intrusion-set', 2), true, typed).associations).toEqual([])
+    expect(g.groupRead(id('intrusion-set', 2), 'Intrusion Set').associations).toEqual([
+      {
+        where: 'line 1',
+        item: {
+          ref_1: id('malware', 1),
+          type_1: 'Malware',
+          ref_2: id('intrusion-set', 2),
+          type_2: 'Intrusion Set',
+          relationshipType: 'authored-by',
+          relationshipModified: '2023-01-01T00:00:00.000Z',
+        },
+      },
+    ])
+    // A report's reference has no type.
+    g.groupRead(id('report', 3), 'Report')
+    expect(g.link('line 3', id('report', 3), id('malware', 1), false).associations.map((a) => a.item)).toEqual([
+      { ref_1: id('report', 3), type_1: 'Report', ref_2: id('malware', 1), type_2: 'Malware' },
+    ])
+  })
+
+  it('gives a sighting of a Group as a Group sighting (its window and version), not a refusal', () => {
+    const g = new StixGraph()
+    const sighting = {
+      count: 2,
+      dateObserved: '2022-02-02T00:00:00Z',
+      firstSeen: '2022-02-01T00:00:00Z',
+      lastSeen: '2022-02-02T00:00:00Z',
+      externalLastModified: '2022-03-01T00:00:00.000Z',
+    }
+    expect(g.sighting('line 1', id('sighting', 1), id('malware', 2), sighting).observations).toEqual([])
+    expect(g.groupRead(id('malware', 2), 'Malware')).toEqual({
+      associations: [],
+      observations: [
+        {
+          where: 'line 1',
+          item: {
+            groupXid: id('malware', 2),
+            sourceId: id('sighting', 1),
+            count: 2,
+            dateObserved: '2022-02-02T00:00:00Z',
+            externalLastModified: '2022-03-01T00:00:00.000Z',
+            firstSeen: '2022-02-01T00:00:00Z',
+            lastSeen: '2022-02-02T00:00:00Z',
+          },
+        },
+      ],
+      errors: [],
+    })
+  })
+
   it('holds a link until its ends are read, and settles what is left at the end of the input', () => {
     const g = new StixGraph()
     const upper = 'indicator--ABCDEF00-0000-4000-8000-000000000001'

@@ -9,6 +9,7 @@
 import { SpillMap } from '../../core/spill-map.js'
 import { GROUP_SUBTYPES } from '../../model/group.js'
 import type { ReadItem } from '../format.js'
+import { killChainAttributes } from './kill-chain.js'
 import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, stixString, tlpOfObject } from './stix.js'
 
 /**
@@ -103,7 +104,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /**
  * What an SDO says that a Group has no field for, as attributes: each external reference (its
  * id as `External ID` `<source>: <id>`, its URL as `Source`, a reference with neither as
- * `Additional Analysis and Context`), the confidence and the aliases.
+ * `Additional Analysis and Context`), the confidence, the aliases and the kill chain phases (kill-chain.ts).
  */
 function groupAttributes(o: Record<string, unknown>): Attribute[] {
   const out: (Attribute | undefined)[] = []
@@ -122,6 +123,7 @@ function groupAttributes(o: Record<string, unknown>): Attribute[] {
   if (typeof o.confidence === 'number') out.push({ type: STIX_EXTRA_ATTRIBUTE, value: `confidence: ${o.confidence}` })
   const aliases = Array.isArray(o.aliases) ? o.aliases.filter((a): a is string => typeof a === 'string' && !!a) : []
   if (aliases.length) out.push(attribute(STIX_EXTRA_ATTRIBUTE, EXTRA_MAX, `aliases: ${aliases.join(', ')}`))
+  out.push(...killChainAttributes(o))
   const seen = new Set<string>()
   return out.filter((a): a is Attribute => {
     if (!a || seen.has(`${a.type}|${a.value}`)) return false
@@ -188,6 +190,15 @@ export interface Sighting {
   count: number
   dateObserved: string
   externalLastModified?: string
+  /** Its window, for a sighting of a Group (which widens the Group's firstSeen / lastSeen). */
+  firstSeen?: string
+  lastSeen?: string
+}
+
+/** What a relationship says of its pair beyond its ends: kept on the association (a: its source, b: its target). */
+export interface RelationshipOf {
+  type: string
+  modified?: string
 }
 
 /** A link waiting for an end: the place it is reported by and the two ids, nothing of the objects. */
@@ -195,6 +206,8 @@ interface Held {
   where: string
   a: string
   b: string
+  /** A relationship's type and version, for its associations. */
+  relationship?: RelationshipOf
   /** Set for a sighting (a: its id, b: what it is a sighting of): observations, not an association. */
   sighting?: Sighting
   /** Whether an end not read by the end of the input is a reason to report it (a relationship) or to drop it (a report's reference). */
@@ -266,10 +279,10 @@ export class StixGraph {
    * or a report's reference to one of its objects (references to what makes no association are
    * left out). Given at once when both ends are read; else held.
    */
-  link(where: string, a: string, b: string, strict: boolean): Linked {
+  link(where: string, a: string, b: string, strict: boolean, relationship?: RelationshipOf): Linked {
     const out = nothingLinked()
     if (!strict && NOT_LINKED.has(stixTypeOf(b))) return out
-    this.settle({ where, a, b, strict }, false, out)
+    this.settle({ where, a, b, strict, ...(relationship ? { relationship } : {}) }, false, out)
     return out
   }
 
@@ -337,10 +350,17 @@ export class StixGraph {
         ? [{ ref: end.xid, type: end.type }]
         : end.keys.map((k) => ({ ref: k.summary, type: k.type }))
     const pairs = refs(a).flatMap((x) => refs(b).map((y) => [x, y] as const))
+    // End 1 is the relationship's source: the association keeps which end that was.
+    const typed = held.relationship
+      ? {
+          relationshipType: held.relationship.type,
+          ...(held.relationship.modified ? { relationshipModified: held.relationship.modified } : {}),
+        }
+      : {}
     pairs.forEach(([x, y], i) =>
       out.associations.push({
         where: pairs.length > 1 ? `${held.where} (association ${i + 1} of ${pairs.length})` : held.where,
-        item: { ref_1: x.ref, type_1: x.type, ref_2: y.ref, type_2: y.type },
+        item: { ref_1: x.ref, type_1: x.type, ref_2: y.ref, type_2: y.type, ...typed },
       }),
     )
   }
@@ -355,15 +375,23 @@ export class StixGraph {
     }
     held.done = true
     if (typeof end === 'string') return void out.errors.push({ where: held.where, error: end })
+    const { firstSeen, lastSeen, ...observed } = sighting
+    // Observations are of Indicators: a sighting of a Group widens its first and last seen, and is kept as its attribute.
     if (end.kind === 'group')
-      return void out.errors.push({
+      return void out.observations.push({
         where: held.where,
-        error: `it is a sighting of ${held.b}, a ${end.type}: Bulwark records observations of Indicators only`,
+        item: {
+          groupXid: end.xid,
+          sourceId: held.a,
+          ...observed,
+          ...(firstSeen ? { firstSeen } : {}),
+          ...(lastSeen ? { lastSeen } : {}),
+        },
       })
     end.keys.forEach((key, i) =>
       out.observations.push({
         where: end.keys.length > 1 ? `${held.where} (observation ${i + 1} of ${end.keys.length})` : held.where,
-        item: { type: key.type, summary: key.summary, sourceId: held.a, ...sighting },
+        item: { type: key.type, summary: key.summary, sourceId: held.a, ...observed },
       }),
     )
   }

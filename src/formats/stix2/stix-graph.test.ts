@@ -147,3 +147,67 @@ describe('Groups as STIX 2.1 objects', () => {
     if (!noSchemas) expect(objects.flatMap((o) => stixSchemaErrors(o.object as { type: string }))).toEqual([])
   })
 })
+
+describe('what an import kept, served back', () => {
+  it("serves an association's kept type and direction, its retyping as a new version, and an Indicator end under its source id", () => {
+    const objects = stixGraphObjects(ids, {
+      groups: [group(1, 'Malware'), group(2, 'Intrusion Set')],
+      links: [
+        {
+          groupId: 1,
+          to: { kind: 'group', id: 2 },
+          dateAdded: '2026-01-05T00:00:00.000Z',
+          lastModified: '2026-02-01T00:00:00.000Z',
+          relationship: { type: 'authored-by', groupIsSource: true },
+        },
+        {
+          groupId: 2,
+          to: { kind: 'indicator', id: 40, stixId: 'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0' },
+          dateAdded: '2026-01-06T00:00:00.000Z',
+          relationship: { type: 'uses', groupIsSource: false },
+        },
+      ],
+    })
+    const relationships = objects.filter((o) => o.type === 'relationship')
+    expect(
+      relationships.map((o) => [o.object.source_ref, o.object.relationship_type, o.object.target_ref, o.version]),
+    ).toEqual([
+      [
+        'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0',
+        'uses',
+        ids.group(7, 'intrusion-set', 2),
+        '2026-01-06T00:00:00.000Z',
+      ],
+      [ids.group(7, 'malware', 1), 'authored-by', ids.group(7, 'intrusion-set', 2), '2026-02-01T00:00:00.000Z'],
+    ])
+    // Retyped later: created stays the association's, modified and date added move.
+    expect(relationships[1]).toMatchObject({
+      dateAdded: '2026-02-01T00:00:00.000Z',
+      object: { created: '2026-01-05T00:00:00.000Z', modified: '2026-02-01T00:00:00.000Z' },
+    })
+    if (!noSchemas) expect(objects.flatMap((o) => stixSchemaErrors(o.object as { type: string }))).toEqual([])
+  })
+
+  it('serves kill chain phases from attributes on attack patterns, malware and tools only', () => {
+    const attributes = [
+      { type: 'Attack Phase', value: 'Command and Control', displayed: false },
+      { type: 'Additional Analysis and Context', value: 'kill_chain_phase: mitre-attack: execution', displayed: false },
+      { type: 'Attack Phase', value: 'not a phase', displayed: false },
+    ]
+    const objects = stixGraphObjects(ids, {
+      groups: [group(1, 'Attack Pattern', { attributes }), group(2, 'Campaign', { attributes })],
+      links: [],
+    })
+    expect(objects.map((o) => [o.type, o.object.kill_chain_phases])).toEqual([
+      [
+        'attack-pattern',
+        [
+          { kill_chain_name: 'lockheed-martin-cyber-kill-chain', phase_name: 'command-and-control' },
+          { kill_chain_name: 'mitre-attack', phase_name: 'execution' },
+        ],
+      ],
+      ['campaign', undefined],
+    ])
+    if (!noSchemas) expect(objects.flatMap((o) => stixSchemaErrors(o.object as { type: string }))).toEqual([])
+  })
+})

@@ -8,6 +8,7 @@
  */
 import type { FeedGraph, FeedGroup, FeedLink } from '../../domain/listing/feed-graph.js'
 import { GROUP_SUBTYPES } from '../../model/group.js'
+import { killChainPhases } from './kill-chain.js'
 import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type StixIds, type StixMarking, markingOf } from './stix.js'
 
 /**
@@ -28,6 +29,8 @@ const CONTAINERS = new Set(['report', 'grouping'])
 /** STIX types with `first_seen` / `last_seen`, and with `aliases`. */
 const SEEN = new Set(['threat-actor', 'intrusion-set', 'campaign', 'malware'])
 const ALIASED = new Set(['threat-actor', 'intrusion-set', 'campaign', 'malware', 'tool'])
+/** STIX types with `kill_chain_phases` (an indicator's are served by stix.ts). */
+const PHASED = new Set(['attack-pattern', 'malware', 'tool'])
 
 /**
  * The relationship type of an association, by the types of its two ends: the first rule that
@@ -149,6 +152,10 @@ function groupObject(g: FeedGroup, id: string, type: string, refs: readonly stri
       .filter((a) => a !== '')
     if (aliases?.length) o.aliases = aliases
   }
+  if (PHASED.has(type)) {
+    const phases = killChainPhases(g.attributes)
+    if (phases.length) o.kill_chain_phases = phases
+  }
   const confidence = Number(extra(g, 'confidence'))
   if (Number.isInteger(confidence) && confidence >= 0 && confidence <= 100) o.confidence = confidence
   if (g.tags.length) o.labels = g.tags
@@ -182,7 +189,11 @@ export function stixGraphObjects(ids: StixIds, graph: FeedGraph): GraphObject[] 
     const to =
       link.to.kind === 'group'
         ? byId.get(link.to.id)
-        : { id: ids.indicator(from?.group.ownerId ?? 0, link.to.id), type: 'indicator', group: undefined }
+        : {
+            id: link.to.stixId ?? ids.indicator(from?.group.ownerId ?? 0, link.to.id),
+            type: 'indicator',
+            group: undefined,
+          }
     if (!from || !to) continue
     const container = CONTAINERS.has(from.type) || CONTAINERS.has(to.type)
     if (CONTAINERS.has(from.type)) addRef(link.groupId, to.id)
@@ -205,22 +216,29 @@ function relationship(
   from: { id: string; type: string },
   to: { id: string; type: string },
 ): GraphObject {
-  // An indicator end is the source of a relationship no rule names (`indicator related-to …`), as the import reads them.
-  const rule = relationshipType(from.type, to.type)
+  // The type and direction an import kept, else the pair's rule; an indicator end is the source of a
+  // relationship no rule names (`indicator related-to …`), as the import reads them.
+  const rule = link.relationship
+    ? { type: link.relationship.type, reversed: !link.relationship.groupIsSource }
+    : relationshipType(from.type, to.type)
   const [source, target] =
-    rule.reversed || (rule.type === 'related-to' && to.type === 'indicator') ? [to, from] : [from, to]
+    rule.reversed || (!link.relationship && rule.type === 'related-to' && to.type === 'indicator')
+      ? [to, from]
+      : [from, to]
   const id = ids.relationship(ownerId, `group:${link.groupId}`, `${link.to.kind}:${link.to.id}`)
+  // A type changed by a later import is a new version of the relationship, added then.
+  const modified = link.lastModified ?? link.dateAdded
   return {
     id,
     type: 'relationship',
-    dateAdded: link.dateAdded,
-    version: link.dateAdded,
+    dateAdded: modified,
+    version: modified,
     object: {
       type: 'relationship',
       spec_version: '2.1',
       id,
       created: link.dateAdded,
-      modified: link.dateAdded,
+      modified,
       relationship_type: rule.type,
       source_ref: source.id,
       target_ref: target.id,

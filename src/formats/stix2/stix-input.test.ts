@@ -72,6 +72,8 @@ describe('STIX input', () => {
         externalLastModified: '2021-03-02T00:00:00.000Z',
         externalDateExpires: '2022-01-01T00:00:00Z',
         active: false,
+        // Its object's only Indicator: served under the object's id.
+        stixId: 'indicator--00000000-0000-4000-8000-000000000001',
         attribute: [
           { type: 'External ID', value: 'indicator--00000000-0000-4000-8000-000000000001' },
           { type: 'Additional Analysis and Context', value: "file:hashes.'SHA-512' = 'ab'" },

@@ -62,6 +62,18 @@ describe('IndicatorJsonWriter', () => {
       { ...base, externalAdded: '2021-03-01T00:00:00.000Z', expires: '2022-01-01T00:00:00.000Z', active: false },
     ],
     ["a source's creation after Bulwark's", { ...base, externalAdded: '2030-01-01T00:00:00.000Z' }],
+    [
+      "under its source's id, with the source's creation",
+      { ...base, stixId: 'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0', externalAdded: '2021-03-01T00:00:00.000Z' },
+    ],
+    [
+      "under its source's id, without the source's creation",
+      { ...base, stixId: 'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0' },
+    ],
+    [
+      "under its source's id, the source's creation after its last change",
+      { ...base, stixId: 'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0', externalAdded: '2030-01-01T00:00:00.000Z' },
+    ],
     ['modified before created', { ...base, lastModified: '2026-01-01T00:00:00.000Z' }],
     ['labels that are not TLP, and several TLP', { ...base, securityLabels: ['Internal', 'tlp:green', 'TLP:RED'] }],
     ['labels with no TLP', { ...base, securityLabels: ['Internal'] }],
@@ -146,5 +158,22 @@ describe('IndicatorJsonWriter', () => {
       x_svc_owner: 'Owner',
       x_svc_type: 'Host',
     })
+  })
+
+  it('writes an Indicator with a source id under that id, created when its source created it, modified when Bulwark last changed it', () => {
+    const sourced = {
+      ...base,
+      stixId: 'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0',
+      externalAdded: '2021-03-01T00:00:00.000Z',
+    }
+    const written = JSON.parse(
+      new IndicatorJsonWriter(ids, 'Owner', '2.0').write(sourced, "[domain-name:value = 'bad.example']"),
+    )
+    expect([written.id, written.created, written.modified, written.valid_from]).toEqual([
+      'indicator--8f4728a7-f6fd-4af3-8f85-20fe4e39c6a0',
+      '2021-03-01T00:00:00.000Z',
+      '2026-01-03T00:00:00.000Z',
+      '2021-03-01T00:00:00.000Z',
+    ])
   })
 })

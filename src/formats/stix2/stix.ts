@@ -570,6 +570,7 @@ export interface StixIndicator {
   confidence?: number
   description?: string
   x_threat_rating?: number
+  kill_chain_phases?: { kill_chain_name: string; phase_name: string }[]
   x_svc_id?: number
   x_svc_owner?: string
   x_svc_type?: string
@@ -586,6 +587,23 @@ const later = (a: string, b: string) => (a > b ? a : b)
 /** An Indicator's STIX `modified` (its version): the last change, never before `created`. */
 export function stixModified(indicator: FeedIndicator): string {
   return later(indicator.lastModified, indicator.dateAdded)
+}
+
+/**
+ * The id an Indicator is served under: its source's (an imported indicator object that made it
+ * alone, migration 0139), else derived from its database id.
+ */
+export function stixIndicatorId(ids: StixIds, indicator: FeedIndicator): string {
+  return indicator.stixId ?? ids.indicator(indicator.ownerId, indicator.id)
+}
+
+/**
+ * An Indicator's STIX `created`: its creation, or under its source's id the source's `created`
+ * (externalDateAdded), as every version of one STIX object has the same `created`.
+ */
+export function stixCreated(indicator: FeedIndicator, modified: string): string {
+  const source = indicator.externalAdded
+  return indicator.stixId && source !== null && source <= modified ? source : indicator.dateAdded
 }
 
 /**
@@ -615,13 +633,13 @@ export function toStixIndicator(
 ): StixIndicator | undefined {
   const pattern = stixPattern(indicator.type, indicator.values)
   if (pattern === undefined) return undefined
-  const created = indicator.dateAdded
   const modified = stixModified(indicator)
+  const created = stixCreated(indicator, modified)
   const [validFrom, until] = stixValidity(indicator, modified)
   const object: StixIndicator = {
     type: 'indicator',
     spec_version: '2.1',
-    id: ids.indicator(indicator.ownerId, indicator.id),
+    id: stixIndicatorId(ids, indicator),
     created,
     modified,
     name: indicator.summary,

@@ -20,6 +20,7 @@ import {
   listFeedIndicatorIds,
   planFeedPage,
   readFeed,
+  resolveFeedStixIds,
 } from '../../domain/listing/feed.js'
 import { feedGroupLabelsInUse, readFeedGraph } from '../../domain/listing/feed-graph.js'
 import { type GraphObject, SERVED_GROUP_TYPES, stixGraphObjects } from '../../formats/stix2/stix-graph.js'
@@ -34,6 +35,7 @@ import {
   type StixIds,
   type StixMarking,
   collectionMarkings,
+  stixIndicatorId,
   stixModified,
   stixPattern,
 } from '../../formats/stix2/stix.js'
@@ -95,7 +97,7 @@ class IndicatorItem implements Item {
   }
 
   stixId() {
-    return this.ids.indicator(this.indicator.ownerId, this.indicator.id)
+    return stixIndicatorId(this.ids, this.indicator)
   }
   json() {
     return this.writer.write(this.indicator, this.pattern)
@@ -219,15 +221,24 @@ function indicatorItems(env: TaxiiEnv, c: Collection, indicators: FeedIndicator[
   return items
 }
 
-/** Indicator ids behind STIX ids (stix-id-index.ts); anything not shaped like one of ours names nothing. */
+/**
+ * Indicator ids behind STIX ids: the source ids imported Indicators are served under (by their
+ * index), and ids shaped like our derived ones (stix-id-index.ts), less those whose Indicator is
+ * served under a source id instead. Anything else names nothing.
+ */
 async function resolveIndicatorIds(env: TaxiiEnv, c: Collection, stixIds: readonly string[]): Promise<number[]> {
-  const ours = stixIds.filter((id) =>
-    /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id),
-  )
-  if (ours.length === 0) return []
+  const asked = stixIds.filter((id) => id.startsWith('indicator--'))
+  if (asked.length === 0) return []
+  const ours = asked.filter((id) => DERIVED_ID.test(id))
   const ownerId = c.owner.ownerId
-  return env.index.resolve(ownerId, ours, (afterId) => listFeedIndicatorIds(env.store, env.caller, ownerId, afterId))
+  const derived = ours.length
+    ? await env.index.resolve(ownerId, ours, (afterId) => listFeedIndicatorIds(env.store, env.caller, ownerId, afterId))
+    : []
+  // A source's id may be of any UUID version, ours too (the same UUIDv5 from another installation): all are looked up.
+  return resolveFeedStixIds(env.store, env.caller, ownerId, asked, derived)
 }
+
+const DERIVED_ID = /^indicator--[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /**
  * One page of the collection's objects (or manifest records) in date_added order. The page's

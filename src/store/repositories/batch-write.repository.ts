@@ -567,3 +567,15 @@ export async function mergeFilesInto(db: Kysely<Database>, primaryId: number, se
   await db.updateTable('file_action').set({ indicator_id: primaryId }).where('indicator_id', 'in', ids).execute()
   await db.deleteFrom('indicator').where('id', 'in', ids).execute()
 }
+
+/** The owner's Indicators served under these source STIX ids (migration 0139's index). */
+export function findIndicatorsByStixIds(db: Kysely<Database>, ownerId: number, stixIds: readonly string[]) {
+  if (stixIds.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('indicator')
+    .select(['id', 'stix_id', 'external_last_modified'])
+    .where('owner_id', '=', ownerId)
+    .where('stix_id', 'is not', null)
+    .where('stix_id', 'in', stixIds)
+    .execute()
+}

@@ -23,6 +23,7 @@ describe('feed columns', () => {
       'external_date_expires',
       'date_added',
       'last_modified',
+      'stix_id',
     ])
     const named = {
       id: 'id',
@@ -40,10 +41,11 @@ describe('feed columns', () => {
       expires: 'external_date_expires',
       dateAdded: 'date_added',
       lastModified: 'last_modified',
+      stixId: 'stix_id',
     } as const
     for (const [key, column] of Object.entries(named))
       expect(FEED_COLUMNS[FEED_ROW[key as keyof typeof named]], key).toBe(column)
     expect([FEED_ROW.tags, FEED_ROW.labels]).toEqual([FEED_COLUMNS.length, FEED_COLUMNS.length + 1])
-    expectTypeOf<FeedRow['length']>().toEqualTypeOf<17>()
+    expectTypeOf<FeedRow['length']>().toEqualTypeOf<18>()
   })
 })

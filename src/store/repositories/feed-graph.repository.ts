@@ -30,16 +30,26 @@ export async function selectFeedGroups(db: Kysely<Database>, ownerId: number, ty
     .execute()
 }
 
+const LINK_COLUMNS = [
+  'association.from_id',
+  'association.to_id',
+  'association.date_added',
+  'association.last_modified',
+  'association.relationship_type',
+  'association.relationship_from_source',
+] as const
+
 /**
  * The plain associations from the owner's Groups to its Groups (each pair once: from the lower
- * id) and to its Indicators.
+ * id) and to its Indicators (with the STIX id an Indicator is served under, when it has its
+ * source's), each with the relationship type an import kept (migration 0138).
  */
 export async function selectFeedGroupLinks(db: Kysely<Database>, ownerId: number) {
   const groups = await db
     .selectFrom('association')
     .innerJoin('intel_group as a', 'a.id', 'association.from_id')
     .innerJoin('intel_group as b', 'b.id', 'association.to_id')
-    .select(['association.from_id', 'association.to_id', 'association.date_added'])
+    .select([...LINK_COLUMNS])
     .where('association.from_kind', '=', 'group')
     .where('association.to_kind', '=', 'group')
     .where('association.association_type_id', '=', 0)
@@ -51,7 +61,7 @@ export async function selectFeedGroupLinks(db: Kysely<Database>, ownerId: number
     .selectFrom('association')
     .innerJoin('intel_group as a', 'a.id', 'association.from_id')
     .innerJoin('indicator as b', 'b.id', 'association.to_id')
-    .select(['association.from_id', 'association.to_id', 'association.date_added'])
+    .select([...LINK_COLUMNS, 'b.stix_id'])
     .where('association.from_kind', '=', 'group')
     .where('association.to_kind', '=', 'indicator')
     .where('association.association_type_id', '=', 0)

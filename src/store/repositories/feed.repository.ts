@@ -48,6 +48,7 @@ export type FeedRow = [
   expires: string | null,
   date_added: string,
   last_modified: string,
+  stix_id: string | null,
   tags: string[],
   labels: string[],
 ]
@@ -69,23 +70,27 @@ export const FEED_ROW = {
   expires: 12,
   dateAdded: 13,
   lastModified: 14,
-  tags: 15,
-  labels: 16,
+  stixId: 15,
+  tags: 16,
+  labels: 17,
 } as const
 
 const KEY_COLUMNS = ['id', 'owner_id', 'type', 'summary', 'value1', 'value2', 'value3'] as const
 
 /**
  * What the feed reads of an Indicator: its key and values, then every other column that has a
- * place in STIX (model/indicator.ts), in declaration order — what the STIX 2.1 and 1.1.1 writers use.
+ * place in STIX (model/indicator.ts), in declaration order — what the STIX 2.1 and 1.1.1 writers
+ * use — and last the source STIX id it is served under (an internal column, migration 0139): a
+ * column of the row read, so serving imported Indicators under their source's ids costs no look-up.
  */
-export const FEED_COLUMNS: readonly ColumnsOf<typeof INDICATOR>[] = [
+export const FEED_COLUMNS: readonly (ColumnsOf<typeof INDICATOR> | 'stix_id')[] = [
   ...KEY_COLUMNS,
   ...(INDICATOR as KindDeclaration).fields.flatMap((f) =>
     f.column && (f.stix21 || f.stix1) && !(KEY_COLUMNS as readonly string[]).includes(f.column)
       ? [f.column as ColumnsOf<typeof INDICATOR>]
       : [],
   ),
+  'stix_id',
 ]
 
 function base(db: Kysely<Database>, q: FeedRowQuery) {
@@ -419,4 +424,39 @@ export async function selectFeedIds(db: Kysely<Database>, ownerId: number, after
   if (afterId !== undefined) query = query.where('id', '>', afterId)
   const rows = await query.orderBy('id').execute()
   return rows.map((r) => Number(r.id))
+}
+
+/** The source STIX ids of those of these Indicators served under one (migration 0139), by Indicator id. */
+export async function selectIndicatorStixIds(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, string>> {
+  const out = new Map<number, string>()
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await db
+      .selectFrom('indicator')
+      .select(['id', 'stix_id'])
+      .where('id', 'in', ids.slice(i, i + 1000))
+      .where('stix_id', 'is not', null)
+      .execute()
+    for (const r of rows) out.set(r.id, r.stix_id!)
+  }
+  return out
+}
+
+/** Indicators of the owner served under these source STIX ids (migration 0139's index). */
+export async function selectBySourceStixIds(db: Kysely<Database>, ownerId: number, stixIds: readonly string[]) {
+  if (stixIds.length === 0) return []
+  return db
+    .selectFrom('indicator')
+    .select(['id', 'stix_id'])
+    .where('owner_id', '=', ownerId)
+    .where('stix_id', 'is not', null)
+    .where('stix_id', 'in', stixIds)
+    .execute()
+}
+
+/** Of these Indicator ids, those served under a source id (so not under their derived one). */
+export async function selectWithSourceStixIds(db: Kysely<Database>, ids: readonly number[]): Promise<number[]> {
+  return [...(await selectIndicatorStixIds(db, ids)).keys()]
 }

@@ -348,3 +348,49 @@ export async function recordSourcedObservations(db: Kysely<Database>, observatio
   }
   await refreshThreatAssessment(db, [...new Set(observations.map((o) => o.indicatorId))])
 }
+
+/** The attributes of these Groups of one type whose value starts so (the sightings an import kept). */
+export function findSightingAttributes(
+  db: Kysely<Database>,
+  groupIds: readonly number[],
+  typeId: number,
+  prefix: string,
+) {
+  return db
+    .selectFrom('attribute')
+    .select(['id', 'item_id', 'value'])
+    .where('item_kind', '=', 'group')
+    .where('item_id', 'in', groupIds)
+    .where('type_id', '=', typeId)
+    .where(sql<string>`substr(value, 1, ${prefix.length})`, '=', prefix)
+    .execute()
+}
+
+export async function updateAttributeValue(db: Kysely<Database>, id: number, value: string, now: string) {
+  await db.updateTable('attribute').set({ value, last_modified: now }).where('id', '=', id).execute()
+}
+
+/** Widens each Group's first_seen / last_seen to take in the window; a Group whose dates change is modified now. */
+export async function widenGroupSeen(
+  db: Kysely<Database>,
+  windows: ReadonlyMap<number, { first: string; last: string }>,
+  now: string,
+) {
+  if (windows.size === 0) return
+  const rows = await db
+    .selectFrom('intel_group')
+    .select(['id', 'first_seen', 'last_seen'])
+    .where('id', 'in', [...windows.keys()])
+    .execute()
+  for (const row of rows) {
+    const w = windows.get(row.id)!
+    const first = row.first_seen && row.first_seen <= w.first ? row.first_seen : w.first
+    const last = row.last_seen && row.last_seen >= w.last ? row.last_seen : w.last
+    if (first === row.first_seen && last === row.last_seen) continue
+    await db
+      .updateTable('intel_group')
+      .set({ first_seen: first, last_seen: last, last_modified: now })
+      .where('id', '=', row.id)
+      .execute()
+  }
+}
