@@ -248,6 +248,15 @@ export interface JobFile {
 /** Where a job's new Indicators lie: owner, first index, count. The raw baselines insert them in the same chunks. */
 export type JobExtent = [owner: number, first: number, created: number]
 
+/**
+ * The files of a realistic load of `total` Indicators (bench/lib/realistic.ts) split over `owners` by the realistic
+ * shares, within the default limits: what bench/read-while-write.ts sends to a store that already holds a dataset
+ * (its values, tags and Group xids differ from the classic shape's, so nothing collides).
+ */
+export function realisticLoadFiles(total: number, owners: number): Generator<JobFile> {
+  return realisticJobs(split(total, REALISTIC_OWNER_SHARES.slice(0, owners)), MAX_FILE_BYTES, PER_JOB)
+}
+
 /** Every batch file of the dataset in submission order. */
 function* datasetFiles(spec: Required<DatasetSpec>, owners: DatasetOwner[]): Generator<JobFile> {
   if (spec.shape === 'realistic') {
