@@ -6,7 +6,7 @@
  *
  * - `bulwark`: Bulwark's own, migrated (every index and trigger it has);
  * - `minimal`: the floor any TIP schema pays, tables with only their natural unique keys and one date index:
- *   indicator (id; unique owner, type, value1..value3; date_added), tag (id; unique owner, name),
+ *   indicator (id; unique owner, type, value1..value3, '' where absent; date_added), tag (id; unique owner, name),
  *   indicator_tag (primary key indicator, tag), attribute (id; its Indicator, to read an Indicator's attributes).
  */
 import { prepareDatabase } from '../src/bootstrap.js'
@@ -203,7 +203,7 @@ async function minimalTarget(
   const ddl = [
     `CREATE TABLE tag (${id}, owner_id integer NOT NULL, name text NOT NULL, UNIQUE (owner_id, name))`,
     `CREATE TABLE indicator (${id}, owner_id integer NOT NULL, type text NOT NULL, summary text NOT NULL,
-       value1 text, value2 text, value3 text, rating double precision, confidence integer,
+       value1 text NOT NULL, value2 text NOT NULL, value3 text NOT NULL, rating double precision, confidence integer,
        date_added text NOT NULL, last_modified text NOT NULL)`,
     'CREATE UNIQUE INDEX indicator_key ON indicator (owner_id, type, value1, value2, value3)',
     'CREATE INDEX indicator_added ON indicator (date_added)',
@@ -240,9 +240,10 @@ async function minimalTarget(
     indicator: {
       table: 'indicator',
       columns: MINIMAL_INDICATOR_COLUMNS,
+      // An absent value is '' rather than NULL, so the key holds for every row on both engines (NULLs are distinct).
       values: (o, it) => {
         const row = indicatorRecord(o + 1, it, now)
-        return MINIMAL_INDICATOR_COLUMNS.map((column) => row[column] ?? null)
+        return MINIMAL_INDICATOR_COLUMNS.map((column) => row[column] ?? '')
       },
     },
     tagLink: {
