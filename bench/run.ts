@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   tql: () => import('./tql.js'),
   taxii11: () => import('./taxii11.js'),
   taxii21: () => import('./taxii21.js'),
+  'read-while-write': () => import('./read-while-write.js'),
 }
 
 const asked = process.argv.slice(2)

@@ -26,6 +26,7 @@ import { createOwner, setMembership } from '../../src/domain/access/accounts.js'
 import { generateAccessId, generateSecretKey, generateToken } from '../../src/domain/access/credentials.js'
 import { loadTlsMaterial } from '../../src/protocols/http/tls.js'
 import { openStore } from '../../src/store/connect.js'
+import { type DiskUsage, diskUsage } from './disk.js'
 import { POSTGRES_ADMIN_URL } from './postgres.js'
 import { GROUP_EVERY, REALISTIC_OWNER_SHARES, realisticGroupCount, realisticJobs } from './realistic.js'
 import { type ChildServer, ROOT, freePort, readCpuMicros, startServer } from './processes.js'
@@ -101,6 +102,10 @@ export interface LoadFigures {
   jobItems?: number[]
   /** Items that re-sent a stored Indicator (realistic shape). */
   updates?: number
+  /** Each job's new Indicators in submission order (a few thousand entries at 10,000,000, not one per Indicator). */
+  extents?: JobExtent[]
+  /** What the loaded store occupies on disk (bench/lib/disk.ts), measured after the server stopped. */
+  disk?: DiskUsage
 }
 
 export interface DatasetServer {
@@ -230,11 +235,26 @@ function datasetGroup(o: number, g: number, owner: DatasetOwner, perGroup: numbe
   }
 }
 
-interface JobFile {
+export interface JobFile {
   owner: number
   file: string
   items: number
   updates: number
+  /** The file's new Indicators are the owner's `first` … `first + created - 1`. */
+  first: number
+  created: number
+}
+
+/** Where a job's new Indicators lie: owner, first index, count. The raw baselines insert them in the same chunks. */
+export type JobExtent = [owner: number, first: number, created: number]
+
+/**
+ * The files of a realistic load of `total` Indicators (bench/lib/realistic.ts) split over `owners` by the realistic
+ * shares, within the default limits: what bench/read-while-write.ts sends to a store that already holds a dataset
+ * (its values, tags and Group xids differ from the classic shape's, so nothing collides).
+ */
+export function realisticLoadFiles(total: number, owners: number): Generator<JobFile> {
+  return realisticJobs(split(total, REALISTIC_OWNER_SHARES.slice(0, owners)), MAX_FILE_BYTES, PER_JOB)
 }
 
 /** Every batch file of the dataset in submission order. */
@@ -248,17 +268,24 @@ function* datasetFiles(spec: Required<DatasetSpec>, owners: DatasetOwner[]): Gen
     return
   }
   for (const [o, owner] of owners.entries())
-    for (const file of batchFiles(o, owner, spec.associationsPerGroup)) yield { owner: o, file, items: 0, updates: 0 }
+    for (const file of batchFiles(o, owner, spec.associationsPerGroup))
+      yield { owner: o, items: file.created, updates: 0, ...file }
 }
 
 /** One owner's batch files in order, each within the default limits; Groups ride in the last file. */
-function* batchFiles(o: number, owner: DatasetOwner, perGroup: number): Generator<string> {
+function* batchFiles(
+  o: number,
+  owner: DatasetOwner,
+  perGroup: number,
+): Generator<{ file: string; first: number; created: number }> {
   let items: string[] = []
   let bytes = 20
+  let first = 0
   for (let i = 0; i < owner.indicators; i++) {
     const item = JSON.stringify(datasetIndicator(o, i))
     if (items.length === PER_JOB || bytes + item.length + 1 > MAX_FILE_BYTES) {
-      yield `{"indicator":[${items.join(',')}]}`
+      yield { file: `{"indicator":[${items.join(',')}]}`, first, created: items.length }
+      first += items.length
       items = []
       bytes = 20
     }
@@ -268,10 +295,10 @@ function* batchFiles(o: number, owner: DatasetOwner, perGroup: number): Generato
   const groups = Array.from({ length: owner.groups }, (_, g) => JSON.stringify(datasetGroup(o, g, owner, perGroup)))
   const groupBytes = groups.reduce((n, g) => n + g.length + 1, 12)
   if (items.length && bytes + groupBytes <= MAX_FILE_BYTES) {
-    yield `{"indicator":[${items.join(',')}],"group":[${groups.join(',')}]}`
+    yield { file: `{"indicator":[${items.join(',')}],"group":[${groups.join(',')}]}`, first, created: items.length }
   } else {
-    if (items.length) yield `{"indicator":[${items.join(',')}]}`
-    if (groups.length) yield `{"group":[${groups.join(',')}]}`
+    if (items.length) yield { file: `{"indicator":[${items.join(',')}]}`, first, created: items.length }
+    if (groups.length) yield { file: `{"group":[${groups.join(',')}]}`, first: owner.indicators, created: 0 }
   }
 }
 
@@ -331,15 +358,23 @@ const JOBS_IN_FLIGHT = Number(process.env.BENCH_JOBS_IN_FLIGHT ?? 4)
  * Submits every owner's files, keeping JOBS_IN_FLIGHT jobs queued or running (as a feed client
  * with several uploads in flight would), and waits for the last one.
  */
-async function submitAll(
+export async function submitAll(
   port: number,
   token: string,
   owners: DatasetOwner[],
   files: Iterable<JobFile>,
   attributeWriteType: 'Append' | 'Replace',
-): Promise<{ jobs: number; errors: number; success: number; jobItems: number[]; updates: number }> {
+): Promise<{
+  jobs: number
+  errors: number
+  success: number
+  jobItems: number[]
+  updates: number
+  extents: JobExtent[]
+}> {
   const pending: number[] = []
   const jobItems: number[] = []
+  const extents: JobExtent[] = []
   let updates = 0
   let jobs = 0
   let errors = 0
@@ -357,7 +392,7 @@ async function submitAll(
       await new Promise((r) => setTimeout(r, 25))
     }
   }
-  for (const { owner: o, file, items, updates: resent } of files) {
+  for (const { owner: o, file, items, updates: resent, first, created: fresh } of files) {
     const owner = owners[o]!
     {
       if (pending.length >= JOBS_IN_FLIGHT) await waitOldest()
@@ -382,11 +417,12 @@ async function submitAll(
       pending.push(id)
       jobs++
       jobItems.push(items)
+      if (fresh > 0) extents.push([o, first, fresh])
       updates += resent
     }
   }
   while (pending.length) await waitOldest()
-  return { jobs, errors, success, jobItems, updates }
+  return { jobs, errors, success, jobItems, updates, extents }
 }
 
 async function jobSeconds(databaseUrl: string): Promise<number[]> {
@@ -535,7 +571,10 @@ async function loadInto(
           : undefined,
       databaseCpuSeconds,
       jobSeconds: await jobSeconds(databaseUrl),
-      ...(spec.shape === 'realistic' ? { jobItems: submitted.jobItems, updates: submitted.updates } : {}),
+      jobItems: submitted.jobItems,
+      extents: submitted.extents,
+      ...(spec.shape === 'realistic' ? { updates: submitted.updates } : {}),
+      disk: await diskUsage(databaseUrl, spec.indicators),
     }
     if (submitted.errors) throw new Error(`${submitted.errors} batch errors while loading the dataset; see ${logFile}`)
     return { spec, owners, credentials, loadStartedAt, loadFinishedAt, load }

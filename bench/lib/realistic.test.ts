@@ -87,4 +87,20 @@ describe('the realistic dataset (100,000 Indicators over owners of 92/4/4 %)', (
     ])
     expect(jobs.reduce((n, j) => n + j.updates, 0)).toBe(9_581)
   })
+
+  it('names the new Indicators of each file as one range of its owner, the ranges following each other', () => {
+    const jobs = [...realisticJobs(OWNERS, 1_950_000, 25_000)]
+    const next = OWNERS.map(() => 0)
+    for (const job of jobs) {
+      expect(job.first).toBe(next[job.owner])
+      expect(job.created).toBe(job.items - job.updates)
+      const sent = (JSON.parse(job.file) as { indicator: { summary: string }[] }).indicator.map((it) => it.summary)
+      const made = Array.from({ length: job.created }, (_, k) => realisticIndicator(job.owner, job.first + k).summary)
+      // Re-sent items are the only ones of the file outside the range.
+      const range = new Set(made)
+      expect(sent.filter((s) => range.has(s))).toEqual(made)
+      next[job.owner]! += job.created
+    }
+    expect(next).toEqual(OWNERS)
+  })
 })

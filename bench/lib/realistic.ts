@@ -202,6 +202,9 @@ export interface RealisticJob {
   /** Items in the file: new Indicators plus re-sent ones. */
   items: number
   updates: number
+  /** The new Indicators of the file are the owner's `first` … `first + created - 1` (the raw baselines' job chunks). */
+  first: number
+  created: number
 }
 
 /**
@@ -254,6 +257,13 @@ export function* realisticJobs(
       else next[o]!++
     }
     jobsOf[o]!++
-    yield { owner: o, file: `${head}${items.join(',')}]}`, items: items.length, updates }
+    yield {
+      owner: o,
+      file: `${head}${items.join(',')}]}`,
+      items: items.length,
+      updates,
+      first: stored,
+      created: items.length - updates,
+    }
   }
 }
