@@ -36,14 +36,19 @@ afterAll(async () => {
 const at = (minutes: number) => new Date(Date.UTC(2030, 0, 1, 0, minutes)).toISOString()
 const tally = { items: 1, jobs: 1, successCount: 1, errorCount: 0 }
 
-async function queuedImport(): Promise<number> {
+/** An import job whose file is still arriving. */
+async function receivingImport(): Promise<number> {
   const ctx = await t.context()
-  const id = await insertImportJob(t.store.db, {
+  return insertImportJob(t.store.db, {
     ownerId: ctx.owner.id,
     userId: ctx.caller.account.id,
     request: '{}',
     now: at(0),
   })
+}
+
+async function queuedImport(): Promise<number> {
+  const id = await receivingImport()
   await queueImportJob(t.store.db, id, 10)
   return id
 }
@@ -96,13 +101,7 @@ describe('import job leases', () => {
   })
 
   it('never claims a job still receiving its file', async () => {
-    const ctx = await t.context()
-    const id = await insertImportJob(t.store.db, {
-      ownerId: ctx.owner.id,
-      userId: ctx.caller.account.id,
-      request: '{}',
-      now: at(0),
-    })
+    const id = await receivingImport()
     expect(await claimImportJob(t.store.db, id, 'node-a', at(1), at(2))).toBe(false)
     expect(await importJobLease.claimable(t.store.db, at(1), 1000)).not.toContain(id)
   })
