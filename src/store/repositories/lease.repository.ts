@@ -6,7 +6,7 @@
  * statement with no session state, so it runs as well behind a transaction pooler, and reads its row
  * by the table's key (or, for the claimable list, the (status, id) index).
  */
-import type { Expression, Kysely, SqlBool, Updateable } from 'kysely'
+import type { Expression, ExpressionBuilder, Kysely, SqlBool, Updateable } from 'kysely'
 import type { Database } from '../database.js'
 
 /** The tables that carry a lease: `lease_owner` (the worker holding the row) and `lease_expires`. */
@@ -66,7 +66,7 @@ export function leaseOf<T extends LeasedTableName>(spec: LeasedTable<T>): Lease<
   const keyColumn: string = spec.key
   const table: string = spec.table
   /** Free to claim at `now`: waiting, or running (for a job) under a lease that ran out. */
-  const free = (now: string) => (eb: any) =>
+  const free = (now: string) => (eb: ExpressionBuilder<Record<string, AnyTable>, string>) =>
     status
       ? eb.or([
           eb('status', '=', status.waiting),
