@@ -10,8 +10,9 @@ import type { Config } from './config.js'
 import { createAccessKey, createAccount, createOwner, issueApiToken } from './domain/access/accounts.js'
 import { SecretBox } from './domain/access/credentials.js'
 import { isoNow } from './core/time.js'
-import type { Store } from './store/connect.js'
+import { type Store, openStore } from './store/connect.js'
 import { migrateToLatest } from './store/migrate.js'
+import { withReadReplicas } from './store/replicas.js'
 import { hasAnyOwner, seedReferenceDataOnce, withFirstStartLock } from './store/repositories/startup.repository.js'
 
 export interface FirstStart {
@@ -19,6 +20,23 @@ export interface FirstStart {
   userName: string
   /** Where the generated credentials were written; absent when they came from the environment. */
   credentialsFile?: string
+}
+
+/** The configured database (its pool, pooling mode, listening URL and read replicas), as a node and the CLI open it. */
+export function openConfiguredStore(config: Config): Store {
+  return withReadReplicas(
+    openStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      pooling: config.databasePooling,
+      listenUrl: config.databaseListenUrl,
+    }),
+    {
+      urls: config.databaseReplicaUrls,
+      maxLagMs: config.databaseReplicaMaxLagMs,
+      waitMs: config.databaseReplicaWaitMs,
+      poolSize: config.databasePoolSize,
+    },
+  )
 }
 
 export async function prepareDatabase(store: Store): Promise<void> {

@@ -6,15 +6,13 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setFlagsFromString } from 'node:v8'
-import { ensureFirstStart, loadServerKey, prepareDatabase } from './bootstrap.js'
+import { ensureFirstStart, loadServerKey, openConfiguredStore, prepareDatabase } from './bootstrap.js'
 import { loadConfig } from './config.js'
 import { secureDataDir } from './data-dir.js'
 import { createServices } from './domain/services.js'
 import { createMetrics, serveMetrics } from './protocols/http/metrics.js'
 import { buildApp } from './app.js'
 import { loadTlsMaterial } from './protocols/http/tls.js'
-import { openStore } from './store/connect.js'
-import { withReadReplicas } from './store/replicas.js'
 import { watchChanges } from './store/change-notices.js'
 import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
@@ -40,19 +38,7 @@ async function main() {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
   const config = loadConfig()
   const { tightened } = secureDataDir(config.dataDir)
-  const store = withReadReplicas(
-    openStore(config.databaseUrl, {
-      poolSize: config.databasePoolSize,
-      pooling: config.databasePooling,
-      listenUrl: config.databaseListenUrl,
-    }),
-    {
-      urls: config.databaseReplicaUrls,
-      maxLagMs: config.databaseReplicaMaxLagMs,
-      waitMs: config.databaseReplicaWaitMs,
-      poolSize: config.databasePoolSize,
-    },
-  )
+  const store = openConfiguredStore(config)
   await prepareDatabase(store)
   const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })
   const firstStart = await ensureFirstStart(store, config, services.secretBox)

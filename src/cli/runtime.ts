@@ -3,12 +3,11 @@
  * migrations, reference data and, on a brand-new database, the first-start Organization
  * and administrator. So a database the CLI touched first still gets its administrator.
  */
-import { type FirstStart, ensureFirstStart, loadServerKey, prepareDatabase } from '../bootstrap.js'
+import { type FirstStart, ensureFirstStart, loadServerKey, openConfiguredStore, prepareDatabase } from '../bootstrap.js'
 import { type Config, loadConfig } from '../config.js'
 import { secureDataDir } from '../data-dir.js'
 import { type Services, createServices } from '../domain/services.js'
-import { type Store, openStore } from '../store/connect.js'
-import { withReadReplicas } from '../store/replicas.js'
+import type { Store } from '../store/connect.js'
 
 export interface CliRuntime {
   config: Config
@@ -23,19 +22,7 @@ export async function openRuntime(config: Config = loadConfig()): Promise<CliRun
   const { tightened } = secureDataDir(config.dataDir)
   for (const { path, from } of tightened)
     process.stderr.write(`Made private (was readable by others): ${path} (${from})\n`)
-  const store = withReadReplicas(
-    openStore(config.databaseUrl, {
-      poolSize: config.databasePoolSize,
-      pooling: config.databasePooling,
-      listenUrl: config.databaseListenUrl,
-    }),
-    {
-      urls: config.databaseReplicaUrls,
-      maxLagMs: config.databaseReplicaMaxLagMs,
-      waitMs: config.databaseReplicaWaitMs,
-      poolSize: config.databasePoolSize,
-    },
-  )
+  const store = openConfiguredStore(config)
   try {
     await prepareDatabase(store)
     const services = createServices(store, { serverKey: loadServerKey(config), publicUrl: config.publicUrl })

@@ -12,6 +12,7 @@ import { JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run
 import type { Services } from '../domain/services.js'
 import { type BatchWakeups, watchBatchQueue } from '../store/batch-wakeups.js'
 import type { Store } from '../store/connect.js'
+import { startPollLoop } from './poll-loop.js'
 
 export interface WorkerOptions {
   workerId?: string
@@ -92,23 +93,20 @@ export function startBatchWorker(
   options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
 ): BatchWorkerHandle {
   const workerId = options.workerId ?? newWorkerId()
-  const pollMs = options.pollMs ?? 1000
   const owedHandBacks = new Set<number>()
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let busy = false
-  /** A wake-up came while a pass was running: the pass may have listed jobs before this one was queued. */
-  let wokenWhileBusy = false
-  let current: Promise<unknown> = Promise.resolve()
   let wakeups: BatchWakeups | undefined
   let listening: Promise<unknown> | undefined
   const listen = () => {
-    listening = watchBatchQueue(store, wake, (error) => {
-      options.log?.('batch worker lost its wake-up connection; polling until it is back', error)
-      wakeups = undefined
-    })
+    listening = watchBatchQueue(
+      store,
+      () => loop.wake(),
+      (error) => {
+        options.log?.('batch worker lost its wake-up connection; polling until it is back', error)
+        wakeups = undefined
+      },
+    )
       .then((w) => {
-        if (stopped) return w.close()
+        if (!loop.running()) return w.close()
         wakeups = w
       })
       .catch((error) => options.log?.('batch worker could not listen for queued jobs; polling instead', error))
@@ -116,43 +114,27 @@ export function startBatchWorker(
         listening = undefined
       })
   }
-  const pass = () => {
-    if (timer) clearTimeout(timer)
-    timer = undefined
-    busy = true
-    wokenWhileBusy = false
-    current = runPendingJobs(store, services, {
-      workerId,
-      leaseMs: options.leaseMs,
-      stopping: () => stopped,
-      owedHandBacks,
-      onError: (jobId, error) =>
-        options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
-    })
-      .catch((error) => options.log?.('batch worker poll failed', error))
-      .finally(() => {
-        busy = false
-        if (stopped) return
-        if (!wakeups && !listening && store.pool) listen()
-        if (wokenWhileBusy) setImmediate(pass)
-        else timer = setTimeout(pass, pollMs)
-      })
-  }
-  function wake() {
-    if (stopped) return
-    if (busy) wokenWhileBusy = true
-    else pass()
-  }
-  listen()
-  timer = setTimeout(pass, 0)
-  return {
-    running: () => !stopped,
-    async stop() {
-      stopped = true
-      if (timer) clearTimeout(timer)
+  const loop = startPollLoop({
+    pollMs: options.pollMs ?? 1000,
+    firstAfterMs: 0,
+    round: (stopping) =>
+      runPendingJobs(store, services, {
+        workerId,
+        leaseMs: options.leaseMs,
+        stopping,
+        owedHandBacks,
+        onError: (jobId, error) =>
+          options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
+      }),
+    onError: (error) => options.log?.('batch worker poll failed', error),
+    afterRound: () => {
+      if (!wakeups && !listening && store.pool) listen()
+    },
+    onStop: async () => {
       await listening
       await wakeups?.close()
-      await current
     },
-  }
+  })
+  listen()
+  return { running: loop.running, stop: loop.stop }
 }

@@ -7,6 +7,7 @@ import { importQueued, runPendingImports } from '../domain/imports/import-jobs.j
 import type { Services } from '../domain/services.js'
 import type { Store } from '../store/connect.js'
 import { newWorkerId } from './batch-worker.js'
+import { startPollLoop } from './poll-loop.js'
 
 export interface ImportWorkerHandle {
   stop(): Promise<void>
@@ -18,35 +19,12 @@ export function startImportWorker(
   options: { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
 ): ImportWorkerHandle {
   const workerId = newWorkerId()
-  let stopped = false
-  let running: Promise<void> | undefined
-  let again = false
-  const pass = () => {
-    if (stopped) return
-    if (running) {
-      again = true
-      return
-    }
-    running = runPendingImports(store, services, workerId, () => stopped)
-      .then(() => undefined)
-      .catch((error) => options.log?.('the import worker failed; it tries again at its next poll', error))
-      .finally(() => {
-        running = undefined
-        if (again) {
-          again = false
-          pass()
-        }
-      })
-  }
-  importQueued.on('queued', pass)
-  const timer = setInterval(pass, options.pollMs ?? 1000)
-  timer.unref()
-  return {
-    async stop() {
-      stopped = true
-      clearInterval(timer)
-      importQueued.off('queued', pass)
-      await running
-    },
-  }
+  const loop = startPollLoop({
+    pollMs: options.pollMs ?? 1000,
+    round: (stopping) => runPendingImports(store, services, workerId, stopping),
+    onError: (error) => options.log?.('the import worker failed; it tries again at its next poll', error),
+    onStop: async () => importQueued.off('queued', loop.wake),
+  })
+  importQueued.on('queued', loop.wake)
+  return { stop: loop.stop }
 }

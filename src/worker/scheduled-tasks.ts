@@ -6,6 +6,7 @@ import { runLifecycle } from '../domain/lifecycle/lifecycle.js'
 import type { Services } from '../domain/services.js'
 import type { Store } from '../store/connect.js'
 import { newWorkerId } from './batch-worker.js'
+import { startPollLoop } from './poll-loop.js'
 
 export interface ScheduledTasksHandle {
   stop(): Promise<void>
@@ -18,26 +19,17 @@ export async function runDueTasks(store: Store, services: Services, workerId: st
   return runLifecycle(store, workerId, everyMs, stopping)
 }
 
-/** Tries the due tasks every `pollMs`; the first try comes after one interval, once the node serves. */
+/** Tries the due tasks `pollMs` after the last try ended; the first try comes after one interval, once the node serves. */
 export function startScheduledTasks(
   store: Store,
   services: Services,
   options: { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
 ): ScheduledTasksHandle {
   const workerId = newWorkerId()
-  let stopped = false
-  let running: Promise<unknown> = Promise.resolve()
-  const timer = setInterval(() => {
-    running = runDueTasks(store, services, workerId, () => stopped).catch((error) =>
-      options.log?.('a scheduled task failed; it runs again when next due', error),
-    )
-  }, options.pollMs ?? 60_000)
-  timer.unref()
-  return {
-    async stop() {
-      stopped = true
-      clearInterval(timer)
-      await running
-    },
-  }
+  const loop = startPollLoop({
+    pollMs: options.pollMs ?? 60_000,
+    round: (stopping) => runDueTasks(store, services, workerId, stopping),
+    onError: (error) => options.log?.('a scheduled task failed; it runs again when next due', error),
+  })
+  return { stop: loop.stop }
 }

@@ -9,6 +9,10 @@ import { api } from '../api.js'
 import { OutcomeLine, useAccess, useChange } from './Triage.js'
 import { writableOwners } from '../writes.js'
 import { INDICATOR_TYPES } from '../../../src/model/indicator-types.js'
+import type {
+  ImportJobView as ImportJob,
+  ImportRefusal as Refusal,
+} from '../../../src/domain/imports/import-job-view.js'
 
 /** The formats `bulwark import --format` names; by default the server tells from the name and the first megabyte. */
 const FORMATS: [value: string, label: string][] = [
@@ -18,27 +22,6 @@ const FORMATS: [value: string, label: string][] = [
   ['csv', 'CSV'],
   ['list', 'Plain list or free text'],
 ]
-
-interface ImportJob {
-  id: number
-  owner: string
-  status: string
-  fileName: string
-  format: string | null
-  bytes: number
-  items: number
-  jobs: number
-  successCount: number
-  errorCount: number
-  errorsListed: number
-  message?: string
-  dateAdded: string
-}
-
-interface Refusal {
-  item: string
-  message: string
-}
 
 const ERRORS_PAGE = 20
 const POLL_MS = 1000

@@ -80,6 +80,19 @@ export function IndicatorPage({ id }: { id: number }) {
   const sourceLink = safeHref(i.source)
   const canWrite = !!access && mayWrite(access, i.ownerName, 'indicators')
   const canTrack = !!access && access.some((o) => o.name === i.ownerName && o.permTrack === 'FULL')
+  /** The Dissociate action of the partners this Indicator holds in `field` (associatedGroups, associatedCases). */
+  const dissociate = (field: string, noun: string) =>
+    canWrite
+      ? {
+          text: 'Dissociate',
+          label: (p: Group) => `Dissociate ${noun} ${p.name}`,
+          run: (p: Group) =>
+            runDissociation(
+              () => putItem('indicators', i.id, { [field]: { data: [{ id: p.id }], mode: 'delete' } }),
+              `Dissociated ${noun} ${p.name}`,
+            ),
+        }
+      : undefined
   const fields: [string, string | number | undefined][] = [
     ['Type', i.type],
     ['Owner', i.ownerName],
@@ -216,19 +229,7 @@ export function IndicatorPage({ id }: { id: number }) {
           </>
         )}
         version={version}
-        action={
-          canWrite
-            ? {
-                text: 'Dissociate',
-                label: (g) => `Dissociate Group ${g.name}`,
-                run: (g) =>
-                  runDissociation(
-                    () => putItem('indicators', i.id, { associatedGroups: { data: [{ id: g.id }], mode: 'delete' } }),
-                    `Dissociated Group ${g.name}`,
-                  ),
-              }
-            : undefined
-        }
+        action={dissociate('associatedGroups', 'Group')}
       />
       <PagedList<Group>
         title="Associated Cases"
@@ -245,19 +246,7 @@ export function IndicatorPage({ id }: { id: number }) {
           </>
         )}
         version={version}
-        action={
-          canWrite
-            ? {
-                text: 'Dissociate',
-                label: (c) => `Dissociate Case ${c.name}`,
-                run: (c) =>
-                  runDissociation(
-                    () => putItem('indicators', i.id, { associatedCases: { data: [{ id: c.id }], mode: 'delete' } }),
-                    `Dissociated Case ${c.name}`,
-                  ),
-              }
-            : undefined
-        }
+        action={dissociate('associatedCases', 'Case')}
       />
       <PagedList<Full>
         title="Associated Indicators"

@@ -3,7 +3,7 @@
  * because its node died) with a compare-and-set lease, renews it at every commit (run-job.ts),
  * and hands it back when it stops early so that another node resumes it at once.
  */
-import { claimBatchJob, listClaimableJobs, releaseBatchLease } from '../../store/repositories/batch.repository.js'
+import { batchJobLease, claimBatchJob } from '../../store/repositories/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import { DEFAULT_LEASE_MS } from './run-job.js'
 
@@ -15,10 +15,10 @@ export function claimJob(store: Store, jobId: number, workerId: string, leaseMs 
 
 /** Up to `limit` jobs a worker could claim now, oldest first. */
 export function claimableJobs(store: Store, limit: number): Promise<number[]> {
-  return listClaimableJobs(store.db, new Date().toISOString(), limit)
+  return batchJobLease.claimable(store.db, new Date().toISOString(), limit)
 }
 
 /** Hands a job back with its lease already expired, so any worker claims it on its next pass. */
 export function handBackJob(store: Store, jobId: number, workerId: string): Promise<unknown> {
-  return releaseBatchLease(store.db, jobId, workerId, new Date(Date.now() - 1).toISOString())
+  return batchJobLease.release(store.db, jobId, workerId, new Date(Date.now() - 1).toISOString())
 }

@@ -12,6 +12,8 @@ import type { RequestContext } from '../context.js'
 import { DomainError, invalid, notFound } from '../../core/errors.js'
 import { findReadableGroup, findWritableGroup, getGroup } from './groups.js'
 import { withTransactionDb } from '../transaction.js'
+import { loadAttributes, loadTags } from '../metadata/item-metadata.js'
+import { groupPdfLines, renderTextPdf } from '../../formats/group-pdf/group-pdf.js'
 
 const FILE_GROUP_TYPES = ['Document', 'Report']
 /** Local file header of a zip archive. */
@@ -83,4 +85,24 @@ export async function getSignatureText(
 ): Promise<{ text: string; fileName: string | null }> {
   const group = await getGroup(ctx, id, 'signatures')
   return { text: group.fileText ?? '', fileName: group.fileName }
+}
+
+/** A Group's PDF summary (its fields, tags and attributes) and the file name it is served under. */
+export async function groupPdf(
+  ctx: RequestContext,
+  id: number,
+  type?: string,
+): Promise<{ pdf: Buffer; fileName: string }> {
+  const group = await getGroup(ctx, id, type)
+  const [tags, attributes] = await Promise.all([
+    loadTags(ctx.store.db, 'group', [id]),
+    loadAttributes(ctx.store.db, 'group', [id]),
+  ])
+  return {
+    pdf: renderTextPdf(
+      `${group.type}: ${group.name}`,
+      groupPdfLines(group, tags.get(id) ?? [], attributes.get(id) ?? []),
+    ),
+    fileName: `${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf`,
+  }
 }

@@ -18,9 +18,9 @@ import {
   findImportJob,
   findImportPart,
   finishImportJob,
+  importJobLease,
   insertImportJob,
   insertImportPart,
-  listClaimableImportJobs,
   listImportErrors,
   listImportJobs,
   queueImportJob,
@@ -30,6 +30,7 @@ import { callerOf, contextOutsideRequest } from '../access/callers.js'
 import { membershipFor } from '../access/owner-scope.js'
 import type { RequestContext } from '../context.js'
 import type { Services } from '../services.js'
+import type { ImportJobView, ImportRefusal } from './import-job-view.js'
 import { type ImportRequest, type ImportTally, importFormat, requireImportable, runImport } from './run-import.js'
 
 const PART_BYTES = 1024 * 1024
@@ -42,26 +43,9 @@ const PROGRESS_EVERY_MS = 1_000
 /** Wakes this process's import worker when a job is queued here; other nodes find it by polling. */
 export const importQueued = new EventEmitter()
 
-export type ImportOptions = Pick<ImportRequest, 'owner' | 'name' | 'format' | 'type' | 'map'>
+export type { ImportJobView } from './import-job-view.js'
 
-export interface ImportJobView {
-  id: number
-  owner: string
-  status: string
-  fileName: string
-  format: string | null
-  bytes: number
-  items: number
-  jobs: number
-  successCount: number
-  errorCount: number
-  /** Refusals listed by GET …/errors; errorCount counts them all. */
-  errorsListed: number
-  message?: string
-  dateAdded: string
-  startedAt?: string
-  completedAt?: string
-}
+export type ImportOptions = Pick<ImportRequest, 'owner' | 'name' | 'format' | 'type' | 'map'>
 
 function view(job: ImportJobRow): ImportJobView {
   const request = JSON.parse(job.request) as ImportOptions
@@ -154,7 +138,12 @@ export async function listOwnImportJobs(ctx: RequestContext, limit = 100): Promi
 }
 
 /** A page of a job's refusals, in the order they were found. */
-export async function listImportJobErrors(ctx: RequestContext, id: number, start: number, limit: number) {
+export async function listImportJobErrors(
+  ctx: RequestContext,
+  id: number,
+  start: number,
+  limit: number,
+): Promise<ImportRefusal[]> {
   await requireVisibleImport(ctx, id)
   return listImportErrors(ctx.store.db, id, start, limit)
 }
@@ -189,7 +178,7 @@ export async function runPendingImports(
     if (stopping()) return ran
     let claimed: number | undefined
     const now = new Date()
-    for (const id of await listClaimableImportJobs(store.db, now.toISOString(), 10)) {
+    for (const id of await importJobLease.claimable(store.db, now.toISOString(), 10)) {
       if (await claimImportJob(store.db, id, workerId, now.toISOString(), leaseFrom(now.getTime()))) {
         claimed = id
         break

@@ -94,19 +94,7 @@ const manifestRecord = (item: Item) =>
 function collectionResource(c: Collection, version: AppVersion) {
   const { ownerName: name, ownerType: type } = c.owner
   const description = `Indicators of ${name} (${type})`
-  if (version === '1.0') {
-    return {
-      id: c.id,
-      title: name,
-      description,
-      alias: name,
-      type,
-      can_read: true,
-      can_write: false,
-      media_types: [STIX_MEDIA_TYPE],
-    }
-  }
-  return {
+  const resource = {
     id: c.id,
     title: name,
     description,
@@ -115,6 +103,10 @@ function collectionResource(c: Collection, version: AppVersion) {
     can_read: true,
     can_write: false,
     media_types: [STIX_MEDIA_TYPE],
+  }
+  if (version === '1.0') return resource
+  return {
+    ...resource,
     x_custom_mappings: {},
     x_custom_ttl: {},
     x_custom: false,

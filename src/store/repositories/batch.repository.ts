@@ -6,6 +6,7 @@
 import { type Kysely, sql } from 'kysely'
 import { BATCH_CHANNEL } from '../batch-wakeups.js'
 import type { Database, Row } from '../database.js'
+import { leaseOf } from './lease.repository.js'
 
 export type BatchJobRow = Row<'batch_job'>
 export type BatchErrorRow = Row<'batch_error'>
@@ -91,42 +92,23 @@ export function queueBatchJob(db: Kysely<Database>, id: number, input: string, n
   })
 }
 
-/** Jobs a worker may take: queued ones, and running ones whose holder stopped renewing. */
-export async function listClaimableJobs(db: Kysely<Database>, now: string, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('batch_job')
-    .select('id')
-    .where((eb) =>
-      eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]),
-    )
-    .orderBy('id')
-    .limit(limit)
-    .execute()
-  return rows.map((r) => r.id)
-}
+/** How batch jobs are claimed, renewed and handed back (lease.repository.ts). */
+export const batchJobLease = leaseOf({
+  table: 'batch_job',
+  key: 'id',
+  status: { waiting: 'Queued', running: 'Running' },
+})
 
 /** Compare-and-set claim: true for exactly one of any number of racing workers. */
-export async function claimBatchJob(
+export function claimBatchJob(
   db: Kysely<Database>,
   id: number,
   workerId: string,
   now: string,
   leaseUntil: string,
 ): Promise<boolean> {
-  const r = await db
-    .updateTable('batch_job')
-    .set({
-      status: 'Running',
-      lease_owner: workerId,
-      lease_expires: leaseUntil,
-      started_at: sql`coalesce(started_at, ${now})`,
-    })
-    .where('id', '=', id)
-    .where((eb) =>
-      eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]),
-    )
-    .executeTakeFirst()
-  return Number(r.numUpdatedRows) === 1
+  // A job resumed on another node keeps the time it first started.
+  return batchJobLease.claim(db, id, { workerId, now, leaseUntil }, { started_at: sql`coalesce(started_at, ${now})` })
 }
 
 export interface ProgressCommit {
@@ -143,19 +125,12 @@ export async function commitBatchProgress(
   workerId: string,
   commit: ProgressCommit,
 ): Promise<boolean> {
-  const r = await db
-    .updateTable('batch_job')
-    .set({
-      progress: commit.progress,
-      success_count: commit.successCount,
-      error_count: commit.errorCount,
-      lease_expires: commit.leaseUntil,
-    })
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'Running')
-    .executeTakeFirst()
-  return Number(r.numUpdatedRows) === 1
+  return batchJobLease.renew(db, id, workerId, {
+    progress: commit.progress,
+    success_count: commit.successCount,
+    error_count: commit.errorCount,
+    lease_expires: commit.leaseUntil,
+  })
 }
 
 export async function completeBatchJob(
@@ -164,23 +139,15 @@ export async function completeBatchJob(
   workerId: string,
   final: { progress: string; successCount: number; errorCount: number; unprocessCount: number; now: string },
 ): Promise<boolean> {
-  const r = await db
-    .updateTable('batch_job')
-    .set({
-      status: 'Completed',
-      progress: final.progress,
-      success_count: final.successCount,
-      error_count: final.errorCount,
-      unprocess_count: final.unprocessCount,
-      completed_at: final.now,
-      lease_owner: null,
-      lease_expires: null,
-    })
-    .where('id', '=', id)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'Running')
-    .executeTakeFirst()
-  if (Number(r.numUpdatedRows) !== 1) return false
+  const done = await batchJobLease.finish(db, id, workerId, {
+    status: 'Completed',
+    progress: final.progress,
+    success_count: final.successCount,
+    error_count: final.errorCount,
+    unprocess_count: final.unprocessCount,
+    completed_at: final.now,
+  })
+  if (!done) return false
   // A completed job never reads its input again.
   await db.deleteFrom('batch_input').where('job_id', '=', id).execute()
   return true
@@ -249,20 +216,4 @@ export async function oldestQueuedJobAdded(db: Kysely<Database>): Promise<string
     .limit(1)
     .executeTakeFirst()
   return row?.date_added
-}
-
-/** Gives a running job back: its lease ends now, so any worker may claim it and resume from its progress. */
-export async function releaseBatchLease(
-  db: Kysely<Database>,
-  id: number,
-  workerId: string,
-  now: string,
-): Promise<void> {
-  await db
-    .updateTable('batch_job')
-    .set({ lease_owner: null, lease_expires: now })
-    .where('id', '=', id)
-    .where('status', '=', 'Running')
-    .where('lease_owner', '=', workerId)
-    .execute()
 }

@@ -4,6 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, ImportJobTable } from '../database.js'
+import { leaseOf } from './lease.repository.js'
 
 export type ImportJobRow = Selectable<ImportJobTable>
 
@@ -69,36 +70,25 @@ export function listImportJobs(db: Kysely<Database>, userId: number, limit: numb
     .execute()
 }
 
-/** Jobs a worker could claim now: Queued, or Running under a lease that ran out (its node died). */
-export async function listClaimableImportJobs(db: Kysely<Database>, now: string, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('import_job')
-    .select('id')
-    .where((eb) =>
-      eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]),
-    )
-    .orderBy('id')
-    .limit(limit)
-    .execute()
-  return rows.map((r) => r.id)
-}
+/**
+ * How import jobs are claimed: Queued, or Running under a lease that ran out (its node died), as batch
+ * jobs are (lease.repository.ts).
+ */
+export const importJobLease = leaseOf({
+  table: 'import_job',
+  key: 'id',
+  status: { waiting: 'Queued', running: 'Running' },
+})
 
-export async function claimImportJob(
+/** Claims a job; a job claimed again after its node died runs from the start, so it starts again. */
+export function claimImportJob(
   db: Kysely<Database>,
   jobId: number,
   workerId: string,
   now: string,
   leaseUntil: string,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('import_job')
-    .set({ status: 'Running', lease_owner: workerId, lease_expires: leaseUntil, started_at: now })
-    .where('id', '=', jobId)
-    .where((eb) =>
-      eb.or([eb('status', '=', 'Queued'), eb.and([eb('status', '=', 'Running'), eb('lease_expires', '<', now)])]),
-    )
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return importJobLease.claim(db, jobId, { workerId, now, leaseUntil }, { started_at: now })
 }
 
 /** Records progress and extends the lease; false when another worker holds the job now. */
@@ -109,20 +99,14 @@ export async function recordImportProgress(
   leaseUntil: string,
   progress: { format?: string; items: number; jobs: number; successCount: number; errorCount: number },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('import_job')
-    .set({
-      lease_expires: leaseUntil,
-      ...(progress.format ? { format: progress.format } : {}),
-      items: progress.items,
-      jobs: progress.jobs,
-      success_count: progress.successCount,
-      error_count: progress.errorCount,
-    })
-    .where('id', '=', jobId)
-    .where('lease_owner', '=', workerId)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return importJobLease.renew(db, jobId, workerId, {
+    lease_expires: leaseUntil,
+    ...(progress.format ? { format: progress.format } : {}),
+    items: progress.items,
+    jobs: progress.jobs,
+    success_count: progress.successCount,
+    error_count: progress.errorCount,
+  })
 }
 
 /** Ends the job (Completed or Failed) with its refusals, and lets go of its file. */
@@ -137,19 +121,12 @@ export async function finishImportJob(
     errors: readonly { item: string; message: string }[]
   },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('import_job')
-    .set({
-      status: outcome.status,
-      completed_at: outcome.now,
-      message: outcome.message ?? null,
-      lease_owner: null,
-      lease_expires: null,
-    })
-    .where('id', '=', jobId)
-    .where('lease_owner', '=', workerId)
-    .executeTakeFirst()
-  if (Number(result.numUpdatedRows) !== 1) return false
+  const done = await importJobLease.finish(db, jobId, workerId, {
+    status: outcome.status,
+    completed_at: outcome.now,
+    message: outcome.message ?? null,
+  })
+  if (!done) return false
   await db.deleteFrom('import_error').where('job_id', '=', jobId).execute()
   for (let i = 0; i < outcome.errors.length; i += 500) {
     await db

@@ -6,6 +6,7 @@
  */
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../database.js'
+import { leaseOf } from './lease.repository.js'
 
 export async function listLifecyclePolicies(db: Kysely<Database>, ownerId?: number) {
   let query = db.selectFrom('indicator_lifecycle_policy').select(['owner_id', 'type', 'days'])
@@ -81,6 +82,9 @@ export async function markIndicatorsSighted(db: Kysely<Database>, ids: readonly 
   if (ids.length) await db.updateTable('indicator').set({ last_sighted: now }).where('id', 'in', ids).execute()
 }
 
+/** Scheduled tasks are never done: a task is free whenever nobody's lease holds it (lease.repository.ts). */
+const scheduledTaskLease = leaseOf({ table: 'scheduled_task', key: 'name' })
+
 /**
  * Claims a scheduled task for `workerId` until `leaseUntil` when nobody holds it and it last started
  * before `dueBefore`; true when this worker won it.
@@ -98,25 +102,13 @@ export async function claimScheduledTask(
     .values({ name })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute()
-  const result = await db
-    .updateTable('scheduled_task')
-    .set({ lease_owner: workerId, lease_expires: leaseUntil, last_started: now })
-    .where('name', '=', name)
-    .where((eb) => eb.or([eb('lease_expires', 'is', null), eb('lease_expires', '<', now)]))
-    .where((eb) => eb.or([eb('last_started', 'is', null), eb('last_started', '<', dueBefore)]))
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  const due = sql<boolean>`(${sql.ref('last_started')} is null or ${sql.ref('last_started')} < ${dueBefore})`
+  return scheduledTaskLease.claim(db, name, { workerId, now, leaseUntil }, { last_started: now }, due)
 }
 
 /** Extends the lease while its holder works; false when another worker took the task. */
-export async function renewScheduledTask(db: Kysely<Database>, name: string, workerId: string, leaseUntil: string) {
-  const result = await db
-    .updateTable('scheduled_task')
-    .set({ lease_expires: leaseUntil })
-    .where('name', '=', name)
-    .where('lease_owner', '=', workerId)
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+export function renewScheduledTask(db: Kysely<Database>, name: string, workerId: string, leaseUntil: string) {
+  return scheduledTaskLease.renew(db, name, workerId, { lease_expires: leaseUntil })
 }
 
 export async function finishScheduledTask(
@@ -126,12 +118,7 @@ export async function finishScheduledTask(
   now: string,
   outcome: string,
 ) {
-  await db
-    .updateTable('scheduled_task')
-    .set({ lease_owner: null, lease_expires: null, last_finished: now, last_outcome: outcome })
-    .where('name', '=', name)
-    .where('lease_owner', '=', workerId)
-    .execute()
+  await scheduledTaskLease.finish(db, name, workerId, { last_finished: now, last_outcome: outcome })
 }
 
 export async function findScheduledTask(db: Kysely<Database>, name: string) {

@@ -4,12 +4,15 @@
  * Content-Type, in a scope of their own so no other route changes its body parsing.
  */
 import type { FastifyInstance } from 'fastify'
-import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
-import { getGroup, publishGroup, requireGroupType } from '../../../domain/groups/groups.js'
-import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
+import {
+  downloadDocumentContent,
+  getSignatureText,
+  groupPdf,
+  uploadDocumentContent,
+} from '../../../domain/groups/documents.js'
+import { publishGroup, requireGroupType } from '../../../domain/groups/groups.js'
 import { flag, query } from '../params.js'
 import { sendNoBody } from '../present.js'
-import { groupPdfLines, renderTextPdf } from '../../../formats/group-pdf/group-pdf.js'
 import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../http/files.js'
 import { GROUP_PREFIX, groupPath } from './groups-params.js'
 import * as S from '../schemas.js'
@@ -57,20 +60,8 @@ export async function groupFileRoutes(app: FastifyInstance) {
     { schema: S.v2Other({ summary: 'The Group as a PDF' }, S.PDF) },
     async (req, reply) => {
       const { type, id } = groupPath(req)
-      const group = await getGroup(req.ctx, id, type)
-      const [tags, attributes] = await Promise.all([
-        loadTags(req.ctx.store.db, 'group', [id]),
-        loadAttributes(req.ctx.store.db, 'group', [id]),
-      ])
-      const pdf = renderTextPdf(
-        `${group.type}: ${group.name}`,
-        groupPdfLines(group, tags.get(id) ?? [], attributes.get(id) ?? []),
-      )
-      return reply
-        .code(200)
-        .header('Content-Type', 'application/pdf')
-        .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`)
-        .send(pdf)
+      const { pdf, fileName } = await groupPdf(req.ctx, id, type)
+      return sendFile(reply, 'application/pdf', pdf, `inline; filename="${fileName}"`)
     },
   )
 

@@ -4,11 +4,14 @@
  * only under v2; the rules and the bytes are those of v2 (domain/groups/documents.ts, formats/group-pdf).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { downloadDocumentContent, getSignatureText, uploadDocumentContent } from '../../../domain/groups/documents.js'
+import {
+  downloadDocumentContent,
+  getSignatureText,
+  groupPdf,
+  uploadDocumentContent,
+} from '../../../domain/groups/documents.js'
 import { invalid } from '../../../core/errors.js'
 import { getGroup } from '../../../domain/groups/groups.js'
-import { loadAttributes, loadTags } from '../../../domain/metadata/item-metadata.js'
-import { groupPdfLines, renderTextPdf } from '../../../formats/group-pdf/group-pdf.js'
 import { UPLOAD_CEILING_BYTES, attachmentName, sendFile } from '../../http/files.js'
 import { sendV3Body } from '../present.js'
 import { GROUP_DOWNLOAD, GROUP_PDF, GROUP_UPLOAD } from '../schemas.js'
@@ -56,19 +59,7 @@ export async function groupFileRoutes(app: FastifyInstance) {
 
   app.get('/groups/:id/pdf', { schema: GROUP_PDF }, async (req, reply) => {
     const id = groupId(req)
-    const group = await getGroup(req.ctx, id)
-    const [tags, attributes] = await Promise.all([
-      loadTags(req.ctx.store.db, 'group', [id]),
-      loadAttributes(req.ctx.store.db, 'group', [id]),
-    ])
-    const pdf = renderTextPdf(
-      `${group.type}: ${group.name}`,
-      groupPdfLines(group, tags.get(id) ?? [], attributes.get(id) ?? []),
-    )
-    return reply
-      .code(200)
-      .header('Content-Type', 'application/pdf')
-      .header('Content-Disposition', `inline; filename="${group.type.toLowerCase().replace(/\s+/g, '-')}-${id}.pdf"`)
-      .send(pdf)
+    const { pdf, fileName } = await groupPdf(req.ctx, id)
+    return sendFile(reply, 'application/pdf', pdf, `inline; filename="${fileName}"`)
   })
 }
