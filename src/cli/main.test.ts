@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CliSandbox, createCliSandbox } from '../test/cli-sandbox.js'
+import { BIN, type CliSandbox, createCliSandbox } from '../test/cli-sandbox.js'
 
 let cli: CliSandbox
 let dataDir: string
@@ -18,6 +19,22 @@ beforeAll(async () => {
 afterAll(() => cli.close())
 
 describe('bin/bulwark.mjs', () => {
+  it('runs with a V8 heap limit of 128 MB when started as an executable, as npx starts it', () => {
+    // Left to itself V8 sizes the heap by the machine's memory (4 GB here) and lets garbage grow toward it.
+    const report = `data:text/javascript,${encodeURIComponent(
+      'import v8 from "node:v8"; process.on("exit", () => process.stderr.write(`heap limit ${v8.getHeapStatistics().heap_size_limit}\\n`))',
+    )}`
+    const run = spawnSync(BIN, ['--json', 'owners', 'list'], {
+      env: { ...cli.env, NODE_OPTIONS: `--import=${report}` },
+      encoding: 'utf8',
+      timeout: 20_000,
+    })
+    expect(run.status).toBe(0)
+    const limit = Number(/heap limit (\d+)/.exec(run.stderr)?.[1])
+    expect(limit).toBeGreaterThan(128 * 2 ** 20)
+    expect(limit).toBeLessThan(256 * 2 ** 20)
+  })
+
   it('prepares a new database on first use and prints exactly one JSON object', () => {
     const run = bulwark(['--json', 'owners', 'list'])
     expect(run.status).toBe(0)
