@@ -10,11 +10,15 @@
  *   RSS (sampled every 100 ms);
  * - the baseline: the very items the STIX reader makes of that bundle, written beforehand as V2 batch
  *   files within the default limits (2 MB, 25,000 Indicators), uploaded to a server through
- *   `POST /api/v2/batch` with four jobs in flight, from the first POST to the last job Completed.
+ *   `POST /api/v2/batch` with four jobs in flight, from the first POST to the last job Completed;
+ * - the upload: a bundle of the same shape (BENCH_IMPORT_UPLOAD_OBJECTS, default 500,000: a million
+ *   is over the default upload limit) streamed to `POST /api/v3/imports` of a server and run by its
+ *   import worker, to the job Completed, with the server's peak RSS.
  * The ratio is the import's Indicators per second over the baseline's (issue target ≥ 0.5), the RSS
- * target under 256 MB for both processes. Writes its figures into bench/results/.
+ * target under 256 MB for every process. Writes its figures into bench/results/.
  *
- * Environment: BENCH_DB=sqlite|postgres (default sqlite), BENCH_IMPORT_OBJECTS, BENCH_POSTGRES_URL.
+ * Environment: BENCH_DB=sqlite|postgres (default sqlite), BENCH_IMPORT_OBJECTS, BENCH_IMPORT_UPLOAD_OBJECTS,
+ * BENCH_POSTGRES_URL.
  */
 import {
   createReadStream,
@@ -28,6 +32,7 @@ import {
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
+import { request } from 'node:https'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { stixBundle } from '../src/formats/stix2/bundle.js'
 import { call, rssMb } from './lib/dataset.js'
@@ -37,6 +42,8 @@ import { ROOT, SERVER, freePort, runCli, startServer } from './lib/processes.js'
 type Dialect = 'sqlite' | 'postgres'
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as Dialect[]
 const OBJECTS = Number(process.env.BENCH_IMPORT_OBJECTS ?? 1_000_000)
+/** The uploaded bundle's indicators: a million makes 600 MB, over the upload limit (setting importMaxBytes, 512 MB). */
+const UPLOAD_OBJECTS = Number(process.env.BENCH_IMPORT_UPLOAD_OBJECTS ?? Math.min(OBJECTS, 500_000))
 const TARGET_RATIO = 0.5
 const RSS_LIMIT_MB = 256
 const MAX_FILE_BYTES = 1_950_000
@@ -216,6 +223,47 @@ async function runImport(env: NodeJS.ProcessEnv, bundle: string) {
   return { seconds: run.seconds, peakRssMb: run.peakRssMb, result: JSON.parse(run.stdout) }
 }
 
+/**
+ * The same kind of bundle uploaded to a server (`POST /api/v3/imports`, streamed from the file) and run by
+ * its import worker: seconds from the first byte sent to the job Completed, and the server's peak RSS.
+ */
+async function runUpload(port: number, serverPid: number | undefined, bundle: string) {
+  const started = performance.now()
+  let peak = 0
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(serverPid))), 100)
+  try {
+    const created = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/api/v3/imports?owner=${encodeURIComponent(ADMIN.organization)}&fileName=bundle.json`,
+          rejectUnauthorized: false,
+          headers: { authorization: `TC-Token ${ADMIN.token}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          let body = ''
+          res.setEncoding('utf8').on('data', (c: string) => (body += c))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+        },
+      )
+      req.on('error', reject)
+      createReadStream(bundle).pipe(req)
+    })
+    if (created.status !== 201) throw new Error(`POST /v3/imports: ${created.status} ${created.body.slice(0, 500)}`)
+    const id = JSON.parse(created.body).data.id as number
+    for (;;) {
+      const job = (await call(port, ADMIN.token, 'GET', `/api/v3/imports/${id}`)).json.data
+      if (job.status === 'Completed' || job.status === 'Failed')
+        return { seconds: (performance.now() - started) / 1000, peakRssMb: peak, job }
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  } finally {
+    clearInterval(sampler)
+  }
+}
+
 const round = (n: number) => Math.round(n * 100) / 100
 
 export async function run() {
@@ -231,6 +279,8 @@ export async function run() {
     await writeBundle(bundle, OBJECTS)
     const batches = await batchFilesOf(bundle, work)
     console.log(`import: ${batches.indicators} Indicators in ${batches.files.length} V2 batch files`)
+    const uploadBundle = join(work, 'upload.json')
+    await writeBundle(uploadBundle, UPLOAD_OBJECTS)
     for (const dialect of DIALECTS) {
       // The baseline: the same items through the V2 batch API of a server.
       const base = await freshDatabase(dialect, work, `${dialect}-batch`)
@@ -251,6 +301,19 @@ export async function run() {
       const env = environment(db.dataDir, db.url, await freePort(), tls)
       const imported = await runImport(env, bundle)
       await db.drop()
+      // The upload: a server's import worker reads the file the API stored.
+      const target = await freshDatabase(dialect, work, `${dialect}-upload`)
+      const uploadPort = await freePort()
+      const uploadServer = await startServer(
+        SERVER,
+        environment(target.dataDir, target.url, uploadPort, tls),
+        join(work, `${dialect}-upload.log`),
+      )
+      const uploaded = await runUpload(uploadPort, uploadServer.child.pid, uploadBundle)
+      await uploadServer.stop()
+      await target.drop()
+      if (uploaded.job.status !== 'Completed')
+        throw new Error(`the uploaded import ended ${JSON.stringify(uploaded.job)}`)
       const baselineRate = batches.indicators / baseline.seconds
       const importRate = batches.indicators / imported.seconds
       const row = {
@@ -262,6 +325,11 @@ export async function run() {
         importPeakRssMb: imported.peakRssMb,
         importJobs: imported.result.jobs,
         importErrors: imported.result.errorCount,
+        uploadObjects: UPLOAD_OBJECTS,
+        uploadSeconds: round(uploaded.seconds),
+        uploadIndicatorsPerSecond: Math.round(uploaded.job.successCount / uploaded.seconds),
+        uploadServerPeakRssMb: uploaded.peakRssMb,
+        uploadErrors: uploaded.job.errorCount,
         batchSeconds: round(baseline.seconds),
         batchIndicatorsPerSecond: Math.round(baselineRate),
         batchServerPeakRssMb: serverPeak,
