@@ -6,7 +6,7 @@
  * 100 Indicators (`?resultLimit=100`) over 2,000 made through the API. The two servers take turns in
  * short runs, several rounds, so a drift of the machine hits both. Target: through PgBouncer within
  * 1.5× of direct, i.e. its requests/s at least 1/1.5 of direct's (median of the rounds' ratios).
- * Writes bench/results/pgbouncer.json.
+ * Writes its figures into bench/results/, under the benchmark's name.
  *
  * Environment: BENCH_CONNECTIONS, BENCH_ROUNDS (default 5), BENCH_DURATION (seconds per run, default 4),
  * BENCH_WARMUP, BENCH_POSTGRES_URL, BENCH_PGBOUNCER_POOL (server connections of the bouncer, default 10,

@@ -13,8 +13,8 @@
  * BENCH_RWW_IDLE_SECONDS (default 15) (idle: the server's one event loop also serves the TAXII pages, so TQL alone
  * shows what they cost the TQL latency apart from the load); and the same load on a second private copy without
  * readers (the load's own rate).
- * Targets: TQL p99 < 50 ms and TAXII ≥ 50,000 objects/s during the load, on both databases. Writes
- * bench/results/read-while-write.json.
+ * Targets: TQL p99 < 50 ms and TAXII ≥ 50,000 objects/s during the load, on both databases. Writes its
+ * figures into bench/results/, under the benchmark's name.
  *
  * Environment: BENCH_DB=sqlite,postgres (default both), BENCH_INDICATORS, BENCH_RWW_LOAD, BENCH_RWW_TQL_PER_SECOND,
  * BENCH_RWW_TAXII_LIMIT, BENCH_RWW_IDLE_SECONDS, BENCH_JOBS_IN_FLIGHT, BENCH_LOG_LEVEL, BENCH_POSTGRES_URL.

@@ -12,7 +12,11 @@ import {
   findItemIdsInOwner,
   insertRows,
 } from '../../store/repositories/batch-write.repository.js'
-import { listAssociationTypeRows } from '../../store/repositories/association.repository.js'
+import {
+  findRelationshipsOfPairs,
+  listAssociationTypeRows,
+  setRelationship,
+} from '../../store/repositories/association.repository.js'
 import type { Database } from '../../store/database.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { AssociationEntry, AssociationRef } from './association-input.js'
@@ -227,31 +231,7 @@ async function keepRelationships(
   const list = [...pairs.values()]
   for (let i = 0; i < list.length; i += 200) {
     const part = list.slice(i, i + 200)
-    const rows = await db
-      .selectFrom('association')
-      .select([
-        'from_kind',
-        'from_id',
-        'to_kind',
-        'to_id',
-        'relationship_type',
-        'relationship_from_source',
-        'relationship_modified',
-      ])
-      .where('association_type_id', '=', 0)
-      .where((eb) =>
-        eb.or(
-          part.map(({ a, b }) =>
-            eb.and([
-              eb('from_kind', '=', a.kind),
-              eb('from_id', '=', a.id),
-              eb('to_kind', '=', b.kind),
-              eb('to_id', '=', b.id),
-            ]),
-          ),
-        ),
-      )
-      .execute()
+    const rows = await findRelationshipsOfPairs(db, part)
     for (const r of rows) {
       const from = { kind: r.from_kind as End['kind'], id: r.from_id }
       const to = { kind: r.to_kind as End['kind'], id: r.to_id }
@@ -292,20 +272,12 @@ async function keepRelationships(
       [a, b],
       [b, a],
     ])
-      await db
-        .updateTable('association')
-        .set({
-          relationship_type: kept.type,
-          relationship_from_source: endKey(x) === kept.source ? 1 : 0,
-          relationship_modified: kept.modified,
-          ...(retyped ? { last_modified: now } : {}),
-        })
-        .where('from_kind', '=', x.kind)
-        .where('from_id', '=', x.id)
-        .where('to_kind', '=', y.kind)
-        .where('to_id', '=', y.id)
-        .where('association_type_id', '=', 0)
-        .execute()
+      await setRelationship(db, x, y, {
+        relationship_type: kept.type,
+        relationship_from_source: endKey(x) === kept.source ? 1 : 0,
+        relationship_modified: kept.modified,
+        ...(retyped ? { last_modified: now } : {}),
+      })
   }
   return changed
 }

@@ -91,3 +91,61 @@ export function findAssociationTypeByBranch(db: Kysely<Database>, nameOrBranch: 
     .where((eb) => eb.or([eb('api_branch', '=', nameOrBranch), eb('name', '=', nameOrBranch)]))
     .executeTakeFirst()
 }
+
+/** One end of a typed association (a STIX relationship's): its kind and id. */
+export interface RelationshipEnd {
+  kind: string
+  id: number
+}
+
+/** The relationship kept on each of these pairs of untyped associations (association_type_id 0), as stored in the pair's direction. */
+export function findRelationshipsOfPairs(db: Kysely<Database>, pairs: { a: RelationshipEnd; b: RelationshipEnd }[]) {
+  return db
+    .selectFrom('association')
+    .select([
+      'from_kind',
+      'from_id',
+      'to_kind',
+      'to_id',
+      'relationship_type',
+      'relationship_from_source',
+      'relationship_modified',
+    ])
+    .where('association_type_id', '=', 0)
+    .where((eb) =>
+      eb.or(
+        pairs.map(({ a, b }) =>
+          eb.and([
+            eb('from_kind', '=', a.kind),
+            eb('from_id', '=', a.id),
+            eb('to_kind', '=', b.kind),
+            eb('to_id', '=', b.id),
+          ]),
+        ),
+      ),
+    )
+    .execute()
+}
+
+/** Writes the relationship kept on the untyped association from `from` to `to` (one of its two rows). */
+export async function setRelationship(
+  db: Kysely<Database>,
+  from: RelationshipEnd,
+  to: RelationshipEnd,
+  values: {
+    relationship_type: string | null
+    relationship_from_source: number
+    relationship_modified: string | null
+    last_modified?: string
+  },
+): Promise<void> {
+  await db
+    .updateTable('association')
+    .set(values)
+    .where('from_kind', '=', from.kind)
+    .where('from_id', '=', from.id)
+    .where('to_kind', '=', to.kind)
+    .where('to_id', '=', to.id)
+    .where('association_type_id', '=', 0)
+    .execute()
+}
