@@ -19,6 +19,7 @@ import * as m0130 from './migrations/0130-file-hash-indexes.js'
 import * as m0135 from './migrations/0135-link-seek-indexes.js'
 import * as m0136 from './migrations/0136-indicator-tally-rating.js'
 import * as m0137 from './migrations/0137-observation-source.js'
+import * as m0138 from './migrations/0138-indicator-index-audit.js'
 import * as m0140 from './migrations/0140-console-sessions.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0135-link-seek-indexes': m0135,
   '0136-indicator-tally-rating': m0136,
   '0137-observation-source': m0137,
+  '0138-indicator-index-audit': m0138,
   '0140-console-sessions': m0140,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
