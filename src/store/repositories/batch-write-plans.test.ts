@@ -209,7 +209,7 @@ const CASES: Case[] = [
   {
     name: 'API: Indicator by summary',
     table: 'indicator',
-    indexes: ['indicator_owner_type_summary', 'indicator_summary'],
+    indexes: ['indicator_owner_type_summary'],
     seeks: /summary/,
     run: (db) => findIndicatorRowBySummary(db, [big, small], 'Host', 'h1.plans.example'),
   },

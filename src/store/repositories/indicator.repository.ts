@@ -180,7 +180,16 @@ function applyListSpec(
   if (spec.modifiedSince) q = q.where('indicator.last_modified', '>=', spec.modifiedSince)
   if (spec.conditions.length) {
     q = q.where((eb) => {
-      const parts = spec.conditions.map((c) => columnCondition(eb, `indicator.${c.column}`, c))
+      const parts = spec.conditions.map((c) => {
+        const condition = columnCondition(eb, `indicator.${c.column}`, c)
+        // The table keeps no index on summary itself (migration 0141): an equal summary has an equal lower(summary),
+        // which the lower(summary) index finds, whatever the owners and the type.
+        if (c.column !== 'summary' || c.op !== '=') return condition
+        return eb.and([
+          eb(eb.fn('lower', [eb.ref('indicator.summary')]), '=', eb.fn('lower', [eb.val(c.value)])),
+          condition,
+        ])
+      })
       return spec.any ? eb.or(parts) : eb.and(parts)
     })
   }

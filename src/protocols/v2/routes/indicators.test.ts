@@ -221,6 +221,9 @@ describe('GET /v2/indicators lists', () => {
     expect(either.resultCount).toBe(2)
     const normalized = (await get('/indicators/hosts?filters=summary%3DBAD.Example.com')).json().data
     expect(normalized.host[0].hostName).toBe('bad.example.com')
+    // Without a type the value is compared as given: exactly, though read through the lower(summary) index.
+    expect((await get('/indicators?filters=summary%3Dbad.example.com')).json().data.resultCount).toBe(1)
+    expect((await get('/indicators?filters=summary%3DBAD.Example.com')).json().data.resultCount).toBe(0)
     const second = (await get('/indicators?resultStart=1&resultLimit=1')).json().data
     expect(second.resultCount).toBeUndefined()
     expect(second.indicator).toHaveLength(1)
