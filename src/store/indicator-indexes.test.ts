@@ -37,6 +37,9 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     indicator_file_md5: { constraint: 'one File per MD5 and owner; the look-ups by hash' },
     indicator_file_sha1: { constraint: 'one File per SHA-1 and owner; the look-ups by hash' },
     indicator_file_sha256: { constraint: 'one File per SHA-256 and owner; the look-ups by hash' },
+    indicator_stix_id: {
+      constraint: 'one Indicator per source STIX id and owner; TAXII 2.1 objects/{id} and match[id] by a source id',
+    },
     indicator_owner_id: { read: "an owner's listing page in id order" },
     indicator_owner_modified: { read: 'the feeds (TAXII 2.1 and 1.1) and the lifecycle, by owner and last change' },
     indicator_owner_added: { read: "the v2 dateAdded filter: a window of an owner's rows; TQL dateAdded counts" },
@@ -53,6 +56,9 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     indicator_file_md5: { constraint: 'one File per MD5 and owner; the look-ups by hash' },
     indicator_file_sha1: { constraint: 'one File per SHA-1 and owner; the look-ups by hash' },
     indicator_file_sha256: { constraint: 'one File per SHA-256 and owner; the look-ups by hash' },
+    indicator_stix_id: {
+      constraint: 'one Indicator per source STIX id and owner; TAXII 2.1 objects/{id} and match[id] by a source id',
+    },
     indicator_owner_id: { read: "an owner's listing page in id order" },
     indicator_owner_modified: { read: 'the feeds (TAXII 2.1 and 1.1) and the lifecycle, by owner and last change' },
     indicator_owner_added: { read: "the v2 dateAdded filter: a window of an owner's rows; TQL dateAdded counts" },
