@@ -24,7 +24,8 @@ describe('bin/bulwark.mjs', () => {
     const report = `data:text/javascript,${encodeURIComponent(
       'import v8 from "node:v8"; process.on("exit", () => process.stderr.write(`heap limit ${v8.getHeapStatistics().heap_size_limit}\\n`))',
     )}`
-    const run = spawnSync(BIN, ['--json', 'owners', 'list'], {
+    // --help opens no database: the test below sees this sandbox's first start.
+    const run = spawnSync(BIN, ['--help'], {
       env: { ...cli.env, NODE_OPTIONS: `--import=${report}` },
       encoding: 'utf8',
       timeout: 20_000,
