@@ -30,6 +30,9 @@ describe("the browser's isIP", () => {
     'g::1',
     'evil.example',
     '1.2.3.4:80',
+    '0.0.0.0::',
+    '1.2.3.4::1',
+    '::1.2.3.4',
   ])('answers %j as node:net does', (text) => {
     expect(isIP(text)).toBe(nodeIsIP(text))
   })

@@ -23,10 +23,12 @@ function isIPv6(text: string): boolean {
   const head = groupsOf(halves[0])
   const tail = halves.length === 2 ? groupsOf(halves[1]) : []
   const all = [...head, ...tail]
+  // An IPv4 tail ends the address: after a `::` it must be in the part after it (`0.0.0.0::` is not an address).
+  const tailMayBeV4 = halves.length === 1 || tail.length > 0
   let width = 0
   for (let i = 0; i < all.length; i++) {
     const group = all[i]
-    if (i === all.length - 1 && group.includes('.')) {
+    if (i === all.length - 1 && tailMayBeV4 && group.includes('.')) {
       if (!isIPv4(group)) return false
       width += 2
     } else if (V6_GROUP.test(group)) width += 1
