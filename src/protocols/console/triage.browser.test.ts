@@ -467,6 +467,8 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
 
   it('gives a Read Only User no triage controls, and the API refuses the write anyway', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
+    // Signed out once the form is back: navigating before that could cancel the sign-out, leaving the session on.
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
     await signIn(reader)
     await page.goto(`${t.baseUrl}/#/details/indicators/${ids.indicator}/overview`)
     await heading('triage.example').waitFor()
