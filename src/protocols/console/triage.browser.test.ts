@@ -330,12 +330,15 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
 
   it('creates an Indicator from a defanged value, and a Group', async () => {
     await page.getByRole('link', { name: 'New' }).click()
+    // The page left behind has a Value field of its own (an attribute's): fill only once the new page is up.
+    await heading('New Indicator or Group').waitFor()
     await page.getByLabel('Value').fill('hxxp://made[.]example/a')
     await page.getByRole('button', { name: 'Create Indicator' }).click()
     await heading('http://made.example/a').waitFor()
     expect(new URL(page.url()).hash).toMatch(/^#\/details\/indicators\/\d+\/overview$/)
 
     await page.goto(`${t.baseUrl}/#/new`)
+    await heading('New Indicator or Group').waitFor()
     await page.getByLabel('What').selectOption('groups')
     await page.getByLabel('Group type').selectOption('Campaign')
     await page.getByLabel('Name').fill('Operation Test')
@@ -346,6 +349,7 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     expect(new URL(page.url()).hash).toMatch(/^#\/details\/groups\/\d+\/overview$/)
 
     await page.goto(`${t.baseUrl}/#/new`)
+    await heading('New Indicator or Group').waitFor()
     await page.getByLabel('Value').fill('not a value at all')
     await page.getByRole('button', { name: 'Create Indicator' }).click()
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/not a value at all/)
