@@ -17,7 +17,7 @@ import { insertRows } from '../../store/repositories/batch-write.repository.js'
 import type { Database } from '../../store/database.js'
 import { parseApiTime } from '../../core/time.js'
 import type { AssociationRef } from './association-input.js'
-import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
+import { BATCH_CODES, type BatchCode, type BatchIssue, batchError } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
 import { readIndicatorKey } from './input.js'
 import type { WriteOutcome } from './progress.js'
@@ -122,7 +122,7 @@ export async function writeObservationChunk(
   db: Kysely<Database>,
   env: BatchEnvironment,
   all: (ObservationDraft | GroupSightingDraft)[],
-): Promise<{ consumed: number; written: number; issues: BatchIssue[]; outcome: WriteOutcome }> {
+): Promise<ChunkOutcome> {
   // A chunk is of one kind, from its first draft: so a halt stops at the first failure in file order.
   const kind = all.length && isGroupSighting(all[0])
   const cut = all.findIndex((d) => isGroupSighting(d) !== kind)
@@ -186,23 +186,7 @@ export async function writeObservationChunk(
     })
   }
   await recordSourcedObservations(db, writes)
-  return {
-    consumed: results.length,
-    written: ok.length,
-    outcome,
-    issues: results.flatMap((r) =>
-      'error' in r && r.error
-        ? [
-            batchError(
-              r.code!,
-              `observation[${r.draft.index}]`,
-              `Observation: ${r.error}`,
-              `observation[${r.draft.index}]: ${r.error}`,
-            ),
-          ]
-        : [],
-    ),
-  }
+  return chunkOutcome(results, ok.length, outcome)
 }
 
 /** What a Group sighting's attribute says: `sighting: <id>: count <n>, seen <first> to <last> (version <modified>)`. */
@@ -226,7 +210,7 @@ async function writeGroupSightings(
   db: Kysely<Database>,
   env: BatchEnvironment,
   drafts: GroupSightingDraft[],
-): Promise<{ consumed: number; written: number; issues: BatchIssue[]; outcome: WriteOutcome }> {
+): Promise<ChunkOutcome> {
   const resolve = await resolveReferences(
     db,
     env,
@@ -315,15 +299,26 @@ async function writeGroupSightings(
     }
     await widenGroupSeen(db, windows, now)
   }
+  return chunkOutcome(results, ok.length, outcome)
+}
+
+type ChunkOutcome = { consumed: number; written: number; issues: BatchIssue[]; outcome: WriteOutcome }
+
+/** A chunk of observations or Group sightings as the batch job counts it: each refused draft an issue at its place. */
+function chunkOutcome(
+  results: ({ draft: { index: number } } & ({ error: string; code: BatchCode } | object))[],
+  written: number,
+  outcome: WriteOutcome,
+): ChunkOutcome {
   return {
     consumed: results.length,
-    written: ok.length,
+    written,
     outcome,
     issues: results.flatMap((r) =>
       'error' in r && r.error
         ? [
             batchError(
-              r.code!,
+              r.code,
               `observation[${r.draft.index}]`,
               `Observation: ${r.error}`,
               `observation[${r.draft.index}]: ${r.error}`,
