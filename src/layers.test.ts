@@ -52,7 +52,12 @@ const EDGES: [folder: string, forbidden: RegExp, why: string][] = [
   ],
   ['protocols', /^app\.ts$/, 'the composition root (app.ts) sits above every protocol plugin'],
   ['store/engine', /^store\/repositories\//, 'the read engine serves the repositories, never the reverse'],
-  ['domain', /^(protocols|cli|worker)\/|^app\.ts$/, 'the domain knows no adapter'],
+  ['domain', /^(protocols|cli|worker|feeds)\/|^app\.ts$/, 'the domain knows no adapter'],
+  [
+    'feeds',
+    /^(protocols|cli|worker|store)\/|^app\.ts$/,
+    'the pullers are the network side of a feed: they reach data only through the domain, and serve the worker and the CLI alike',
+  ],
 ]
 
 describe('layers', () => {

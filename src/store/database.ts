@@ -617,7 +617,60 @@ export interface ImportErrorTable {
   message: string
 }
 
+/** A feed Bulwark pulls (domain/feeds/feed.ts); `settings`, `defaults` and `cursor` are JSON. */
+export interface FeedTable {
+  id: Id
+  name: string
+  /** taxii21, taxii11, misp, csv or text. */
+  kind: string
+  url: string
+  owner_id: number
+  /** The credentials as JSON (FeedCredentials), sealed under the server key; null for none. */
+  credentials_sealed: string | null
+  ca_pem: string | null
+  interval_seconds: number
+  enabled: Generated<number>
+  settings: Generated<string>
+  defaults: Generated<string>
+  import_from: string | null
+  max_objects_per_run: number | null
+  /** Where the next pull starts (the puller's own JSON); null before the first. */
+  cursor: string | null
+  next_run_at: Timestamp
+  /** Failed runs in a row, for the back-off; 0 after a success. */
+  failures: Generated<number>
+  last_success_at: Timestamp | null
+  lease_owner: string | null
+  lease_expires: Timestamp | null
+  created_by: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+/** One run of a feed, as it went (domain/feeds/feed.ts FeedRun); `refusals` is JSON. */
+export interface FeedRunTable {
+  id: Id
+  feed_id: number
+  /** Running, Succeeded, Failed or Interrupted (its node stopped before the end). */
+  status: string
+  /** schedule or manual. */
+  trigger: string
+  worker: string
+  started_at: Timestamp
+  finished_at: Timestamp | null
+  pages: Generated<number>
+  fetched: Generated<number>
+  created: Generated<number>
+  updated: Generated<number>
+  unchanged: Generated<number>
+  refused: Generated<number>
+  refusals: Generated<string>
+  error: string | null
+}
+
 export interface Database {
+  feed: FeedTable
+  feed_run: FeedRunTable
   import_job: ImportJobTable
   import_input_part: ImportInputPartTable
   import_error: ImportErrorTable
