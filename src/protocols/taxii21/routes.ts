@@ -5,6 +5,7 @@
  * and errors are the plugin's hooks.
  */
 import { Readable } from 'node:stream'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
@@ -64,14 +65,20 @@ function send(reply: FastifyReply, body: unknown, items?: Item[]): Buffer {
  * plans them; one object's versions are read at once). A failure in the middle can only cut
  * the response short: the status has gone.
  */
-function streamList(
+export function streamList(
   head: Record<string, unknown>,
   batches: AsyncIterable<Item[]> | Iterable<Item[]>,
   entry: (item: Item) => string,
 ): Readable {
   async function* chunks() {
     const list = new JsonListWriter(JSON.stringify(head), 'objects')
+    let first = true
     for await (const batch of batches) {
+      // On SQLite a batch's read is synchronous and a loopback client takes every chunk at once, so a
+      // 10,000-object page would hold the event loop for its whole 80-100 ms; between batches other
+      // requests (a TQL search, say) get their turn (issue 28, reads while writing).
+      if (!first) await nextTurn()
+      first = false
       for (const item of batch) list.add(entry(item))
       yield* list.takeFilled()
     }
