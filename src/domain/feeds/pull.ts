@@ -35,13 +35,7 @@ export interface FeedHttp {
 }
 
 export type FeedFetchErrorCode =
-  | 'refused-address'
-  | 'refused-redirect'
-  | 'timeout'
-  | 'too-large'
-  | 'status'
-  | 'tls'
-  | 'network'
+  'refused-address' | 'refused-redirect' | 'timeout' | 'too-large' | 'status' | 'tls' | 'network'
 
 /** Why a request of a feed failed, in words safe to record (no credentials, no body). */
 export class FeedFetchError extends Error {
