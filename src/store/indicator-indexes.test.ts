@@ -21,7 +21,7 @@ import {
   isPlannable,
   shapeOf,
 } from '../test/statement-plans.js'
-import { runPendingJobs } from '../worker/batch-worker.js'
+import { cleanBatchThroughApi } from '../test/batch.js'
 
 installStatementCapture()
 
@@ -80,30 +80,8 @@ async function ok(method: string, url: string, payload?: unknown) {
   return res
 }
 
-async function batch(file: unknown, options: Record<string, unknown> = {}, owner = ORG) {
-  const created = await ok('POST', '/api/v2/batch', {
-    version: 'V2',
-    owner,
-    haltOnError: false,
-    action: 'Create',
-    attributeWriteType: 'Append',
-    ...options,
-  })
-  const id = created.json().data.batchId
-  const up = await t.request({
-    method: 'POST',
-    url: `/api/v2/batch/${id}`,
-    payload: JSON.stringify(file),
-    headers: { 'content-type': 'application/octet-stream' },
-  })
-  expect(up.statusCode).toBe(202)
-  await runPendingJobs(t.store, t.services)
-  const status = (await ok('GET', `/api/v2/batch/${id}`)).json().data.batchStatus
-  if (status.errorCount) {
-    const results = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results` })).body
-    throw new Error(`batch ${id}: ${results.slice(0, 600)}`)
-  }
-}
+const batch = (file: unknown, options: Record<string, unknown> = {}, owner = ORG) =>
+  cleanBatchThroughApi(t, file, options, owner)
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0').toUpperCase()
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { runPendingJobs } from '../../worker/batch-worker.js'
+import { batchThroughApi } from '../../test/batch.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -11,38 +11,7 @@ afterAll(async () => {
 })
 
 /** Creates, uploads and runs one job; returns its status and results. */
-async function batch(input: unknown, options: Record<string, unknown> = {}) {
-  const created = await t.request({
-    method: 'POST',
-    url: '/api/v2/batch',
-    payload: {
-      version: 'V2',
-      owner: ORG,
-      haltOnError: false,
-      action: 'Create',
-      attributeWriteType: 'Append',
-      ...options,
-    },
-  })
-  const id = created.json().data.batchId
-  const up = await t.request({
-    method: 'POST',
-    url: `/api/v2/batch/${id}`,
-    payload: JSON.stringify(input),
-    headers: { 'content-type': 'application/octet-stream' },
-  })
-  expect(up.statusCode).toBe(202)
-  await runPendingJobs(t.store, t.services)
-  const status = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}` })).json().data.batchStatus
-  const res = await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results` })
-  return {
-    status,
-    results:
-      res.statusCode === 200
-        ? (res.json() as { code: string; severity: string; errorSource: string; errorReason: string }[])
-        : [],
-  }
-}
+const batch = (input: unknown, options: Record<string, unknown> = {}) => batchThroughApi(t, input, options)
 
 const db = () => t.store.db
 
