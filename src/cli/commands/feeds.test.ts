@@ -11,6 +11,7 @@ import { createAccount, createOwner } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
+import { type CliSandbox, createCliSandbox } from '../../test/cli-sandbox.js'
 import { createTestDomain } from '../../test/harness.js'
 import {
   addFeedCommand,
@@ -167,5 +168,73 @@ describe('feeds add|list|show|set|remove', () => {
     await expect(listFeedsCommand(store, services, { userName: 'analyst' })).rejects.toMatchObject({
       code: 'forbidden',
     })
+  })
+})
+
+describe('bin/bulwark feeds', () => {
+  let cli: CliSandbox
+  beforeAll(async () => {
+    cli = await createCliSandbox('bulwark-feeds-', { dataDir: '.' })
+  })
+  afterAll(() => cli.close())
+  const bulwark = (args: string[], input?: string) => cli.run([...args, '--json'], { input, timeoutMs: 30_000 })
+
+  it('adds, changes, lists and removes a feed as the first-start administrator, one JSON object each', () => {
+    expect(bulwark(['owners', 'create', 'Hail', '--type', 'Source']).status).toBe(0)
+    const added = bulwark(
+      [
+        'feeds',
+        'add',
+        'Hail a TAXII',
+        '--kind',
+        'taxii11',
+        '--url',
+        'http://hailataxii.example/taxii-discovery-service',
+        '--owner',
+        'Hail',
+        '--collection',
+        'guest.Abuse_ch',
+        '--user',
+        'guest',
+        '--password-stdin',
+        '--tag',
+        'abuse',
+        '--tag',
+        'hail',
+        '--rating',
+        '2.5',
+        '--interval',
+        '12h',
+        '--disabled',
+      ],
+      'guest-pa55\n',
+    )
+    expect(added.status, added.stderr).toBe(0)
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      name: 'Hail a TAXII',
+      kind: 'taxii11',
+      owner: 'Hail',
+      credentials: 'basic',
+      intervalSeconds: 43_200,
+      enabled: false,
+      settings: { collection: 'guest.Abuse_ch' },
+      defaults: { tags: ['abuse', 'hail'], rating: 2.5 },
+    })
+    const changed = bulwark(['feeds', 'set', 'Hail a TAXII', '--enabled', '--header', 'X-Key: k-123'])
+    expect(JSON.parse(changed.stdout)).toMatchObject({ enabled: true, credentials: 'header' })
+    const listed = bulwark(['feeds', 'list'])
+    expect(JSON.parse(listed.stdout).feeds.map((f: { name: string }) => f.name)).toEqual(['Hail a TAXII'])
+    expect(JSON.parse(bulwark(['feeds', 'remove', 'Hail a TAXII']).stdout)).toMatchObject({ removed: 'Hail a TAXII' })
+    const all = [added, changed, listed].map((r) => r.stdout + r.stderr).join('')
+    expect(all).not.toContain('guest-pa55')
+    expect(all).not.toContain('k-123')
+  })
+
+  it('answers bad options with the domain error as JSON and a failing exit code', () => {
+    const run = bulwark(['feeds', 'add', 'Bad', '--kind', 'csv', '--url', 'file:///etc/passwd', '--owner', 'Hail'])
+    expect(run.status).toBe(1)
+    expect(JSON.parse(run.stdout)).toEqual({ error: 'url must be an http or https URL, not file', code: 'invalid' })
+    const missing = bulwark(['feeds', 'show', 'Nope'])
+    expect(JSON.parse(missing.stdout)).toEqual({ error: "No feed named 'Nope'", code: 'not_found' })
   })
 })
