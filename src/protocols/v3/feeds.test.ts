@@ -4,6 +4,7 @@
  * permission (401, errCode 0x1002); no answer ever carries a credential; bad input is a 400
  * that says what is wrong, never a 500.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount, issueApiToken } from '../../domain/access/accounts.js'
 import { isoNow } from '../../core/time.js'
@@ -224,5 +225,35 @@ describe('/v3/feeds', () => {
     })
     expect(malformed.statusCode).toBe(400)
     expect(malformed.json()).toMatchObject({ errCode: '0x1001', status: 'Error' })
+  })
+})
+
+describe('/v3/feeds in the OpenAPI document', () => {
+  it('is marked beyond the interface specification, and real answers match what it documents', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/api/v3/openApi', as: null })).json()
+    const operations = [
+      ['get', '/api/v3/feeds'],
+      ['post', '/api/v3/feeds'],
+      ['get', '/api/v3/feeds/{id}'],
+      ['put', '/api/v3/feeds/{id}'],
+      ['delete', '/api/v3/feeds/{id}'],
+    ]
+    for (const [method, path] of operations)
+      expect(doc.paths[path][method].summary, `${method} ${path}`).toMatch(/beyond the interface specification$/)
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    const documented = (method: string, path: string, status: string) =>
+      ajv.compile(doc.paths[path][method].responses[status].content['application/json'].schema)
+    const sent = { ...body, name: 'Documented', caPem: null, settings: {}, defaults: { rating: 1 } }
+    const validBody = ajv.compile(doc.paths['/api/v3/feeds'].post.requestBody.content['application/json'].schema)
+    expect(validBody(sent) ? [] : validBody.errors).toEqual([])
+    const created = await call('POST', '/feeds', sent)
+    const check = documented('post', '/api/v3/feeds', '201')
+    expect(check(created.json()) ? [] : check.errors).toEqual([])
+    const listed = await call('GET', '/feeds')
+    const checkList = documented('get', '/api/v3/feeds', '200')
+    expect(checkList(listed.json()) ? [] : checkList.errors).toEqual([])
+    const refused = await call('GET', '/feeds/abc')
+    const checkRefused = documented('get', '/api/v3/feeds/{id}', '4XX')
+    expect(checkRefused(refused.json()) ? [] : checkRefused.errors).toEqual([])
   })
 })
