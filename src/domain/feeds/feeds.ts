@@ -96,7 +96,9 @@ export async function updateFeed(ctx: RequestContext, ref: FeedRef, body: unknow
     const current = viewOf(tctx, row)
     const draft = readFeedDraft(body, draftOf(current))
     const { credentials, caPem } = body as Record<string, unknown>
-    const sealed = sealedOf(tctx, readCredentials(credentials))
+    // What GET gave (the kind alone) sent back unchanged keeps them.
+    const echoed = credentials === current.credentials
+    const sealed = echoed ? undefined : sealedOf(tctx, readCredentials(credentials))
     const ca = readCaPem(caPem)
     const ownerId = await resolveOwner(tctx, draft)
     if (draft.name !== row.name) await requireFreeName(tctx, draft.name)

@@ -111,12 +111,13 @@ describe('/v3/feeds', () => {
     ).json().data
     const res = await call('PUT', `/feeds/${feed.id}`, {
       ...feed,
-      credentials: undefined,
-      interval: undefined,
       intervalSeconds: 7200,
     })
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json().data).toMatchObject({ intervalSeconds: 7200, credentials: 'header' })
+    // Another kind given as text is no credential: refused, not taken as one.
+    const other = await call('PUT', `/feeds/${feed.id}`, { credentials: 'basic' })
+    expect(other.statusCode).toBe(400)
     const row = await t.store.db
       .selectFrom('feed')
       .select('credentials_sealed')
