@@ -218,6 +218,13 @@ describe('addFeed', () => {
     expect(plain.defaults).toEqual({})
   })
 
+  it('refuses one of two feeds of the same name added at once as a conflict, not a database error', async () => {
+    const both = await Promise.allSettled([addFeed(admin, taxii('Racing')), addFeed(admin, taxii('Racing'))])
+    expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const refused = both.find((r) => r.status === 'rejected') as PromiseRejectedResult
+    expect(refused.reason).toMatchObject({ code: 'conflict', message: "A feed named 'Racing' already exists" })
+  })
+
   it('refuses a second feed of the same name', async () => {
     await addFeed(admin, taxii('Twice'))
     await expect(addFeed(admin, taxii('Twice'))).rejects.toMatchObject({

@@ -6,7 +6,7 @@
  * feed is next due (at once when added, re-enabled or pointed at another source).
  */
 import type { Updateable } from 'kysely'
-import { conflict, forbidden, invalid, notFound } from '../../core/errors.js'
+import { conflict, forbidden, invalid, isDomainError, notFound } from '../../core/errors.js'
 import { findOwnerByName } from '../../store/repositories/account.repository.js'
 import type { FeedTable } from '../../store/database.js'
 import {
@@ -67,7 +67,7 @@ export async function addFeed(ctx: RequestContext, body: unknown): Promise<FeedV
   const { credentials, caPem } = body as Record<string, unknown>
   const sealed = sealedOf(ctx, readCredentials(credentials))
   const ca = readCaPem(caPem)
-  return withTransaction(ctx, async (tctx) => {
+  return whileNameFree(ctx, draft.name, async (tctx) => {
     const ownerId = await resolveOwner(tctx, draft)
     await requireFreeName(tctx, draft.name)
     const id = await insertFeedRow(tctx.store.db, {
@@ -134,6 +134,16 @@ function sealedOf(ctx: RequestContext, credentials: ReturnType<typeof readCreden
 
 async function requireFreeName(ctx: RequestContext, name: string): Promise<void> {
   if (await findFeedRowByName(ctx.store.db, name)) throw conflict(`A feed named '${name}' already exists`)
+}
+
+/** The work in a transaction; when a feed of that name was written meanwhile, its unique index's refusal is the same conflict. */
+async function whileNameFree<T>(ctx: RequestContext, name: string, work: (tctx: RequestContext) => Promise<T>) {
+  try {
+    return await withTransaction(ctx, work)
+  } catch (error) {
+    if (!ctx.store.db.isTransaction && !isDomainError(error)) await requireFreeName(ctx, name)
+    throw error
+  }
 }
 
 /** The owner's id; the draft takes the owner's spelling and its default label's. */
