@@ -29,6 +29,15 @@ import { openRuntime } from './runtime.js'
 import { backupCommand, restoreCommand } from './commands/backup.js'
 import { EXPORT_FORMATS, exportCommand } from './commands/export.js'
 import { IMPORT_FORMATS, importCommand } from './commands/import.js'
+import {
+  type FeedOptions,
+  addFeedCommand,
+  listFeedsCommand,
+  removeFeedCommand,
+  setFeedCommand,
+  showFeedCommand,
+} from './commands/feeds.js'
+import { FEED_KINDS } from '../domain/feeds/feed.js'
 import { progressOn } from './progress.js'
 import { type Config, loadConfig } from '../config.js'
 
@@ -336,6 +345,113 @@ leaf(settings, 'set', 'Change a setting (true/false or a whole number)')
   .argument('<name>')
   .argument('<value>')
   .action((name: string, value: string) => execute((s, v) => setSettingCommand(s, v, { name, value })))
+
+const feeds = area(
+  'feeds',
+  'Feeds Bulwark pulls on a schedule: TAXII 2.1 and 1.1, MISP, CSV and text lists (docs/feeds.md)',
+)
+
+/** The options of `feeds add`, and of `feeds set` with the ones that take something away. */
+function feedOptions(command: Command, changing: boolean): Command {
+  command
+    .addOption(new Option('--kind <kind>', 'what the feed speaks').choices(FEED_KINDS))
+    .option('--url <url>', 'where it is read (http or https; credentials go in their own options)')
+    .option('--owner <name>', 'the owner its items go to (normally a Source)')
+    .option('--collection <id>', 'TAXII 2.1: the collection id or alias; TAXII 1.1: the collection name')
+    .option('--types <a,b>', 'TAXII 2.1: only these STIX object types')
+    .option('--columns <map>', 'CSV: field=column pairs, as import --map takes them')
+    .option('--indicator-type <type>', 'text (required) and CSV: the Indicator type of every value')
+    .option('--mirror', 'CSV and text: values that left the list become inactive')
+    .option('--user <user>', 'Basic authentication: the user (with --password)')
+    .option('--password <password>', 'Basic authentication: the password')
+    .option('--password-stdin', 'read the password from standard input instead')
+    .option('--token <token>', 'Bearer authentication: the token')
+    .option('--header <header>', "a header that authenticates, 'Name: value'")
+    .option('--ca-file <pem>', 'PEM certificates to trust for this feed besides the system ones')
+    .option('--interval <duration>', 'how often: 15m, 1h, 1d or whole seconds (at least 60 s; default 1h)')
+    .option('--import-from <date>', 'ISO 8601: nothing older is asked for')
+    .option('--max-per-run <n>', 'most objects one run takes')
+    .option('--rating <n>', 'default rating of its items, 0-5')
+    .option('--confidence <n>', 'default confidence of its items, 0-100')
+    .option(
+      '--tag <tag>',
+      'a default tag of its items (repeatable; on set, replaces them)',
+      (t: string, all: string[]) => [...all, t],
+      [],
+    )
+    .option(
+      '--security-label <label>',
+      'default Security Label: one of the owner or a standard TLP label (none unless given)',
+    )
+    .option('--disabled', 'keep it from running on schedule')
+  if (changing)
+    command
+      .option('--no-mirror', 'CSV and text: keep values that left the list')
+      .option('--enabled', 'run it on schedule again (due at once)')
+      .option('--no-credentials', 'remove its credentials')
+      .option('--no-ca-file', 'trust the system certificates only')
+  return command
+}
+
+async function feedOptionsOf(o: Options): Promise<FeedOptions> {
+  return {
+    kind: str(o.kind),
+    url: str(o.url),
+    owner: str(o.owner),
+    collection: str(o.collection),
+    types: str(o.types),
+    columns: str(o.columns),
+    indicatorType: str(o.indicatorType),
+    mirror: o.mirror as boolean | undefined,
+    user: str(o.user),
+    password: await passwordFrom(o),
+    token: str(o.token),
+    header: str(o.header),
+    noCredentials: o.credentials === false,
+    caFile: typeof o.caFile === 'string' ? o.caFile : undefined,
+    noCaFile: o.caFile === false,
+    interval: str(o.interval),
+    importFrom: str(o.importFrom),
+    maxPerRun: str(o.maxPerRun),
+    rating: str(o.rating),
+    confidence: str(o.confidence),
+    tag: o.tag as unknown as string[],
+    securityLabel: str(o.securityLabel),
+    disabled: o.disabled === true,
+    enabled: o.enabled === true,
+  }
+}
+
+feedOptions(leaf(feeds, 'add', 'Add a feed; it runs at once, then every --interval'), false)
+  .argument('<name>', 'unique feed name')
+  .action(async (name: string, o: Options) => {
+    const options = await feedOptionsOf(o)
+    await executeWithConfig((s, c, v) => addFeedCommand(s, v, { name, userName: c.admin.userName, options }))
+  })
+leaf(feeds, 'list', 'List every feed (never its credentials)').action(() =>
+  executeWithConfig((s, c, v) => listFeedsCommand(s, v, { userName: c.admin.userName })),
+)
+leaf(feeds, 'show', 'Show one feed (its credentials by kind only)')
+  .argument('<name>')
+  .action((name: string) => executeWithConfig((s, c, v) => showFeedCommand(s, v, { name, userName: c.admin.userName })))
+feedOptions(
+  leaf(
+    feeds,
+    'set',
+    'Change what the options give; a new source (kind, URL, collection, owner, --import-from) starts over',
+  ),
+  true,
+)
+  .argument('<name>')
+  .action(async (name: string, o: Options) => {
+    const options = await feedOptionsOf(o)
+    await executeWithConfig((s, c, v) => setFeedCommand(s, v, { name, userName: c.admin.userName, options }))
+  })
+leaf(feeds, 'remove', 'Remove a feed and the record of its runs (what it imported stays)')
+  .argument('<name>')
+  .action((name: string) =>
+    executeWithConfig((s, c, v) => removeFeedCommand(s, v, { name, userName: c.admin.userName })),
+  )
 
 const lifecycle = area('lifecycle', 'How long Indicators stay active without being seen again')
 leaf(lifecycle, 'show', "An owner's days per Indicator type, and the last run")

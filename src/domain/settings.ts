@@ -72,6 +72,11 @@ export const SETTINGS = {
     min: 1,
     description: 'Minutes between runs of the Indicator lifecycle',
   },
+  feedsAllowPrivateNetworks: {
+    type: 'boolean',
+    default: false,
+    description: 'Let feeds reach loopback and private addresses; link-local and cloud metadata addresses stay refused',
+  },
 } as const satisfies Record<string, SettingDef>
 
 export type SettingName = keyof typeof SETTINGS

@@ -10,6 +10,7 @@ import { ARTIFACT_TYPES, ARTIFACTS } from './artifacts.js'
 import { ATTRIBUTE_TYPES } from './attribute-types.js'
 import { attributeEndpoint } from './attributes.js'
 import { CASES } from './cases.js'
+import { feedRoutes } from './feeds.js'
 import { groupFileRoutes } from './group-files.js'
 import { importRoutes } from './imports.js'
 import { GROUPS } from './groups.js'
@@ -47,4 +48,5 @@ export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> 
   deletedIndicatorRoutes,
   groupFileRoutes,
   importRoutes,
+  feedRoutes,
 ]
