@@ -6,6 +6,7 @@
  * words without credentials. docs/feeds.md, "Network safety".
  */
 import { constants as bufferConstants } from 'node:buffer'
+import { X509Certificate } from 'node:crypto'
 import { lookup as dnsLookup } from 'node:dns/promises'
 import http, { type IncomingMessage, STATUS_CODES } from 'node:http'
 import https from 'node:https'
@@ -94,7 +95,11 @@ export function createFeedHttp(
     if (!feed.caPem) return {}
     if (!secureContext) {
       try {
-        secureContext = tls.createSecureContext({ ca: [...tls.rootCertificates, feed.caPem] })
+        // Text without a certificate is silently ignored as a CA: refuse it rather than verify without it.
+        const pems = feed.caPem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? []
+        if (pems.length === 0) throw new Error('no certificate')
+        for (const pem of pems) new X509Certificate(pem)
+        secureContext = tls.createSecureContext({ ca: [...tls.rootCertificates, ...pems] })
       } catch {
         throw new FeedFetchError('tls', "the feed's CA certificate (PEM) could not be read")
       }
@@ -373,19 +378,19 @@ export function createFeedHttp(
     }
   }
 
-  const redact = redactor(feed.credentials)
   return {
     async request(url, init = {}) {
-      let redactText = redact
+      let redact = redactor(feed.credentials)
       try {
-        redactText = redactor(feed.credentials ?? userinfoCredentials(parseUrl(url)))
+        const parsed = parseUrl(url)
+        redact = redactor(feed.credentials ?? userinfoCredentials(parsed), parsed)
       } catch {
         // parseUrl's refusal is thrown again below, by request.
       }
       try {
-        return await request(url, init, redactText)
+        return await request(url, init, redact)
       } catch (error) {
-        throw safeError(error, redactText)
+        throw safeError(error, redact)
       }
     },
   }
@@ -514,8 +519,11 @@ function userinfoCredentials(url: URL): FeedCredentials | undefined {
   return { kind: 'basic', user: decode(url.username), password: decode(url.password) }
 }
 
-/** Replaces every form of the credentials in a text (as given, URL-encoded, Basic-encoded) with ***. */
-function redactor(credentials: FeedCredentials | undefined): (text: string) => string {
+/**
+ * Replaces every form of the credentials in a text (as given, URL-encoded, Basic-encoded) with ***, and
+ * the values of the URL's key-like query parameters, which a server may echo in its error.
+ */
+function redactor(credentials: FeedCredentials | undefined, url?: URL): (text: string) => string {
   const secrets = new Set<string>()
   const add = (value: string | undefined, minimum = 1) => {
     if (!value || value.length < minimum) return
@@ -529,6 +537,7 @@ function redactor(credentials: FeedCredentials | undefined): (text: string) => s
     add(Buffer.from(`${credentials.user}:${credentials.password}`, 'utf8').toString('base64'))
   } else if (credentials?.kind === 'bearer') add(credentials.token)
   else if (credentials?.kind === 'header') add(credentials.value)
+  for (const [name, value] of url?.searchParams ?? []) if (SECRET_PARAMETER.test(name)) add(value, 4)
   const ordered = [...secrets].sort((a, b) => b.length - a.length)
   return (text) => ordered.reduce((out, secret) => out.split(secret).join('***'), text)
 }
