@@ -491,6 +491,38 @@ describe('bodies', () => {
   })
 })
 
+describe('stopping', () => {
+  it("stops waiting for an answer, and reading a body, when the run's signal aborts", async () => {
+    const server = await serve()
+    server.handle = (req, res) => {
+      if (req.url === '/body') {
+        res.writeHead(200)
+        res.write('first')
+      }
+    }
+    const controller = new AbortController()
+    const client = createFeedHttp({}, { ...LOOPBACK, signal: controller.signal })
+    const waiting = failure(client.request(`${server.url}/head`))
+    setTimeout(() => controller.abort(), 50)
+    expect([(await waiting).code, (await waiting).message]).toEqual(['network', `GET ${server.url}/head: stopped`])
+
+    const later = new AbortController()
+    const reading = createFeedHttp({}, { ...LOOPBACK, signal: later.signal })
+    const response = await reading.request(`${server.url}/body`)
+    const chunks: string[] = []
+    const error = failure(
+      (async () => {
+        for await (const chunk of response.chunks()) {
+          chunks.push(chunk.toString())
+          later.abort()
+        }
+      })(),
+    )
+    expect([(await error).code, chunks]).toEqual(['network', ['first']])
+    expect((await failure(reading.request(`${server.url}/body`))).message).toBe(`GET ${server.url}/body: stopped`)
+  })
+})
+
 describe('TLS', () => {
   it("refuses a self-signed server without the feed's CA and trusts it with the PEM", async () => {
     const server = await serve(true)
