@@ -398,6 +398,27 @@ describe('statuses', () => {
   })
 })
 
+describe('connections', () => {
+  it('fails with network when nothing listens, and with an encoding it did not ask for', async () => {
+    const gone = await serve()
+    gone.server.close()
+    await once(gone.server, 'close')
+    const client = createFeedHttp({}, LOOPBACK)
+    const refused = await failure(client.request(`${gone.url}/feed`))
+    expect([refused.code, refused.message]).toEqual([
+      'network',
+      `GET ${gone.url}/feed: the connection was refused (connect ECONNREFUSED 127.0.0.1:${gone.port})`,
+    ])
+    const server = await serve()
+    server.handle = (_req, res) => res.writeHead(200, { 'Content-Encoding': 'zstd' }).end('(zstd)')
+    const encoded = await failure(client.request(`${server.url}/feed`))
+    expect([encoded.code, encoded.message]).toEqual([
+      'network',
+      `GET ${server.url}/feed: the answer is encoded as zstd, which was not asked for`,
+    ])
+  })
+})
+
 describe('bodies', () => {
   it('decodes gzip, deflate (wrapped and raw) and br', async () => {
     const server = await serve()
