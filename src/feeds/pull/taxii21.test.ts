@@ -25,6 +25,7 @@ const SHARED_FROM = 1000
 const SHARED_COUNT = 250
 const BASE = Date.parse('2026-03-01T00:00:00.000Z')
 const SHARED_AT = new Date(BASE + SHARED_FROM * 1000).toISOString()
+const taxiiTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000Z`
 
 function feed(url: string, settings: FeedDefinition['settings'], extra: Partial<FeedDefinition> = {}): FeedDefinition {
   return {
@@ -170,11 +171,8 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
   it('keeps a cursor below each page’s last date, and the walk’s last date once it is whole', () => {
     const collection = full.pages[0].cursor.collection
     expect(typeof collection).toBe('string')
-    // Page 11 ends inside the run of equal dates, so its cursor is the newest date before that run.
-    expect(full.pages[10].cursor).toEqual({
-      collection,
-      addedAfter: `${new Date(BASE + (1000 - 97) * 1000).toISOString().slice(0, 23)}000Z`,
-    })
+    // Page 11 (h996…h1095) ends inside the run of equal dates: its cursor is its first date, the newest it knows below the run.
+    expect(full.pages[10].cursor).toEqual({ collection, addedAfter: taxiiTime(BASE + 996 * 1000) })
     // Page 12 is all one date: nothing on it is below its last, the cursor stays.
     expect(full.pages[11].cursor).toEqual(full.pages[10].cursor)
     const lastIndicator = new Date(BASE + (INDICATORS - 1) * 1000).toISOString()
@@ -239,10 +237,12 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
   })
 
   it('does not stop inside a run of equal dates it could not move past', async () => {
-    // Resumed before the shared run with a cap of one page: the cursor cannot move until the run is read.
-    const pulled = await pull(feed(root, { collection: ORG }), http, { cursor: full.pages[10].cursor, remaining: 1 })
-    expect(pulled.pages.length).toBeGreaterThan(1)
-    expect(pulled.pages.at(-1)!.cursor.addedAfter).not.toBe(full.pages[10].cursor.addedAfter)
+    // Resumed just before the shared run with a cap of one object: pages 1 and 2 are all one date, so
+    // the cursor cannot move until page 3 reaches past the run; a run stopped earlier would be cut there for ever.
+    const collection = full.pages[0].cursor.collection
+    const cursor = { collection, addedAfter: taxiiTime(BASE + 999 * 1000) }
+    const pulled = await pull(feed(root, { collection: ORG }), http, { cursor, remaining: 1 })
+    expect(pulled.pages.map((p) => p.cursor)).toEqual([cursor, cursor, { collection, addedAfter: taxiiTime(Date.parse(SHARED_AT)) }])
   })
 
   it('walks again from the stored cursor when a next has expired, and loses nothing', async () => {
