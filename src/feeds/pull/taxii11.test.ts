@@ -46,7 +46,7 @@ function feed(url: string, settings: FeedDefinition['settings'], extra: Partial<
 
 interface Pulled {
   pages: PullPage[]
-  /** The Bulwark Indicator ids of each page, as its packages hold them. */
+  /** The Indicator ids of each page, as its packages hold them (Bulwark's without their prefix). */
   ids: string[][]
   texts: string[]
 }
@@ -69,7 +69,7 @@ async function pull(
     for await (const chunk of page.content) text += chunk
     out.pages.push(page)
     out.texts.push(text)
-    out.ids.push([...text.matchAll(/<stix:Indicator [^>]*id="bulwark:indicator-(\d+)"/g)].map((m) => m[1]))
+    out.ids.push([...text.matchAll(/<stix:Indicator [^>]*?\bid="(?:bulwark:indicator-)?([^"]+)"/g)].map((m) => m[1]))
     expect(out.ids.at(-1)).toHaveLength(page.fetched)
   }
   return out
@@ -215,5 +215,91 @@ describe('TAXII 1.1 feed from another Bulwark', () => {
       message: expect.stringMatching(/poll of 'No Such Feed' at .*\/api\/taxii\/poll\/ answered NOT_FOUND/),
     })
     await expect(pull(feed(discovery, {}), http)).rejects.toMatchObject({ code: 'invalid' })
+  })
+})
+
+describe('TAXII 1.1 messages as other servers write them', () => {
+  const NS = 'xmlns:taxii_11="http://taxii.mitre.org/messages/taxii_xml_binding-1.1"'
+  const STIX_NS =
+    'xmlns:stix="http://stix.mitre.org/stix-1" xmlns:indicator="http://stix.mitre.org/Indicator-2" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:ex="http://example.com/"'
+  // The STIX namespaces declared on the message, not the package; a second package carried as escaped text.
+  const RESPONSE = `<?xml version="1.0" encoding="UTF-8"?>
+<taxii_11:Poll_Response ${NS} ${STIX_NS} message_id="r1" in_response_to="q1" collection_name="c" more="false">
+  <taxii_11:Inclusive_End_Timestamp>2026-03-01T12:00:00Z</taxii_11:Inclusive_End_Timestamp>
+  <taxii_11:Content_Block>
+    <taxii_11:Content_Binding binding_id="urn:stix.mitre.org:xml:1.1.1"/>
+    <taxii_11:Content>
+      <stix:STIX_Package id="ex:Package-1" version="1.1.1"><stix:Indicators><stix:Indicator xsi:type="indicator:IndicatorType" id="ex:indicator-1"><indicator:Title>a &lt;b&gt; &amp; c&#13;d "q"</indicator:Title></stix:Indicator></stix:Indicators></stix:STIX_Package>
+    </taxii_11:Content>
+  </taxii_11:Content_Block>
+  <taxii_11:Content_Block>
+    <taxii_11:Content_Binding binding_id="urn:stix.mitre.org:xml:1.1.1"/>
+    <taxii_11:Content>&lt;?xml version="1.0"?&gt;&lt;stix:STIX_Package xmlns:stix="http://stix.mitre.org/stix-1" id="p2"&gt;&lt;stix:Indicators&gt;&lt;stix:Indicator id="i2"/&gt;&lt;stix:Indicator id="i3"/&gt;&lt;/stix:Indicators&gt;&lt;/stix:STIX_Package&gt;</taxii_11:Content>
+  </taxii_11:Content_Block>
+</taxii_11:Poll_Response>`
+  const EMPTY = `<taxii_11:Poll_Response ${NS} message_id="r2" in_response_to="q2" collection_name="c" more="false"/>`
+
+  function canned(answers: string[], sent: { headers: Record<string, string>; body: string }[]): FeedHttp {
+    return {
+      async request(url, init = {}) {
+        sent.push({ headers: init.headers ?? {}, body: init.body ?? '' })
+        const text = answers.shift() ?? EMPTY
+        return {
+          status: 200,
+          url,
+          header: () => undefined,
+          async *chunks() {
+            yield Buffer.from(text)
+          },
+          text: async () => text,
+        }
+      },
+    }
+  }
+
+  it('copies the namespaces in scope onto each package, keeps every character, reads escaped packages, and ends where the server says it served', async () => {
+    const sent: { headers: Record<string, string>; body: string }[] = []
+    const pulled = await pull(
+      feed('https://feed.example/taxii-discovery-service', { collection: 'c', pollUrl: 'https://feed.example/poll' }, { importFrom: '2026-03-01T00:00:00.000Z' }),
+      canned([RESPONSE], sent),
+      { now: '2026-03-01T23:00:00.000Z' },
+    )
+    expect(sent[0].headers).toMatchObject({
+      'content-type': 'application/xml',
+      'x-taxii-content-type': 'urn:taxii.mitre.org:message:xml:1.1',
+      'x-taxii-services': 'urn:taxii.mitre.org:services:1.1',
+      'x-taxii-protocol': 'urn:taxii.mitre.org:protocol:https:1.0',
+    })
+    expect(sent[0].body).toMatch(
+      /<taxii_11:Poll_Request xmlns:taxii_11="http:\/\/taxii\.mitre\.org\/messages\/taxii_xml_binding-1\.1" message_id="[0-9a-f-]{36}" collection_name="c"><taxii_11:Exclusive_Begin_Timestamp>2026-03-01T00:00:00\.000Z<\/taxii_11:Exclusive_Begin_Timestamp><taxii_11:Inclusive_End_Timestamp>2026-03-01T23:00:00\.000Z<\/taxii_11:Inclusive_End_Timestamp><taxii_11:Poll_Parameters allow_asynch="false"><taxii_11:Response_Type>FULL<\/taxii_11:Response_Type><taxii_11:Content_Binding binding_id="urn:stix\.mitre\.org:xml:1\.1\.1"\/>/,
+    )
+    // The server served the first window only to 12:00, so the next poll begins there.
+    expect(sent[1].body).toContain('<taxii_11:Exclusive_Begin_Timestamp>2026-03-01T12:00:00.000Z<')
+    expect(pulled.pages.map((p) => [p.fetched, p.cursor])).toEqual([
+      [3, { collection: 'c', end: '2026-03-01T12:00:00.000Z' }],
+      [0, { collection: 'c', end: '2026-03-01T23:00:00.000Z' }],
+    ])
+    const [first, second] = pulled.texts[0].split(/(?=<stix:STIX_Package )/)
+    expect(first).toBe(
+      '<stix:STIX_Package xmlns:taxii_11="http://taxii.mitre.org/messages/taxii_xml_binding-1.1" xmlns:stix="http://stix.mitre.org/stix-1" xmlns:indicator="http://stix.mitre.org/Indicator-2" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:ex="http://example.com/" id="ex:Package-1" version="1.1.1"><stix:Indicators><stix:Indicator xsi:type="indicator:IndicatorType" id="ex:indicator-1"><indicator:Title>a &lt;b&gt; &amp; c&#13;d "q"</indicator:Title></stix:Indicator></stix:Indicators></stix:STIX_Package>',
+    )
+    expect(second).toBe(
+      '<stix:STIX_Package xmlns:stix="http://stix.mitre.org/stix-1" id="p2"><stix:Indicators><stix:Indicator id="i2"/><stix:Indicator id="i3"/></stix:Indicators></stix:STIX_Package>',
+    )
+  })
+
+  it('refuses a DTD and names a Status_Message', async () => {
+    const dtd = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><taxii_11:Poll_Response ${NS} message_id="r" in_response_to="q" collection_name="c"/>`
+    const options = { now: '2026-03-01T23:00:00.000Z' }
+    const definition = feed('https://feed.example/d', { collection: 'c', pollUrl: 'https://feed.example/poll' })
+    await expect(pull(definition, canned([dtd], []), options)).rejects.toMatchObject({
+      code: 'invalid',
+      message: expect.stringContaining('holds a DTD'),
+    })
+    const status = `<taxii_11:Status_Message ${NS} message_id="s" in_response_to="q" status_type="UNAUTHORIZED"><taxii_11:Message>who are you</taxii_11:Message></taxii_11:Status_Message>`
+    await expect(pull(definition, canned([status], []), options)).rejects.toMatchObject({
+      code: 'invalid',
+      message: "the poll of 'c' at https://feed.example/poll answered UNAUTHORIZED: who are you",
+    })
   })
 })
