@@ -89,8 +89,7 @@ describe('TAXII 1.1 feed from another Bulwark', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ listen: true, taxii11Poll: { partSize: 200, blockSize: 10 } })
-    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow())
-      .id
+    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
     const account = await t.createAccount({ kind: 'taxii', password })
     http = loopbackFeedHttp({ user: account.userName, password }, log)
     discovery = `${t.baseUrl}/api/taxii/discovery/`
@@ -162,8 +161,7 @@ describe('TAXII 1.1 feed from another Bulwark', () => {
 
   it('after a whole pull, the next run polls only since, and brings what changed', async () => {
     const later = BASE + 5 * DAY + 3_600_000
-    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow())
-      .id
+    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
     const [{ id }] = await t.store.db
       .insertInto('indicator')
       .values({
@@ -208,7 +206,9 @@ describe('TAXII 1.1 feed from another Bulwark', () => {
   it('says clearly when the collection is not there', async () => {
     await expect(pull(feed(discovery, { collection: 'No Such Feed' }), http)).rejects.toMatchObject({
       code: 'not_found',
-      message: expect.stringMatching(/collection 'No Such Feed' is not at .*\/api\/taxii\/discovery\/: it offers .*Test Organization/),
+      message: expect.stringMatching(
+        /collection 'No Such Feed' is not at .*\/api\/taxii\/discovery\/: it offers .*Test Organization/,
+      ),
     })
     await expect(pull(feed(discovery, { collection: 'No Such Feed', pollUrl }), http)).rejects.toMatchObject({
       code: 'not_found',
@@ -260,7 +260,11 @@ describe('TAXII 1.1 messages as other servers write them', () => {
   it('copies the namespaces in scope onto each package, keeps every character, reads escaped packages, and ends where the server says it served', async () => {
     const sent: { headers: Record<string, string>; body: string }[] = []
     const pulled = await pull(
-      feed('https://feed.example/taxii-discovery-service', { collection: 'c', pollUrl: 'https://feed.example/poll' }, { importFrom: '2026-03-01T00:00:00.000Z' }),
+      feed(
+        'https://feed.example/taxii-discovery-service',
+        { collection: 'c', pollUrl: 'https://feed.example/poll' },
+        { importFrom: '2026-03-01T00:00:00.000Z' },
+      ),
       canned([RESPONSE], sent),
       { now: '2026-03-01T23:00:00.000Z' },
     )

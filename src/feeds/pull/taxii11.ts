@@ -92,7 +92,7 @@ async function* pullTaxii11(context: PullContext): AsyncIterable<PullPage> {
       await exchange(http, pollUrl, pollRequest(collection, begin, end), `the poll of '${collection}'`),
       collection,
     )
-    for (let part = 1; ; ) {
+    for (let part = 1; ;) {
       const served = response.end !== undefined && response.end > begin && response.end < end ? response.end : end
       const cursorAt = response.more ? begin : served
       if (response.packages.length > 0) {
@@ -141,7 +141,12 @@ async function findPollService(http: FeedHttp, discoveryUrl: string, collection:
     .filter((s): s is { type: string; address: string } => s.address !== undefined)
   const management = services.find((s) => s.type === 'COLLECTION_MANAGEMENT')
   if (management) {
-    const info = await exchange(http, management.address, message('Collection_Information_Request'), 'collection information')
+    const info = await exchange(
+      http,
+      management.address,
+      message('Collection_Information_Request'),
+      'collection information',
+    )
     expectRoot(info, 'Collection_Information_Response', 'collection information')
     const collections = elements(info, 'Collection')
     const folded = collection.toLowerCase()
@@ -303,8 +308,7 @@ const STIX_CONTAINERS = new Set([
 function itemsOf(stixPackage: XmlElement): number {
   let count = 0
   for (const child of stixPackage.children)
-    if ('local' in child && STIX_CONTAINERS.has(child.local))
-      count += child.children.filter((c) => 'local' in c).length
+    if ('local' in child && STIX_CONTAINERS.has(child.local)) count += child.children.filter((c) => 'local' in c).length
   return count
 }
 

@@ -15,6 +15,7 @@ import type { FeedHttp, PullPage } from '../../domain/feeds/pull.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
 import { type LoopbackHttpLog, loopbackFeedHttp } from '../../test/loopback-feed-http.js'
 import { CLIENTS_DIR, PYTHON } from '../../test/real-clients.js'
+import { findFormat } from '../../formats/index.js'
 import { PULLERS } from '../pullers.js'
 import { createTaxii21Puller, microseconds, newestBelow } from './taxii21.js'
 
@@ -52,6 +53,7 @@ interface Pulled {
   pages: PullPage[]
   /** The objects of each page, as its bundle text holds them. */
   objects: { id: string; type: string }[][]
+  texts: string[]
 }
 
 async function pull(
@@ -60,7 +62,7 @@ async function pull(
   options: { cursor?: FeedCursor | null; pageSize?: number; remaining?: number; between?: () => Promise<void> } = {},
 ): Promise<Pulled> {
   const puller = createTaxii21Puller({ pageSize: options.pageSize ?? 100 })
-  const out: Pulled = { pages: [], objects: [] }
+  const out: Pulled = { pages: [], objects: [], texts: [] }
   for await (const page of puller.pull({
     feed: definition,
     cursor: options.cursor ?? null,
@@ -77,6 +79,7 @@ async function pull(
     expect(bundle.objects).toHaveLength(page.fetched)
     out.pages.push(page)
     out.objects.push(bundle.objects)
+    out.texts.push(text)
     await options.between?.()
   }
   return out
@@ -121,8 +124,7 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ listen: true })
-    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow())
-      .id
+    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
     readerName = (await t.createAccount({ kind: 'taxii', password })).userName
     http = loopbackFeedHttp({ user: readerName, password }, log)
     root = `${t.baseUrl}${ROOT_PATH}`
@@ -168,6 +170,21 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
     expect(objectRequests.slice(1).every((l) => new URL(l.url).searchParams.has('next'))).toBe(true)
   })
 
+  it('gives pages the stix reader reads', async () => {
+    const reader = findFormat(full.pages[0].format)!.reader!
+    const events = []
+    for await (const event of reader.read(
+      (async function* () {
+        yield full.texts[0]
+      })(),
+      { name: full.pages[0].name },
+    ))
+      events.push(event)
+    const indicators = events.flatMap((e) => (e.kind === 'element' ? e.indicators : []))
+    expect(indicators).toHaveLength(96)
+    expect(events.filter((e) => e.kind === 'input' || (e.kind === 'element' && e.error))).toEqual([])
+  })
+
   it('keeps a cursor below each page’s last date, and the walk’s last date once it is whole', () => {
     const collection = full.pages[0].cursor.collection
     expect(typeof collection).toBe('string')
@@ -206,8 +223,7 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
   it('after a whole pull, the next pull brings only what came since', async () => {
     const again = await pull(feed(root, { collection: ORG }), http, { cursor: full.pages.at(-1)!.cursor })
     expect(again.pages).toEqual([])
-    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow())
-      .id
+    const org = (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
     await t.store.db
       .insertInto('indicator')
       .values({
@@ -242,7 +258,11 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
     const collection = full.pages[0].cursor.collection
     const cursor = { collection, addedAfter: taxiiTime(BASE + 999 * 1000) }
     const pulled = await pull(feed(root, { collection: ORG }), http, { cursor, remaining: 1 })
-    expect(pulled.pages.map((p) => p.cursor)).toEqual([cursor, cursor, { collection, addedAfter: taxiiTime(Date.parse(SHARED_AT)) }])
+    expect(pulled.pages.map((p) => p.cursor)).toEqual([
+      cursor,
+      cursor,
+      { collection, addedAfter: taxiiTime(Date.parse(SHARED_AT)) },
+    ])
   })
 
   it('walks again from the stored cursor when a next has expired, and loses nothing', async () => {
@@ -328,7 +348,17 @@ async function startMedallion(dir: string, data: object, backend: Record<string,
   )
   const child: ChildProcess = spawn(
     PYTHON,
-    [MEDALLION, '--port', String(port), '--conf-file', confFile, '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')],
+    [
+      MEDALLION,
+      '--port',
+      String(port),
+      '--conf-file',
+      confFile,
+      '--cert',
+      join(dir, 'cert.pem'),
+      '--key',
+      join(dir, 'key.pem'),
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
   )
   let stderr = ''
@@ -485,7 +515,9 @@ describe.skipIf(noMedallion)('TAXII 2.1 feed from medallion', () => {
   it('a collection medallion does not hold is a clear error', async () => {
     await expect(pull(feed(medallion.root, { collection: 'elsewhere' }), http)).rejects.toMatchObject({
       code: 'not_found',
-      message: expect.stringMatching(/'elsewhere' is not at https:\/\/127\.0\.0\.1:\d+\/api1\/: it offers Shared Dates/),
+      message: expect.stringMatching(
+        /'elsewhere' is not at https:\/\/127\.0\.0\.1:\d+\/api1\/: it offers Shared Dates/,
+      ),
     })
   })
 

@@ -28,13 +28,7 @@
 import { randomUUID } from 'node:crypto'
 import { invalid, notFound } from '../../core/errors.js'
 import type { FeedCursor } from '../../domain/feeds/feed.js'
-import {
-  FeedFetchError,
-  type FeedHttp,
-  type PullContext,
-  type PullPage,
-  type Puller,
-} from '../../domain/feeds/pull.js'
+import { FeedFetchError, type FeedHttp, type PullContext, type PullPage, type Puller } from '../../domain/feeds/pull.js'
 import { stixBundle } from '../../formats/stix2/bundle.js'
 
 export const TAXII21_MEDIA_TYPE = 'application/taxii+json;version=2.1'
@@ -61,6 +55,9 @@ interface Envelope {
   next?: unknown
   objects?: unknown
 }
+
+/** TAXII 2.1 §3.5 allows an empty page with `more`; this many in a row is a server that never ends. */
+const MAX_EMPTY_IN_A_ROW = 20
 
 /** Bytes of bundle text a chunk of a page's content holds, about. */
 const CHUNK = 64 * 1024
@@ -91,6 +88,8 @@ async function* pullTaxii21(context: PullContext, pageSize: number): AsyncIterab
   /** X-TAXII-Date-Added-Last of the walk's previous page with objects. */
   let previousLast: string | undefined
   let pagesSinceRestart = 0
+  /** Envelopes in a row that said `more` and held nothing: a server going round in circles is stopped. */
+  let emptyInARow = 0
   let fetched = 0
   let pageNumber = 0
 
@@ -120,7 +119,9 @@ async function* pullTaxii21(context: PullContext, pageSize: number): AsyncIterab
         continue
       }
       if (next === undefined && statusOf(error) === 404)
-        throw notFound(`The TAXII collection '${collection.title ?? collection.id}' has no objects endpoint at ${safeUrl(root)} (404)`)
+        throw notFound(
+          `The TAXII collection '${collection.title ?? collection.id}' has no objects endpoint at ${safeUrl(root)} (404)`,
+        )
       throw error
     }
 
@@ -131,6 +132,10 @@ async function* pullTaxii21(context: PullContext, pageSize: number): AsyncIterab
     if (objects.length === 0) {
       first = undefined
       last = undefined
+      if (more && ++emptyInARow > MAX_EMPTY_IN_A_ROW)
+        throw invalid(`${safeUrl(objectsUrl)} answered more=true with no objects ${MAX_EMPTY_IN_A_ROW} times in a row`)
+    } else {
+      emptyInARow = 0
     }
 
     let cursor: string | undefined
@@ -176,7 +181,8 @@ async function resolveCollection(http: FeedHttp, root: string, wanted: string | 
   try {
     text = await (await http.request(`${root}collections/`, { headers: { accept: TAXII21_MEDIA_TYPE } })).text()
   } catch (error) {
-    if (statusOf(error) === 404) throw notFound(`${safeUrl(root)} is not a TAXII 2.1 API root: its collections/ answered 404`)
+    if (statusOf(error) === 404)
+      throw notFound(`${safeUrl(root)} is not a TAXII 2.1 API root: its collections/ answered 404`)
     throw error
   }
   const body = parseEnvelope(text, `${safeUrl(root)}collections/`) as { collections?: unknown }
@@ -207,7 +213,8 @@ function parseEnvelope(text: string, where: string): Envelope {
   } catch {
     throw invalid(`${where} did not answer with TAXII JSON`)
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid(`${where} did not answer with a TAXII resource`)
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw invalid(`${where} did not answer with a TAXII resource`)
   return body as Envelope
 }
 
