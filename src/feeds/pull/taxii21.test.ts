@@ -59,7 +59,13 @@ interface Pulled {
 async function pull(
   definition: FeedDefinition,
   http: FeedHttp,
-  options: { cursor?: FeedCursor | null; pageSize?: number; remaining?: number; between?: () => Promise<void> } = {},
+  options: {
+    cursor?: FeedCursor | null
+    pageSize?: number
+    remaining?: number
+    between?: () => Promise<void>
+    signal?: AbortSignal
+  } = {},
 ): Promise<Pulled> {
   const puller = createTaxii21Puller({ pageSize: options.pageSize ?? 100 })
   const out: Pulled = { pages: [], objects: [], texts: [] }
@@ -68,7 +74,7 @@ async function pull(
     cursor: options.cursor ?? null,
     http,
     now: new Date().toISOString(),
-    signal: new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
     remaining: options.remaining ?? Number.MAX_SAFE_INTEGER,
   })) {
     let text = ''
@@ -250,6 +256,20 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
     expect(first.pages).toHaveLength(3)
     const rest = await pull(feed(root, { collection: ORG }), http, { cursor: first.pages[2].cursor })
     expect(new Set([...idsOf(first), ...idsOf(rest)]).size).toBe(INDICATORS + 5)
+  })
+
+  it('stops at the page boundary where the run is aborted', async () => {
+    const stop = new AbortController()
+    let pages = 0
+    const before = log.length
+    const pulled = await pull(feed(root, { collection: ORG }), http, {
+      signal: stop.signal,
+      between: async () => {
+        if (++pages === 2) stop.abort()
+      },
+    })
+    expect(pulled.pages).toHaveLength(2)
+    expect(log.slice(before).filter((l) => l.url.includes('/objects/'))).toHaveLength(2)
   })
 
   it('does not stop inside a run of equal dates it could not move past', async () => {
