@@ -4,5 +4,11 @@
  */
 import type { FeedKind } from '../domain/feeds/feed.js'
 import type { Puller } from '../domain/feeds/pull.js'
+import { csvListPuller, textListPuller } from './pull/lists.js'
+import { mispPuller } from './pull/misp.js'
 
-export const PULLERS: Partial<Record<FeedKind, Puller>> = {}
+export const PULLERS: Partial<Record<FeedKind, Puller>> = {
+  misp: mispPuller,
+  csv: csvListPuller,
+  text: textListPuller,
+}
