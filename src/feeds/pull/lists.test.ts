@@ -179,6 +179,18 @@ describe.skipIf(datasetsUnavailable())('the CSV and text list pullers', () => {
       expect(pages[0].page.cursor).toEqual({ etag: '"v3"', sha256: sha256(shorter) })
     })
 
+    it('a list served empty (its header alone) is read but not complete: mirror mode retires nothing after it', async () => {
+      const feed = feedOf('csv', '/lists/stealc.csv')
+      const cursor = (await pull(feed, null))[0].page.cursor
+      const header = `${csv.split('\n')[0]}\n`
+      server.files.set('/lists/stealc.csv', { body: header, etag: '"empty"' })
+      const pages = await pull(feed, cursor)
+      expect(pages).toHaveLength(1)
+      expect(pages[0].page).toMatchObject({ fetched: 0, cursor: { etag: '"empty"', sha256: sha256(header) } })
+      expect(pages[0].page.complete).toBeUndefined()
+      expect(pages[0].read).toEqual([])
+    })
+
     it('a run that may fetch nothing does not ask', async () => {
       expect(await pull(feedOf('csv', '/lists/stealc.csv'), null, 0)).toEqual([])
       expect(server.requests).toEqual([])

@@ -85,14 +85,17 @@ async function* pullList(
       if (cursor.etag !== before.etag || cursor.lastModified !== before.lastModified) yield cursorOnlyPage(name, cursor)
       return
     }
+    // A CSV's header is no item.
+    const fetched = Math.max(0, copy.lines - (kind === 'csv' ? 1 : 0))
     yield {
       ...reading,
       content: readText(file),
       name,
-      // A CSV's header is no item.
-      fetched: Math.max(0, copy.lines - (kind === 'csv' ? 1 : 0)),
+      fetched,
       cursor,
-      complete: true,
+      // A list served empty is more likely a server's bad moment than a source withdrawing everything: it
+      // is read, but retires nothing in mirror mode.
+      ...(fetched > 0 ? { complete: true as const } : {}),
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -111,7 +114,12 @@ export function readListCursor(cursor: FeedCursor | null): ListCursor {
 /** What refusals call the list: its file's name, never its query (which may carry a key). */
 function listName(feed: FeedDefinition): string {
   const path = new URL(feed.url).pathname
-  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || 'list'
+  const last = path.slice(path.lastIndexOf('/') + 1)
+  try {
+    return decodeURIComponent(last) || 'list'
+  } catch {
+    return last
+  }
 }
 
 /**
