@@ -62,7 +62,7 @@ async function* pullList(
   reading: Pick<PullPage, 'format' | 'options'>,
 ): AsyncGenerator<PullPage> {
   const { feed, http, signal } = context
-  // A list is one page: the cap per run cannot cut it, only keep a run that may fetch nothing from asking.
+  // A list is one page, which the cap per run cannot cut; a run that may fetch nothing does not ask.
   if (context.remaining <= 0) return
   const before = readListCursor(context.cursor)
   const headers: Record<string, string> = {}
