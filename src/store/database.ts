@@ -668,9 +668,19 @@ export interface FeedRunTable {
   error: string | null
 }
 
+/** A value a mirrored list brought (domain/feeds/mirror.ts): a File by each of its hashes. */
+export interface FeedValueTable {
+  feed_id: number
+  type: string
+  summary: string
+  /** The last run whose list held it. */
+  last_run_id: number
+}
+
 export interface Database {
   feed: FeedTable
   feed_run: FeedRunTable
+  feed_value: FeedValueTable
   import_job: ImportJobTable
   import_input_part: ImportInputPartTable
   import_error: ImportErrorTable
