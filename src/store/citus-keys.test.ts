@@ -54,6 +54,8 @@ const PLACEMENT: Record<string, Placement> = {
   import_job: 'distributed',
   import_input_part: 'distributed',
   import_error: 'distributed',
+  // The values a mirrored list brought, read beside the feed owner's Indicators when the list changes.
+  feed_value: 'distributed',
   // Who may do what, and the catalogues: small, read on every request, joined to everything.
   owner: 'reference',
   user_account: 'reference',
@@ -65,6 +67,9 @@ const PLACEMENT: Record<string, Placement> = {
   artifact_type: 'reference',
   association_type: 'reference',
   console_session: 'reference',
+  // Feeds and their bounded run history: a few rows an administrator writes, read by every node's scheduler.
+  feed: 'reference',
+  feed_run: 'reference',
   // A row per scheduled task, claimed under a lease by any node: the coordinator's.
   scheduled_task: 'reference',
   // The migrator's own.
@@ -117,6 +122,8 @@ const EXPECTED: string[] = [
   'document_content: unique (group_id)',
   'document_content: foreign key (group_id) → intel_group',
   'feed_result_part: unique (result_id, part_number)',
+  'feed_value: no owner_id',
+  'feed_value: unique (feed_id, type, summary)',
   'file_action: no owner_id',
   'file_action: unique (id)',
   'file_action: foreign key (indicator_id) → indicator',
