@@ -24,6 +24,7 @@ import * as m0139 from './migrations/0139-indicator-stix-id.js'
 import * as m0140 from './migrations/0140-console-sessions.js'
 import * as m0141 from './migrations/0141-indicator-index-audit.js'
 import * as m0142 from './migrations/0142-feeds.js'
+import * as m0144 from './migrations/0144-outbound-lists.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 import * as m0270 from './migrations/0270-change-notices.js'
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0140-console-sessions': m0140,
   '0141-indicator-index-audit': m0141,
   '0142-feeds': m0142,
+  '0144-outbound-lists': m0144,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
   '0270-change-notices': m0270,

@@ -40,6 +40,7 @@ export async function authenticate(
   services: Services,
   credentials: Credentials,
   accepted: readonly Scheme[],
+  options: { anyAccountKind?: boolean } = {},
 ): Promise<Caller> {
   const header = credentials.authorization?.trim()
   const space = header?.indexOf(' ') ?? -1
@@ -56,7 +57,8 @@ export async function authenticate(
         ? await bySignature(services, value, credentials)
         : await byPassword(services, value)
   if (row.disabled) throw fail('Access Denied: the account is disabled')
-  if ((row.kind === 'taxii') !== (scheme === 'basic')) {
+  // Outbound lists (domain/lists/) take whatever credential a firewall can send, from any account.
+  if (!options.anyAccountKind && (row.kind === 'taxii') !== (scheme === 'basic')) {
     throw fail(
       row.kind === 'taxii'
         ? 'Access Denied: TAXII accounts may only use the TAXII services'

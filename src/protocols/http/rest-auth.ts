@@ -25,6 +25,15 @@ import {
   walPositionCookie,
 } from './session-cookie.js'
 
+/**
+ * A route's own word on the gate: `anyCredential` also takes Basic (a user name and password, of
+ * any account that has one) and `Bearer <API token>`, for readers that can send nothing else —
+ * firewalls reading an outbound list (protocols/v3/routes/lists.ts).
+ */
+export interface RestAuthConfig {
+  anyCredential?: boolean
+}
+
 export function isSecure(req: FastifyRequest): boolean {
   return req.protocol === 'https'
 }
@@ -69,6 +78,7 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
         )
       caller = active.caller
     } else {
+      const anyCredential = (req.routeOptions.config as RestAuthConfig | undefined)?.anyCredential === true
       caller = await authenticate(
         services,
         {
@@ -78,7 +88,8 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
           method: req.method,
           nowMs,
         },
-        ['token', 'hmac'],
+        anyCredential ? ['token', 'hmac', 'bearer', 'basic'] : ['token', 'hmac'],
+        { anyAccountKind: anyCredential },
       )
     }
     const retryAfter = limiter?.take(caller.account.id, nowMs)
