@@ -146,9 +146,17 @@ export async function openListValues(ctx: RequestContext, plan: ListValuesPlan):
     for (;;) {
       const text = head + write(rows, plan.ownerNames)
       head = ''
+      // The next page is asked for before this one is handed on, so on PostgreSQL the database reads it
+      // while the response writes this one: two pages at most are held at a time.
+      const next =
+        rows.length < LIST_PAGE_ROWS
+          ? undefined
+          : readPage(ctx, plan, Number(rows[rows.length - 1]![LIST_ROW.id]), limitMs)
+      // A reader that hangs up leaves the read unawaited; its failure is then nobody's to hear.
+      next?.catch(() => {})
       if (text !== '') yield text
-      if (rows.length < LIST_PAGE_ROWS) return
-      rows = await readPage(ctx, plan, Number(rows[rows.length - 1]![LIST_ROW.id]), limitMs)
+      if (!next) return
+      rows = await next
     }
   })()
 }
