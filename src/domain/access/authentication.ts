@@ -40,7 +40,6 @@ export async function authenticate(
   services: Services,
   credentials: Credentials,
   accepted: readonly Scheme[],
-  options: { anyAccountKind?: boolean } = {},
 ): Promise<Caller> {
   const header = credentials.authorization?.trim()
   const space = header?.indexOf(' ') ?? -1
@@ -57,8 +56,7 @@ export async function authenticate(
         ? await bySignature(services, value, credentials)
         : await byPassword(services, value)
   if (row.disabled) throw fail('Access Denied: the account is disabled')
-  // Outbound lists (domain/lists/) take whatever credential a firewall can send, from any account.
-  if (!options.anyAccountKind && (row.kind === 'taxii') !== (scheme === 'basic')) {
+  if ((row.kind === 'taxii') !== (scheme === 'basic')) {
     throw fail(
       row.kind === 'taxii'
         ? 'Access Denied: TAXII accounts may only use the TAXII services'

@@ -26,9 +26,10 @@ import {
 } from './session-cookie.js'
 
 /**
- * A route's own word on the gate: `anyCredential` also takes Basic (a user name and password, of
- * any account that has one) and `Bearer <API token>`, for readers that can send nothing else —
- * firewalls reading an outbound list (protocols/v3/routes/lists.ts).
+ * A route's own word on the gate: `anyCredential` also takes Basic (a TAXII account's user name and
+ * password, as TAXII does; a person's password stays behind the console's throttled sign-in) and
+ * `Bearer <API token>`, for readers that can send nothing else — firewalls reading an outbound list
+ * (protocols/v3/routes/lists.ts).
  */
 export interface RestAuthConfig {
   anyCredential?: boolean
@@ -89,7 +90,6 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
           nowMs,
         },
         anyCredential ? ['token', 'hmac', 'bearer', 'basic'] : ['token', 'hmac'],
-        { anyAccountKind: anyCredential },
       )
     }
     const retryAfter = limiter?.take(caller.account.id, nowMs)

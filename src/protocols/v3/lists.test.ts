@@ -298,7 +298,7 @@ describe('ETag', () => {
 })
 
 describe('authentication', () => {
-  it('takes Basic credentials of a TAXII account and of a human account', async () => {
+  it("takes a TAXII account's Basic credentials, and refuses a person's password there", async () => {
     const firewall = await t.createAccount({ kind: 'taxii', password: 'edl-secret-1' })
     const res = await t.request({
       method: 'GET',
@@ -308,6 +308,7 @@ describe('authentication', () => {
     })
     expect(res.statusCode, res.body).toBe(200)
     expect(res.body).toBe('bad.example.test\nnew.example.test\n')
+    // A console password is guessed only through the sign-in's throttle, never through Basic.
     const human = await t.createAccount({ kind: 'human', password: 'console-secret-1' })
     const byHuman = await t.request({
       method: 'GET',
@@ -315,7 +316,8 @@ describe('authentication', () => {
       as: null,
       headers: { authorization: basic(human.userName, 'console-secret-1') },
     })
-    expect(byHuman.statusCode).toBe(200)
+    expect(byHuman.statusCode).toBe(401)
+    expect(byHuman.json().message).toBe('Access Denied: only TAXII accounts use Basic authentication')
   })
 
   it('takes an API token as TC-Token and as Bearer', async () => {
@@ -347,14 +349,15 @@ describe('authentication', () => {
   })
 
   it('leaves Basic refused on the rest of the API', async () => {
-    const human = await t.createAccount({ kind: 'human', password: 'console-secret-2' })
+    const firewall = await t.createAccount({ kind: 'taxii', password: 'edl-secret-3' })
     const res = await t.request({
       method: 'GET',
       url: '/api/v3/indicators',
       as: null,
-      headers: { authorization: basic(human.userName, 'console-secret-2') },
+      headers: { authorization: basic(firewall.userName, 'edl-secret-3') },
     })
     expect(res.statusCode).toBe(403)
+    expect(res.json().message).toMatch(/^Authorization required: use /)
   })
 })
 
