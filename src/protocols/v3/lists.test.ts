@@ -346,6 +346,7 @@ describe('authentication', () => {
     })
     expect(wrong.statusCode).toBe(401)
     expect(wrong.json().message).toBe('Access Denied: wrong user name or password')
+    expect(wrong.headers['www-authenticate']).toBe('Basic realm="Bulwark lists", charset="UTF-8"')
   })
 
   it('leaves Basic refused on the rest of the API', async () => {
