@@ -115,7 +115,13 @@ async function readPage(
   afterId: number,
   limitMs: number | null,
 ): Promise<ListValueRow[]> {
-  const page = { ownerIds: plan.ownerIds, types: plan.types, afterId, limit: LIST_PAGE_ROWS }
+  const page = {
+    ownerIds: plan.ownerIds,
+    types: plan.types,
+    afterId,
+    limit: LIST_PAGE_ROWS,
+    seekable: plan.compiled.seekable,
+  }
   if (!plan.compiled.filters) return selectListValuePage(ctx.store, ctx.store.db, { ...page, where: [] })
   const settings: Record<string, string> = plan.compiled.seekable ? {} : { enable_sort: 'off' }
   return withTqlTimeout(
