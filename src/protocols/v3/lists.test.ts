@@ -277,6 +277,14 @@ describe('ETag', () => {
     expect(changed.headers.etag).not.toBe(etag)
   })
 
+  it('answers HEAD with the headers alone', async () => {
+    const head = await t.request({ method: 'HEAD', url: '/api/v3/lists/hosts/values.txt', as: analyst })
+    expect(head.statusCode).toBe(200)
+    expect(head.body).toBe('')
+    expect(head.headers.etag).toBe((await values('hosts')).headers.etag)
+    expect(head.headers['content-type']).toBe('text/plain; charset=utf-8')
+  })
+
   it('changes when an Indicator is deleted, and when the list is changed', async () => {
     const id = await indicator({ type: 'Host', hostName: 'gone.example.test' })
     const before = (await values('hosts')).headers.etag

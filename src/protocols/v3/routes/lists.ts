@@ -147,6 +147,8 @@ function valuesRoute(app: FastifyInstance, format: ListFormat) {
       })
       reply.header('etag', plan.etag).header('cache-control', 'no-cache')
       if (etagMatches(req.headers['if-none-match'], plan.etag)) return reply.code(304).send()
+      // A HEAD (a reader checking the ETag) gets the headers without the list being read.
+      if (req.method === 'HEAD') return reply.type(MEDIA_TYPES[format]).send()
       const chunks = await openListValues(req.ctx, plan)
       return reply.type(MEDIA_TYPES[format]).send(Readable.from(chunks, { objectMode: false }))
     },
