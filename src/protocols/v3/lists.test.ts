@@ -245,6 +245,20 @@ describe('a list as CSV', () => {
   })
 })
 
+describe('a list as CSV, adversarial owner names', () => {
+  it('quotes an owner name with a comma and quotes, and keeps a line break out of it', async () => {
+    const owner = 'Feeds, "Acme"\nLtd'
+    await t.createOwner(owner, 'Source')
+    await setMembership(t.store.db, t.admin.userName, owner, 'Editor', isoNow())
+    const reader = await t.createAccount({ role: 'Read Only User', memberships: { [owner]: 'Subscriber' } })
+    await indicator({ type: 'Host', hostName: 'acme.example.test', rating: 3, confidence: 7 }, owner)
+    const res = await values('all', '?type=Host', reader, 'csv')
+    const rows = res.body.split('\n').map((line) => line.replace(/,\d{4}-\d\d-\d\dT[^,]+,/, ',<date>,'))
+    expect(rows).toContain('Host,acme.example.test,3,7,<date>,"Feeds, ""Acme"" Ltd"')
+    expect(rows.every((row) => row === '' || row.startsWith('type,') || row.startsWith('Host,'))).toBe(true)
+  })
+})
+
 describe('ETag', () => {
   it('answers 304 while nothing changed, and a new ETag once an Indicator does', async () => {
     await saveList({ name: 'hosts', tql: 'typeName = "Host"' })
