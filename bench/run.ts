@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   tql: () => import('./tql.js'),
   taxii11: () => import('./taxii11.js'),
   taxii21: () => import('./taxii21.js'),
+  lists: () => import('./lists.js'),
   'read-while-write': () => import('./read-while-write.js'),
 }
 

@@ -14,6 +14,13 @@ import { listMembershipsCommand, removeMembershipCommand, setMembershipCommand }
 import { createOwnerCommand, listOwnersCommand } from './commands/owners.js'
 import { getSettingCommand, listSettingsCommand, setSettingCommand } from './commands/settings.js'
 import { runLifecycleCommand, setLifecycleCommand, showLifecycleCommand } from './commands/lifecycle.js'
+import {
+  addListCommand,
+  listListsCommand,
+  removeListCommand,
+  showListCommand,
+  updateListCommand,
+} from './commands/lists.js'
 import { statusCommand } from './commands/status.js'
 import { createTokenCommand, revokeTokensCommand } from './commands/tokens.js'
 import {
@@ -100,7 +107,7 @@ const str = (value: unknown) => value as string | undefined
 
 const program = new Command('bulwark')
   .description(
-    'Administer a Bulwark database: owners, accounts, credentials, settings, backups, imports, exports. Reads the same BULWARK_* variables as the server.',
+    'Administer a Bulwark database: owners, accounts, credentials, settings, outbound lists, backups, imports, exports. Reads the same BULWARK_* variables as the server.',
   )
   .option('--json', JSON_HELP)
   .exitOverride()
@@ -463,6 +470,33 @@ leaf(lifecycle, 'set', "Set an owner's days for one Indicator type")
   .requiredOption('--days <days>', "Days without being seen again (0: never), or 'default'")
   .action((opts: { owner: string; type: string; days: string }) => execute((s, v) => setLifecycleCommand(s, v, opts)))
 leaf(lifecycle, 'run', 'Turn stale Indicators inactive now').action(() => execute((s, v) => runLifecycleCommand(s, v)))
+
+const lists = area('lists', 'Outbound lists: saved TQL queries firewalls read as text or CSV (docs/lists.md)')
+const LIST_TYPES_HELP = 'only these Indicator types, comma-separated (Address,CIDR,Host,URL,File …)'
+const LIST_OWNERS_HELP = "only these owners' Indicators, comma-separated (default: every owner the reader may read)"
+leaf(lists, 'add', 'Save a list and print its URLs (only active Indicators are ever served)')
+  .argument('<name>', 'part of its URL: letters, digits, dots, dashes, underscores')
+  .requiredOption('--tql <query>', 'TQL over Indicators, e.g. \'rating >= 3\' ("" keeps them all)')
+  .option('--types <types>', LIST_TYPES_HELP)
+  .option('--owners <owners>', LIST_OWNERS_HELP)
+  .action((name: string, o: Options) =>
+    execute((s, v) => addListCommand(s, v, { name, tql: str(o.tql), types: str(o.types), owners: str(o.owners) })),
+  )
+leaf(lists, 'update', "Change a list's TQL, types or owners (an empty --types or --owners removes that narrowing)")
+  .argument('<name>')
+  .option('--tql <query>', 'TQL over Indicators')
+  .option('--types <types>', LIST_TYPES_HELP)
+  .option('--owners <owners>', LIST_OWNERS_HELP)
+  .action((name: string, o: Options) =>
+    execute((s, v) => updateListCommand(s, v, { name, tql: str(o.tql), types: str(o.types), owners: str(o.owners) })),
+  )
+leaf(lists, 'list', 'Every list with its text URL').action(() => execute((s, v) => listListsCommand(s, v)))
+leaf(lists, 'show', 'One list with its URLs')
+  .argument('<name>')
+  .action((name: string) => execute((s, v) => showListCommand(s, v, { name })))
+leaf(lists, 'remove', 'Remove a list; its URLs answer 404 from then on')
+  .argument('<name>')
+  .action((name: string) => execute((s, v) => removeListCommand(s, v, { name })))
 
 leaf(program, 'status', 'Database dialect, migrations, counts and settings').action(() =>
   execute((s, v) => statusCommand(s, v)),

@@ -70,6 +70,8 @@ const PLACEMENT: Record<string, Placement> = {
   // Feeds and their bounded run history: a few rows an administrator writes, read by every node's scheduler.
   feed: 'reference',
   feed_run: 'reference',
+  // Outbound lists: saved queries an administrator keeps, read on every firewall's poll.
+  outbound_list: 'reference',
   // A row per scheduled task, claimed under a lease by any node: the coordinator's.
   scheduled_task: 'reference',
   // The migrator's own.

@@ -677,8 +677,21 @@ export interface FeedValueTable {
   last_run_id: number
 }
 
+/** An outbound list (domain/lists/): a saved TQL query served as text or CSV; `types` and `owner_ids` are JSON or null. */
+export interface OutboundListTable {
+  id: Id
+  name: string
+  tql: string
+  types: string | null
+  owner_ids: string | null
+  created_by: number | null
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
 export interface Database {
   feed: FeedTable
+  outbound_list: OutboundListTable
   feed_run: FeedRunTable
   feed_value: FeedValueTable
   import_job: ImportJobTable

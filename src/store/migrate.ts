@@ -25,6 +25,8 @@ import * as m0140 from './migrations/0140-console-sessions.js'
 import * as m0141 from './migrations/0141-indicator-index-audit.js'
 import * as m0142 from './migrations/0142-feeds.js'
 import * as m0143 from './migrations/0143-feed-values.js'
+
+import * as m0144 from './migrations/0144-outbound-lists.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 import * as m0270 from './migrations/0270-change-notices.js'
@@ -52,6 +54,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0141-indicator-index-audit': m0141,
   '0142-feeds': m0142,
   '0143-feed-values': m0143,
+
+  '0144-outbound-lists': m0144,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
   '0270-change-notices': m0270,

@@ -25,6 +25,16 @@ import {
   walPositionCookie,
 } from './session-cookie.js'
 
+/**
+ * A route's own word on the gate: `anyCredential` also takes Basic (a TAXII account's user name and
+ * password, as TAXII does; a person's password stays behind the console's throttled sign-in) and
+ * `Bearer <API token>`, for readers that can send nothing else — firewalls reading an outbound list
+ * (protocols/v3/routes/lists.ts).
+ */
+export interface RestAuthConfig {
+  anyCredential?: boolean
+}
+
 export function isSecure(req: FastifyRequest): boolean {
   return req.protocol === 'https'
 }
@@ -69,6 +79,7 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
         )
       caller = active.caller
     } else {
+      const anyCredential = (req.routeOptions.config as RestAuthConfig | undefined)?.anyCredential === true
       caller = await authenticate(
         services,
         {
@@ -78,7 +89,7 @@ export function installRestAuth(app: FastifyInstance, store: Store, services: Se
           method: req.method,
           nowMs,
         },
-        ['token', 'hmac'],
+        anyCredential ? ['token', 'hmac', 'bearer', 'basic'] : ['token', 'hmac'],
       )
     }
     const retryAfter = limiter?.take(caller.account.id, nowMs)

@@ -13,6 +13,7 @@ import { CASES } from './cases.js'
 import { feedRoutes } from './feeds.js'
 import { groupFileRoutes } from './group-files.js'
 import { importRoutes } from './imports.js'
+import { listRoutes } from './lists.js'
 import { GROUPS } from './groups.js'
 import { deletedIndicatorRoutes, INDICATORS } from './indicators.js'
 import { INTEL_REQUIREMENTS } from './intel-requirements.js'
@@ -49,4 +50,6 @@ export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> 
   groupFileRoutes,
   importRoutes,
   feedRoutes,
+
+  listRoutes,
 ]

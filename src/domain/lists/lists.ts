@@ -1,0 +1,207 @@
+/**
+ * Saving, changing and removing outbound lists. Only system administrators manage them (the
+ * Administrator and Operations Administrator system roles, which the API cannot grant): a list is
+ * served to every account that may read its Indicators, so it is a decision for the installation,
+ * not for one owner. The admin CLI calls the store-level functions as the operator; the API calls
+ * the request-level ones, which check the caller first. A list's TQL is compiled when it is saved,
+ * so a list that is saved always runs.
+ */
+import { DomainError, invalid, notFound } from '../../core/errors.js'
+import type { Store } from '../../store/connect.js'
+import {
+  type OutboundListRow,
+  deleteOutboundList,
+  findOutboundList,
+  insertOutboundList,
+  listOutboundLists,
+  ownerIdsByName,
+  ownerNamesById,
+  updateOutboundList,
+} from '../../store/repositories/outbound-list.repository.js'
+import { compileTql } from '../../tql/index.js'
+import type { RequestContext } from '../context.js'
+import {
+  type OutboundList,
+  type OutboundListInput,
+  listUrls,
+  readIndicatorTypes,
+  requireListName,
+} from './outbound-list.js'
+
+/** System roles that manage outbound lists. */
+export const LIST_ADMINISTRATOR_ROLES: readonly string[] = ['Administrator', 'Operations Administrator']
+
+export function requireListAdministrator(ctx: Pick<RequestContext, 'caller'>): void {
+  const role = ctx.caller.account.systemRole
+  if (!LIST_ADMINISTRATOR_ROLES.includes(role))
+    throw new DomainError(
+      'forbidden',
+      `Only system administrators manage outbound lists (your system role: ${role}); reading a list's values needs no more than reading its Indicators`,
+    )
+}
+
+async function viewOf(store: Store, publicUrl: string, row: OutboundListRow): Promise<OutboundList> {
+  const view: OutboundList = {
+    name: row.name,
+    tql: row.tql,
+    urls: listUrls(publicUrl, row.name),
+    dateAdded: row.date_added,
+    lastModified: row.last_modified,
+  }
+  if (row.types !== null) view.types = JSON.parse(row.types) as string[]
+  if (row.owner_ids !== null) {
+    const ids = JSON.parse(row.owner_ids) as number[]
+    const names = await ownerNamesById(store.db, ids)
+    // An owner deleted since the list was saved no longer narrows anything: it has no Indicators.
+    view.owners = ids.flatMap((id) => (names.has(id) ? [names.get(id)!] : []))
+  }
+  if (row.created_by !== null) view.createdBy = row.created_by
+  return view
+}
+
+/** The TQL checked by compiling it as a list would run it; the refusal names the list's TQL and the place. */
+function requireListTql(store: Store, tql: unknown): string {
+  if (typeof tql !== 'string') throw invalid('tql must be a TQL query over Indicators (an empty one keeps them all)')
+  try {
+    compileTql('indicators', tql, { dialect: store.dialect, now: new Date() })
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'invalid') throw invalid(`The list's TQL: ${error.message}`)
+    throw error
+  }
+  return tql.trim()
+}
+
+async function storedOwners(store: Store, owners: readonly string[] | undefined): Promise<string | null> {
+  if (owners === undefined) return null
+  const wanted = [...new Set(owners.map((o) => o.trim()).filter((o) => o !== ''))]
+  if (wanted.length === 0) return null
+  const ids = await ownerIdsByName(store.db, wanted)
+  const unknown = wanted.filter((name) => !ids.has(name))
+  if (unknown.length) throw invalid(`No owner is named ${unknown.map((n) => `'${n}'`).join(', ')}`)
+  return JSON.stringify(wanted.map((name) => ids.get(name)!))
+}
+
+function storedTypes(types: readonly string[] | undefined): string | null {
+  if (types === undefined) return null
+  const names = readIndicatorTypes(types, 'types')
+  return names.length ? JSON.stringify(names) : null
+}
+
+/** Saves a new list. `createdBy`: the administrator's account id, null from the CLI. */
+export async function addOutboundList(
+  store: Store,
+  publicUrl: string,
+  input: OutboundListInput,
+  createdBy: number | null,
+  now: string,
+): Promise<OutboundList> {
+  const name = requireListName(input.name)
+  const tql = requireListTql(store, input.tql)
+  const types = storedTypes(input.types)
+  const owners = await storedOwners(store, input.owners)
+  if (await findOutboundList(store.db, name)) throw new DomainError('conflict', `A list named '${name}' already exists`)
+  await insertOutboundList(store.db, { name, tql, types, owner_ids: owners, created_by: createdBy }, now)
+  return viewOf(store, publicUrl, (await findOutboundList(store.db, name))!)
+}
+
+/** Changes what is given of a list; an empty `types` or `owners` list removes that narrowing. */
+export async function changeOutboundList(
+  store: Store,
+  publicUrl: string,
+  name: string,
+  changes: Partial<Omit<OutboundListInput, 'name'>>,
+  now: string,
+): Promise<OutboundList> {
+  const row = await requireList(store, name)
+  await updateOutboundList(
+    store.db,
+    row.name,
+    {
+      tql: changes.tql === undefined ? row.tql : requireListTql(store, changes.tql),
+      types: changes.types === undefined ? row.types : storedTypes(changes.types),
+      owner_ids: changes.owners === undefined ? row.owner_ids : await storedOwners(store, changes.owners),
+    },
+    now,
+  )
+  return viewOf(store, publicUrl, (await findOutboundList(store.db, row.name))!)
+}
+
+export async function requireList(store: Store, name: string): Promise<OutboundListRow> {
+  const row = await findOutboundList(store.db, requireListName(name))
+  if (!row) throw notFound(`No list is named '${name}'`)
+  return row
+}
+
+export async function showOutboundList(store: Store, publicUrl: string, name: string): Promise<OutboundList> {
+  return viewOf(store, publicUrl, await requireList(store, name))
+}
+
+export async function listOutboundListViews(store: Store, publicUrl: string): Promise<OutboundList[]> {
+  const rows = await listOutboundLists(store.db)
+  return Promise.all(rows.map((row) => viewOf(store, publicUrl, row)))
+}
+
+export async function removeOutboundList(store: Store, name: string): Promise<void> {
+  if (!(await deleteOutboundList(store.db, requireListName(name)))) throw notFound(`No list is named '${name}'`)
+}
+
+function textList(body: Record<string, unknown>, key: string): string[] | undefined {
+  const value = body[key]
+  if (value === undefined || value === null) return undefined
+  if (typeof value === 'string') return value.split(',')
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[]
+  throw invalid(`${key} must be a list of names`)
+}
+
+function optionalTql(body: Record<string, unknown>): string | undefined {
+  const value = body.tql
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw invalid('tql must be text')
+  return value
+}
+
+/** POST /v3/lists. */
+export async function createList(ctx: RequestContext, body: Record<string, unknown>): Promise<OutboundList> {
+  requireListAdministrator(ctx)
+  const tql = optionalTql(body)
+  if (tql === undefined) throw invalid('tql is required: the TQL query over Indicators the list serves')
+  return addOutboundList(
+    ctx.store,
+    ctx.services.publicUrl,
+    { name: body.name as string, tql, types: textList(body, 'types'), owners: textList(body, 'owners') },
+    ctx.caller.account.id,
+    ctx.now,
+  )
+}
+
+/** PUT /v3/lists/{name}. */
+export async function updateList(
+  ctx: RequestContext,
+  name: string,
+  body: Record<string, unknown>,
+): Promise<OutboundList> {
+  requireListAdministrator(ctx)
+  if (body.name !== undefined && body.name !== name) throw invalid("A list's name is its URL and cannot be changed")
+  return changeOutboundList(
+    ctx.store,
+    ctx.services.publicUrl,
+    name,
+    { tql: optionalTql(body), types: textList(body, 'types'), owners: textList(body, 'owners') },
+    ctx.now,
+  )
+}
+
+export async function getList(ctx: RequestContext, name: string): Promise<OutboundList> {
+  requireListAdministrator(ctx)
+  return showOutboundList(ctx.store, ctx.services.publicUrl, name)
+}
+
+export async function listLists(ctx: RequestContext): Promise<OutboundList[]> {
+  requireListAdministrator(ctx)
+  return listOutboundListViews(ctx.store, ctx.services.publicUrl)
+}
+
+export async function deleteList(ctx: RequestContext, name: string): Promise<void> {
+  requireListAdministrator(ctx)
+  await removeOutboundList(ctx.store, name)
+}
