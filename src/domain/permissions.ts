@@ -3,7 +3,7 @@
  * Driven by the role matrices of ../shared/research/roles.md: Organization roles and Community roles
  * (the latter also serve Sources). Every adapter calls `authorize`; none checks roles itself.
  */
-import type { OwnerRole } from '../model/roles.js'
+import type { OwnerRole, SystemRole } from '../model/roles.js'
 import type { OwnerType } from '../model/kinds.js'
 import { DomainError } from '../core/errors.js'
 
@@ -152,4 +152,20 @@ export function authorize(
       `You do not have permission to ${ACTION_WORDS[action]} in ${membership.ownerName} (role: ${membership.role})`,
     )
   }
+}
+
+/**
+ * The system roles that run the installation itself rather than an owner's intelligence: what it
+ * pulls in (feeds, which reach out to the network with stored credentials) and what it serves to
+ * firewalls (outbound lists). An Organization Administrator runs one owner, not these.
+ */
+export const PLATFORM_ADMINISTRATOR_ROLES: readonly SystemRole[] = ['Administrator', 'Operations Administrator']
+
+/** Refuses, in words naming what was asked (`manage feeds`), a caller whose system role does not run the installation. */
+export function requirePlatformAdministrator(account: { systemRole: string }, what: string): void {
+  if (!(PLATFORM_ADMINISTRATOR_ROLES as readonly string[]).includes(account.systemRole))
+    throw new DomainError(
+      'forbidden',
+      `Only system administrators (${PLATFORM_ADMINISTRATOR_ROLES.join(' or ')}) ${what}; your system role is ${account.systemRole}`,
+    )
 }

@@ -237,7 +237,12 @@ describe('addFeed', () => {
 describe('only system Administrators', () => {
   it('refuses every operation to others, an Organization Administrator included', async () => {
     await addFeed(admin, taxii('Guarded'))
-    const refused = { code: 'forbidden', message: 'Only system Administrators may manage feeds' }
+    const refused = {
+      code: 'forbidden',
+      message: expect.stringMatching(
+        /^Only system administrators \(Administrator or Operations Administrator\) manage feeds; your system role is /,
+      ),
+    }
     await expect(addFeed(orgAdmin, taxii('Sneaky'))).rejects.toMatchObject(refused)
     await expect(listFeeds(orgAdmin)).rejects.toMatchObject(refused)
     await expect(getFeed(orgAdmin, 'Guarded')).rejects.toMatchObject(refused)

@@ -6,7 +6,7 @@
  * feed is next due (at once when added, re-enabled or pointed at another source).
  */
 import type { Updateable } from 'kysely'
-import { conflict, forbidden, invalid, isDomainError, notFound } from '../../core/errors.js'
+import { conflict, invalid, isDomainError, notFound } from '../../core/errors.js'
 import { findOwnerByName } from '../../store/repositories/account.repository.js'
 import type { FeedTable } from '../../store/database.js'
 import {
@@ -20,6 +20,7 @@ import {
 } from '../../store/repositories/feed-admin.repository.js'
 import { STANDARD_SECURITY_LABELS, findLabelByName } from '../../store/repositories/security-label.repository.js'
 import type { RequestContext } from '../context.js'
+import { requirePlatformAdministrator } from '../permissions.js'
 import { withTransaction } from '../transaction.js'
 import type { FeedView } from './feed.js'
 import { type FeedDraft, readCaPem, readCredentials, readFeedDraft } from './feed-input.js'
@@ -28,12 +29,8 @@ import { feedViewOf, sealCredentials } from './feed-records.js'
 /** A feed by id (number) or by name (string). */
 export type FeedRef = number | string
 
-/** The system role that may manage feeds (model/roles.ts SYSTEM_ROLES). */
-const FEED_ADMIN_ROLE = 'Administrator'
-
-function requireFeedAdministrator(ctx: RequestContext): void {
-  if (ctx.caller.account.systemRole !== FEED_ADMIN_ROLE) throw forbidden('Only system Administrators may manage feeds')
-}
+const requireFeedAdministrator = (ctx: RequestContext) =>
+  requirePlatformAdministrator(ctx.caller.account, 'manage feeds')
 
 const viewOf = (ctx: RequestContext, row: FeedRowWithOwner) => feedViewOf(row, row.owner_name, ctx.services.secretBox)
 

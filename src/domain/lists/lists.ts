@@ -20,6 +20,7 @@ import {
 } from '../../store/repositories/outbound-list.repository.js'
 import { compileTql } from '../../tql/index.js'
 import type { RequestContext } from '../context.js'
+import { requirePlatformAdministrator } from '../permissions.js'
 import {
   type OutboundList,
   type OutboundListInput,
@@ -28,17 +29,8 @@ import {
   requireListName,
 } from './outbound-list.js'
 
-/** System roles that manage outbound lists. */
-export const LIST_ADMINISTRATOR_ROLES: readonly string[] = ['Administrator', 'Operations Administrator']
-
-export function requireListAdministrator(ctx: Pick<RequestContext, 'caller'>): void {
-  const role = ctx.caller.account.systemRole
-  if (!LIST_ADMINISTRATOR_ROLES.includes(role))
-    throw new DomainError(
-      'forbidden',
-      `Only system administrators manage outbound lists (your system role: ${role}); reading a list's values needs no more than reading its Indicators`,
-    )
-}
+export const requireListAdministrator = (ctx: Pick<RequestContext, 'caller'>) =>
+  requirePlatformAdministrator(ctx.caller.account, 'manage outbound lists')
 
 async function viewOf(store: Store, publicUrl: string, row: OutboundListRow): Promise<OutboundList> {
   const view: OutboundList = {

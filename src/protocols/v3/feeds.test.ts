@@ -140,7 +140,8 @@ describe('/v3/feeds', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(401)
       expect(res.json()).toEqual({
         errCode: '0x1002',
-        message: 'Only system Administrators may manage feeds',
+        message:
+          'Only system administrators (Administrator or Operations Administrator) manage feeds; your system role is Api User',
         status: 'Error',
       })
     }

@@ -163,7 +163,7 @@ describe('managing lists', () => {
       const res = await t.request({ method, url, payload: { name: 'mine', tql: '' }, as: t.admin })
       expect(res.statusCode, `${method} ${url}`).toBe(401)
       expect(res.json().message).toMatch(
-        /^Only system administrators manage outbound lists \(your system role: Api User\)/,
+        /^Only system administrators \(Administrator or Operations Administrator\) manage outbound lists; your system role is Api User$/,
       )
     }
   })
