@@ -14,6 +14,7 @@ import { listMembershipsCommand, removeMembershipCommand, setMembershipCommand }
 import { createOwnerCommand, listOwnersCommand } from './commands/owners.js'
 import { getSettingCommand, listSettingsCommand, setSettingCommand } from './commands/settings.js'
 import { runLifecycleCommand, setLifecycleCommand, showLifecycleCommand } from './commands/lifecycle.js'
+import { feedHistoryCommand, runFeedCommand } from './commands/feed-runs.js'
 import { statusCommand } from './commands/status.js'
 import { createTokenCommand, revokeTokensCommand } from './commands/tokens.js'
 import {
@@ -347,6 +348,22 @@ leaf(lifecycle, 'set', "Set an owner's days for one Indicator type")
   .requiredOption('--days <days>', "Days without being seen again (0: never), or 'default'")
   .action((opts: { owner: string; type: string; days: string }) => execute((s, v) => setLifecycleCommand(s, v, opts)))
 leaf(lifecycle, 'run', 'Turn stale Indicators inactive now').action(() => execute((s, v) => runLifecycleCommand(s, v)))
+
+const feeds = area('feeds', 'Feeds Bulwark pulls on a schedule (TAXII, MISP, CSV and text lists)')
+leaf(feeds, 'run', 'Run a feed now: with --wait here, printing the run; else a server runs it at its next look')
+  .argument('<name>', 'the feed')
+  .option('--wait', 'run it in this process and print the run record (exit code 1 when it failed)')
+  .action((name: string, o: Options) =>
+    execute(async (s, v) => {
+      const run = await runFeedCommand(s, v, { name, wait: o.wait === true })
+      if ('status' in run && run.status === 'Failed') process.exitCode = 1
+      return run
+    }),
+  )
+leaf(feeds, 'history', "A feed's runs, newest first (the last 100 are kept)")
+  .argument('<name>', 'the feed')
+  .option('--limit <n>', 'how many runs (1-100, default 20)')
+  .action((name: string, o: Options) => execute((s, v) => feedHistoryCommand(s, v, { name, limit: str(o.limit) })))
 
 leaf(program, 'status', 'Database dialect, migrations, counts and settings').action(() =>
   execute((s, v) => statusCommand(s, v)),

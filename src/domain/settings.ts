@@ -72,6 +72,11 @@ export const SETTINGS = {
     min: 1,
     description: 'Minutes between runs of the Indicator lifecycle',
   },
+  feedsAllowPrivateNetworks: {
+    type: 'boolean',
+    default: false,
+    description: 'Let feeds reach private, loopback and link-local addresses',
+  },
 } as const satisfies Record<string, SettingDef>
 
 export type SettingName = keyof typeof SETTINGS

@@ -12,6 +12,7 @@ import { attributeEndpoint } from './attributes.js'
 import { CASES } from './cases.js'
 import { groupFileRoutes } from './group-files.js'
 import { importRoutes } from './imports.js'
+import { feedRunRoutes } from './feed-runs.js'
 import { GROUPS } from './groups.js'
 import { deletedIndicatorRoutes, INDICATORS } from './indicators.js'
 import { INTEL_REQUIREMENTS } from './intel-requirements.js'
@@ -47,4 +48,5 @@ export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> 
   deletedIndicatorRoutes,
   groupFileRoutes,
   importRoutes,
+  feedRunRoutes,
 ]
