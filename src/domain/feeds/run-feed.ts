@@ -9,6 +9,7 @@
  * FeedRunDeps: the domain knows no adapter.
  */
 import { randomUUID } from 'node:crypto'
+import type { ReadEvent } from '../../formats/format.js'
 import { hostname } from 'node:os'
 import { DomainError, conflict, forbidden, invalid, notFound } from '../../core/errors.js'
 import type { Store } from '../../store/connect.js'
@@ -189,7 +190,18 @@ async function drive(
     row = await findFeedForRun(store.db, feedId)
     if (!row) throw notFound(`Feed ${feedId} not found`)
     definition = feedDefinitionOf(row, row.owner_name, services.secretBox)
-    await pullPages(store, services, definition, runId, deps, options, stop.signal, progress, () => lost, row.created_by)
+    await pullPages(
+      store,
+      services,
+      definition,
+      runId,
+      deps,
+      options,
+      stop.signal,
+      progress,
+      () => lost,
+      row.created_by,
+    )
     if (lost) throw new LeaseLost()
     if (stop.signal.aborted) status = 'Interrupted'
   } catch (error) {
@@ -286,11 +298,10 @@ async function pullPages(
     })
     mirrored.length = 0
     const files: JobFile[] = []
-    const events = format.reader.read(page.content, {
-      name: page.name,
-      type: page.options?.type,
-      map: page.options?.map,
-    })
+    const events = placedIn(
+      page.name,
+      format.reader.read(page.content, { name: page.name, type: page.options?.type, map: page.options?.map }),
+    )
     for await (const file of jobFilesOf(events, {
       maxBytes,
       tally: progress.tally,
@@ -299,23 +310,43 @@ async function pullPages(
       shape,
     }))
       files.push(file)
-    const cursor = JSON.stringify(page.cursor)
     const jobs = await withTransaction(ctx, async (tctx) => {
       const ids: number[] = []
       for (const file of files) ids.push(await queueJobFile(tctx, feed.owner, file, format.reader.sourceVersions))
       if (feed.settings.mirror && mirrored.length) await noteListValues(tctx, feed.id, runId, [...mirrored])
+      const cursor = JSON.stringify(page.cursor)
       // The fence: a node that lost the feed stores neither the page's jobs nor its cursor.
       if (!(await storeFeedCursor(tctx.store.db, feed.id, options.workerId, cursor, leaseLimit(options.leaseMs))))
         throw new LeaseLost()
       return ids
     })
-    for (const [i, id] of jobs.entries()) await runQueuedJob(ctx, id, files[i], progress.tally, FEED_RUN_LISTED_REFUSALS, signal)
+    for (const [i, id] of jobs.entries())
+      await runQueuedJob(ctx, id, files[i], progress.tally, FEED_RUN_LISTED_REFUSALS, signal)
     if (page.complete && feed.settings.mirror) await retireMissingValues(ctx, feed.id, runId)
     progress.pages++
     progress.fetched += page.fetched
     context.remaining = Math.max(0, cap - progress.fetched)
     await updateFeedRun(store.db, runId, progressValues(progress))
     if (context.remaining === 0) return
+  }
+}
+
+/** The reader's places (`line 3`) named within their page (`page 2, line 3`): a run reads many pages. */
+async function* placedIn(name: string, events: AsyncIterable<ReadEvent>): AsyncIterable<ReadEvent> {
+  const at = (where: string) => `${name}, ${where}`
+  const placed = <T extends { where: string }>(list: T[] | undefined) => list?.map((x) => ({ ...x, where: at(x.where) }))
+  for await (const event of events) {
+    if (event.kind === 'input') yield event
+    else
+      yield {
+        ...event,
+        where: at(event.where),
+        indicators: placed(event.indicators)!,
+        groups: placed(event.groups),
+        associations: placed(event.associations),
+        observations: placed(event.observations),
+        earlierErrors: event.earlierErrors?.map((e) => ({ ...e, where: at(e.where) })),
+      }
   }
 }
 
