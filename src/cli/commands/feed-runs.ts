@@ -3,12 +3,7 @@
  * its record, and its past runs (domain/feeds/run-feed.ts; docs/feeds.md, Runs).
  */
 import { invalid } from '../../core/errors.js'
-import {
-  feedIdOf,
-  feedRunHistory,
-  requestFeedRun,
-  startManualFeedRun,
-} from '../../domain/feeds/run-feed.js'
+import { feedIdOf, feedRunHistory, requestFeedRun, startManualFeedRun } from '../../domain/feeds/run-feed.js'
 import type { Services } from '../../domain/services.js'
 import { feedRunDeps } from '../../feeds/runner.js'
 import type { Store } from '../../store/connect.js'
@@ -32,7 +27,8 @@ export async function runFeedCommand(store: Store, services: Services, args: { n
 }
 
 export async function feedHistoryCommand(store: Store, _services: Services, args: { name: string; limit?: string }) {
-  if (args.limit !== undefined && !/^\d+$/.test(args.limit)) throw invalid('--limit must be a whole number from 1 to 100')
+  if (args.limit !== undefined && !/^\d+$/.test(args.limit))
+    throw invalid('--limit must be a whole number from 1 to 100')
   const id = await feedIdOf(store, { name: args.name })
   const { runs, count } = await feedRunHistory(store, id, {
     limit: args.limit === undefined ? 20 : Number(args.limit),

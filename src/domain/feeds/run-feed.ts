@@ -334,7 +334,8 @@ async function pullPages(
 /** The reader's places (`line 3`) named within their page (`page 2, line 3`): a run reads many pages. */
 async function* placedIn(name: string, events: AsyncIterable<ReadEvent>): AsyncIterable<ReadEvent> {
   const at = (where: string) => `${name}, ${where}`
-  const placed = <T extends { where: string }>(list: T[] | undefined) => list?.map((x) => ({ ...x, where: at(x.where) }))
+  const placed = <T extends { where: string }>(list: T[] | undefined) =>
+    list?.map((x) => ({ ...x, where: at(x.where) }))
   for await (const event of events) {
     if (event.kind === 'input') yield event
     else

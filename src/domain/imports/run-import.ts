@@ -247,7 +247,10 @@ export async function* jobFilesOf(events: AsyncIterable<ReadEvent>, options: Job
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
     const texts = items.map(
       ([kind, list]) =>
-        [kind, list.map(({ where, item }) => [where, JSON.stringify(shape ? shape(kind, item) : item)] as const)] as const,
+        [
+          kind,
+          list.map(({ where, item }) => [where, JSON.stringify(shape ? shape(kind, item) : item)] as const),
+        ] as const,
     )
     const bytes = texts.reduce((n, [, list]) => list.reduce((m, [, text]) => m + Buffer.byteLength(text) + 1, n), 0)
     if (EMPTY_JOB_FILE_BYTES + bytes > maxBytes) {
@@ -341,7 +344,8 @@ export async function runQueuedJob(
 async function completedOutcome(ctx: RequestContext, id: number, signal?: AbortSignal) {
   while ((await getBatchStatus(ctx, id, false)).status !== 'Completed') {
     // A stopping node's worker hands the job back: its caller stops waiting, another node writes it.
-    if (signal?.aborted) throw new Error(`stopped waiting for batch job ${id}; it is written by the next worker to claim it`)
+    if (signal?.aborted)
+      throw new Error(`stopped waiting for batch job ${id}; it is written by the next worker to claim it`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return readBatchOutcome(ctx, id)

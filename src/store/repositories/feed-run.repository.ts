@@ -207,7 +207,11 @@ export async function interruptRunsOf(db: Kysely<Database>, feedId: number, now:
 
 /** Every feed's figures for the metrics: its schedule's state and its newest finished run. */
 export async function feedMetricRows(db: Kysely<Database>) {
-  const feeds = await db.selectFrom('feed').select(['id', 'name', 'failures', 'last_success_at']).orderBy('id').execute()
+  const feeds = await db
+    .selectFrom('feed')
+    .select(['id', 'name', 'failures', 'last_success_at'])
+    .orderBy('id')
+    .execute()
   const lastRuns = await db
     .selectFrom('feed_run')
     .select(['feed_id', 'created', 'updated', 'unchanged', 'refused'])
