@@ -477,6 +477,44 @@ describe('a node that died mid-run', () => {
   })
 })
 
+describe('stopping and losing the lease', () => {
+  it('a node that stops ends the run at a page boundary: Interrupted, the feed due again at once and free', async () => {
+    const owner = await freshOwner()
+    const id = await insertFeed(t.store, { name: 'stopped', owner, createdBy: adminId })
+    const stopping = new AbortController()
+    const { puller } = pagedPuller([['10.10.1.1'], ['10.10.2.1']], (n) => {
+      if (n === 2) stopping.abort()
+    })
+    const run = (await runFeed(t.store, t.services, id, depsOf(puller), { ...manual, signal: stopping.signal }))!
+    expect(run).toMatchObject({ status: 'Interrupted', pages: 1, created: 1 })
+    const feed = await feedRow(t.store, id)
+    expect(JSON.parse(feed.cursor!)).toEqual({ page: 1 })
+    expect(feed.lease_owner).toBeNull()
+    expect(feed.failures).toBe(0)
+    expect(Date.parse(feed.next_run_at)).toBeLessThanOrEqual(Date.now())
+    expect(await summaries(t.store, owner)).toEqual(['10.10.1.1'])
+  })
+
+  it('a node whose lease went to another stores nothing more: neither the page’s jobs nor its cursor', async () => {
+    const owner = await freshOwner()
+    const id = await insertFeed(t.store, { name: 'taken-over', owner, createdBy: adminId })
+    const { puller } = pagedPuller([['10.11.1.1'], ['10.11.2.1']], async (n) => {
+      // As when this node paused past its lease and another node claimed the feed.
+      if (n === 2)
+        await t.store.db.updateTable('feed').set({ lease_owner: 'node-thief:1' }).where('id', '=', id).execute()
+    })
+    const run = (await runFeed(t.store, t.services, id, depsOf(puller), manual))!
+    expect(run).toMatchObject({ status: 'Interrupted', pages: 1, created: 1 })
+    expect(run.error).toMatch(/taken over by another node/)
+    const feed = await feedRow(t.store, id)
+    expect(JSON.parse(feed.cursor!)).toEqual({ page: 1 })
+    // The other node's lease is left as it is.
+    expect(feed.lease_owner).toBe('node-thief:1')
+    expect(await summaries(t.store, owner)).toEqual(['10.11.1.1'])
+    expect(await batchJobsOf(t.store, owner)).toBe(1)
+  })
+})
+
 describe('REST', () => {
   const kind: FeedKind = 'csv'
   afterEach(() => {

@@ -126,7 +126,7 @@ export async function startFeedRun(
       worker: options.workerId,
       startedAt: now.toISOString(),
     })
-    return { id, done: drive(store, services, feedId, id, deps, { ...options, leaseMs }) }
+    return { id, done: drive(store, services, feedId, id, deps, { ...options, leaseMs }, now.toISOString()) }
   } catch (error) {
     await finishFeed(store.db, feedId, options.workerId, { nextRunAt: now.toISOString(), failures: 0 }).catch(() => {})
     throw error
@@ -158,6 +158,7 @@ async function drive(
   runId: number,
   deps: FeedRunDeps,
   options: FeedRunOptions & { leaseMs: number },
+  startedAt: string,
 ): Promise<FeedRun> {
   const { workerId, leaseMs } = options
   const leaseUntil = () => new Date(Date.now() + leaseMs).toISOString()
@@ -245,7 +246,20 @@ async function drive(
       failures,
     })
   })
-  return toFeedRun((await findFeedRun(store.db, runId))!, row?.name ?? String(feedId))
+  const stored = await findFeedRun(store.db, runId)
+  if (stored) return toFeedRun(stored, row?.name ?? String(feedId))
+  // The feed was removed while it ran (its runs with it): the record as it would have been kept.
+  return {
+    id: runId,
+    feed: row?.name ?? String(feedId),
+    status,
+    trigger: options.trigger,
+    startedAt,
+    finishedAt: values.finished_at,
+    ...progressValues(progress),
+    refusals: progress.tally.errors.slice(0, FEED_RUN_LISTED_REFUSALS),
+    ...(values.error === null ? {} : { error: values.error }),
+  }
 }
 
 /**
