@@ -106,7 +106,11 @@ async function main() {
     ? startImportWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
     : undefined
   const feedScheduler = config.batchWorker
-    ? startFeedScheduler(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
+    ? startFeedScheduler(store, services, {
+        leaseMs: config.feedLeaseMs,
+        pollMs: config.feedPollMs,
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
     : undefined
 
   const stop = async (signal: string) => {
