@@ -27,6 +27,7 @@ import {
   listFeedRuns,
   makeFeedDue,
   markInterruptedRuns,
+  releaseFeed,
   renewFeedLease,
   storeFeedCursor,
   updateFeedRun,
@@ -128,7 +129,7 @@ export async function startFeedRun(
     })
     return { id, done: drive(store, services, feedId, id, deps, { ...options, leaseMs }, now.toISOString()) }
   } catch (error) {
-    await finishFeed(store.db, feedId, options.workerId, { nextRunAt: now.toISOString(), failures: 0 }).catch(() => {})
+    await releaseFeed(store.db, feedId, options.workerId, now.toISOString()).catch(() => {})
     throw error
   }
 }

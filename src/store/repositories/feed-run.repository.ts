@@ -74,6 +74,11 @@ export function finishFeed(
   })
 }
 
+/** Lets go of the feed as it was, free to claim at once (a run that could not start). */
+export function releaseFeed(db: Kysely<Database>, feedId: number, workerId: string, now: string) {
+  return feedLease.release(db, feedId, workerId, now)
+}
+
 /** A feed's row for its run, with its owner's name; undefined when there is none. */
 export function findFeedForRun(db: Kysely<Database>, feedId: number) {
   return db
