@@ -549,6 +549,21 @@ describe('REST', () => {
     // The same list again: its values are met again (the batch job counts them as updated, seen again).
     expect(runs[0]).toMatchObject({ id: runId, status: 'Succeeded', created: 0, updated: 2, refused: 1 })
     expect(runs).toHaveLength(2)
+
+    // While another node runs it, a run now is refused and says so.
+    const until = new Date(Date.now() + 10 * MINUTE).toISOString()
+    await t.store.db
+      .updateTable('feed')
+      .set({ lease_owner: 'node-c:7', lease_expires: until })
+      .where('id', '=', id)
+      .execute()
+    const busy = await t.request({ method: 'POST', url: `/api/v3/feeds/${id}/run?wait=true` })
+    expect(busy.statusCode).toBe(400)
+    expect(busy.json()).toEqual({
+      errCode: '0x100A',
+      message: "Feed 'rest-run' is being run now by another worker (node-c:7); its run shows in the feed's history",
+      status: 'Error',
+    })
   })
 
   it('refuses anyone but an administrator, in the v3 envelope, before saying whether the feed exists', async () => {
