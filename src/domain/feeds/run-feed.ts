@@ -496,15 +496,19 @@ export async function feedIdOf(store: Store, ref: { id: number } | { name: strin
   return id
 }
 
-/** Starts a run now on this node (a manual run); refused when the feed is running elsewhere. */
+/** Starts a run now on this node (a manual run; `signal` stops it, as the node stops); refused when the feed is running elsewhere. */
 export async function startManualFeedRun(
   store: Store,
   services: Services,
   feedId: number,
   deps: FeedRunDeps,
-  workerId = newFeedWorkerId(),
+  signal?: AbortSignal,
 ): Promise<StartedFeedRun> {
-  return (await startFeedRun(store, services, feedId, deps, { trigger: 'manual', workerId }))!
+  return (await startFeedRun(store, services, feedId, deps, {
+    trigger: 'manual',
+    workerId: newFeedWorkerId(),
+    signal,
+  }))!
 }
 
 /** Makes the feed due now: the next node's scheduler to look runs it. */

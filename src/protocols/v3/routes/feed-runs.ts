@@ -93,16 +93,27 @@ function whole(value: string | undefined, name: string, fallback: number): numbe
 }
 
 export async function feedRunRoutes(app: FastifyInstance) {
+  // A stopping node ends the runs it started for requests at their next page boundary, as its scheduler's.
+  const stopping = new AbortController()
+  const running = new Set<Promise<unknown>>()
+  app.addHook('onClose', async () => {
+    stopping.abort()
+    await Promise.allSettled([...running])
+  })
+
   app.post('/feeds/:id/run', { schema: FEED_RUN_START }, async (req, reply) => {
     requireFeedAdministrator(req.ctx)
     const { store, services } = req.ctx
     const id = await feedIdOf(store, { id: feedId(req) })
     const wait = (req.query as Record<string, string | undefined>).wait
     if (wait !== undefined && wait !== 'true' && wait !== 'false') throw invalid('wait must be true or false')
-    const started = await startManualFeedRun(store, services, id, await feedRunDeps(services))
+    const started = await startManualFeedRun(store, services, id, await feedRunDeps(services), stopping.signal)
+    const done: Promise<unknown> = started.done
+      .catch((error) => req.log.error({ err: error }, `feed run ${started.id} could not be recorded`))
+      .finally(() => running.delete(done))
+    running.add(done)
     if (wait === 'true') return sendV3Data(reply, await started.done)
     // The run goes on after the answer; its record says how it ended.
-    started.done.catch((error) => req.log.error({ err: error }, `feed run ${started.id} could not be recorded`))
     return sendV3Body(reply, 202, { data: { id: started.id }, status: 'Success' })
   })
 
