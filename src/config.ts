@@ -45,6 +45,10 @@ export interface Config {
   batchWorker: boolean
   /** How long a batch job's lease lasts between renewals (each chunk): how soon another node resumes the job of a node that died. */
   batchLeaseMs: number
+  /** How long a feed's lease lasts between renewals (a third of it): how soon another node resumes a feed whose node died. */
+  feedLeaseMs: number
+  /** How often each node looks for due feeds. */
+  feedPollMs: number
   /** Prometheus metrics: a separate listener (port) and/or /api/metrics behind a token; off when neither is set. */
   metrics: { host: string; port?: number; token?: string }
   /** How long a stopping node waits for requests in flight before it closes their connections. */
@@ -92,6 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
   if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
     throw new Error(`BULWARK_BATCH_LEASE_MS must be at least 1000 milliseconds, not '${env.BULWARK_BATCH_LEASE_MS}'`)
+  const feedLeaseMs = Number(env.BULWARK_FEED_LEASE_MS ?? 120_000)
+  if (!Number.isInteger(feedLeaseMs) || feedLeaseMs < 3000)
+    throw new Error(`BULWARK_FEED_LEASE_MS must be at least 3000 milliseconds, not '${env.BULWARK_FEED_LEASE_MS}'`)
+  const feedPollMs = Number(env.BULWARK_FEED_POLL_MS ?? 15_000)
+  if (!Number.isInteger(feedPollMs) || feedPollMs < 100)
+    throw new Error(`BULWARK_FEED_POLL_MS must be at least 100 milliseconds, not '${env.BULWARK_FEED_POLL_MS}'`)
   const bodyLimitBytes = Number(env.BULWARK_BODY_LIMIT ?? 5 * 1024 * 1024)
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024)
     throw new Error(`BULWARK_BODY_LIMIT must be a number of bytes (at least 1024), not '${env.BULWARK_BODY_LIMIT}'`)
@@ -150,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
     batchLeaseMs,
+    feedLeaseMs,
+    feedPollMs,
     metrics: {
       host: env.BULWARK_METRICS_HOST ?? '127.0.0.1',
       port: metricsPort,

@@ -18,6 +18,7 @@ import { refreshAtStart } from './store/engine/planner-statistics.js'
 import { type BatchWorkerHandle, startBatchWorker } from './worker/batch-worker.js'
 import { startScheduledTasks } from './worker/scheduled-tasks.js'
 import { startImportWorker } from './worker/import-worker.js'
+import { startFeedScheduler } from './worker/feed-scheduler.js'
 
 /**
  * How far V8 lets the old generation grow past what survived its last full collection before
@@ -104,6 +105,13 @@ async function main() {
   const importWorker = config.batchWorker
     ? startImportWorker(store, services, { log: (msg, err) => app.log.error({ err }, msg) })
     : undefined
+  const feedScheduler = config.batchWorker
+    ? startFeedScheduler(store, services, {
+        leaseMs: config.feedLeaseMs,
+        pollMs: config.feedPollMs,
+        log: (msg, err) => app.log.error({ err }, msg),
+      })
+    : undefined
 
   const stop = async (signal: string) => {
     if (stopping) {
@@ -117,7 +125,13 @@ async function main() {
     )
     // Requests still running after the bound lose their connections; their transactions roll back.
     const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs)
-    await Promise.all([app.close(), batchWorker?.stop(), scheduledTasks?.stop(), importWorker?.stop()])
+    await Promise.all([
+      app.close(),
+      batchWorker?.stop(),
+      scheduledTasks?.stop(),
+      importWorker?.stop(),
+      feedScheduler?.stop(),
+    ])
     clearTimeout(force)
     if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve))
     await changes.close()

@@ -21,6 +21,8 @@ import {
   showListCommand,
   updateListCommand,
 } from './commands/lists.js'
+
+import { feedHistoryCommand, runFeedCommand } from './commands/feed-runs.js'
 import { statusCommand } from './commands/status.js'
 import { createTokenCommand, revokeTokensCommand } from './commands/tokens.js'
 import {
@@ -497,6 +499,21 @@ leaf(lists, 'show', 'One list with its URLs')
 leaf(lists, 'remove', 'Remove a list; its URLs answer 404 from then on')
   .argument('<name>')
   .action((name: string) => execute((s, v) => removeListCommand(s, v, { name })))
+
+leaf(feeds, 'run', 'Run a feed now: with --wait here, printing the run; else a server runs it at its next look')
+  .argument('<name>', 'the feed')
+  .option('--wait', 'run it in this process and print the run record (exit code 1 when it failed)')
+  .action((name: string, o: Options) =>
+    execute(async (s, v) => {
+      const run = await runFeedCommand(s, v, { name, wait: o.wait === true })
+      if ('status' in run && run.status === 'Failed') process.exitCode = 1
+      return run
+    }),
+  )
+leaf(feeds, 'history', "A feed's runs, newest first (the last 100 are kept)")
+  .argument('<name>', 'the feed')
+  .option('--limit <n>', 'how many runs (1-100, default 20)')
+  .action((name: string, o: Options) => execute((s, v) => feedHistoryCommand(s, v, { name, limit: str(o.limit) })))
 
 leaf(program, 'status', 'Database dialect, migrations, counts and settings').action(() =>
   execute((s, v) => statusCommand(s, v)),

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rootCertificates } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccount, createOwner } from '../../domain/access/accounts.js'
+import { createAccount, createOwner, setMembership } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
@@ -38,6 +38,8 @@ beforeAll(async () => {
     isoNow(),
   )
   await createAccount(store.db, { userName: 'analyst', kind: 'api', organization: 'Acme' }, isoNow())
+  // A feed writes as the administrator who adds it, who must have a role in its owner.
+  await setMembership(store.db, userName, 'Blocklists', 'Editor', isoNow())
 })
 afterAll(async () => {
   await drop()
@@ -181,6 +183,25 @@ describe('bin/bulwark feeds', () => {
 
   it('adds, changes, lists and removes a feed as the first-start administrator, one JSON object each', () => {
     expect(bulwark(['owners', 'create', 'Hail', '--type', 'Source']).status).toBe(0)
+    // Its runs write as the administrator who adds it: without a role in the Source, the feed is refused.
+    const refused = bulwark([
+      'feeds',
+      'add',
+      'Early',
+      '--kind',
+      'text',
+      '--url',
+      'https://l.example/x.txt',
+      '--owner',
+      'Hail',
+      '--indicator-type',
+      'Host',
+    ])
+    expect(refused.status).toBe(1)
+    expect(JSON.parse(refused.stdout).error).toMatch(
+      /give them a role there first, e\.g\. bulwark memberships set admin-api 'Hail' Editor$/,
+    )
+    expect(bulwark(['memberships', 'set', 'admin-api', 'Hail', 'Editor']).status).toBe(0)
     const added = bulwark(
       [
         'feeds',

@@ -5,7 +5,7 @@
  */
 import { rootCertificates } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccount, issueApiToken } from '../../domain/access/accounts.js'
+import { createAccount, issueApiToken, setMembership } from '../../domain/access/accounts.js'
 import { isoNow } from '../../core/time.js'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
 import type { RequestContext } from '../context.js'
@@ -29,12 +29,15 @@ beforeAll(async () => {
     },
     isoNow(),
   )
+  await t.createOwner('Abuse Lists', 'Source')
+  await t.createOwner('Partners', 'Community')
+  // A feed writes as the administrator who adds it, who must have a role in its owner.
+  for (const owner of ['Abuse Lists', 'Partners'])
+    await setMembership(t.store.db, 'sysadmin', owner, 'Editor', isoNow())
   const { token } = await issueApiToken(t.store.db, 'sysadmin', {}, Date.now())
   admin = await t.context({ userName: 'sysadmin', token })
   // The harness's administrator administers its Organization, not the system.
   orgAdmin = await t.context()
-  await t.createOwner('Abuse Lists', 'Source')
-  await t.createOwner('Partners', 'Community')
 })
 afterAll(() => t.close())
 

@@ -20,6 +20,7 @@ import {
 } from '../../store/repositories/feed-admin.repository.js'
 import { STANDARD_SECURITY_LABELS, findLabelByName } from '../../store/repositories/security-label.repository.js'
 import type { RequestContext } from '../context.js'
+import { requireImportable } from '../imports/run-import.js'
 import { requirePlatformAdministrator } from '../permissions.js'
 import { withTransaction } from '../transaction.js'
 import type { FeedView } from './feed.js'
@@ -29,7 +30,7 @@ import { feedViewOf, sealCredentials } from './feed-records.js'
 /** A feed by id (number) or by name (string). */
 export type FeedRef = number | string
 
-const requireFeedAdministrator = (ctx: RequestContext) =>
+export const requireFeedAdministrator = (ctx: RequestContext) =>
   requirePlatformAdministrator(ctx.caller.account, 'manage feeds')
 
 const viewOf = (ctx: RequestContext, row: FeedRowWithOwner) => feedViewOf(row, row.owner_name, ctx.services.secretBox)
@@ -39,6 +40,21 @@ async function requireFeed(ctx: RequestContext, ref: FeedRef): Promise<FeedRowWi
     typeof ref === 'number' ? await findFeedRowById(ctx.store.db, ref) : await findFeedRowByName(ctx.store.db, ref)
   if (!row) throw notFound(typeof ref === 'number' ? `No feed with id ${ref}` : `No feed named '${ref}'`)
   return row
+}
+
+/**
+ * A feed's runs write as the administrator who set it up, through batch jobs that check that
+ * account's role in the owner as any import does; so the role is asked for now, not at the first run.
+ */
+function requireFeedWriter(ctx: RequestContext, owner: string): void {
+  try {
+    requireImportable(ctx.caller, owner)
+  } catch (error) {
+    const user = ctx.caller.account.userName
+    throw invalid(
+      `owner: a feed writes as the administrator who sets it up, and ${user} cannot import into '${owner}' (${(error as Error).message.replace(/\.$/, '')}); give them a role there first, e.g. bulwark memberships set ${user} '${owner}' Editor`,
+    )
+  }
 }
 
 /** Every feed, by name. */
@@ -66,6 +82,7 @@ export async function addFeed(ctx: RequestContext, body: unknown): Promise<FeedV
   const ca = readCaPem(caPem)
   return whileNameFree(ctx, draft.name, async (tctx) => {
     const ownerId = await resolveOwner(tctx, draft)
+    requireFeedWriter(tctx, draft.owner)
     await requireFreeName(tctx, draft.name)
     const id = await insertFeedRow(tctx.store.db, {
       ...columnsOf(draft, ownerId),
@@ -98,6 +115,7 @@ export async function updateFeed(ctx: RequestContext, ref: FeedRef, body: unknow
     const sealed = echoed ? undefined : sealedOf(tctx, readCredentials(credentials))
     const ca = readCaPem(caPem)
     const ownerId = await resolveOwner(tctx, draft)
+    if (ownerId !== row.owner_id) requireFeedWriter(tctx, draft.owner)
     if (draft.name !== row.name) await requireFreeName(tctx, draft.name)
     const changes: Updateable<FeedTable> = { ...columnsOf(draft, ownerId), last_modified: tctx.now }
     if (sealed !== undefined) changes.credentials_sealed = sealed

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { DomainError, invalid } from '../../core/errors.js'
 import { isoNow } from '../../core/time.js'
-import type { DirectoryFiles, Format, ReadOptions, TextChunks } from '../../formats/format.js'
+import type { DirectoryFiles, Format, ReadEvent, ReadOptions, TextChunks } from '../../formats/format.js'
 import { READ_FORMATS, detectDirectoryFormat, detectFormat, findFormat } from '../../formats/index.js'
 import { selectOwner } from '../access/owner-scope.js'
 import { createBatchJob, getBatchStatus, readBatchOutcome, uploadBatchInput } from '../batch/jobs.js'
@@ -157,7 +157,21 @@ export async function runImport(
   // A job's file must fit the batch upload limit as much as its item count does.
   const maxBytes = Number(await ctx.services.settings.get('batchMaxUploadBytes'))
   const maxErrors = request.maxErrors ?? MAX_LISTED_ERRORS
-  const tally: ImportTally = {
+  const tally = emptyTally()
+  const options: ReadOptions = { name: request.name, type: request.type, map: request.map }
+  const events = request.files ? reader.directory!.read(request.files, options) : reader.read(input, options)
+  const files = jobFilesOf(events, { maxBytes, tally, maxErrors, progress: () => progress?.(tally) })
+  for await (const file of files) {
+    const id = await queueJobFile(ctx, request.owner, file, reader.sourceVersions)
+    await runQueuedJob(ctx, id, file, tally, maxErrors)
+    await progress?.(tally)
+  }
+  await progress?.(tally)
+  return { format: format.name, ...tally }
+}
+
+export function emptyTally(): ImportTally {
+  return {
     items: 0,
     jobs: 0,
     successCount: 0,
@@ -170,24 +184,56 @@ export async function runImport(
     errors: [],
     errorsNotListed: 0,
   }
+}
+
+/** The kinds of items a batch job's file holds. */
+export type JobItemKind = Kind
+
+/** One batch job's input file, made of a reader's items, and the place in the input of each item by kind. */
+export interface JobFile {
+  content: string
+  sources: Record<Kind, string[]>
+}
+
+export interface JobFileOptions {
+  /** The largest file a job takes (setting batchMaxUploadBytes). */
+  maxBytes: number
+  /** Where the reader's elements and refusals are counted (and the first maxErrors refusals listed). */
+  tally: ImportTally
+  maxErrors: number
+  /** What a refusal of the input as a whole calls it. */
+  inputItem?: string
+  /** An item as it goes into the job (a feed's defaults added), from the reader's. */
+  shape?: (kind: Kind, item: unknown) => unknown
+  /** Called (and awaited) every thousand elements. */
+  progress?: () => void | Promise<void>
+}
+
+/**
+ * A reader's events as the files of batch jobs of at most IMPORT_CHUNK items and `maxBytes`, in the
+ * input's order; the reader's refusals go into the tally as they come. Memory holds one job's items.
+ */
+export async function* jobFilesOf(events: AsyncIterable<ReadEvent>, options: JobFileOptions): AsyncGenerator<JobFile> {
+  const { tally, maxBytes, maxErrors } = options
   const refuse = (error: ImportError) => {
     tally.errorCount++
     listError(tally, error, maxErrors)
   }
   let pending = nothingPending()
-  const flush = async () => {
-    if (pendingCount(pending)) await runChunk(ctx, request.owner, pending, tally, reader.sourceVersions, maxErrors)
+  const take = (): JobFile => {
+    const file = {
+      content: `{${KINDS.map((kind) => `"${kind}":[${pending[kind].texts.join(',')}]`).join(',')}}`,
+      sources: Object.fromEntries(KINDS.map((kind) => [kind, pending[kind].sources])) as Record<Kind, string[]>,
+    }
     pending = nothingPending()
-    await progress?.(tally)
+    return file
   }
-  const options: ReadOptions = { name: request.name, type: request.type, map: request.map }
-  const events = request.files ? reader.directory!.read(request.files, options) : reader.read(input, options)
   for await (const event of events) {
     if (event.kind === 'input') {
-      refuse({ item: '(file)', message: event.error })
+      refuse({ item: options.inputItem ?? '(file)', message: event.error })
       continue
     }
-    if (!event.heldBack && ++tally.items % 1000 === 0) await progress?.(tally)
+    if (!event.heldBack && ++tally.items % 1000 === 0) await options.progress?.()
     if (event.error !== undefined) refuse({ item: event.where, message: event.error })
     for (const { where, error } of event.earlierErrors ?? []) refuse({ item: where, message: error })
     if (event.skipped !== undefined) tally.skipped[event.skipped] = (tally.skipped[event.skipped] ?? 0) + 1
@@ -197,9 +243,14 @@ export async function runImport(
       ['association', event.associations ?? []],
       ['observation', event.observations ?? []],
     ]
+    const shape = options.shape
     // An element's items stay in one job, so its associations find its Groups and Indicators written.
     const texts = items.map(
-      ([kind, list]) => [kind, list.map(({ where, item }) => [where, JSON.stringify(item)] as const)] as const,
+      ([kind, list]) =>
+        [
+          kind,
+          list.map(({ where, item }) => [where, JSON.stringify(shape ? shape(kind, item) : item)] as const),
+        ] as const,
     )
     const bytes = texts.reduce((n, [, list]) => list.reduce((m, [, text]) => m + Buffer.byteLength(text) + 1, n), 0)
     if (EMPTY_JOB_FILE_BYTES + bytes > maxBytes) {
@@ -209,7 +260,7 @@ export async function runImport(
       })
       continue
     }
-    if (pending.bytes + bytes > maxBytes) await flush()
+    if (pending.bytes + bytes > maxBytes && pendingCount(pending)) yield take()
     for (const [kind, list] of texts) {
       for (const [where, text] of list) {
         pending[kind].texts.push(text)
@@ -217,10 +268,9 @@ export async function runImport(
       }
     }
     pending.bytes += bytes
-    if (pendingCount(pending) >= IMPORT_CHUNK) await flush()
+    if (pendingCount(pending) >= IMPORT_CHUNK) yield take()
   }
-  await flush()
-  return { format: format.name, ...tally }
+  if (pendingCount(pending)) yield take()
 }
 
 /** Lists a refusal already counted, or counts it among those not listed. */
@@ -230,27 +280,40 @@ function listError(tally: ImportTally, error: ImportError, maxErrors: number) {
 }
 
 /**
- * One job, created, filled and run here. A worker of a running server may claim it first (it was
- * announced when its input was stored): then this waits for that worker to complete it.
+ * Creates a job of the owner for the file and stores its input, in `ctx`'s transaction if one is open:
+ * from then on the batch machinery writes it, here or on any node (a job whose node died is resumed).
  */
-async function runChunk(
+export async function queueJobFile(
   ctx: RequestContext,
   owner: string,
-  pending: Pending,
-  tally: ImportTally,
+  file: JobFile,
   sourceVersions: true | undefined,
-  maxErrors: number,
-) {
+): Promise<number> {
   const id = await createBatchJob(
     { ...ctx, now: isoNow() },
     { owner, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
     // The observations of sightings are beyond the v2 batch file: an import asks for them.
     sourceVersions ? { sourceVersions, observations: true } : { observations: true },
   )
-  await uploadBatchInput(ctx, id, `{${KINDS.map((kind) => `"${kind}":[${pending[kind].texts.join(',')}]`).join(',')}}`)
+  await uploadBatchInput(ctx, id, file.content)
+  return id
+}
+
+/**
+ * Runs a queued job here and adds its outcome to the tally. A worker of a running server may claim it
+ * first (it was announced when its input was stored): then this waits for that worker to complete it.
+ */
+export async function runQueuedJob(
+  ctx: RequestContext,
+  id: number,
+  file: JobFile,
+  tally: ImportTally,
+  maxErrors: number,
+  signal?: AbortSignal,
+) {
   const workerId = `import:${randomUUID().slice(0, 8)}`
   if (await claimJob(ctx.store, id, workerId)) await runBatchJob(ctx.store, ctx.services, id, { workerId })
-  const outcome = await completedOutcome(ctx, id)
+  const outcome = await completedOutcome(ctx, id, signal)
   tally.jobs++
   tally.successCount += outcome.successCount
   tally.errorCount += outcome.errorCount
@@ -267,7 +330,7 @@ async function runChunk(
     // The job numbers items from 0 within its chunk; the report names their place in the input.
     const item = (error.errorSource ?? '').replace(
       /^(indicator|group|association|observation)\[(\d+)\]/,
-      (found, kind: Kind, i: string) => pending[kind].sources[Number(i)] ?? found,
+      (found, kind: Kind, i: string) => file.sources[kind][Number(i)] ?? found,
     )
     // An association's or observation's place is its relationship's (or report's, sighting's): its message says what it is about.
     const message = /^(association|observation)/.test(error.errorSource ?? '')
@@ -278,8 +341,12 @@ async function runChunk(
 }
 
 /** The job's outcome once it is Completed (at once when this process ran it). */
-async function completedOutcome(ctx: RequestContext, id: number) {
-  while ((await getBatchStatus(ctx, id, false)).status !== 'Completed')
+async function completedOutcome(ctx: RequestContext, id: number, signal?: AbortSignal) {
+  while ((await getBatchStatus(ctx, id, false)).status !== 'Completed') {
+    // A stopping node's worker hands the job back: its caller stops waiting, another node writes it.
+    if (signal?.aborted)
+      throw new Error(`stopped waiting for batch job ${id}; it is written by the next worker to claim it`)
     await new Promise((resolve) => setTimeout(resolve, 100))
+  }
   return readBatchOutcome(ctx, id)
 }

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { constantTimeEqual } from '../../domain/access/credentials.js'
-import { countBatchJobs, oldestQueuedJobAge } from '../../domain/platform/operations.js'
+import { countBatchJobs, feedFigures, oldestQueuedJobAge } from '../../domain/platform/operations.js'
 import type { Store } from '../../store/connect.js'
 
 export interface Metrics {
@@ -60,6 +60,7 @@ export function createMetrics(store: Store): Metrics {
       this.set({ state: 'waiting' }, pool ? pool.waitingCount : 0)
     },
   })
+  installFeedMetrics(store, registry)
   const replicas = store.replicas
   if (replicas) {
     new Gauge({
@@ -100,6 +101,49 @@ export function createMetrics(store: Store): Metrics {
     })
   }
   return { registry, requestDuration }
+}
+
+const FEED_OUTCOMES = ['created', 'updated', 'unchanged', 'refused'] as const
+
+/** Per feed, from the database (every node reports the same): last success, the last run's items, failures in a row. */
+function installFeedMetrics(store: Store, registry: Registry) {
+  // One read serves the three gauges of a scrape: prom-client collects them one after another.
+  let pending: Promise<Awaited<ReturnType<typeof feedFigures>>> | undefined
+  const figures = () => {
+    pending ??= feedFigures(store).finally(() => setImmediate(() => (pending = undefined)))
+    return pending
+  }
+  new Gauge({
+    name: 'bulwark_feed_last_success_timestamp_seconds',
+    help: 'When each feed last ran successfully (seconds since the epoch); absent before its first success',
+    labelNames: ['feed'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset()
+      for (const f of await figures()) if (f.lastSuccess !== undefined) this.set({ feed: f.feed }, f.lastSuccess)
+    },
+  })
+  new Gauge({
+    name: 'bulwark_feed_objects_last_run',
+    help: "Items of each feed's newest finished run, by outcome (created, updated, unchanged, refused)",
+    labelNames: ['feed', 'outcome'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset()
+      for (const f of await figures())
+        if (f.lastRun) for (const outcome of FEED_OUTCOMES) this.set({ feed: f.feed, outcome }, f.lastRun[outcome])
+    },
+  })
+  new Gauge({
+    name: 'bulwark_feed_failures',
+    help: 'Failed runs of each feed in a row (0 after a success)',
+    labelNames: ['feed'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset()
+      for (const f of await figures()) this.set({ feed: f.feed }, f.failures)
+    },
+  })
 }
 
 /** Observes every response; only called when metrics are on. */

@@ -6,7 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAccount, issueApiToken } from '../../domain/access/accounts.js'
+import { createAccount, issueApiToken, setMembership } from '../../domain/access/accounts.js'
 import { isoNow } from '../../core/time.js'
 import { ORG, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 
@@ -30,6 +30,8 @@ beforeAll(async () => {
   )
   sysadmin = { userName: 'sysadmin', token: (await issueApiToken(t.store.db, 'sysadmin', {}, Date.now())).token }
   await t.createOwner('Feeds', 'Source')
+  // A feed writes as the administrator who adds it, who must have a role in its owner.
+  await setMembership(t.store.db, 'sysadmin', 'Feeds', 'Editor', isoNow())
 })
 afterAll(async () => {
   // Whatever was sent in this file, no answer carried a secret.

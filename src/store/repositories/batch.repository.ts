@@ -78,7 +78,10 @@ export async function findBatchInput(db: Kysely<Database>, id: number): Promise<
  * sends NOTIFY on BATCH_CHANNEL with the commit, waking the workers of every node.
  */
 export function queueBatchJob(db: Kysely<Database>, id: number, input: string, notify = false): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  // Joins the caller's transaction when there is one: a feed's run queues a page's jobs with its cursor.
+  const inTransaction = <T>(work: (trx: Kysely<Database>) => Promise<T>) =>
+    db.isTransaction ? work(db) : db.transaction().execute(work)
+  return inTransaction(async (trx) => {
     const r = await trx
       .updateTable('batch_job')
       .set({ status: 'Queued' })

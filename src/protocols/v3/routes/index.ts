@@ -14,6 +14,8 @@ import { feedRoutes } from './feeds.js'
 import { groupFileRoutes } from './group-files.js'
 import { importRoutes } from './imports.js'
 import { listRoutes } from './lists.js'
+
+import { feedRunRoutes } from './feed-runs.js'
 import { GROUPS } from './groups.js'
 import { deletedIndicatorRoutes, INDICATORS } from './indicators.js'
 import { INTEL_REQUIREMENTS } from './intel-requirements.js'
@@ -52,4 +54,6 @@ export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> 
   feedRoutes,
 
   listRoutes,
+
+  feedRunRoutes,
 ]
