@@ -152,7 +152,7 @@ const FOREIGN = `<?xml version="1.0" encoding="UTF-8"?>
   xmlns:ttp="http://stix.mitre.org/TTP-1"
   xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
   xmlns:acme="http://acme.example"
-  id="acme:Package-1" version="1.2" timestamp="2026-05-01T10:00:00+00:00">
+  id="acme:Package-1" version="1.2" timestamp="2026-05-01T12:00:00+02:00">
   <stix:STIX_Header>
     <stix:Title>Weekly</stix:Title>
     <stix:Handling>
@@ -279,9 +279,9 @@ describe('STIX 1.x as other servers write it', () => {
       value3: SHA256,
       description: 'Dropper\nSeen in <phishing> & drive-by',
       confidence: 50,
-      firstSeen: '2026-04-01T00:00:00Z',
-      externalDateExpires: '2026-12-31T00:00:00Z',
-      externalLastModified: '2026-05-01T09:00:00Z',
+      firstSeen: '2026-04-01T00:00:00.000Z',
+      externalDateExpires: '2026-12-31T00:00:00.000Z',
+      externalLastModified: '2026-05-01T09:00:00.000Z',
       active: true,
       securityLabel: [{ name: 'TLP:AMBER', color: 'FFC000', description: 'Traffic Light Protocol AMBER' }],
       attribute: [
@@ -296,7 +296,7 @@ describe('STIX 1.x as other servers write it', () => {
       description: 'Phisher',
       confidence: 85,
       active: true,
-      externalLastModified: '2026-05-01T10:00:00+00:00',
+      externalLastModified: '2026-05-01T10:00:00.000Z',
       securityLabel: green,
     })
     expect(phisher.attribute).toContainEqual({ type: 'External ID', value: 'acme:indicator-ref' })
@@ -316,6 +316,66 @@ describe('STIX 1.x as other servers write it', () => {
     expect(indicatorsOf(whole)).toHaveLength(6 + WRITTEN.length)
     expect(await readEvents(text, 7)).toEqual(whole)
     expect(await readEvents(text, 1)).toEqual(whole)
+  })
+})
+
+/** STIX 1.0 with CybOX 2.0, its elements in a default namespace, the objects Bulwark does not write itself. */
+const OLDER = `<STIX_Package xmlns="http://stix.mitre.org/stix-1" xmlns:indicator="http://stix.mitre.org/Indicator-2"
+  xmlns:cybox="http://cybox.mitre.org/cybox-2" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+  xmlns:URIObj="http://cybox.mitre.org/objects#URIObject-2" xmlns:WinRegistryKeyObj="http://cybox.mitre.org/objects#WinRegistryKeyObject-2"
+  xmlns:WinMutexObj="http://cybox.mitre.org/objects#WinMutexObject-2" xmlns:HTTPSessionObj="http://cybox.mitre.org/objects#HTTPSessionObject-2"
+  xmlns:ASObj="http://cybox.mitre.org/objects#ASObject-1" xmlns:AddressObj="http://cybox.mitre.org/objects#AddressObject-2"
+  xmlns:SocketObj="http://cybox.mitre.org/objects#SocketAddressObject-1" version="1.0">
+  <Indicators>
+    <Indicator xsi:type="indicator:IndicatorType" id="old:1">
+      <indicator:Observable>
+        <cybox:Observable_Composition operator="OR">
+          <cybox:Observable><cybox:Object><cybox:Properties xsi:type="URIObj:URIObjectType" type="Domain Name"><URIObj:Value>old.example</URIObj:Value></cybox:Properties></cybox:Object></cybox:Observable>
+          <cybox:Observable><cybox:Object><cybox:Properties xsi:type="WinRegistryKeyObj:WindowsRegistryKeyObjectType"><WinRegistryKeyObj:Key>Software\\Run</WinRegistryKeyObj:Key><WinRegistryKeyObj:Hive>HKLM</WinRegistryKeyObj:Hive></cybox:Properties></cybox:Object></cybox:Observable>
+          <cybox:Observable><cybox:Object><cybox:Properties xsi:type="WinMutexObj:WindowsMutexObjectType"><WinMutexObj:Name>evil-mutex</WinMutexObj:Name></cybox:Properties></cybox:Object></cybox:Observable>
+          <cybox:Observable><cybox:Object><cybox:Properties xsi:type="SocketObj:SocketAddressObjectType"/></cybox:Object></cybox:Observable>
+        </cybox:Observable_Composition>
+      </indicator:Observable>
+      <indicator:Confidence><Value>Unknown</Value></indicator:Confidence>
+    </Indicator>
+    <Indicator xsi:type="indicator:IndicatorType" id="old:2">
+      <indicator:Observable><cybox:Object><cybox:Properties xsi:type="HTTPSessionObj:HTTPSessionObjectType">
+        <HTTPSessionObj:HTTP_Request_Response><HTTPSessionObj:HTTP_Client_Request><HTTPSessionObj:HTTP_Request_Header><HTTPSessionObj:Parsed_Header>
+          <HTTPSessionObj:User_Agent condition="Equals">EvilBot/1.0</HTTPSessionObj:User_Agent>
+        </HTTPSessionObj:Parsed_Header></HTTPSessionObj:HTTP_Request_Header></HTTPSessionObj:HTTP_Client_Request></HTTPSessionObj:HTTP_Request_Response>
+      </cybox:Properties></cybox:Object></indicator:Observable>
+    </Indicator>
+    <Indicator xsi:type="indicator:IndicatorType" id="old:3">
+      <indicator:Observable><cybox:Object><cybox:Properties xsi:type="ASObj:ASObjectType"><ASObj:Number>64500</ASObj:Number></cybox:Properties></cybox:Object></indicator:Observable>
+      <indicator:Observable><cybox:Object><cybox:Properties xsi:type="AddressObj:AddressObjectType" category="mac"><AddressObj:Address_Value>00:11:22:33:44:55</AddressObj:Address_Value></cybox:Properties></cybox:Object></indicator:Observable>
+    </Indicator>
+    <Indicator xsi:type="indicator:IndicatorType" id="old:4">
+      <indicator:Observable><cybox:Observable_Composition operator="AND">
+        <cybox:Observable><cybox:Object><cybox:Properties xsi:type="ASObj:ASObjectType"><ASObj:Number>1</ASObj:Number></cybox:Properties></cybox:Object></cybox:Observable>
+      </cybox:Observable_Composition></indicator:Observable>
+    </Indicator>
+  </Indicators>
+</STIX_Package>`
+
+describe('STIX 1.0, unprefixed, and the objects Bulwark does not write', () => {
+  it('reads OR compositions, URIs of domains, registry hives written short, Windows mutexes, user agents and ASNs; refuses the rest by name', async () => {
+    const events = await readEvents(OLDER)
+    expect(events.map((e) => (e.kind === 'element' ? [e.where, e.indicators.length, e.error ?? null] : e))).toEqual([
+      ['packages[0] Indicators[0]', 3, 'old:1: a CybOX SocketAddressObjectType is not an Indicator Bulwark holds'],
+      ['packages[0] Indicators[1]', 1, null],
+      ['packages[0] Indicators[2]', 1, 'old:3: an address of category mac is not an Indicator Bulwark holds'],
+      ['packages[0] Indicators[3]', 0, 'old:4: an Observable_Composition with operator AND is not read (only OR)'],
+    ])
+    const items = indicatorsOf(events)
+    expect(items.map(keyOf)).toEqual([
+      { type: 'Host', values: ['old.example'] },
+      { type: 'Registry Key', values: ['HKEY_LOCAL_MACHINE\\Software\\Run', null, null] },
+      { type: 'Mutex', values: ['evil-mutex'] },
+      { type: 'User Agent', values: ['EvilBot/1.0'] },
+      { type: 'ASN', values: ['ASN64500'] },
+    ])
+    expect(items[0]).not.toHaveProperty('confidence')
+    expect(items[0].active).toBe(true)
   })
 })
 

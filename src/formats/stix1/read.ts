@@ -9,6 +9,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { invalid } from '../../core/errors.js'
+import { parseApiTime } from '../../core/time.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { ElementItems, Format, ReadEvent, ReadIndicator, ReadOptions, TextChunks } from '../format.js'
 import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, expandHive, tlpLabel } from '../stix2/stix.js'
@@ -52,6 +53,7 @@ interface PackageState {
   index: number
   /** Its TLP, from its STIX_Header's Handling, for the items without their own. */
   tlp?: TlpLabel
+  /** Its timestamp in the stored form (a time that is none is left out, as any date of an item). */
   timestamp?: string
   /** Its top-level observables and objects by id, for indicators naming them (idref). */
   observables: Map<string, Reading>
@@ -85,7 +87,7 @@ export async function* readStix1(input: TextChunks, options: ReadOptions): Async
       if (local !== 'STIX_Package')
         throw new MalformedXml(`a <${event.path[0]}> element where a STIX_Package should be: this is not STIX 1`)
       pkg = { index: packages++, observables: new Map() }
-      const timestamp = /\stimestamp\s*=\s*["']([^"']+)["']/.exec(event.starts[0])?.[1]
+      const timestamp = parseApiTime(/\stimestamp\s*=\s*["']([^"']+)["']/.exec(event.starts[0])?.[1])
       if (timestamp) pkg.timestamp = timestamp
       counts.clear()
       return undefined
@@ -154,13 +156,12 @@ const parser = new XMLParser({
 
 type Parsed = Record<string, unknown>
 
-/** The element closed, parsed inside its ancestors' start tags (their namespace declarations) and back out. */
+/**
+ * The element closed, parsed by itself: nothing here resolves a prefix (elements are matched by
+ * local name, xsi:types by their local part), so the namespaces its ancestors declare are not needed.
+ */
 function parseItem(event: Extract<ScanEvent, { kind: 'close' }>): El {
-  const ancestors = event.path.slice(0, -1)
-  const text = `${event.starts.join('')}${event.text}${ancestors
-    .map((name) => `</${name}>`)
-    .reverse()
-    .join('')}`
+  const text = event.text ?? ''
   // The parser is lenient (an attribute without a value, say): the validator says what is not XML.
   const valid = XMLValidator.validate(text)
   if (valid !== true) throw new Error(`not well-formed XML: ${valid.err.msg}`)
@@ -170,8 +171,7 @@ function parseItem(event: Extract<ScanEvent, { kind: 'close' }>): El {
   } catch (error) {
     throw new Error(`not well-formed XML: ${(error as Error).message.split('\n')[0]}`)
   }
-  let el = nodes.map(toEl).find((e) => e !== undefined)
-  for (let depth = 1; depth < event.path.length && el; depth++) el = el.children[0]
+  const el = nodes.map(toEl).find((e) => e !== undefined)
   if (!el) throw new Error('not well-formed XML')
   return el
 }
@@ -522,8 +522,8 @@ function readIndicator(el: El, where: string, state: PackageState, now: number):
   let start: string | undefined
   let end: string | undefined
   for (const position of children(el, 'Valid_Time_Position')) {
-    const s = textOf(child(position, 'Start_Time'))
-    const e = textOf(child(position, 'End_Time'))
+    const s = parseApiTime(textOf(child(position, 'Start_Time')))
+    const e = parseApiTime(textOf(child(position, 'End_Time')))
     if (s && (!start || s < start)) start = s
     if (e && (!end || e > end)) end = e
   }
@@ -531,7 +531,7 @@ function readIndicator(el: El, where: string, state: PackageState, now: number):
   if (end) fields.externalDateExpires = end
   // Always said: a newer version whose validity was extended makes an expired Indicator active again.
   fields.active = !(end && Date.parse(end) <= now)
-  const modified = el.attrs.timestamp ?? state.timestamp
+  const modified = parseApiTime(el.attrs.timestamp) ?? state.timestamp
   if (modified) fields.externalLastModified = modified
   const producer = textOf(child(child(child(el, 'Producer'), 'Identity'), 'Name'))
   if (producer) fields.source = producer

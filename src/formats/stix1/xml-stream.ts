@@ -35,6 +35,26 @@ export const localName = (name: string) => name.slice(name.indexOf(':') + 1)
 
 const TAG_NAME = /^<\/?\s*([^\s/>]+)/
 
+type MarkupKind = 'tag' | 'comment' | 'cdata' | 'pi'
+const TERMINATOR: Record<Exclude<MarkupKind, 'tag'>, string> = { comment: '-->', cdata: ']]>', pi: '?>' }
+/** `<!-->` is no whole comment, nor `<?>` a whole instruction. */
+const MIN_LENGTH: Record<Exclude<MarkupKind, 'tag'>, number> = { comment: 7, cdata: 12, pi: 4 }
+/** What can end a tag or change how it is read. */
+const TAG_STOP = /["'<>]/g
+
+/** The kind of markup its first characters make, '' while they do not say yet. Throws for a DTD. */
+function classify(markup: string): MarkupKind | '' {
+  if (markup.length < 2) return ''
+  if (markup[1] === '?') return 'pi'
+  if (markup[1] !== '!') return 'tag'
+  if (markup.startsWith('<!--')) return 'comment'
+  if (markup.startsWith('<![CDATA[')) return 'cdata'
+  if ('<!--'.startsWith(markup) || '<![CDATA['.startsWith(markup)) return ''
+  throw new MalformedXml(
+    `${JSON.stringify(markup)}… is a DTD or entity declaration (<!DOCTYPE, <!ENTITY), which is not accepted`,
+  )
+}
+
 /**
  * Scans `input`, saying when each element of depth 1 opens and when each of depth 1 to 3 closes;
  * those `want` says yes to (from their path) are given whole on closing. Throws MalformedXml
@@ -52,6 +72,8 @@ export async function* scanElements(
   let markup = ''
   let inMarkup = false
   let quote = ''
+  /** What the markup being read is, once its first characters say. */
+  let kind: MarkupKind | '' = ''
   /** The depth of the element being captured (0: none), its text, its length so far. */
   let captureDepth = 0
   let capture = ''
@@ -138,32 +160,37 @@ export async function* scanElements(
           at = lt + 1
           continue
         }
-        const c = chunk[at++]
-        markup += c
-        if (markup.length > maxChars) throw new MalformedXml(`a tag longer than ${maxChars} characters`)
-        if (markup[1] === '!') {
-          if ('<!--'.startsWith(markup) || '<![CDATA['.startsWith(markup)) continue
-          if (markup.startsWith('<!--')) {
-            if (markup.length >= 7 && markup.endsWith('-->')) finish()
-            continue
-          }
-          if (markup.startsWith('<![CDATA[')) {
-            if (markup.length >= 12 && markup.endsWith(']]>')) finish()
-            continue
-          }
-          throw new MalformedXml(
-            `${JSON.stringify(markup)}… is a DTD or entity declaration (<!DOCTYPE, <!ENTITY), which is not accepted`,
-          )
-        }
-        if (markup[1] === '?') {
-          if (markup.length >= 4 && markup.endsWith('?>')) finish()
+        if (!kind) {
+          // The first characters say what the markup is; then it is read in runs up to what can end it.
+          markup += chunk[at++]
+          kind = classify(markup)
           continue
         }
-        if (quote) {
-          if (c === quote) quote = ''
-        } else if (c === '"' || c === "'") quote = c
-        else if (c === '>') finish()
-        else if (c === '<') throw new MalformedXml(`a '<' inside the tag ${JSON.stringify(markup.slice(0, 40))}`)
+        if (kind === 'tag') {
+          if (quote) {
+            const q = chunk.indexOf(quote, at)
+            const stop = q < 0 ? chunk.length : q + 1
+            append(chunk.slice(at, stop))
+            at = stop
+            if (q >= 0) quote = ''
+            continue
+          }
+          TAG_STOP.lastIndex = at
+          const found = TAG_STOP.exec(chunk)
+          const stop = found ? found.index + 1 : chunk.length
+          append(chunk.slice(at, stop))
+          at = stop
+          const c = found?.[0]
+          if (c === '"' || c === "'") quote = c
+          else if (c === '>') finish()
+          else if (c === '<') throw new MalformedXml(`a '<' inside the tag ${JSON.stringify(markup.slice(0, 40))}`)
+          continue
+        }
+        const gt = chunk.indexOf('>', at)
+        const stop = gt < 0 ? chunk.length : gt + 1
+        append(chunk.slice(at, stop))
+        at = stop
+        if (gt >= 0 && markup.length >= MIN_LENGTH[kind] && markup.endsWith(TERMINATOR[kind])) finish()
       }
       if (events.length) yield* events.splice(0)
     }
@@ -179,6 +206,12 @@ export async function* scanElements(
     const tag = markup
     inMarkup = false
     markup = ''
+    kind = ''
     complete(tag)
+  }
+
+  function append(part: string) {
+    markup += part
+    if (markup.length > maxChars) throw new MalformedXml(`markup longer than ${maxChars} characters`)
   }
 }
