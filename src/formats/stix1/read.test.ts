@@ -325,7 +325,9 @@ const OLDER = `<STIX_Package xmlns="http://stix.mitre.org/stix-1" xmlns:indicato
   xmlns:URIObj="http://cybox.mitre.org/objects#URIObject-2" xmlns:WinRegistryKeyObj="http://cybox.mitre.org/objects#WinRegistryKeyObject-2"
   xmlns:WinMutexObj="http://cybox.mitre.org/objects#WinMutexObject-2" xmlns:HTTPSessionObj="http://cybox.mitre.org/objects#HTTPSessionObject-2"
   xmlns:ASObj="http://cybox.mitre.org/objects#ASObject-1" xmlns:AddressObj="http://cybox.mitre.org/objects#AddressObject-2"
-  xmlns:SocketObj="http://cybox.mitre.org/objects#SocketAddressObject-1" version="1.0">
+  xmlns:SocketObj="http://cybox.mitre.org/objects#SocketAddressObject-1" xmlns:cyboxCommon="http://cybox.mitre.org/common-2"
+  xmlns:FileObj="http://cybox.mitre.org/objects#FileObject-2"
+  xmlns:WinExecutableFileObj="http://cybox.mitre.org/objects#WinExecutableFileObject-2" version="1.0">
   <Indicators>
     <Indicator xsi:type="indicator:IndicatorType" id="old:1">
       <indicator:Observable>
@@ -354,6 +356,15 @@ const OLDER = `<STIX_Package xmlns="http://stix.mitre.org/stix-1" xmlns:indicato
         <cybox:Observable><cybox:Object><cybox:Properties xsi:type="ASObj:ASObjectType"><ASObj:Number>1</ASObj:Number></cybox:Properties></cybox:Object></cybox:Observable>
       </cybox:Observable_Composition></indicator:Observable>
     </Indicator>
+    <Indicator xsi:type="indicator:IndicatorType" id="old:5">
+      <indicator:Observable><cybox:Object><cybox:Properties xsi:type="WinExecutableFileObj:WindowsExecutableFileObjectType">
+        <FileObj:Size_In_Bytes>1024</FileObj:Size_In_Bytes>
+        <FileObj:Hashes>
+          <cyboxCommon:Hash><cyboxCommon:Type>MD5</cyboxCommon:Type><cyboxCommon:Simple_Hash_Value condition="Equals">${MD5}##comma##${MD5.replace('D', 'E')}</cyboxCommon:Simple_Hash_Value></cyboxCommon:Hash>
+          <cyboxCommon:Hash><cyboxCommon:Type>SSDEEP</cyboxCommon:Type><cyboxCommon:Fuzzy_Hash_Value>3:abc:def</cyboxCommon:Fuzzy_Hash_Value></cyboxCommon:Hash>
+        </FileObj:Hashes>
+      </cybox:Properties></cybox:Object></indicator:Observable>
+    </Indicator>
   </Indicators>
 </STIX_Package>`
 
@@ -365,6 +376,7 @@ describe('STIX 1.0, unprefixed, and the objects Bulwark does not write', () => {
       ['packages[0] Indicators[1]', 1, null],
       ['packages[0] Indicators[2]', 1, 'old:3: an address of category mac is not an Indicator Bulwark holds'],
       ['packages[0] Indicators[3]', 0, 'old:4: an Observable_Composition with operator AND is not read (only OR)'],
+      ['packages[0] Indicators[4]', 2, null],
     ])
     const items = indicatorsOf(events)
     expect(items.map(keyOf)).toEqual([
@@ -373,7 +385,16 @@ describe('STIX 1.0, unprefixed, and the objects Bulwark does not write', () => {
       { type: 'Mutex', values: ['evil-mutex'] },
       { type: 'User Agent', values: ['EvilBot/1.0'] },
       { type: 'ASN', values: ['ASN64500'] },
+      { type: 'File', values: [MD5, null, null] },
+      { type: 'File', values: [MD5.replace('D', 'E'), null, null] },
     ])
+    // A list of one hash is one File each, and what the file says beside it goes with each.
+    expect(items[5].attribute).toEqual([
+      { type: 'External ID', value: 'old:5' },
+      { type: 'Additional Analysis and Context', value: 'SSDEEP = 3:abc:def' },
+      { type: 'Additional Analysis and Context', value: 'Size_In_Bytes = 1024' },
+    ])
+    expect(items[6].attribute).toEqual(items[5].attribute)
     expect(items[0]).not.toHaveProperty('confidence')
     expect(items[0].active).toBe(true)
   })

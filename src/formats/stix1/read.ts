@@ -348,10 +348,6 @@ function propertiesIndicators(props: El): Found[] {
       if (kind !== 'URL' && kind !== 'Domain Name') throw new Error(`a URI of type ${kind} is not an Indicator`)
       return required(child(props, 'Value'), 'Value', props).map((v) => one(kind === 'URL' ? 'URL' : 'Host', v))
     }
-    case 'FileObjectType':
-    case 'WindowsFileObjectType':
-    case 'WindowsExecutableFileObjectType':
-      return fileIndicators(props)
     case 'EmailMessageObjectType': {
       const header = child(props, 'Header')
       const from = child(header, 'From')
@@ -376,6 +372,8 @@ function propertiesIndicators(props: El): Found[] {
     case 'ASObjectType':
       return required(child(props, 'Number'), 'Number', props).map((v) => one('ASN', asn(v)))
     default:
+      // FileObjectType and its extensions (Windows, Windows executable, Unix, archive, image, PDF files).
+      if (type.endsWith('FileObjectType')) return fileIndicators(props)
       throw new Error(`a CybOX ${type} is not an Indicator Bulwark holds`)
   }
 }
