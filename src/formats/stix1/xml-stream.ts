@@ -151,6 +151,8 @@ export async function* scanElements(
       }
       let at = 0
       while (at < chunk.length) {
+        // Given as soon as closed: a chunk may be a whole package (the TAXII 1.1 puller's are).
+        if (events.length) yield* events.splice(0)
         if (!inMarkup) {
           const lt = chunk.indexOf('<', at)
           text(chunk.slice(at, lt < 0 ? chunk.length : lt))
