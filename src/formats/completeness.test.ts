@@ -1,6 +1,6 @@
 /**
  * Every Indicator type of the model in every format: its STIX 2.1 pattern both ways, its STIX 1.1.1
- * observable, and what the bundle, CSV, plain-list and batch-file readers make of it, down to the
+ * observable written and read back, and what the bundle, CSV, plain-list and batch-file readers make of it, down to the
  * type and values the batch job reads from the item (readIndicatorKey); a plain list without
  * --type too, for every type its values tell. The types come from INDICATOR_TYPES, so a type added
  * there without a sample here, or without a mapping in a format, fails.
@@ -16,7 +16,8 @@ import { csvFile } from './csv/csv.js'
 import type { Format, ReadIndicator } from './format.js'
 import { plainList } from './text/text.js'
 import { DETECTABLE_TYPES } from './text/values.js'
-import { CYBOX_OBJECT_SCHEMAS, cyboxProperties, renderIndicator } from './stix1/stix.js'
+import { stix1Packages } from './stix1/read.js'
+import { CYBOX_OBJECT_SCHEMAS, cyboxProperties, renderIndicator, renderPackage } from './stix1/stix.js'
 import { stixBundle } from './stix2/bundle.js'
 import { StixIds, indicatorsOfPattern, stixPattern, toStixIndicator } from './stix2/stix.js'
 
@@ -168,6 +169,11 @@ describe.each(cases)('%s', (_name, def, values) => {
           texts.some((t) => t !== '' && value.endsWith(t)),
           `${value} in ${properties}`,
         ).toBe(true)
+  })
+
+  it(`${JSON.stringify(values)}: STIX 1.1.1 package, written and read`, async () => {
+    const text = renderPackage('https://bulwark.example', 'Owner', [feedIndicator(def, values)])
+    expect(asJobReadsThem(await readAll(stix1Packages, text))).toEqual([expected])
   })
 
   it(`${JSON.stringify(values)}: CSV`, async () => {

@@ -11,7 +11,7 @@ describe('the format list', () => {
   it('names each format once, and every one reads or writes', () => {
     expect(new Set(FORMATS.map((f) => f.name)).size).toBe(FORMATS.length)
     expect(FORMATS.every((f) => f.reader || f.writer)).toBe(true)
-    expect(READ_FORMATS).toEqual(['stix', 'misp', 'batch', 'csv', 'list'])
+    expect(READ_FORMATS).toEqual(['stix', 'stix1', 'misp', 'batch', 'csv', 'list'])
     expect(WRITE_FORMATS).toEqual(['stix', 'batch'])
     expect(findFormat('csv')?.name).toBe('csv')
     expect(findFormat('xml')).toBeUndefined()
@@ -24,6 +24,11 @@ describe('the format list', () => {
     ['feed.json', '{"objects": [', 'stix'],
     ['feed.json', '{"spec_version": "2.1"', 'stix'],
     ['feed.json', '{"indicator": [{"type": "Host"}]}', 'batch'],
+    ['feed.xml', '<stix:STIX_Package xmlns:stix="http://stix.mitre.org/stix-1">', 'stix1'],
+    ['feed.xml', '<rss>', 'stix1'],
+    ['feed', '<?xml version="1.0"?>\n<STIX_Package xmlns="http://stix.mitre.org/stix-1">', 'stix1'],
+    ['feed', '<rss>', 'list'],
+    ['feed.txt', '<stix:STIX_Package>', 'list'],
     ['feed.csv', BUNDLE_HEAD, 'csv'],
     ['feed.txt', BUNDLE_HEAD, 'list'],
     ['feed', 'bad.example', 'list'],
@@ -35,12 +40,9 @@ describe('the format list', () => {
     const unread = () => {
       throw new Error('read')
     }
-    expect(['a.stix', 'a.stix.json', 'a.csv', 'a.txt'].map((name) => detectFormat(name, unread).name)).toEqual([
-      'stix',
-      'stix',
-      'csv',
-      'list',
-    ])
+    expect(['a.stix', 'a.stix.json', 'a.xml', 'a.csv', 'a.txt'].map((name) => detectFormat(name, unread).name)).toEqual(
+      ['stix', 'stix', 'stix1', 'csv', 'list'],
+    )
   })
 
   it.each([
