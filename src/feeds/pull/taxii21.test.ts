@@ -2,7 +2,8 @@
  * The TAXII 2.1 puller against another Bulwark over real HTTPS, and against OASIS medallion (the
  * reference TAXII 2.1 server) when the machine has it: every object arrives, exactly once in one
  * pull, and a pull killed after any page and resumed from that page's cursor misses nothing, also
- * where thousands of objects share one date_added across page boundaries.
+ * where thousands of objects share one date_added across page boundaries, and where the server
+ * serves its Groups and relationships after all its Indicators (the sweep).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
