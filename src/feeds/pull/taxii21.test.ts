@@ -504,6 +504,14 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
       )
       expect(relationships.size).toBe(swept ? GRAPH - GROUPS - 1 : 0)
     }
+    // A sweep under way when the feed's types changed to leave it nothing: the pull is whole, asking nothing.
+    const before = log.length
+    const sweeping = { collection: cursor.collection, addedAfter: taxiiTime(LAST_GROUP_AT), pullFrom: null, sweep: {} }
+    const ended = await pull(feed(root, { collection: ORG, types: ['indicator'] }), http, { cursor: sweeping })
+    expect(ended.pages.map((p) => [p.fetched, p.cursor])).toEqual([
+      [0, { collection: cursor.collection, addedAfter: taxiiTime(LAST_GROUP_AT) }],
+    ])
+    expect(log.slice(before).filter((l) => l.url.includes('/objects/'))).toEqual([])
   })
 
   it('narrows to match[type]', async () => {

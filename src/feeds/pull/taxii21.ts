@@ -30,9 +30,10 @@
  * and relationships). A walk resumed from a cursor D taken in an earlier part never sees what a
  * later part holds dated at or before D. So every cursor of an unfinished pull also keeps
  * `pullFrom`, the `added_after` the pull began with; a pull that did not walk unbroken from there
- * (resumed from such a cursor, or begun again after an expired `next`) follows its whole walk by a
- * sweep: a second walk from `pullFrom` with `match[type]` = SWEEP_TYPES (∩ settings.types), every
- * type the stix reader imports but `indicator`. The objects it re-reads are stored `unchanged`.
+ * (resumed from such a cursor, or going on with a later `added_after` after an expired `next` or a
+ * `more` without `next`) follows its whole walk by a sweep: a second walk from `pullFrom` with
+ * `match[type]` = SWEEP_TYPES (∩ settings.types), every type the stix reader imports but
+ * `indicator`. The objects it re-reads are stored `unchanged`.
  * The sweep's pages carry its own safe cursor (`sweep.addedAfter`, the same rule), so a stop during
  * the sweep resumes the sweep, not the walk. Only its end drops `pullFrom`, and the cursor becomes
  * the walk's last date, not the sweep's: an Indicator stored after the walk ended may be dated
@@ -196,6 +197,11 @@ async function* pullTaxii21(context: PullContext, pageSize: number): AsyncIterab
     }
     if (!whole || !broken || sweepTypes.length === 0) return
     start = pullFrom ?? undefined
+  } else if (sweepTypes.length === 0) {
+    // The feed's types changed since the sweep began, leaving it nothing to ask for: the pull is whole.
+    const out = page([], cursorOf(walkLast, false))
+    if (out) yield out
+    return
   }
   for await (const w of walk(start, sweepTypes)) {
     const out = page(
@@ -229,7 +235,7 @@ async function* walkTaxii21(w: {
   after: string | undefined
   match: readonly string[] | undefined
   stop: () => boolean
-  /** Called when an expired `next` makes the walk begin again, with the date it begins from. */
+  /** Called when the walk goes on with a new `added_after` (an expired `next`, `more` without `next`), with that date. */
   onRestart?: (from: string | undefined) => void
 }): AsyncGenerator<WalkPage> {
   const { http, signal, objectsUrl } = w
@@ -313,6 +319,7 @@ async function* walkTaxii21(w: {
     walkAfter = committed !== walkAfter ? committed : last
     next = undefined
     previousLast = undefined
+    w.onRestart?.(walkAfter)
   }
 }
 
