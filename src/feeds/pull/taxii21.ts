@@ -41,9 +41,9 @@
  * A sweep resumed after a stop is itself lossless only if the server orders the sweep's types by
  * date_added among themselves. Bulwark does, but for its few markings (dated 2017 and 2022), which
  * come first; its Groups and relationships follow in one date order, and a page's cursor is never
- * past the page's own last date, so no marking moves it past a Group unread. A server that also split those types into parts
- * could, after a stop during the sweep, hide a later part's objects dated in (pullFrom, the sweep's
- * cursor] until they change. Sweeping again from `pullFrom` after such a stop would close that, but
+ * past the page's own last date, so no marking moves it past a Group unread. A server that also
+ * split those types into parts could, after a stop during the sweep, hide a later part's objects
+ * dated in (pullFrom, the sweep's cursor] until they change. Sweeping again from `pullFrom` after such a stop would close that, but
  * a sweep longer than the run's cap would then be cut at the same place every run and never end,
  * and on a server ordering those types it would re-read the sweep for nothing; so it does not.
  */
