@@ -2,7 +2,8 @@
  * The TAXII 2.1 puller against another Bulwark over real HTTPS, and against OASIS medallion (the
  * reference TAXII 2.1 server) when the machine has it: every object arrives, exactly once in one
  * pull, and a pull killed after any page and resumed from that page's cursor misses nothing, also
- * where thousands of objects share one date_added across page boundaries.
+ * where thousands of objects share one date_added across page boundaries, and where the server
+ * serves its Groups and relationships after all its Indicators (the sweep).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -17,7 +18,7 @@ import { type LoopbackHttpLog, loopbackFeedHttp } from '../../test/loopback-feed
 import { CLIENTS_DIR, PYTHON } from '../../test/real-clients.js'
 import { findFormat } from '../../formats/index.js'
 import { PULLERS } from '../pullers.js'
-import { createTaxii21Puller, microseconds, newestBelow } from './taxii21.js'
+import { SWEEP_TYPES, createTaxii21Puller, microseconds, newestBelow } from './taxii21.js'
 
 const ROOT_PATH = '/api/services/taxii/v2/taxii/svc_taxii/'
 const INDICATORS = 3000
@@ -27,6 +28,20 @@ const SHARED_COUNT = 250
 const BASE = Date.parse('2026-03-01T00:00:00.000Z')
 const SHARED_AT = new Date(BASE + SHARED_FROM * 1000).toISOString()
 const taxiiTime = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000Z`
+/**
+ * Groups and their relationships, which Bulwark serves after all its Indicators though most are
+ * dated among them: Group j is dated as h(50+100j), its relationship to h(100j) as h(75+100j), its
+ * relationship to Group j+1 as h(80+100j). One more Group is dated after the last Indicator.
+ */
+const GROUP_TYPES = ['Adversary', 'Campaign', 'Incident', 'Intrusion Set', 'Malware', 'Tool', 'Attack Pattern']
+const GROUPS = 30
+const GRAPH = GROUPS + 1 + GROUPS + (GROUPS - 1)
+const LAST_GROUP_AT = BASE + (INDICATORS - 1) * 1000 + 500
+const ALL = INDICATORS + 4 + GRAPH
+const isGraph = (o: { type: string }) => o.type !== 'indicator' && o.type !== 'marking-definition'
+/** Requests of the sweep: the only ones with match[type] where the feed sets no types. */
+const sweepRequests = (log: LoopbackHttpLog[]) =>
+  log.filter((l) => l.url.includes('/objects/') && new URL(l.url).searchParams.has('match[type]'))
 
 function feed(url: string, settings: FeedDefinition['settings'], extra: Partial<FeedDefinition> = {}): FeedDefinition {
   return {
@@ -145,11 +160,54 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
         last_modified: shared ? SHARED_AT : new Date(BASE + k * 1000).toISOString(),
       }
     })
+    const indicatorIds: number[] = []
     for (let i = 0; i < rows.length; i += 500)
-      await t.store.db
-        .insertInto('indicator')
-        .values(rows.slice(i, i + 500))
-        .execute()
+      indicatorIds.push(
+        ...(
+          await t.store.db
+            .insertInto('indicator')
+            .values(rows.slice(i, i + 500))
+            .returning('id')
+            .execute()
+        ).map((r) => r.id),
+      )
+    const at = (ms: number) => new Date(ms).toISOString()
+    const groupIds: number[] = []
+    for (let j = 0; j <= GROUPS; j++) {
+      const date = j < GROUPS ? at(BASE + (50 + 100 * j) * 1000) : at(LAST_GROUP_AT)
+      const row = await t.store.db
+        .insertInto('intel_group')
+        .values({
+          owner_id: org,
+          type: GROUP_TYPES[j % GROUP_TYPES.length],
+          name: `group ${j}`,
+          date_added: date,
+          last_modified: date,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      groupIds.push(row.id)
+    }
+    const link = (fromKind: string, fromId: number, toKind: string, toId: number, ms: number) => ({
+      from_kind: fromKind,
+      from_id: fromId,
+      to_kind: toKind,
+      to_id: toId,
+      association_type_id: 0,
+      source: 'API',
+      date_added: at(ms),
+    })
+    const links = []
+    for (let j = 0; j < GROUPS; j++) {
+      const [g, i] = [groupIds[j], indicatorIds[100 * j]]
+      links.push(link('group', g, 'indicator', i, BASE + (75 + 100 * j) * 1000))
+      links.push(link('indicator', i, 'group', g, BASE + (75 + 100 * j) * 1000))
+      if (j + 1 < GROUPS) {
+        links.push(link('group', g, 'group', groupIds[j + 1], BASE + (80 + 100 * j) * 1000))
+        links.push(link('group', groupIds[j + 1], 'group', g, BASE + (80 + 100 * j) * 1000))
+      }
+    }
+    await t.store.db.insertInto('association').values(links).execute()
     full = await pull(feed(root, { collection: ORG }), http)
     all = idsOf(full)
   })
@@ -160,10 +218,13 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
   })
 
   it('brings every object exactly once, a page per envelope, each within the limit', () => {
-    // The four TLP marking definitions come first, then the Indicators.
-    expect(all).toHaveLength(INDICATORS + 4)
-    expect(new Set(all).size).toBe(INDICATORS + 4)
-    expect(full.pages).toHaveLength(Math.ceil((INDICATORS + 4) / 100))
+    // The four TLP marking definitions come first, then the Indicators, then the Groups and relationships.
+    expect(all).toHaveLength(ALL)
+    expect(new Set(all).size).toBe(ALL)
+    expect(full.pages).toHaveLength(Math.ceil(ALL / 100))
+    const graph = full.objects.flat().filter(isGraph)
+    expect(graph.filter((o) => o.type === 'relationship')).toHaveLength(GRAPH - GROUPS - 1)
+    expect(full.objects.at(-1)!.slice(-GRAPH)).toEqual(graph)
     expect(full.pages.map((p) => p.name).slice(0, 2)).toEqual(['page 1', 'page 2'])
     for (const page of full.pages) {
       expect(page.format).toBe('stix')
@@ -174,6 +235,8 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
     const objectRequests = log.filter((l) => l.url.includes('/objects/'))
     expect(objectRequests.every((l) => new URL(l.url).searchParams.get('limit') === '100')).toBe(true)
     expect(objectRequests.slice(1).every((l) => new URL(l.url).searchParams.has('next'))).toBe(true)
+    // A pull that ran unbroken makes no sweep.
+    expect(sweepRequests(log)).toEqual([])
   })
 
   it('gives pages the stix reader reads', async () => {
@@ -194,12 +257,14 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
   it('keeps a cursor below each page’s last date, and the walk’s last date once it is whole', () => {
     const collection = full.pages[0].cursor.collection
     expect(typeof collection).toBe('string')
+    // The cursor of an unfinished pull keeps where it began: here the beginning (null).
+    expect(full.pages[0].cursor).toMatchObject({ collection, pullFrom: null })
     // Page 11 (h996…h1095) ends inside the run of equal dates: its cursor is its first date, the newest it knows below the run.
-    expect(full.pages[10].cursor).toEqual({ collection, addedAfter: taxiiTime(BASE + 996 * 1000) })
+    expect(full.pages[10].cursor).toEqual({ collection, addedAfter: taxiiTime(BASE + 996 * 1000), pullFrom: null })
     // Page 12 is all one date: nothing on it is below its last, the cursor stays.
     expect(full.pages[11].cursor).toEqual(full.pages[10].cursor)
-    const lastIndicator = new Date(BASE + (INDICATORS - 1) * 1000).toISOString()
-    expect(full.pages.at(-1)!.cursor).toEqual({ collection, addedAfter: `${lastIndicator.slice(0, 23)}000Z` })
+    // The last page ends with the newest Group; the whole pull's cursor is that date, without pullFrom.
+    expect(full.pages.at(-1)!.cursor).toEqual({ collection, addedAfter: taxiiTime(LAST_GROUP_AT) })
     let previous = -1
     for (const page of full.pages) {
       const at = microseconds(page.cursor.addedAfter as string)!
@@ -208,22 +273,108 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
     }
   })
 
-  it('resumed from the cursor of any page after a kill, misses nothing, re-reading at most the boundary', async () => {
+  it('resumed from the cursor of any page after a kill, misses nothing, re-reading at most the boundary and the sweep', async () => {
     for (const k of [0, 9, 10, 11, 12, 13, 20]) {
       const resumed = await pull(feed(root, { collection: ORG }), http, { cursor: full.pages[k].cursor })
       const union = new Set([...idsOf(full, 0, k + 1), ...idsOf(resumed)])
-      expect(union.size, `killed after page ${k + 1}`).toBe(INDICATORS + 4)
+      expect(union.size, `killed after page ${k + 1}`).toBe(ALL)
       const reread = idsOf(resumed).length - idsOf(full, k + 1).length
       expect(reread, `killed after page ${k + 1}`).toBeGreaterThanOrEqual(0)
-      expect(reread, `killed after page ${k + 1}`).toBeLessThanOrEqual(100 + SHARED_COUNT)
+      expect(reread, `killed after page ${k + 1}`).toBeLessThanOrEqual(100 + SHARED_COUNT + GRAPH + 4)
+      expect(resumed.pages.at(-1)!.cursor, `killed after page ${k + 1}`).toEqual(full.pages.at(-1)!.cursor)
     }
+  })
+
+  it('a pull killed among the Indicators and resumed gets every Group and relationship, through the sweep', async () => {
+    const graphIds = new Set(
+      full.objects
+        .flat()
+        .filter(isGraph)
+        .map((o) => o.id),
+    )
+    const collection = full.pages[0].cursor.collection
+    for (const k of [4, 20, 29]) {
+      const before = log.length
+      const resumed = await pull(feed(root, { collection: ORG }), http, { cursor: full.pages[k].cursor })
+      const killedAt = full.pages[k].cursor.addedAfter as string
+      // The walk resumed: its pages end with the one whose cursor starts the sweep from where the pull began.
+      const walkEnd = resumed.pages.findIndex((p) => p.cursor.sweep !== undefined)
+      expect(resumed.pages[walkEnd].cursor).toEqual({
+        collection,
+        addedAfter: taxiiTime(LAST_GROUP_AT),
+        pullFrom: null,
+        sweep: {},
+      })
+      // Alone, it would have lost the Groups and relationships dated at or before the kill's cursor…
+      const walked = new Set([...idsOf(full, 0, k + 1), ...idsOf(resumed, 0, walkEnd + 1)])
+      const lost = [...graphIds].filter((id) => !walked.has(id))
+      expect(lost.length, `killed after page ${k + 1} (${killedAt})`).toBeGreaterThanOrEqual(
+        Math.floor((k * 100) / 100),
+      )
+      // …which the sweep brings: every one of them, and every Indicator, arrives.
+      const union = new Set([...idsOf(full, 0, k + 1), ...idsOf(resumed)])
+      for (const id of graphIds) expect(union.has(id), `${id} after a kill after page ${k + 1}`).toBe(true)
+      expect(union.size).toBe(ALL)
+      expect(idsOf(resumed, walkEnd + 1).filter((id) => id.startsWith('indicator--'))).toEqual([])
+      // One sweep, from the beginning (where the pull began), naming every type but indicator.
+      const sweeps = sweepRequests(log.slice(before))
+      expect(sweeps).toHaveLength(1)
+      const query = new URL(sweeps[0].url).searchParams
+      expect(query.has('added_after')).toBe(false)
+      expect(query.get('match[type]')!.split(',')).toEqual([...SWEEP_TYPES])
+      expect(SWEEP_TYPES).not.toContain('indicator')
+      expect(SWEEP_TYPES).toEqual(expect.arrayContaining(['threat-actor', 'relationship', 'sighting', 'report']))
+      // Once the sweep is whole, the cursor is the walk's last date and forgets where the pull began.
+      expect(resumed.pages.at(-1)!.cursor).toEqual({ collection, addedAfter: taxiiTime(LAST_GROUP_AT) })
+    }
+  })
+
+  it('a pull killed during its sweep resumes the sweep, from the sweep’s own cursor, and completes', async () => {
+    // A pull from importFrom (its pullFrom), pages of 10: killed after its 20th page, then again during the sweep.
+    const from = new Date(BASE + 2000.5 * 1000).toISOString()
+    const definition = feed(root, { collection: ORG }, { importFrom: from })
+    const collection = full.pages[0].cursor.collection
+    const control = await pull(definition, http, { pageSize: 10 })
+    const expected = new Set(idsOf(control))
+    const beforeFirst = log.length
+    const first = await pull(definition, http, { pageSize: 10, remaining: 200 })
+    expect(first.pages).toHaveLength(20)
+    expect(first.pages.at(-1)!.cursor).toMatchObject({ collection, pullFrom: taxiiTime(BASE + 2000.5 * 1000) })
+    expect(sweepRequests(log.slice(beforeFirst))).toEqual([])
+    const second = await pull(definition, http, { pageSize: 10, cursor: first.pages.at(-1)!.cursor })
+    const sweepPages = second.pages.filter((p) => (p.cursor.sweep as { addedAfter?: string } | undefined)?.addedAfter)
+    const sweepFrom = { addedAfter: taxiiTime(BASE + 2000.5 * 1000) }
+    expect(sweepPages.length).toBeGreaterThanOrEqual(3)
+    // The page that ends the walk starts the sweep at pullFrom; the sweep's pages move only its own cursor.
+    expect(sweepPages[0].cursor).toEqual({
+      collection,
+      addedAfter: taxiiTime(LAST_GROUP_AT),
+      pullFrom: sweepFrom.addedAfter,
+      sweep: sweepFrom,
+    })
+    const kill = sweepPages[2]
+    const killedAt = second.pages.indexOf(kill)
+    expect((kill.cursor.sweep as { addedAfter: string }).addedAfter > sweepFrom.addedAfter).toBe(true)
+    const beforeThird = log.length
+    const third = await pull(definition, http, { pageSize: 10, cursor: kill.cursor })
+    const requests = log.slice(beforeThird).filter((l) => l.url.includes('/objects/'))
+    // Only the sweep is walked again, from the sweep's cursor, not the Indicators.
+    expect(sweepRequests(requests)).toEqual(requests)
+    expect(new URL(requests[0].url).searchParams.get('added_after')).toBe(
+      (kill.cursor.sweep as { addedAfter: string }).addedAfter,
+    )
+    expect(idsOf(third).filter((id) => id.startsWith('indicator--'))).toEqual([])
+    expect(third.pages.at(-1)!.cursor).toEqual({ collection, addedAfter: taxiiTime(LAST_GROUP_AT) })
+    const union = new Set([...idsOf(first), ...idsOf(second, 0, killedAt + 1), ...idsOf(third)])
+    expect(union).toEqual(expected)
+    expect([...expected].filter((id) => !id.startsWith('indicator--')).length).toBeGreaterThan(20)
   })
 
   it('would lose the rest of a shared date were the cursor the page’s last date (what the cursor avoids)', async () => {
     const naive = { ...full.pages[11].cursor, addedAfter: `${SHARED_AT.slice(0, 23)}000Z` }
     const resumed = await pull(feed(root, { collection: ORG }), http, { cursor: naive })
     const union = new Set([...idsOf(full, 0, 12), ...idsOf(resumed)])
-    expect(INDICATORS + 4 - union.size).toBe(SHARED_FROM + SHARED_COUNT + 4 - 1200)
+    expect(ALL - union.size).toBe(SHARED_FROM + SHARED_COUNT + 4 - 1200)
   })
 
   it('after a whole pull, the next pull brings only what came since', async () => {
@@ -243,19 +394,23 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
       .execute()
     const later = await pull(feed(root, { collection: ORG }), http, { cursor: full.pages.at(-1)!.cursor })
     expect(later.objects.flat().map((o) => (o as { name?: string }).name)).toEqual(['later.example'])
+    expect(later.pages.map((p) => p.cursor)).toEqual([
+      { collection: full.pages[0].cursor.collection, addedAfter: taxiiTime(BASE + INDICATORS * 1000) },
+    ])
   })
 
   it('starts at importFrom on a first pull', async () => {
     const from = new Date(BASE + 2899.5 * 1000).toISOString()
     const pulled = await pull(feed(root, { collection: ORG }, { importFrom: from }), http)
-    expect(idsOf(pulled)).toHaveLength(101) // h2900…h2999 and later.example
+    // h2900…h2999, later.example, Group 29 and its relationship to h2900, and the last Group.
+    expect(idsOf(pulled)).toHaveLength(104)
   })
 
   it('stops at a page boundary once past the run’s cap, and the next run goes on from there', async () => {
     const first = await pull(feed(root, { collection: ORG }), http, { remaining: 250 })
     expect(first.pages).toHaveLength(3)
     const rest = await pull(feed(root, { collection: ORG }), http, { cursor: first.pages[2].cursor })
-    expect(new Set([...idsOf(first), ...idsOf(rest)]).size).toBe(INDICATORS + 5)
+    expect(new Set([...idsOf(first), ...idsOf(rest)]).size).toBe(ALL + 1)
   })
 
   it('stops at the page boundary where the run is aborted', async () => {
@@ -278,17 +433,19 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
     const collection = full.pages[0].cursor.collection
     const cursor = { collection, addedAfter: taxiiTime(BASE + 999 * 1000) }
     const pulled = await pull(feed(root, { collection: ORG }), http, { cursor, remaining: 1 })
+    const unfinished = { ...cursor, pullFrom: cursor.addedAfter }
     expect(pulled.pages.map((p) => p.cursor)).toEqual([
-      cursor,
-      cursor,
-      { collection, addedAfter: taxiiTime(Date.parse(SHARED_AT)) },
+      unfinished,
+      unfinished,
+      { ...unfinished, addedAfter: taxiiTime(Date.parse(SHARED_AT)) },
     ])
   })
 
   it('walks again from the stored cursor when a next has expired, and loses nothing', async () => {
     let pages = 0
     let refused: string | undefined
-    const expiring = loopbackFeedHttp({ user: readerName, password }, [], (url) => {
+    const expiringLog: LoopbackHttpLog[] = []
+    const expiring = loopbackFeedHttp({ user: readerName, password }, expiringLog, (url) => {
       // The request after page 5 finds its next gone, as medallion answers one it no longer holds.
       if (refused === undefined && pages === 5 && new URL(url).searchParams.has('next')) {
         refused = url
@@ -302,10 +459,59 @@ describe('TAXII 2.1 feed from another Bulwark', () => {
       },
     })
     expect(refused).toBeDefined()
-    expect(new Set(idsOf(pulled)).size).toBe(INDICATORS + 5)
-    // The walk restarted from page 5's cursor, re-reading only the end of page 5.
-    expect(idsOf(pulled).length - (INDICATORS + 5)).toBeGreaterThan(0)
-    expect(idsOf(pulled).length - (INDICATORS + 5)).toBeLessThanOrEqual(100)
+    expect(new Set(idsOf(pulled)).size).toBe(ALL + 1)
+    // The walk restarted from page 5's cursor, re-reading the end of page 5. Begun again above
+    // Groups and relationships it had not reached, it swept from the beginning: those dated
+    // below page 5's cursor came by the sweep alone, the markings and the rest came twice.
+    expect(sweepRequests(expiringLog)).toHaveLength(1)
+    const reread = countsOf(idsOf(pulled))
+    expect([...reread.values()].every((n) => n <= 2)).toBe(true)
+    const twice = [...reread].filter(([, n]) => n === 2).map(([id]) => id)
+    const indicatorsTwice = twice.filter((id) => id.startsWith('indicator--')).length
+    expect(indicatorsTwice).toBeGreaterThan(0)
+    expect(indicatorsTwice).toBeLessThanOrEqual(100)
+    const restartedAt = pulled.pages[4].cursor.addedAfter as string
+    const graphBelow = [...Array(GROUPS).keys()]
+      .flatMap((j) => [50 + 100 * j, 75 + 100 * j, ...(j + 1 < GROUPS ? [80 + 100 * j] : [])])
+      .filter((k) => taxiiTime(BASE + k * 1000) <= restartedAt).length
+    expect(graphBelow).toBeGreaterThan(0)
+    expect(twice.length - indicatorsTwice).toBe(4 + GRAPH - graphBelow)
+  })
+
+  it('sweeps only the types the feed asks for, and not at all for Indicators alone', async () => {
+    const cursor = full.pages[20].cursor
+    for (const [types, swept] of [
+      [['indicator', 'relationship', 'identity'], 'relationship'],
+      [['indicator'], undefined],
+    ] as const) {
+      const before = log.length
+      const resumed = await pull(feed(root, { collection: ORG, types: [...types] }), http, { cursor })
+      const sweeps = log
+        .slice(before)
+        .filter(
+          (l) => l.url.includes('/objects/') && new URL(l.url).searchParams.get('match[type]') !== types.join(','),
+        )
+      expect(sweeps.map((l) => new URL(l.url).searchParams.get('match[type]'))).toEqual(swept ? [swept] : [])
+      expect(resumed.pages.at(-1)!.cursor).toEqual({
+        collection: cursor.collection,
+        addedAfter: expect.any(String),
+      })
+      const relationships = new Set(
+        resumed.objects
+          .flat()
+          .filter((o) => o.type === 'relationship')
+          .map((o) => o.id),
+      )
+      expect(relationships.size).toBe(swept ? GRAPH - GROUPS - 1 : 0)
+    }
+    // A sweep under way when the feed's types changed to leave it nothing: the pull is whole, asking nothing.
+    const before = log.length
+    const sweeping = { collection: cursor.collection, addedAfter: taxiiTime(LAST_GROUP_AT), pullFrom: null, sweep: {} }
+    const ended = await pull(feed(root, { collection: ORG, types: ['indicator'] }), http, { cursor: sweeping })
+    expect(ended.pages.map((p) => [p.fetched, p.cursor])).toEqual([
+      [0, { collection: cursor.collection, addedAfter: taxiiTime(LAST_GROUP_AT) }],
+    ])
+    expect(log.slice(before).filter((l) => l.url.includes('/objects/'))).toEqual([])
   })
 
   it('narrows to match[type]', async () => {
