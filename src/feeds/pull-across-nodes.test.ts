@@ -4,7 +4,8 @@
  * Killed with SIGKILL in the middle of the pull, the puller's node is started again: its scheduler
  * takes the feed once the dead node's lease has run out, records the cut run as Interrupted and
  * resumes from the cursor stored with the last stored page. Every Indicator of the source arrives,
- * none twice, and the resumed pull does not start over.
+ * none twice, and the resumed pull does not start over. The same source's TAXII 1.1 poll service, run
+ * now through the API, brings the same Indicators back through the STIX 1 reader.
  */
 import { spawnSync } from 'node:child_process'
 import { type Server, createServer, request } from 'node:http'
@@ -24,6 +25,7 @@ let proxy: Server
 let proxyPort: number
 /** The `added_after` of each objects request the proxy passed on, in order ('' for none). */
 const objectRequests: string[] = []
+let taxii11Requests = 0
 
 async function api(port: number, method: string, path: string, body?: unknown) {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -70,6 +72,7 @@ async function loadSource(port: number) {
 function startProxy(target: number, port: number): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://proxy')
+    if (url.pathname.startsWith('/api/taxii/')) taxii11Requests++
     const isObjects = /\/objects\/?$/.test(url.pathname)
     if (isObjects) objectRequests.push(url.searchParams.get('added_after') ?? '')
     setTimeout(
@@ -168,6 +171,41 @@ describe('a TAXII 2.1 feed from another Bulwark, its node killed in the middle o
     // The resumed run made only what the cut one had not stored.
     expect(runs[0].created).toBeLessThan(INDICATORS)
     expect(runs[0].created).toBeGreaterThan(0)
+    node.process.kill('SIGTERM')
+    await node.exited
+  }, 180_000)
+
+  it('pulls the same source over TAXII 1.1, run now and waited for: its STIX 1.1.1 packages read back to the same Indicators', async () => {
+    const port = await freeLoopbackPort()
+    const node = await puller.start(port)
+    bulwark(['owners', 'create', 'Upstream 1.1', '--type', 'Source'])
+    bulwark(['memberships', 'set', 'admin-api', 'Upstream 1.1', 'Editor'])
+    const password = 'taxii-feed-reader-pa55'
+    const reader = spawnSync(
+      process.execPath,
+      [BIN, 'users', 'create', 'feed-reader', '--kind', 'taxii', '--password-stdin', '--json'],
+      { env: source.env, input: `${password}\n`, encoding: 'utf8' },
+    )
+    expect(reader.status, reader.stdout + reader.stderr).toBe(0)
+
+    const added = await api(port, 'POST', '/api/v3/feeds', {
+      name: 'upstream-taxii11',
+      kind: 'taxii11',
+      url: `http://127.0.0.1:${proxyPort}/api/taxii/discovery/`,
+      owner: 'Upstream 1.1',
+      // The source's own service addresses are its public URL's; a feed behind a proxy names the poll service.
+      settings: { collection: SOURCE_ORG, pollUrl: `http://127.0.0.1:${proxyPort}/api/taxii/poll/` },
+      credentials: { kind: 'basic', user: 'feed-reader', password },
+      intervalSeconds: 3600,
+      enabled: false,
+    })
+    expect(added.status, JSON.stringify(added.json)).toBe(201)
+    const run = await api(port, 'POST', `/api/v3/feeds/${added.json.data.id}/run?wait=true`)
+    expect(run.status, JSON.stringify(run.json)).toBe(200)
+    expect(run.json.data).toMatchObject({ status: 'Succeeded', created: INDICATORS, refused: 0 })
+    expect(taxii11Requests).toBeGreaterThan(0)
+    const count = await api(port, 'GET', `/api/v2/indicators?owner=${encodeURIComponent('Upstream 1.1')}&resultLimit=1`)
+    expect(count.json.data.resultCount).toBe(INDICATORS)
     node.process.kill('SIGTERM')
     await node.exited
   }, 180_000)

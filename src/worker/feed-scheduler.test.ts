@@ -2,7 +2,7 @@
  * The feed scheduler in a real server process (src/main.ts starts it beside the batch worker): a due
  * feed is run on the schedule and recorded, and `POST /v3/feeds/{id}/run?wait=true` runs it on the
  * node that answers. The feed points at a cloud metadata address, which the address rules refuse
- * before any connection, so every run fails the same way and says why (src/feeds/feeds.e2e.test.ts
+ * before any connection, so every run fails the same way and says why (src/feeds/pull-across-nodes.test.ts
  * pulls for real, and kills a node in the middle).
  */
 import { join } from 'node:path'
