@@ -7,11 +7,12 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import type { IncomingHttpHeaders } from 'node:http'
-import { createServer, request as httpsRequest } from 'node:https'
+import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FeedFetchError, type FeedHttp, type FeedRequest, type FeedResponse } from '../domain/feeds/pull.js'
+import type { FeedHttp } from '../domain/feeds/pull.js'
+import { createFeedHttp } from '../feeds/http/index.js'
 import { loadTlsMaterial } from '../protocols/http/tls.js'
 
 export interface ServedFile {
@@ -94,39 +95,10 @@ function conditions(headers: IncomingHttpHeaders): Pick<SeenRequest, 'ifNoneMatc
   return out
 }
 
-/** A FeedHttp over node:https that trusts `ca` only: 2xx and 304 resolve, anything else is a FeedFetchError. */
+/**
+ * The feed client itself (src/feeds/http/), trusting `ca` for this server's certificate and allowed
+ * to reach loopback, as a feed with `feedsAllowPrivateNetworks` on and that CA file would be.
+ */
 export function trustingHttp(ca: string): FeedHttp {
-  return {
-    request(url: string, init: FeedRequest = {}) {
-      return new Promise<FeedResponse>((resolve, reject) => {
-        const req = httpsRequest(url, { method: init.method ?? 'GET', headers: init.headers, ca }, (res) => {
-          const status = res.statusCode ?? 0
-          if (status !== 304 && (status < 200 || status > 299)) {
-            res.resume()
-            reject(new FeedFetchError('status', `${url} answered ${status}`, { status }))
-            return
-          }
-          const chunks = async function* () {
-            for await (const chunk of res) yield chunk as Buffer
-          }
-          resolve({
-            status,
-            url,
-            header: (name) => {
-              const value = res.headers[name.toLowerCase()]
-              return Array.isArray(value) ? value.join(', ') : value
-            },
-            chunks,
-            async text() {
-              const parts: Buffer[] = []
-              for await (const chunk of chunks()) parts.push(chunk)
-              return Buffer.concat(parts).toString('utf8')
-            },
-          })
-        })
-        req.on('error', (error) => reject(new FeedFetchError('network', error.message)))
-        req.end(init.body)
-      })
-    },
-  }
+  return createFeedHttp({ caPem: ca }, { allowPrivateNetworks: true })
 }

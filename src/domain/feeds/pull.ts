@@ -51,7 +51,7 @@ export class FeedFetchError extends Error {
 
 /** Items of one page, for a format of formats/ to read, and where the next pull starts once they are stored. */
 export interface PullPage {
-  /** The reader's name in formats/index.ts: stix2, stix1, misp, csv or text. */
+  /** The reader's name in formats/index.ts: stix (STIX 2.x), stix1, misp, csv or list (plain text). */
   format: string
   content: TextChunks
   /** The reader's options beyond its name (a list's type, a CSV's column map). */

@@ -49,7 +49,7 @@ async function* chunks(text: string) {
 /** One page of a plain list of Addresses, whose cursor is its number. */
 function listPage(n: number, values: string[]): PullPage {
   return {
-    format: 'text',
+    format: 'list',
     content: chunks(values.join('\n')),
     options: { type: 'Address' },
     name: `page ${n}`,

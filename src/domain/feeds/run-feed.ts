@@ -81,9 +81,6 @@ export const FEED_RUN_LISTED_REFUSALS = 100
 const MINUTE_MS = 60_000
 /** A failed run's message is kept to this many characters. */
 const MAX_ERROR_CHARS = 2_000
-/** Names a puller may give a page's format by, beside the formats' own (formats/index.ts). */
-const FORMAT_ALIASES: Record<string, string> = { stix2: 'stix', text: 'list' }
-
 class LeaseLost extends Error {
   constructor() {
     super('the feed was taken over by another node (its lease ran out)')
@@ -307,7 +304,7 @@ async function pullPages(
     const format = importFormat({
       owner: feed.owner,
       name: page.name,
-      format: FORMAT_ALIASES[page.format] ?? page.format,
+      format: page.format,
       type: page.options?.type,
       map: page.options?.map,
     })
