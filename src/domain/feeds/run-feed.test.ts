@@ -255,6 +255,39 @@ describe('pages and their cursor commit together', () => {
     expect(await batchJobsOf(t.store, owner)).toBe(2)
   })
 
+  it('stores a page larger than one job a job at a time, before reading the rest of it; the cursor with its last job', async () => {
+    const owner = await freshOwner()
+    const id = await insertFeed(t.store, { name: 'long-list', owner, createdBy: adminId })
+    const lines = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => `10.9.${(from + i) >> 8}.${(from + i) & 255}\n`).join('')
+    let jobsWhenHalfRead = 0
+    // The list's second half is given only once its first half's jobs are in the database: a run that
+    // held the page's jobs until the page was read whole would store none by then.
+    async function* content() {
+      yield lines(0, 250)
+      for (let wait = 0; wait < 100 && (jobsWhenHalfRead = await batchJobsOf(t.store, owner)) === 0; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      yield lines(250, 50)
+    }
+    const puller: Puller = {
+      async *pull() {
+        yield { ...listPage(1, []), content: content(), fetched: 300 }
+      },
+    }
+    // Jobs of a few kilobytes: the one page becomes several jobs.
+    await t.services.settings.set('batchMaxUploadBytes', '4000')
+    try {
+      const run = (await runFeed(t.store, t.services, id, depsOf(puller), manual))!
+      expect(run).toMatchObject({ status: 'Succeeded', pages: 1, fetched: 300, created: 300, refused: 0 })
+    } finally {
+      await t.services.settings.set('batchMaxUploadBytes', '2000000')
+    }
+    expect(jobsWhenHalfRead).toBeGreaterThan(0)
+    expect(await batchJobsOf(t.store, owner)).toBeGreaterThanOrEqual(3)
+    expect(JSON.parse((await feedRow(t.store, id)).cursor!)).toEqual({ page: 1 })
+    expect((await summaries(t.store, owner)).length).toBe(300)
+  })
+
   it('names a refusal by its page and line, and stops at the feed’s cap per run', async () => {
     const owner = await freshOwner()
     const id = await insertFeed(t.store, { name: 'capped', owner, createdBy: adminId, maxObjectsPerRun: 3 })

@@ -309,31 +309,45 @@ async function pullPages(
       map: page.options?.map,
     })
     mirrored.length = 0
-    const files: JobFile[] = []
+    // A job is stored (with the mirror's values it brought) and run as soon as it is made, so a page as
+    // large as a million-line list never waits whole in memory; the page's last job carries its cursor.
+    // Jobs stored before a stop are written again by the next run, which makes them unchanged: the
+    // cursor, not the jobs, says where the next pull starts.
+    const storeAndRun = async (file: JobFile | undefined, values: typeof mirrored, cursor?: string) => {
+      const id = await withTransaction(ctx, async (tctx) => {
+        const queued = file && (await queueJobFile(tctx, feed.owner, file, format.reader.sourceVersions))
+        if (feed.settings.mirror && values.length) await noteListValues(tctx, feed.id, runId, values)
+        const until = leaseLimit(options.leaseMs)
+        // The fence: a node that lost the feed stores neither the job nor the cursor.
+        const held =
+          cursor === undefined
+            ? await renewFeedLease(tctx.store.db, feed.id, options.workerId, until)
+            : await storeFeedCursor(tctx.store.db, feed.id, options.workerId, cursor, until)
+        if (!held) throw new LeaseLost()
+        return queued
+      })
+      if (id !== undefined && file) await runQueuedJob(ctx, id, file, progress.tally, FEED_RUN_LISTED_REFUSALS, signal)
+    }
     const events = placedIn(
       page.name,
       format.reader.read(page.content, { name: page.name, type: page.options?.type, map: page.options?.map }),
     )
+    let held: { file: JobFile; values: typeof mirrored } | undefined
     for await (const file of jobFilesOf(events, {
       maxBytes,
       tally: progress.tally,
       maxErrors: FEED_RUN_LISTED_REFUSALS,
       inputItem: page.name,
       shape,
-    }))
-      files.push(file)
-    const jobs = await withTransaction(ctx, async (tctx) => {
-      const ids: number[] = []
-      for (const file of files) ids.push(await queueJobFile(tctx, feed.owner, file, format.reader.sourceVersions))
-      if (feed.settings.mirror && mirrored.length) await noteListValues(tctx, feed.id, runId, [...mirrored])
-      const cursor = JSON.stringify(page.cursor)
-      // The fence: a node that lost the feed stores neither the page's jobs nor its cursor.
-      if (!(await storeFeedCursor(tctx.store.db, feed.id, options.workerId, cursor, leaseLimit(options.leaseMs))))
-        throw new LeaseLost()
-      return ids
-    })
-    for (const [i, id] of jobs.entries())
-      await runQueuedJob(ctx, id, files[i], progress.tally, FEED_RUN_LISTED_REFUSALS, signal)
+    })) {
+      if (held) {
+        if (signal.aborted || leaseLost()) return
+        await storeAndRun(held.file, held.values)
+      }
+      held = { file, values: mirrored.splice(0) }
+    }
+    // A page without items (a cursor that moved over nothing new) stores its cursor alone.
+    await storeAndRun(held?.file, [...(held?.values ?? []), ...mirrored.splice(0)], JSON.stringify(page.cursor))
     if (page.complete && feed.settings.mirror) await retireMissingValues(ctx, feed.id, runId)
     progress.pages++
     progress.fetched += page.fetched
