@@ -1,3 +1,27 @@
+import { XMLParser } from 'fast-xml-parser'
+
+/**
+ * A parser that gives XML back as it was written: elements in order, no value converted or trimmed,
+ * CDATA and comments kept apart. Numeric character references (`&#13;`) are decoded; a DTD never
+ * reaches it (its callers refuse one before parsing), so no entity is defined by the input.
+ */
+export function verbatimXmlParser(attributeNamePrefix: string): XMLParser {
+  return new XMLParser({
+    preserveOrder: true,
+    ignoreAttributes: false,
+    attributeNamePrefix,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    processEntities: true,
+    htmlEntities: true,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    cdataPropName: '#cdata',
+    commentPropName: '#comment',
+  })
+}
+
 /**
  * Escaping for XML built as text. Characters XML 1.0 cannot carry at all (most C0 controls,
  * lone surrogates, U+FFFE/U+FFFF) are replaced by U+FFFD: an Indicator value holding one must

@@ -16,10 +16,9 @@
  * TAXII 1.1 server may hold years, and every 24 hours of them is one more request).
  */
 import { randomUUID } from 'node:crypto'
-import { XMLParser } from 'fast-xml-parser'
 import { invalid, notFound } from '../../core/errors.js'
 import type { FeedHttp, PullContext, PullPage, Puller } from '../../domain/feeds/pull.js'
-import { xmlAttr, xmlText } from '../../formats/xml-text.js'
+import { verbatimXmlParser, xmlAttr, xmlText } from '../../formats/xml-text.js'
 
 /** TAXII 1.1.1 identifiers (Part 3 and 4; libtaxii's constants): the strings servers compare byte for byte. */
 export const TAXII11_NS = 'http://taxii.mitre.org/messages/taxii_xml_binding-1.1'
@@ -327,21 +326,7 @@ interface XmlElement {
   scope: Map<string, string>
 }
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '@_',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  processEntities: true,
-  // Numeric character references (&#13;) are decoded only with this on; a DTD never is (refused below).
-  htmlEntities: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  cdataPropName: '#cdata',
-  commentPropName: '#comment',
-})
+const parser = verbatimXmlParser('@_')
 
 type Parsed = Record<string, unknown>
 

@@ -7,11 +7,12 @@
  * STIX or CybOX version's namespace they are in; an object's kind is its `xsi:type`'s local part.
  * docs/import.md, section STIX 1.x.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import { XMLValidator } from 'fast-xml-parser'
 import { invalid } from '../../core/errors.js'
 import { parseApiTime } from '../../core/time.js'
 import { composeSummary, findIndicatorType } from '../../model/indicator-types.js'
 import type { ElementItems, Format, ReadEvent, ReadIndicator, ReadOptions, TextChunks } from '../format.js'
+import { verbatimXmlParser } from '../xml-text.js'
 import { STIX_EXTRA_ATTRIBUTE, STIX_ID_ATTRIBUTE, type TlpLabel, expandHive, tlpLabel } from '../stix2/stix.js'
 import { MalformedXml, type ScanEvent, localName, scanElements } from './xml-stream.js'
 
@@ -138,21 +139,7 @@ interface El {
   text: string
 }
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  processEntities: true,
-  // Numeric character references (&#13;) are decoded only with this on; a DTD never reaches here (xml-stream.ts).
-  htmlEntities: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  cdataPropName: '#cdata',
-  commentPropName: '#comment',
-})
+const parser = verbatimXmlParser('')
 
 type Parsed = Record<string, unknown>
 

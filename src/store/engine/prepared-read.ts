@@ -18,6 +18,7 @@
 import { CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Dialect, Store } from '../connect.js'
 import type { Database } from '../database.js'
+import type SqliteDatabase from 'better-sqlite3'
 import { rowBuilder } from './row-builder.js'
 
 /** PostgreSQL's feature_not_supported, raised as 'cached plan must not change result type'. */
@@ -268,4 +269,36 @@ export function preparedByIds<O>(
     }
     return build(store.db, idIn(store.dialect, bound(store.dialect, ids))).execute()
   }
+}
+
+const statements = new WeakMap<SqliteDatabase.Database, Map<string, SqliteDatabase.Statement>>()
+
+/**
+ * Rows as arrays, straight from the driver (Kysely hands out keyed objects only), where rawReadPath's
+ * rule lets a read of the store's own handle skip Kysely; otherwise (a transaction's or another handle,
+ * or a SQLite connection with another request's transaction open) through Kysely, keyed, turned into
+ * arrays. The feeds' pages and the outbound lists read this way.
+ */
+export async function runAsArrays<Row extends unknown[]>(
+  store: Store,
+  db: Kysely<Database>,
+  query: CompiledQuery,
+): Promise<Row[]> {
+  const path = db === store.db && !db.isTransaction ? rawReadPath(store) : undefined
+  if (path === 'sqlite') {
+    const sqlite = store.sqlite!
+    let cache = statements.get(sqlite)
+    if (!cache) statements.set(sqlite, (cache = new Map()))
+    let statement = cache.get(query.sql)
+    if (!statement || statement.busy) {
+      statement = sqlite.prepare(query.sql).raw(true)
+      // Texts differ by the filters present (a list's TQL) and the lengths of id lists: few, but not bounded.
+      if (cache.size >= 64) cache.clear()
+      cache.set(query.sql, statement)
+    }
+    return statement.all(...query.parameters) as Row[]
+  }
+  if (path === 'postgres')
+    return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
+  return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
 }

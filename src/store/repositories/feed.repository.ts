@@ -4,12 +4,11 @@
  * its tag and security label names.
  */
 import { type CompiledQuery, type Kysely, sql } from 'kysely'
-import type SqliteDatabase from 'better-sqlite3'
 import type { ColumnsOf, KindDeclaration } from '../../model/field.js'
 import { INDICATOR } from '../../model/indicator.js'
 import type { Database } from '../database.js'
 import type { Store } from '../connect.js'
-import { rawReadPath } from '../engine/prepared-read.js'
+import { runAsArrays } from '../engine/prepared-read.js'
 
 export interface FeedRowQuery {
   ownerId: number
@@ -213,37 +212,6 @@ async function postgresPage(store: Store, db: Kysely<Database>, page: Seek): Pro
   const labelsOf = namesByItem([labelLinks, labelNames])
   for (const row of rows) row.push(tagsOf.get(row[0]) ?? [], labelsOf.get(row[0]) ?? [])
   return rows
-}
-
-const statements = new WeakMap<SqliteDatabase.Database, Map<string, SqliteDatabase.Statement>>()
-
-/**
- * Rows as arrays, straight from the driver (Kysely hands out keyed objects only), where
- * prepared-read.ts's rule lets a read skip Kysely; otherwise (a transaction's handle, or a SQLite
- * connection with another request's transaction open) through Kysely, keyed, turned into arrays.
- */
-async function runAsArrays<Row extends unknown[]>(
-  store: Store,
-  db: Kysely<Database>,
-  query: CompiledQuery,
-): Promise<Row[]> {
-  const path = db.isTransaction ? undefined : rawReadPath(store)
-  if (path === 'sqlite') {
-    const sqlite = store.sqlite!
-    let cache = statements.get(sqlite)
-    if (!cache) statements.set(sqlite, (cache = new Map()))
-    let statement = cache.get(query.sql)
-    if (!statement || statement.busy) {
-      statement = sqlite.prepare(query.sql).raw(true)
-      // The texts differ only by the filters present and the length of an id list: few, but not bounded.
-      if (cache.size >= 64) cache.clear()
-      cache.set(query.sql, statement)
-    }
-    return statement.all(...query.parameters) as Row[]
-  }
-  if (path === 'postgres')
-    return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
-  return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
 }
 
 async function sqlitePage(store: Store, db: Kysely<Database>, page: Seek): Promise<FeedRow[]> {

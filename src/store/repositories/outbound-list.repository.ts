@@ -5,12 +5,11 @@
  * Indicators themselves.
  */
 import { type CompiledQuery, type Expression, type Kysely, type Selectable, type SqlBool, sql } from 'kysely'
-import type SqliteDatabase from 'better-sqlite3'
 import { conflict } from '../../core/errors.js'
 import type { Store } from '../connect.js'
 import type { Database, OutboundListTable } from '../database.js'
 import { dialectOf, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
-import { rawReadPath } from '../engine/prepared-read.js'
+import { rawReadPath, runAsArrays } from '../engine/prepared-read.js'
 import { translateDatabaseError } from '../engine/unavailable.js'
 
 export type OutboundListRow = Selectable<OutboundListTable>
@@ -185,33 +184,6 @@ async function inIdOrderOnPostgres<Row extends unknown[]>(store: Store, query: C
     client.release(true)
     throw translateDatabaseError(error)
   }
-}
-
-const statements = new WeakMap<SqliteDatabase.Database, Map<string, SqliteDatabase.Statement>>()
-
-/** Arrays from the driver when a read may skip Kysely (prepared-read.ts's rule), else Kysely's rows turned into arrays. */
-async function runAsArrays<Row extends unknown[]>(
-  store: Store,
-  db: Kysely<Database>,
-  query: CompiledQuery,
-): Promise<Row[]> {
-  const path = db === store.db ? rawReadPath(store) : undefined
-  if (path === 'sqlite') {
-    const sqlite = store.sqlite!
-    let cache = statements.get(sqlite)
-    if (!cache) statements.set(sqlite, (cache = new Map()))
-    let statement = cache.get(query.sql)
-    if (!statement || statement.busy) {
-      statement = sqlite.prepare(query.sql).raw(true)
-      // Texts differ by a list's TQL and the lengths of its id lists: few, but not bounded.
-      if (cache.size >= 64) cache.clear()
-      cache.set(query.sql, statement)
-    }
-    return statement.all(...query.parameters) as Row[]
-  }
-  if (path === 'postgres')
-    return (await store.pool!.query<Row>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows
-  return (await db.executeQuery(query)).rows.map((row) => Object.values(row as object) as Row)
 }
 
 /** What may change when a list's content does, per owner: its name, its latest lastModified, its active Indicators by type. */
