@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto'
 import { invalid, notFound } from '../../core/errors.js'
 import type { FeedHttp, PullContext, PullPage, Puller } from '../../domain/feeds/pull.js'
+import { STIX1_PACKAGE_LISTS } from '../../formats/stix1/read.js'
 import { verbatimXmlParser, xmlAttr, xmlText } from '../../formats/xml-text.js'
 
 /** TAXII 1.1.1 identifiers (Part 3 and 4; libtaxii's constants): the strings servers compare byte for byte. */
@@ -292,22 +293,11 @@ function readPollResponse(root: XmlElement, collection: string): PollResult {
   }
 }
 
-const STIX_CONTAINERS = new Set([
-  'Observables',
-  'Indicators',
-  'TTPs',
-  'Exploit_Targets',
-  'Incidents',
-  'Courses_Of_Action',
-  'Campaigns',
-  'Threat_Actors',
-  'Reports',
-])
-
 function itemsOf(stixPackage: XmlElement): number {
   let count = 0
   for (const child of stixPackage.children)
-    if ('local' in child && STIX_CONTAINERS.has(child.local)) count += child.children.filter((c) => 'local' in c).length
+    if ('local' in child && STIX1_PACKAGE_LISTS.has(child.local))
+      count += child.children.filter((c) => 'local' in c).length
   return count
 }
 

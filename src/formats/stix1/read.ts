@@ -24,7 +24,8 @@ const MAX_REMEMBERED = 100_000
 
 /** The lists of a package whose items are read; the other lists' items are skipped by kind. */
 const READ_LISTS = new Set(['Indicators', 'Observables'])
-const LISTS = new Set([
+/** The lists a STIX 1.x package holds its items in (STIX_Package's children besides its header). */
+export const STIX1_PACKAGE_LISTS: ReadonlySet<string> = new Set([
   'Observables',
   'Indicators',
   'TTPs',
@@ -101,12 +102,12 @@ export async function* readStix1(input: TextChunks, options: ReadOptions): Async
     const list = localName(event.path[1])
     if (event.path.length === 2) {
       if (list === 'STIX_Header') return readHeader(event, state)
-      if (LISTS.has(list)) return undefined
+      if (STIX1_PACKAGE_LISTS.has(list)) return undefined
       // Related_Packages and the like: nothing an Indicator is made of.
       return { kind: 'element', where: `packages[${state.index}] ${list}`, indicators: [], skipped: list }
     }
     // The children of the header and of Related_Packages are no items.
-    if (!LISTS.has(list)) return undefined
+    if (!STIX1_PACKAGE_LISTS.has(list)) return undefined
     const n = counts.get(list) ?? 0
     counts.set(list, n + 1)
     const where = `packages[${state.index}] ${list}[${n}]`
