@@ -13,6 +13,10 @@ import { Lookup } from './pages/Lookup.js'
 import { ItemPage, isItemKind } from './pages/ItemPage.js'
 import { NewItem } from './pages/NewItem.js'
 import { ImportPage } from './pages/ImportPage.js'
+import { Dashboard } from './pages/Dashboard.js'
+import { Graph } from './pages/Graph.js'
+import { SavedSearches } from './pages/SavedSearches.js'
+import { Administration } from './pages/admin/Administration.js'
 
 function useRoute(): [Route, (route: Route, replace?: boolean) => void] {
   const [route, setRoute] = useState(() => parseRoute(location.hash))
@@ -101,9 +105,12 @@ export function App() {
           Bulwark
         </a>
         <nav class="main-nav" aria-label="Console">
+          <a href="#/dashboard">Dashboard</a>
           <a href="#/search">Search</a>
+          <a href="#/saved-searches">Saved searches</a>
           <a href="#/new">New</a>
           <a href="#/import">Import</a>
+          {session.administrator && <a href="#/admin">Administration</a>}
         </nav>
         <span class="who">
           Signed in as <strong>{session.userName}</strong>
@@ -124,6 +131,18 @@ export function App() {
             <NewItem navigate={navigate} />
           ) : route.page === 'import' ? (
             <ImportPage />
+          ) : route.page === 'dashboard' ? (
+            <Dashboard />
+          ) : route.page === 'graph' ? (
+            <Graph route={route} navigate={navigate} />
+          ) : route.page === 'saved-searches' ? (
+            <SavedSearches navigate={navigate} />
+          ) : route.page === 'admin' ? (
+            session.administrator ? (
+              <Administration section={route.section} />
+            ) : (
+              <p role="alert">Administration is for system administrators.</p>
+            )
           ) : route.page === 'lookup' ? (
             <Lookup route={route} navigate={navigate} />
           ) : (

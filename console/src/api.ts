@@ -9,6 +9,9 @@ export interface Session {
   lastName: string | null
   csrfToken: string
   expiresAt: string
+  systemRole: string
+  /** Whether the administration pages are shown; the server checks every administration request all the same. */
+  administrator: boolean
 }
 
 export class ApiError extends Error {

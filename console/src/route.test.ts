@@ -26,6 +26,27 @@ describe('the address as state', () => {
     expect(parseRoute(formatRoute(route))).toEqual(route)
   })
 
+  it('round-trips a graph with its nodes, expansions and hidden kinds', () => {
+    const route = {
+      page: 'graph' as const,
+      kind: 'groups',
+      id: 12,
+      params: { nodes: 'indicators:4,groups:9', expanded: 'groups:12', hide: 'victims' },
+    }
+    expect(formatRoute(route)).toBe(
+      '#/graph/groups/12?nodes=indicators%3A4%2Cgroups%3A9&expanded=groups%3A12&hide=victims',
+    )
+    expect(parseRoute(formatRoute(route))).toEqual(route)
+  })
+
+  it('reads the dashboard, saved searches and each administration section', () => {
+    expect(parseRoute('#/dashboard')).toEqual({ page: 'dashboard' })
+    expect(parseRoute('#/saved-searches')).toEqual({ page: 'saved-searches' })
+    expect(parseRoute('#/admin')).toEqual({ page: 'admin', section: 'owners' })
+    expect(parseRoute('#/admin/feeds')).toEqual({ page: 'admin', section: 'feeds' })
+    expect(parseRoute('#/admin/nothing')).toEqual({ page: 'unknown', hash: '/admin/nothing' })
+  })
+
   it("reads the API's webLink form of an item", () => {
     expect(parseRoute('#/details/indicators/55/overview')).toEqual({ page: 'details', kind: 'indicators', id: 55 })
   })

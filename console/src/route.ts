@@ -10,7 +10,30 @@ export type Route =
   | { page: 'lookup'; entity: string; value: string; owner: string }
   | { page: 'new' }
   | { page: 'import' }
+  | { page: 'dashboard' }
+  /**
+   * An association graph from one item. `nodes` are the items shown beyond the root, `expanded` those whose
+   * neighbours were asked for, `hidden` kinds hidden, `filter` a saved search applied to the neighbours; each a
+   * comma-separated list of `kind:id` (nodes, expanded) or words. Graph.tsx owns how they read.
+   */
+  | { page: 'graph'; kind: string; id: number; params: Record<string, string> }
+  | { page: 'saved-searches' }
+  | { page: 'admin'; section: AdminSection }
   | { page: 'unknown'; hash: string }
+
+export const ADMIN_SECTIONS = [
+  'owners',
+  'people',
+  'memberships',
+  'tokens',
+  'taxii',
+  'settings',
+  'feeds',
+  'lists',
+  'jobs',
+] as const
+export type AdminSection = (typeof ADMIN_SECTIONS)[number]
+const isAdminSection = (text: string): text is AdminSection => (ADMIN_SECTIONS as readonly string[]).includes(text)
 
 export const DEFAULT_SORT = 'dateAdded desc'
 
@@ -31,6 +54,13 @@ export function parseRoute(hash: string): Route {
   }
   if (path === '/new') return { page: 'new' }
   if (path === '/import') return { page: 'import' }
+  if (path === '/dashboard') return { page: 'dashboard' }
+  if (path === '/saved-searches') return { page: 'saved-searches' }
+  if (path === '/admin') return { page: 'admin', section: 'owners' }
+  const admin = /^\/admin\/([a-z]+)$/.exec(path)
+  if (admin && isAdminSection(admin[1])) return { page: 'admin', section: admin[1] }
+  const graph = /^\/graph\/([A-Za-z]+)\/(\d{1,15})$/.exec(path)
+  if (graph) return { page: 'graph', kind: graph[1], id: Number(graph[2]), params: Object.fromEntries(params) }
   if (path === '/lookup/indicators')
     return {
       page: 'lookup',
@@ -48,6 +78,13 @@ export function formatRoute(route: Route): string {
   if (route.page === 'unknown') return `#${route.hash}`
   if (route.page === 'new') return '#/new'
   if (route.page === 'import') return '#/import'
+  if (route.page === 'dashboard') return '#/dashboard'
+  if (route.page === 'saved-searches') return '#/saved-searches'
+  if (route.page === 'admin') return `#/admin/${route.section}`
+  if (route.page === 'graph') {
+    const query = new URLSearchParams(route.params).toString()
+    return `#/graph/${route.kind}/${route.id}${query ? `?${query}` : ''}`
+  }
   if (route.page === 'lookup')
     return `#/lookup/indicators?${new URLSearchParams({ entity: route.entity, value: route.value, owner: route.owner })}`
   const params = new URLSearchParams()

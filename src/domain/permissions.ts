@@ -161,9 +161,13 @@ export function authorize(
  */
 export const PLATFORM_ADMINISTRATOR_ROLES: readonly SystemRole[] = ['Administrator', 'Operations Administrator']
 
+export function isPlatformAdministrator(account: { systemRole: string }): boolean {
+  return (PLATFORM_ADMINISTRATOR_ROLES as readonly string[]).includes(account.systemRole)
+}
+
 /** Refuses, in words naming what was asked (`manage feeds`), a caller whose system role does not run the installation. */
 export function requirePlatformAdministrator(account: { systemRole: string }, what: string): void {
-  if (!(PLATFORM_ADMINISTRATOR_ROLES as readonly string[]).includes(account.systemRole))
+  if (!isPlatformAdministrator(account))
     throw new DomainError(
       'forbidden',
       `Only system administrators (${PLATFORM_ADMINISTRATOR_ROLES.join(' or ')}) ${what}; your system role is ${account.systemRole}`,

@@ -23,6 +23,7 @@ import type { Caller, Services } from '../context.js'
 import { callerFrom } from './authentication.js'
 import { constantTimeEqual, hashPassword, hashToken, verifyPassword } from './credentials.js'
 import type { SignInThrottle } from './sign-in-throttle.js'
+import { isPlatformAdministrator } from '../permissions.js'
 
 /** Eight hours: a working day, after which the person signs in again. */
 export const SESSION_TTL_MS = 8 * 3_600_000
@@ -36,6 +37,9 @@ export interface SessionInfo {
   lastName: string | null
   csrfToken: string
   expiresAt: string
+  systemRole: string
+  /** Whether the console shows the administration pages: the same rule the server applies to them. */
+  administrator: boolean
 }
 
 export type SignInResult =
@@ -83,13 +87,24 @@ export async function signIn(
   return {
     ok: true,
     token,
-    session: { userName: row.user_name, firstName: row.first_name, lastName: row.last_name, csrfToken, expiresAt },
+    session: {
+      userName: row.user_name,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      csrfToken,
+      expiresAt,
+      ...roleOf(row.system_role),
+    },
   }
 }
 
 export interface ActiveSession {
   caller: Caller
   session: SessionInfo
+}
+
+function roleOf(systemRole: string): Pick<SessionInfo, 'systemRole' | 'administrator'> {
+  return { systemRole, administrator: isPlatformAdministrator({ systemRole }) }
 }
 
 const ended = () => new DomainError('unauthenticated', 'The session has ended: sign in again')
@@ -107,6 +122,7 @@ export async function resumeSession(services: Services, token: string, nowMs: nu
       lastName: row.last_name,
       csrfToken: row.csrf_token,
       expiresAt: row.expires_at,
+      ...roleOf(row.system_role),
     },
   }
 }

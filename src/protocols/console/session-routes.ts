@@ -21,7 +21,7 @@ import type { Store } from '../../store/connect.js'
 import { classifyError } from '../http/errors.js'
 import { sendJsonExactly } from '../http/media-types.js'
 import { isSecure } from '../http/rest-auth.js'
-import { type RouteSchema, dateTime, jsonResponse, object, string } from '../http/route-schema.js'
+import { type RouteSchema, boolean, dateTime, jsonResponse, object, string } from '../http/route-schema.js'
 import { v3ErrorBody } from '../v3/present.js'
 import { V3_ERROR } from '../v3/schemas.js'
 import { CSRF_HEADER, clearedSessionCookie, sessionCookie, sessionTokenOf } from '../http/session-cookie.js'
@@ -41,8 +41,12 @@ const sessionData = object(
     lastName: string(),
     csrfToken: string(`Send it in the \`${CSRF_HEADER}\` header with every write the session makes`),
     expiresAt: dateTime('When the session ends, whatever happens before'),
+    systemRole: string("The account's system role"),
+    administrator: boolean(
+      'Whether the account runs the installation (Administrator or Operations Administrator): the console shows it the administration pages',
+    ),
   },
-  ['userName', 'csrfToken', 'expiresAt'],
+  ['userName', 'csrfToken', 'expiresAt', 'systemRole', 'administrator'],
 )
 const sessionAnswer = object({ status: string('Success'), data: sessionData }, ['status', 'data'])
 const REFUSED = jsonResponse('Refused: `{errCode, message, status: "Error"}`', V3_ERROR)
