@@ -336,7 +336,7 @@ const STATEMENT_CACHE_CHARS = 256 * 1024
 export function reusingStatements(
   sqlite: SqliteDatabase.Database,
   budgetChars = STATEMENT_CACHE_CHARS,
-): SqliteDialectConfig['database'] & { cachedChars(): number } {
+): { close(): void; prepare(text: string): SqliteDatabase.Statement; cachedChars(): number } {
   // Least recently used first: a Map keeps insertion order and a hit is re-inserted.
   const statements = new Map<string, SqliteDatabase.Statement>()
   let chars = 0

@@ -45,8 +45,10 @@ import { deleteGroupChunk, deleteIndicatorChunk, writeGroupChunk } from './write
 import { writeIndicatorChunk } from './write-indicators.js'
 import { type ObservationDraft, readObservationDraft, writeObservationChunk } from './write-observations.js'
 import { inTransaction } from '../transaction.js'
+import { chunkSizer } from './chunk-size.js'
 
-export const CHUNK_SIZE = 2000
+export { CHUNK_SIZE } from './chunk-size.js'
+
 export const DEFAULT_LEASE_MS = 60_000
 
 export class LeaseLostError extends Error {
@@ -207,13 +209,14 @@ function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
 /** Processes one phase from the saved offset; returns true when the job halted on an error. */
 async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Promise<boolean> {
   let singleUntil = -1
+  const chunks = chunkSizer(r.store.dialect)
   while (r.progress.offset < plan.items.length) {
     // SQLite calls return synchronously, so without this a whole job would run as one turn of the event loop
     // and every request to this node would wait for it; between chunks they get their turn.
     await setImmediate()
     if (r.stopping?.()) throw new JobPausedError(r.job.id)
     const start = r.progress.offset
-    const size = start < singleUntil ? 1 : CHUNK_SIZE
+    const size = start < singleUntil ? 1 : chunks.size
     const read = plan.items.slice(start, start + size).map((item, k) => {
       const v = plan.read(item, start + k)
       return isIssue(v) ? { index: start + k, issue: v } : { index: start + k, draft: v }
@@ -221,6 +224,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
     const firstIssue = env.options.haltOnError ? read.findIndex((x) => 'issue' in x) : -1
     const usable = (firstIssue >= 0 ? read.slice(0, firstIssue) : read).flatMap((x) => ('draft' in x ? [x.draft!] : []))
     env.ctx = { ...env.ctx, now: isoNow() }
+    const began = performance.now()
     try {
       const created = await inTransaction(r.store.db, async (trx) => {
         const outcome: Outcome = usable.length ? await plan.write(trx, usable) : { consumed: 0, written: 0, issues: [] }
@@ -240,6 +244,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
           halted: env.options.haltOnError && issues.some((i) => i.severity === 'Error'),
         }
       })
+      chunks.took(read.length, performance.now() - began)
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
       // Between commits, so the next chunk's look-ups plan with statistics of the table as it now is.
       noteRowsWritten(r.store, created.written)
