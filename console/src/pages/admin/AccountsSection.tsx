@@ -27,10 +27,11 @@ export function AccountsSection({ kinds }: { kinds: readonly Kind[] }) {
   const accounts = useAdminList<AdminAccount>(taxii ? '/accounts?kind=taxii' : '/accounts')
   const memberships = useAdminList<AdminMembership>('/memberships')
   const shown = accounts.items?.filter((a) => kinds.includes(a.kind))
-  const [outcome, run] = useChange(() => {
+  const reload = () => {
     accounts.reload()
     memberships.reload()
-  })
+  }
+  const [outcome, run] = useChange(reload)
   const setDisabled = (userName: string, disabled: boolean) =>
     run(
       () => api(`${ADMIN_API}/accounts/${segment(userName)}`, { method: 'PUT', body: { disabled } }),
@@ -39,10 +40,10 @@ export function AccountsSection({ kinds }: { kinds: readonly Kind[] }) {
 
   return (
     <>
-      <NewAccount kinds={kinds} run={run} />
+      <NewAccount kinds={kinds} after={reload} />
       <section aria-labelledby="accounts-list">
         <h2 id="accounts-list">
-          {taxii ? 'TAXII accounts' : 'Accounts'}
+          {taxii ? 'Every TAXII account' : 'Every person and API account'}
           {shown ? ` (${shown.length})` : ''}
         </h2>
         <OutcomeLine outcome={outcome} />
@@ -97,7 +98,7 @@ export function AccountsSection({ kinds }: { kinds: readonly Kind[] }) {
           </table>
         )}
       </section>
-      {shown && shown.length > 0 && <ChangeAccount accounts={shown} tokens={!taxii} run={run} />}
+      {shown && shown.length > 0 && <ChangeAccount accounts={shown} tokens={!taxii} after={reload} />}
       {taxii && (
         <p class="hint">
           A TAXII account reads the owners it is a member of: give it memberships under{' '}
@@ -108,9 +109,9 @@ export function AccountsSection({ kinds }: { kinds: readonly Kind[] }) {
   )
 }
 
-type Run = (work: () => Promise<unknown>, done: string) => Promise<void>
-
-function NewAccount({ kinds, run }: { kinds: readonly Kind[]; run: Run }) {
+/** Each form says what became of its own request, beside it. */
+function NewAccount({ kinds, after }: { kinds: readonly Kind[]; after: () => void }) {
+  const [outcome, run] = useChange(after)
   const taxii = kinds.length === 1 && kinds[0] === 'taxii'
   const organizations = useAdminList<AdminOwner>('/owners').items?.filter((o) => o.type === 'Organization')
   const [kind, setKind] = useState<Kind>(kinds[0])
@@ -222,11 +223,13 @@ function NewAccount({ kinds, run }: { kinds: readonly Kind[]; run: Run }) {
         )}
         <button type="submit">{taxii ? 'Create TAXII account' : 'Create account'}</button>
       </form>
+      <OutcomeLine outcome={outcome} />
     </section>
   )
 }
 
-function ChangeAccount({ accounts, tokens, run }: { accounts: AdminAccount[]; tokens: boolean; run: Run }) {
+function ChangeAccount({ accounts, tokens, after }: { accounts: AdminAccount[]; tokens: boolean; after: () => void }) {
+  const [outcome, run] = useChange(after)
   const [userName, setUserName] = useState('')
   const [password, setPassword] = useState('')
   const [lifetime, setLifetime] = useState('')
@@ -286,6 +289,7 @@ function ChangeAccount({ accounts, tokens, run }: { accounts: AdminAccount[]; to
           <button type="submit">Set token lifetime</button>
         </form>
       )}
+      <OutcomeLine outcome={outcome} />
     </section>
   )
 }

@@ -32,7 +32,7 @@ export function MembershipsSection() {
     <>
       {accounts.items && owners.items && <SetMembership accounts={accounts.items} owners={owners.items} run={run} />}
       <section aria-labelledby="memberships-list">
-        <h2 id="memberships-list">Memberships{shown ? ` (${shown.length})` : ''}</h2>
+        <h2 id="memberships-list">Memberships shown{shown ? ` (${shown.length})` : ''}</h2>
         <OutcomeLine outcome={outcome} />
         <form class="inline" onSubmit={(e) => e.preventDefault()}>
           <Choice

@@ -47,7 +47,7 @@ export function OwnersSection() {
         <OutcomeLine outcome={outcome} />
       </section>
       <section aria-labelledby="owners-list">
-        <h2 id="owners-list">Owners{owners.items ? ` (${owners.items.length})` : ''}</h2>
+        <h2 id="owners-list">Every owner{owners.items ? ` (${owners.items.length})` : ''}</h2>
         {!owners.items ? (
           <ListState error={owners.error} what="the owners" />
         ) : (

@@ -114,7 +114,7 @@ function ShownOnce({ issued }: { issued: Issued }) {
   return (
     <section class="bulk" aria-labelledby="shown-once">
       <h2 id="shown-once">
-        New {label.toLowerCase()} for {issued.userName}
+        New {label} for {issued.userName}
       </h2>
       <p>
         <strong>This is the only time it is shown.</strong> Copy it now and keep it safe: it cannot be shown again, only
@@ -130,7 +130,7 @@ function ShownOnce({ issued }: { issued: Issued }) {
         <label for="shown-secret">{label}</label>
         <input id="shown-secret" readOnly value={secret} size={48} onFocus={(e) => e.currentTarget.select()} />
         <button type="button" onClick={() => void copy()}>
-          Copy {label.toLowerCase()}
+          Copy the {label}
         </button>
       </p>
       {issued.token && (
