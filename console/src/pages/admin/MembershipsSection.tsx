@@ -30,7 +30,9 @@ export function MembershipsSection() {
 
   return (
     <>
-      {accounts.items && owners.items && <SetMembership accounts={accounts.items} owners={owners.items} run={run} />}
+      {accounts.items && owners.items && (
+        <SetMembership accounts={accounts.items} owners={owners.items} after={memberships.reload} />
+      )}
       <section aria-labelledby="memberships-list">
         <h2 id="memberships-list">Memberships shown{shown ? ` (${shown.length})` : ''}</h2>
         <OutcomeLine outcome={outcome} />
@@ -91,11 +93,8 @@ export function MembershipsSection() {
   )
 }
 
-function SetMembership(props: {
-  accounts: AdminAccount[]
-  owners: AdminOwner[]
-  run: (work: () => Promise<unknown>, done: string) => Promise<void>
-}) {
+function SetMembership(props: { accounts: AdminAccount[]; owners: AdminOwner[]; after: () => void }) {
+  const [outcome, run] = useChange(props.after)
   const [userName, setUserName] = useState(props.accounts[0]?.userName ?? '')
   const [ownerName, setOwnerName] = useState(props.owners[0]?.name ?? '')
   const [role, setRole] = useState('')
@@ -110,7 +109,7 @@ function SetMembership(props: {
         class="stack"
         onSubmit={(e) => {
           e.preventDefault()
-          void props.run(
+          void run(
             () => api(membershipPath(userName, ownerName), { method: 'PUT', body: { role: chosenRole } }),
             `${userName} is now ${chosenRole} in ${ownerName}`,
           )
@@ -134,10 +133,11 @@ function SetMembership(props: {
         <p class="hint">
           {owner?.type === 'Organization'
             ? 'An Organization role, for the account’s own Organization only.'
-            : 'A Community role; Banned keeps the account out.'}
+            : 'A role for a Community or Source; Banned keeps the account out.'}
         </p>
         <button type="submit">Set role</button>
       </form>
+      <OutcomeLine outcome={outcome} />
     </section>
   )
 }
