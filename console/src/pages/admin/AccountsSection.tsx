@@ -16,7 +16,7 @@ import {
   ListState,
   segment,
   useAdminList,
-} from './AccountSections.js'
+} from './account-admin.js'
 
 type Kind = AdminAccount['kind']
 

@@ -15,7 +15,7 @@ import {
   ListState,
   segment,
   useAdminList,
-} from './AccountSections.js'
+} from './account-admin.js'
 
 const membershipPath = (userName: string, owner: string) =>
   `${ADMIN_API}/memberships/${segment(userName)}/${segment(owner)}`

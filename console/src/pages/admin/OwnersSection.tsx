@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../../api.js'
 import { OWNER_TYPES } from '../../../../src/model/kinds.js'
 import { OutcomeLine, useChange } from '../Triage.js'
-import { ADMIN_API, type AdminOwner, Choice, ListState, useAdminList } from './AccountSections.js'
+import { ADMIN_API, type AdminOwner, Choice, ListState, useAdminList } from './account-admin.js'
 
 export function OwnersSection() {
   const owners = useAdminList<AdminOwner>('/owners')

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../../api.js'
 import { OutcomeLine, useChange } from '../Triage.js'
-import { ADMIN_API, ListState, useAdminList } from './AccountSections.js'
+import { ADMIN_API, ListState, useAdminList } from './account-admin.js'
 
 interface Setting {
   name: string

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks'
 import { api } from '../../api.js'
 import { OutcomeLine, useChange } from '../Triage.js'
-import { ADMIN_API, type AdminAccount, Choice, ListState, segment, useAdminList } from './AccountSections.js'
+import { ADMIN_API, type AdminAccount, Choice, ListState, segment, useAdminList } from './account-admin.js'
 
 interface Issued {
   userName: string

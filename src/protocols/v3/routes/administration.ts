@@ -24,7 +24,7 @@ import {
 } from '../../../domain/access/administration.js'
 import { OWNER_TYPES } from '../../../model/kinds.js'
 import { ACCOUNT_KINDS, SYSTEM_ROLES } from '../../../model/roles.js'
-import { REST_STATUS, classifyError } from '../../http/errors.js'
+import { REST_STATUS } from '../../http/errors.js'
 import {
   type JsonSchema,
   type RouteSchema,
@@ -37,7 +37,7 @@ import {
   pathParams,
   string,
 } from '../../http/route-schema.js'
-import { sendV3Body, sendV3Created, sendV3Updated, v3ErrorBody } from '../present.js'
+import { sendV3Body, sendV3Created, sendV3Updated, v3ErrorHandler } from '../present.js'
 import { V3_ERROR } from '../schemas.js'
 
 const BEYOND = ' (system administrators) — beyond the interface specification'
@@ -245,13 +245,7 @@ const ADMIN_STATUS = { ...REST_STATUS, forbidden: 403 }
 
 export async function administrationRoutes(app: FastifyInstance) {
   await app.register(async (admin) => {
-    admin.setErrorHandler((error, req, reply) => {
-      const classified = classifyError(error, ADMIN_STATUS)
-      if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
-      const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
-      if (classified.retryAfter) reply.header('retry-after', String(classified.retryAfter))
-      return sendV3Body(reply, classified.status, v3ErrorBody(classified.code, message))
-    })
+    admin.setErrorHandler(v3ErrorHandler(ADMIN_STATUS))
     admin.get('/admin/owners', { schema: SCHEMAS.listOwners }, async (req, reply) =>
       sendV3Body(reply, 200, listed(await adminListOwners(req.ctx))),
     )
