@@ -289,6 +289,27 @@ describe('/v3/admin/accounts/{userName}/tokens and keys', () => {
   })
 })
 
+describe('an unknown account', () => {
+  it('is a 404 naming it on every route of one account', async () => {
+    const routes: [Method, string, string, unknown?][] = [
+      ['PUT', '/accounts/ghost', '/accounts/{userName}', { disabled: false }],
+      ['POST', '/accounts/ghost/tokens', '/accounts/{userName}/tokens', {}],
+      ['DELETE', '/accounts/ghost/tokens', '/accounts/{userName}/tokens'],
+      ['POST', '/accounts/ghost/keys', '/accounts/{userName}/keys'],
+      ['DELETE', '/accounts/ghost/keys', '/accounts/{userName}/keys'],
+      ['PUT', '/memberships/ghost/OSINT', '/memberships/{userName}/{ownerName}', { role: 'User' }],
+      ['DELETE', '/memberships/ghost/OSINT', '/memberships/{userName}/{ownerName}'],
+    ]
+    for (const [method, path, route, body] of routes) {
+      const res = await call(method, path, route, body)
+      expect(res.statusCode, `${method} ${path}`).toBe(404)
+      expect(res.json()).toEqual({ errCode: '0x1007', message: "No account named 'ghost'", status: 'Error' })
+    }
+    expect((await call('GET', '/memberships?userName=ghost', '/memberships')).statusCode).toBe(404)
+    expect((await call('GET', '/accounts?organization=Nowhere', '/accounts')).statusCode).toBe(404)
+  })
+})
+
 describe('/v3/admin/settings', () => {
   it('lists every setting with its description and sets several at once', async () => {
     const all = (await call('GET', '/settings', '/settings')).json()
