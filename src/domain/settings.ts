@@ -121,18 +121,47 @@ export class SettingsService {
 
   /** Validates and stores a setting given as text (from the CLI or an admin call). */
   async set(name: string, text: string): Promise<boolean | number> {
-    if (!(name in SETTINGS))
-      throw invalid(`Unknown setting '${name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
-    const def: SettingDef = SETTINGS[name as SettingName]
-    const value = parse(def, text)
-    if (value === null)
-      throw invalid(
-        `Setting '${name}' takes ${def.type === 'boolean' ? 'true or false' : `a whole number${def.min !== undefined ? ` of at least ${def.min}` : ''}`}`,
-      )
+    const value = readSetting(name, text)
     await upsertSetting(this.store.db, name, String(value))
     this.cache.delete(name)
     return value
   }
+}
+
+/**
+ * A setting's value as typed, checked without storing it: so several can be checked before any is set.
+ * @example readSetting('tqlTimeoutMs', '10000') === 10000; readSetting('tqlTimeoutMs', '5') // throws invalid
+ */
+export function readSetting(name: string, text: string): boolean | number {
+  if (!Object.hasOwn(SETTINGS, name))
+    throw invalid(`Unknown setting '${name}'. Known settings: ${Object.keys(SETTINGS).join(', ')}`)
+  const def: SettingDef = SETTINGS[name as SettingName]
+  const value = parse(def, text)
+  if (value === null)
+    throw invalid(
+      `Setting '${name}' takes ${def.type === 'boolean' ? 'true or false' : `a whole number${def.min !== undefined ? ` of at least ${def.min}` : ''}`}`,
+    )
+  return value
+}
+
+// A type rather than an interface: the CLI prints it as a plain record.
+export type SettingView = {
+  name: SettingName
+  value: boolean | number
+  default: boolean | number
+  type: 'boolean' | 'integer'
+  description: string
+}
+
+/** Every setting with its value, default, type and description, in declaration order (the CLI's list and the admin API's). */
+export async function describeSettings(settings: SettingsService): Promise<SettingView[]> {
+  const values = await settings.getAll()
+  return (Object.keys(SETTINGS) as SettingName[]).map((name) => describeSetting(name, values[name]))
+}
+
+export function describeSetting(name: SettingName, value: boolean | number): SettingView {
+  const def: SettingDef = SETTINGS[name]
+  return { name, value, default: def.default, type: def.type, description: def.description }
 }
 
 function parse(def: SettingDef, text: string): boolean | number | null {

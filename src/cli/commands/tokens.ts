@@ -2,8 +2,7 @@
  * `bulwark tokens create|revoke`: API tokens of API and human accounts (TAXII accounts use
  * passwords). A token is printed by `tokens create` only; the database keeps its hash.
  */
-import { issueApiToken, issueTemporaryToken, revokeTokens } from '../../domain/access/accounts.js'
-import { invalid } from '../../core/errors.js'
+import { issueToken, revokeTokens } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { wholeNumber } from './args.js'
@@ -16,11 +15,12 @@ export interface CreateTokenArgs {
 }
 
 export async function createTokenCommand(store: Store, _services: Services, args: CreateTokenArgs) {
-  if (args.temporary && args.lifetimeDays !== undefined)
-    throw invalid('A temporary token always lives 4 hours; leave out --lifetime-days')
-  const issued = args.temporary
-    ? await issueTemporaryToken(store.db, args.userName, Date.now())
-    : await issueApiToken(store.db, args.userName, { lifetimeDays: wholeNumber(args.lifetimeDays) }, Date.now())
+  const issued = await issueToken(
+    store.db,
+    args.userName,
+    { lifetimeDays: wholeNumber(args.lifetimeDays), temporary: args.temporary },
+    Date.now(),
+  )
   return { userName: args.userName, kind: issued.kind, token: issued.token, expiresAt: issued.expiresAt }
 }
 

@@ -6,10 +6,10 @@ import {
   type CreateAccountInput,
   createAccount,
   listAccountSummaries,
-  listAllOwners,
   setAccountDisabled,
   setPassword,
   setTokenLifetime,
+  soleOrganizationName,
 } from '../../domain/access/accounts.js'
 import { invalid } from '../../core/errors.js'
 import type { Services } from '../../domain/services.js'
@@ -26,7 +26,7 @@ export type CreateUserArgs = Omit<CreateAccountInput, 'kind' | 'organization' | 
 }
 
 export async function createUserCommand(store: Store, _services: Services, args: CreateUserArgs) {
-  const organization = args.organization ?? (await soleOrganization(store))
+  const organization = args.organization ?? (await soleOrganizationName(store.db, ' with --organization'))
   return createAccount(
     store.db,
     {
@@ -44,16 +44,6 @@ export async function createUserCommand(store: Store, _services: Services, args:
     },
     isoNow(),
   )
-}
-
-async function soleOrganization(store: Store): Promise<string> {
-  const organizations = (await listAllOwners(store.db)).filter((o) => o.type === 'Organization')
-  if (organizations.length !== 1) {
-    throw invalid(
-      `There are ${organizations.length} Organizations; name the account's Organization with --organization`,
-    )
-  }
-  return organizations[0].name
 }
 
 export async function listUsersCommand(

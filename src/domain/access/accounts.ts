@@ -208,6 +208,23 @@ export async function issueTemporaryToken(db: Kysely<Database>, userName: string
   return insertToken(db, account.id, 'temporary', new Date(nowMs + TEMPORARY_TOKEN_MS).toISOString(), nowMs)
 }
 
+/**
+ * A permanent token, or with `temporary` a 4-hour one: what `bulwark tokens create` and the admin API issue.
+ * @example await issueToken(db, 'siem-feed', { lifetimeDays: 90 }, Date.now())
+ */
+export async function issueToken(
+  db: Kysely<Database>,
+  userName: string,
+  options: { lifetimeDays?: number; temporary?: boolean },
+  nowMs: number,
+): Promise<IssuedToken> {
+  if (options.temporary && options.lifetimeDays !== undefined)
+    throw invalid('A temporary token always lives 4 hours: give it no lifetime')
+  return options.temporary
+    ? issueTemporaryToken(db, userName, nowMs)
+    : issueApiToken(db, userName, { lifetimeDays: options.lifetimeDays }, nowMs)
+}
+
 async function insertToken(
   db: Kysely<Database>,
   userId: number,
@@ -288,6 +305,14 @@ export async function listAllOwners(db: Kysely<Database>) {
     description: o.description,
     dateAdded: o.date_added,
   }))
+}
+
+/** The name of the one Organization, the home of a new account when none is named; refused when there are several. */
+export async function soleOrganizationName(db: Kysely<Database>, how = ''): Promise<string> {
+  const organizations = (await accounts.listOwners(db)).filter((o) => o.type === 'Organization')
+  if (organizations.length !== 1)
+    throw invalid(`There are ${organizations.length} Organizations; name the account's Organization${how}`)
+  return organizations[0].name
 }
 
 /**

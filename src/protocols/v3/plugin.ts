@@ -9,9 +9,8 @@ import type { FastifyInstance, FastifyPluginOptions } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
 import { readJsonBody } from '../http/body.js'
-import { classifyError } from '../http/errors.js'
 import { installRestAuth } from '../http/rest-auth.js'
-import { sendV3Body, v3ErrorBody } from './present.js'
+import { sendV3Body, v3ErrorBody, v3ErrorHandler } from './present.js'
 import { registerEndpoints } from './routes.js'
 import { V3_ENDPOINTS, V3_EXTRA_ROUTES } from './routes/index.js'
 
@@ -23,13 +22,7 @@ export async function registerV3(
   app.addContentTypeParser('application/json', { parseAs: 'string' }, readJsonBody)
   // Python's requests sends `data='{}'` without a Content-Type; read such bodies as JSON too.
   app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, readJsonBody)
-  app.setErrorHandler((error, req, reply) => {
-    const classified = classifyError(error)
-    if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
-    const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
-    if (classified.retryAfter) reply.header('retry-after', String(classified.retryAfter))
-    return sendV3Body(reply, classified.status, v3ErrorBody(classified.code, message))
-  })
+  app.setErrorHandler(v3ErrorHandler())
   app.setNotFoundHandler((req, reply) =>
     sendV3Body(reply, 404, v3ErrorBody('not_found', `No such v3 endpoint: ${req.method} ${req.url.split('?')[0]}`)),
   )

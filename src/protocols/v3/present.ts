@@ -3,8 +3,9 @@
  * {errCode, message, status: "Error"}. The media type is exactly `application/json`: tcex
  * compares the Content-Type header to that string before it reads an error.
  */
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorCode } from '../../core/errors.js'
+import { REST_STATUS, classifyError } from '../http/errors.js'
 import { JSON_MEDIA_TYPE, sendJsonExactly } from '../http/media-types.js'
 import type { PageLinks } from './paging.js'
 
@@ -29,6 +30,17 @@ const ERR_CODES: Record<ErrorCode | 'internal', string> = {
 
 export function v3ErrorBody(code: ErrorCode | 'internal', message: string) {
   return { errCode: ERR_CODES[code], message, status: 'Error' }
+}
+
+/** Answers anything thrown in v3's envelope, with the statuses of `statusTable` (the REST API's unless a route family says otherwise). */
+export function v3ErrorHandler(statusTable: Record<ErrorCode, number> = REST_STATUS) {
+  return (error: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const classified = classifyError(error, statusTable)
+    if (classified.unexpected) req.log.error({ err: error }, 'unhandled error')
+    const message = classified.unexpected ? `Internal error (request ${req.id})` : classified.message
+    if (classified.retryAfter) reply.header('retry-after', String(classified.retryAfter))
+    return sendV3Body(reply, classified.status, v3ErrorBody(classified.code, message))
+  }
 }
 
 export function sendV3Body(reply: FastifyReply, status: number, body: Record<string, unknown>) {
