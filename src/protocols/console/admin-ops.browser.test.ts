@@ -148,6 +148,11 @@ describe.skipIf(!existsSync(CHROMIUM))('administration of feeds, outbound lists 
     await page.getByRole('button', { name: 'Add a feed' }).click()
     await heading('Add a feed').waitFor()
     await page.getByLabel('Name', { exact: true }).fill(FEED)
+    // Each kind's settings are offered with it: a TAXII 2.1 collection and its types, a text list's type.
+    await page.getByLabel('Kind', { exact: true }).selectOption('taxii21')
+    await page.getByLabel('Collection', { exact: true }).waitFor()
+    await page.getByLabel('Only these STIX types (optional)').waitFor()
+    expect(await page.getByLabel('Every value is of type').count()).toBe(0)
     await page.getByLabel('Kind', { exact: true }).selectOption('text')
     await page.getByLabel('URL', { exact: true }).fill(`${server.url}/hosts.txt`)
     await page.getByLabel('Owner (where its items go)').selectOption(SOURCE)
@@ -242,6 +247,10 @@ describe.skipIf(!existsSync(CHROMIUM))('administration of feeds, outbound lists 
     await heading(`Change the feed ${FEED}`).waitFor()
     await expect(page.getByLabel('How the feed proves who it is').inputValue()).resolves.toBe('keep')
     expect(await page.getByLabel('Password').count()).toBe(0)
+    // The server's refusal is shown in its words, and nothing is saved.
+    await page.getByLabel('Runs every').fill('10s')
+    await page.getByRole('button', { name: 'Save the feed' }).click()
+    await page.getByRole('alert').filter({ hasText: 'interval must be at least 60 seconds (1m)' }).waitFor()
     await page.getByLabel('Runs every').fill('2h')
     await page.getByRole('button', { name: 'Save the feed' }).click()
     await status(`${FEED} saved`)
@@ -288,6 +297,38 @@ describe.skipIf(!existsSync(CHROMIUM))('administration of feeds, outbound lists 
     ).resolves.toBe(SOURCE)
     expect(await seriousViolations(page)).toEqual([])
     await shot('admin-lists')
+
+    // Where the server has saved searches, a list may be made from one: the form sends its id, not TQL.
+    await page.route('**/api/v3/savedSearches', (route) =>
+      route.fulfill({
+        json: {
+          status: 'Success',
+          data: [
+            { id: 7, name: 'High-rated hosts', tql: 'rating >= 4', kind: 'indicators' },
+            { id: 8, name: 'Open cases', tql: 'status = "Open"', kind: 'cases' },
+          ],
+        },
+      }),
+    )
+    let sent: unknown
+    await page.route('**/api/v3/lists', async (route) => {
+      if (route.request().method() !== 'POST') return route.fallback()
+      sent = route.request().postDataJSON()
+      await route.fulfill({ status: 201, json: { status: 'Success', message: 'Created', data: {} } })
+    })
+    await page.reload()
+    await page.getByRole('button', { name: 'New outbound list' }).click()
+    const from = page.getByLabel('From a saved search')
+    await expect(from.locator('option').allTextContents()).resolves.toEqual(['No: the TQL below', 'High-rated hosts'])
+    await from.selectOption('7')
+    expect(await page.getByLabel('TQL over Indicators (empty: every active Indicator)').count()).toBe(0)
+    await page.getByLabel('Name (part of its URL; cannot change)').fill('high-hosts')
+    expect(await seriousViolations(page)).toEqual([])
+    await page.getByRole('button', { name: 'Create the list' }).click()
+    await status('high-hosts saved')
+    expect(sent).toEqual({ name: 'high-hosts', savedSearch: 7, types: [], owners: [] })
+    await page.unrouteAll()
+    await page.reload()
 
     await page.getByRole('button', { name: 'Edit loopback-hosts' }).click()
     await page.getByRole('checkbox', { name: 'Address', exact: true }).check()

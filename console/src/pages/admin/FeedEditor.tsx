@@ -149,66 +149,63 @@ export function FeedEditor(props: {
             Mirror: values that leave the list become inactive
           </label>
         )}
-        <fieldset>
-          <legend>Credentials (written, never shown again)</legend>
-          <label for={id('credentials')}>How the feed proves who it is</label>
-          <select
-            id={id('credentials')}
-            value={form.credentials}
-            onChange={(e) => set({ credentials: e.currentTarget.value as CredentialsChoice })}
-          >
-            {credentialChoices.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-          {form.credentials === 'basic' && (
-            <>
-              {text('user', 'User name', { required: true })}
-              {text('password', 'Password', { type: 'password', required: true })}
-            </>
-          )}
-          {form.credentials === 'bearer' && text('token', 'Token', { type: 'password', required: true })}
-          {form.credentials === 'header' && (
-            <>
-              {text('headerName', 'Header name', { required: true, hint: 'e.g. X-Api-Key' })}
-              {text('headerValue', 'Header value', { type: 'password', required: true })}
-            </>
-          )}
-          <label for={id('caPem')}>CA certificates to trust (PEM, optional)</label>
-          <textarea
-            id={id('caPem')}
-            rows={4}
-            value={form.caPem}
-            aria-describedby={id('caPem-hint')}
-            onInput={(e) => set({ caPem: e.currentTarget.value })}
-          />
-          <p class="hint" id={id('caPem-hint')}>
-            {feed?.hasCaFile
-              ? 'Certificates are stored; paste others to replace them.'
-              : "For a server whose certificate a private CA signed, besides the system's."}
-          </p>
-          {feed?.hasCaFile && (
-            <label>
-              <input
-                type="checkbox"
-                checked={form.removeCa}
-                onChange={(e) => set({ removeCa: e.currentTarget.checked })}
-              />{' '}
-              Remove the stored certificates
-            </label>
-          )}
-        </fieldset>
-        <fieldset>
-          <legend>What the items get when they say nothing themselves</legend>
-          {text('rating', 'Rating (0–5)', { type: 'number' })}
-          {text('confidence', 'Confidence (0–100)', { type: 'number' })}
-          {text('tags', 'Tags', { hint: 'Comma-separated' })}
-          {text('securityLabel', 'Security label', {
-            hint: "One of the owner's labels or a TLP label; none is invented",
-          })}
-        </fieldset>
+        <h3>Credentials (written, never shown again)</h3>
+        <label for={id('credentials')}>How the feed proves who it is</label>
+        <select
+          id={id('credentials')}
+          value={form.credentials}
+          onChange={(e) => set({ credentials: e.currentTarget.value as CredentialsChoice })}
+        >
+          {credentialChoices.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {form.credentials === 'basic' && (
+          <>
+            {text('user', 'User name', { required: true })}
+            {text('password', 'Password', { type: 'password', required: true })}
+          </>
+        )}
+        {form.credentials === 'bearer' && text('token', 'Token', { type: 'password', required: true })}
+        {form.credentials === 'header' && (
+          <>
+            {text('headerName', 'Header name', { required: true, hint: 'e.g. X-Api-Key' })}
+            {text('headerValue', 'Header value', { type: 'password', required: true })}
+          </>
+        )}
+        <label for={id('caPem')}>CA certificates to trust (PEM, optional)</label>
+        <textarea
+          id={id('caPem')}
+          rows={4}
+          cols={64}
+          value={form.caPem}
+          aria-describedby={id('caPem-hint')}
+          onInput={(e) => set({ caPem: e.currentTarget.value })}
+        />
+        <p class="hint" id={id('caPem-hint')}>
+          {feed?.hasCaFile
+            ? 'Certificates are stored; paste others to replace them.'
+            : "For a server whose certificate a private CA signed, besides the system's."}
+        </p>
+        {feed?.hasCaFile && (
+          <label>
+            <input
+              type="checkbox"
+              checked={form.removeCa}
+              onChange={(e) => set({ removeCa: e.currentTarget.checked })}
+            />{' '}
+            Remove the stored certificates
+          </label>
+        )}
+        <h3>What the items get when they say nothing themselves</h3>
+        {text('rating', 'Rating (0–5)', { type: 'number' })}
+        {text('confidence', 'Confidence (0–100)', { type: 'number' })}
+        {text('tags', 'Tags', { hint: 'Comma-separated' })}
+        {text('securityLabel', 'Security label', {
+          hint: "One of the owner's labels or a TLP label; none is invented",
+        })}
         {text('interval', 'Runs every', { hint: '15m, 1h, 1d or seconds; at least 1m', required: true })}
         {text('importFrom', 'Nothing older than (optional)', { hint: 'An ISO 8601 date or time' })}
         {text('maxObjectsPerRun', 'Most objects a run takes (optional)', { type: 'number' })}
