@@ -3,7 +3,7 @@
  * reads. Credentials and CA certificates are written, never read back: a stored feed shows only their kind,
  * and a change keeps them unless the administrator replaces or removes them.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import type { FeedKind, FeedView } from '../../../../src/domain/feeds/feed.js'
 import { FEED_KINDS } from '../../../../src/domain/feeds/feed.js'
 import { INDICATOR_TYPES } from '../../../../src/model/indicator-types.js'
@@ -25,6 +25,10 @@ export function FeedEditor(props: {
   const [error, setError] = useState<string>()
   const [saving, setSaving] = useState(false)
   const set = (changes: Partial<FeedForm>) => setForm((old) => ({ ...old, ...changes }))
+  // The person's owners may arrive after the form opened: the choice shown is then the one sent.
+  useEffect(() => {
+    if (!form.owner && props.owners.length) set({ owner: props.owners[0] })
+  }, [props.owners.length])
   const id = (name: string) => `feed-${name}`
   const owners = feed && !props.owners.includes(feed.owner) ? [feed.owner, ...props.owners] : props.owners
 
