@@ -36,6 +36,8 @@ export interface FeedServer {
   requests: SeenRequest[]
   /** A FeedHttp trusting this server's certificate. */
   http: FeedHttp
+  /** The server's self-signed certificate, PEM: a feed's `caPem` that trusts it. */
+  caPem: string
   close(): Promise<void>
 }
 
@@ -80,6 +82,7 @@ export async function startFeedServer(): Promise<FeedServer> {
     files,
     requests,
     http: trustingHttp(tls.cert),
+    caPem: tls.cert,
     async close() {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -128,6 +128,9 @@ async function requireVisibleImport(ctx: RequestContext, id: number): Promise<Im
   throw notFound(`Import ${id} not found`)
 }
 
+/** A job's row as the API shows it (also to system administrators, domain/imports/every-import.ts). */
+export { view as importJobView }
+
 export async function getImportJob(ctx: RequestContext, id: number): Promise<ImportJobView> {
   return view(await requireVisibleImport(ctx, id))
 }
