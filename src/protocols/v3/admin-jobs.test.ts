@@ -158,7 +158,7 @@ describe('GET /api/v3/admin/jobs', () => {
   it('refuses an Organization Administrator who is no system administrator, in the v3 envelope', async () => {
     for (const url of ['/api/v3/admin/jobs?kind=batch', `/api/v3/admin/jobs/import/${importId}/errors`]) {
       const res = await get(url, t.admin)
-      expect(res.statusCode).toBe(401)
+      expect(res.statusCode).toBe(403)
       expect(res.json()).toEqual({
         status: 'Error',
         errCode: '0x1002',

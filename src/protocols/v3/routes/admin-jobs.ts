@@ -1,7 +1,7 @@
 /**
  * /v3/admin/jobs (beyond the interface specification): batch jobs and import jobs of every account,
  * newest first, and each one's errors, for system administrators (domain/batch/every-job.ts,
- * domain/imports/every-import.ts). Everyone else is refused as the API refuses any missing permission.
+ * domain/imports/every-import.ts). Registered inside administration.ts, so a refusal is its 403.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { invalid } from '../../../core/errors.js'

@@ -1,10 +1,11 @@
 /**
  * /v3/admin/… (beyond the interface specification): owners, accounts, memberships, API tokens, access keys and
- * system settings, for system administrators (domain/access/administration.ts, the CLI's functions). A token or a
+ * system settings, and every account's batch and import jobs (admin-jobs.ts), for system administrators (domain/access/administration.ts, the CLI's functions). A token or a
  * secret key is in the answer of the call that makes it and in no other. These routes are the installation's own,
  * not the platform's, so a refused caller gets HTTP's 403 rather than the spec's 401 for a missing permission.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { adminJobRoutes } from './admin-jobs.js'
 import { textValue } from '../../../core/input.js'
 import {
   adminCreateAccessKey,
@@ -246,6 +247,7 @@ const ADMIN_STATUS = { ...REST_STATUS, forbidden: 403 }
 export async function administrationRoutes(app: FastifyInstance) {
   await app.register(async (admin) => {
     admin.setErrorHandler(v3ErrorHandler(ADMIN_STATUS))
+    await adminJobRoutes(admin)
     admin.get('/admin/owners', { schema: SCHEMAS.listOwners }, async (req, reply) =>
       sendV3Body(reply, 200, listed(await adminListOwners(req.ctx))),
     )

@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify'
 import { ATTRIBUTE_ENDPOINTS, type AttributedKind } from '../../../domain/metadata/attributes.js'
 import type { AnyEndpoint } from '../endpoint.js'
-import { adminJobRoutes } from './admin-jobs.js'
 import { ARTIFACT_TYPES, ARTIFACTS } from './artifacts.js'
 import { administrationRoutes } from './administration.js'
 import { ATTRIBUTE_TYPES } from './attribute-types.js'
@@ -54,10 +53,7 @@ export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> 
   groupFileRoutes,
   importRoutes,
   feedRoutes,
-
   listRoutes,
-
   feedRunRoutes,
   administrationRoutes,
-  adminJobRoutes,
 ]
