@@ -8,33 +8,33 @@ describe('the size of a batch chunk', () => {
     expect(sizer.size).toBe(CHUNK_SIZE)
   })
 
-  it(`on SQLite, follows the items a chunk writes in about ${SQLITE_CHUNK_MS} ms, by at most a doubling or a halving`, () => {
+  it(`on SQLite, follows the items a chunk writes in about ${SQLITE_CHUNK_MS} ms, a power of two at a time`, () => {
     const sizer = chunkSizer('sqlite')
-    expect(sizer.size).toBe(250)
-    sizer.took(250, 5) // 50 items a ms: 1,000 would take 20 ms, but a chunk grows at most twofold
-    expect(sizer.size).toBe(500)
-    sizer.took(500, 10)
-    expect(sizer.size).toBe(1000)
-    sizer.took(1000, 50) // 20 items a ms
-    expect(sizer.size).toBe(500)
-    sizer.took(500, 25)
-    expect(sizer.size).toBe(400)
-    sizer.took(400, 4000) // a checkpoint: halved, not cut to 2
-    expect(sizer.size).toBe(200)
+    expect(sizer.size).toBe(256)
+    sizer.took(256, 2) // 128 items a ms: 2,560 would take 20 ms, but a chunk grows one step at a time
+    expect(sizer.size).toBe(512)
+    sizer.took(512, 4)
+    expect(sizer.size).toBe(1024)
+    sizer.took(1024, 15) // 20 ms would write 1,365: not yet two steps' worth, and more than this one
+    expect(sizer.size).toBe(1024)
+    sizer.took(1024, 50) // 20 items a ms
+    expect(sizer.size).toBe(512)
+    sizer.took(512, 4000) // a checkpoint: one step down, not to the smallest
+    expect(sizer.size).toBe(256)
   })
 
-  it('on SQLite, stays within 50 and CHUNK_SIZE items', () => {
+  it('on SQLite, stays within 64 and CHUNK_SIZE items', () => {
     const fast = chunkSizer('sqlite')
     for (let i = 0; i < 10; i++) fast.took(fast.size, 1)
     expect(fast.size).toBe(CHUNK_SIZE)
     const slow = chunkSizer('sqlite')
     for (let i = 0; i < 10; i++) slow.took(slow.size, 10_000)
-    expect(slow.size).toBe(50)
+    expect(slow.size).toBe(64)
   })
 
   it('on SQLite, learns nothing from a chunk cut short (the end of a phase, an error)', () => {
     const sizer = chunkSizer('sqlite')
     sizer.took(3, 100)
-    expect(sizer.size).toBe(250)
+    expect(sizer.size).toBe(256)
   })
 })

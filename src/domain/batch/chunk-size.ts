@@ -7,8 +7,8 @@
  */
 export const CHUNK_SIZE = 2000
 export const SQLITE_CHUNK_MS = 20
-const SQLITE_FIRST_CHUNK = 250
-const SMALLEST_CHUNK = 50
+const SQLITE_FIRST_CHUNK = 256
+const SMALLEST_CHUNK = 64
 
 export interface ChunkSizer {
   /** Items the next chunk takes. */
@@ -34,9 +34,13 @@ export function chunkSizer(dialect: 'sqlite' | 'postgres'): ChunkSizer {
     },
     took(items, ms) {
       if (items < size / 2 || ms <= 0) return
-      // At most doubled or halved a chunk, so one slow commit (a checkpoint, a statistics refresh) does not swing it.
-      const wanted = Math.round((items * SQLITE_CHUNK_MS) / ms)
-      size = Math.min(CHUNK_SIZE, Math.max(SMALLEST_CHUNK, Math.min(size * 2, Math.max(Math.floor(size / 2), wanted))))
+      // One step at a time (a slow commit, a checkpoint or a statistics refresh, moves it by one), and only through
+      // powers of two: each size writes statements of its own length, and few lengths keep them compiled
+      // (store/connect.ts); sizes of every length made each chunk's statements new, and the native memory of
+      // the ones dropped waited for V8 to collect them.
+      const wanted = (items * SQLITE_CHUNK_MS) / ms
+      if (wanted >= size * 2) size = Math.min(CHUNK_SIZE, size * 2)
+      else if (wanted < size) size = Math.max(SMALLEST_CHUNK, size / 2)
     },
   }
 }
