@@ -1,0 +1,144 @@
+/**
+ * /v3/graph (beyond the interface specification): an item's neighbours counted exactly by kind and type, a
+ * bounded page of them with each one's own count, only what the caller reads, and refusals in the v3
+ * envelope (404 for an item it cannot see, 400 for a page over the maximum or bad TQL).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { isoNow } from '../../core/time.js'
+import { setMembership } from '../../domain/access/accounts.js'
+import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
+
+let t: TestApp
+let analyst: TestAccount
+let group: number
+let incident: number
+let closedHost: number
+const hosts: number[] = []
+const addresses: number[] = []
+
+async function post(url: string, payload: object) {
+  const res = await t.request({ method: 'POST', url: `/api/v3${url}`, payload })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json().data.id as number
+}
+
+beforeAll(async () => {
+  t = await createTestApp()
+  analyst = await t.createAccount({ role: 'Standard User' })
+  await t.createOwner('Closed Community', 'Community')
+  await setMembership(t.store.db, t.admin.userName, 'Closed Community', 'Director', isoNow())
+  for (let i = 0; i < 30; i++) {
+    hosts.push(await post('/indicators', { type: 'Host', hostName: `node-${i}.example` }))
+    addresses.push(await post('/indicators', { type: 'Address', ip: `10.0.0.${i + 1}` }))
+  }
+  closedHost = await post('/indicators?owner=Closed%20Community', { type: 'Host', hostName: 'closed.example' })
+  const ids = [...hosts, ...addresses, closedHost].map((id) => ({ id }))
+  group = await post('/groups', { type: 'Adversary', name: 'Root', associatedIndicators: { data: ids } })
+  incident = await post('/groups', {
+    type: 'Intrusion Set',
+    name: 'Other',
+    associatedGroups: { data: [{ id: group }] },
+    associatedIndicators: { data: [{ id: hosts[0] }] },
+  })
+})
+afterAll(() => t.close())
+
+const get = (url: string, as?: TestAccount) => t.request({ method: 'GET', url: `/api/v3${url}`, ...(as ? { as } : {}) })
+
+describe('GET /api/v3/graph/{kind}/{id}', () => {
+  it('counts the readable neighbours by kind, type and association type', async () => {
+    const res = await get(`/graph/groups/${group}`, analyst)
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json()).toEqual({
+      data: {
+        id: group,
+        kind: 'groups',
+        type: 'Adversary',
+        summary: 'Root',
+        owner: 'Test Organization',
+        rating: null,
+        neighbours: [
+          { kind: 'groups', type: 'Intrusion Set', associationType: null, count: 1 },
+          { kind: 'indicators', type: 'Address', associationType: null, count: 30 },
+          { kind: 'indicators', type: 'Host', associationType: null, count: 30 },
+        ],
+        degree: 61,
+      },
+      status: 'Success',
+    })
+  })
+
+  it('counts what a member of the other owner reads too', async () => {
+    const neighbours = (await get(`/graph/groups/${group}`)).json().data.neighbours
+    expect(neighbours).toContainEqual({ kind: 'indicators', type: 'Host', associationType: null, count: 31 })
+  })
+
+  it('answers 404 in the v3 envelope for an unknown or unreadable item and an unknown kind', async () => {
+    for (const url of [`/graph/groups/999999`, `/graph/indicators/${closedHost}`, `/graph/owners/1`]) {
+      const res = await get(url, analyst)
+      expect(res.statusCode, url).toBe(404)
+      expect(res.json()).toMatchObject({ status: 'Error' })
+    }
+  })
+})
+
+describe('GET /api/v3/graph/{kind}/{id}/neighbours', () => {
+  it('returns one bounded page, 25 by default, each neighbour with its own count', async () => {
+    const res = await get(`/graph/groups/${group}/neighbours?kind=indicators`, analyst)
+    expect(res.statusCode, res.body).toBe(200)
+    const body = res.json()
+    expect(body.count).toBe(60)
+    expect(body.data).toHaveLength(25)
+    expect(body.resultLimit).toBe(25)
+    const first = body.data.find((n: { id: number }) => n.id === hosts[0])
+    expect(first).toEqual({
+      id: hosts[0],
+      kind: 'indicators',
+      type: 'Host',
+      summary: 'node-0.example',
+      owner: 'Test Organization',
+      rating: null,
+      degree: 2,
+      associationType: null,
+    })
+    expect(body.data.find((n: { id: number }) => n.id === addresses[0]).degree).toBe(1)
+  })
+
+  it('pages through every readable neighbour and never the unreadable one', async () => {
+    const seen: string[] = []
+    for (let start = 0; start < 100; start += 25) {
+      const body = (await get(`/graph/groups/${group}/neighbours?resultStart=${start}`, analyst)).json()
+      expect(body.count).toBe(61)
+      seen.push(...body.data.map((n: { kind: string; id: number }) => `${n.kind}:${n.id}`))
+    }
+    expect(seen).toHaveLength(61)
+    expect(new Set(seen).size).toBe(61)
+    expect(seen).toContain(`groups:${incident}`)
+    expect(seen).not.toContain(`indicators:${closedHost}`)
+    const admin = (await get(`/graph/groups/${group}/neighbours?kind=indicators&resultLimit=100`)).json()
+    expect(admin.data.map((n: { id: number }) => n.id)).toContain(closedHost)
+  })
+
+  it('filters by type and by TQL', async () => {
+    const typed = (await get(`/graph/groups/${group}/neighbours?kind=indicators&type=Address`, analyst)).json()
+    expect(typed.count).toBe(30)
+    const tql = encodeURIComponent('typeName = "Host" and summary startsWith "node-1"')
+    const filtered = (await get(`/graph/groups/${group}/neighbours?tql=${tql}&resultLimit=100`, analyst)).json()
+    expect(filtered.data.map((n: { summary: string }) => n.summary).sort()).toEqual(
+      ['node-1', ...Array.from({ length: 10 }, (_, i) => `node-1${i}`)].map((s) => `${s}.example`),
+    )
+    expect(filtered.count).toBe(11)
+  })
+
+  it('refuses a page over the maximum and bad TQL with a 400 in the v3 envelope', async () => {
+    const over = await get(`/graph/groups/${group}/neighbours?resultLimit=101`, analyst)
+    expect(over.statusCode).toBe(400)
+    expect(over.json()).toMatchObject({ status: 'Error', message: expect.stringContaining('100') })
+    const bad = await get(`/graph/groups/${group}/neighbours?tql=${encodeURIComponent('rating >== 3')}`, analyst)
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json()).toMatchObject({ status: 'Error', message: expect.stringContaining('TQL') })
+    const kind = await get(`/graph/groups/${group}/neighbours?kind=owners`, analyst)
+    expect(kind.statusCode).toBe(400)
+    expect((await get(`/graph/groups/999999/neighbours`, analyst)).statusCode).toBe(404)
+  })
+})
