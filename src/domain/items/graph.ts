@@ -130,6 +130,8 @@ export interface NeighbourRequest {
   /** A custom association type's name or API branch; absent for the plain association. */
   associationType?: string
   tql?: string
+  /** Only these neighbours (at most a page of them): how a client rebuilds a graph from the ids it kept. */
+  ids?: number[]
   resultStart: number
   resultLimit: number
 }
@@ -149,6 +151,8 @@ export async function listGraphNeighbours(
   request: NeighbourRequest,
 ): Promise<NeighbourPage> {
   checkPage(request)
+  if (request.ids && (!request.kind || request.ids.length > MAX_GRAPH_PAGE))
+    throw invalid(`ids needs kind and names at most ${MAX_GRAPH_PAGE} neighbours`)
   await requireNode(ctx, kind, id)
   const association = request.associationType
     ? await requireAssociationType(ctx.store.db, request.associationType)
@@ -165,6 +169,7 @@ export async function listGraphNeighbours(
     ownerIds,
     ...(request.type !== undefined ? { type: request.type } : {}),
     ...(where ? { where } : {}),
+    ...(request.ids ? { ids: request.ids } : {}),
   })
   const read = async (db: RequestContext['store']['db'], guard: (w: CompiledTql['where']) => CompiledTql['where']) => {
     const rows: { kind: GraphKind; row: GraphNodeRow }[] = []

@@ -130,6 +130,14 @@ describe('GET /api/v3/graph/{kind}/{id}/neighbours', () => {
     expect(filtered.count).toBe(11)
   })
 
+  it('returns only the neighbours named by ids, for a client rebuilding its graph', async () => {
+    const ids = [hosts[3], addresses[7], closedHost, 999999].join(',')
+    const body = (await get(`/graph/groups/${group}/neighbours?kind=indicators&ids=${ids}`, analyst)).json()
+    expect(body.data.map((n: { summary: string }) => n.summary).sort()).toEqual(['10.0.0.8', 'node-3.example'])
+    expect(body.count).toBe(2)
+    expect((await get(`/graph/groups/${group}/neighbours?ids=${ids}`, analyst)).statusCode).toBe(400)
+  })
+
   it('refuses a page over the maximum and bad TQL with a 400 in the v3 envelope', async () => {
     const over = await get(`/graph/groups/${group}/neighbours?resultLimit=101`, analyst)
     expect(over.statusCode).toBe(400)

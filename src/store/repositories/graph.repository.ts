@@ -125,6 +125,8 @@ export interface NeighbourFilter {
   associationTypeId: number
   ownerIds: readonly number[]
   type?: string
+  /** Only these partners (a client rebuilding a graph it showed before). */
+  ids?: readonly number[]
   /** A compiled TQL filter over the partner's table, referenced by its own name. */
   where?: Expression<SqlBool>
 }
@@ -140,12 +142,13 @@ function neighbourQuery(db: Kysely<Database>, filter: NeighbourFilter) {
     .where('association.association_type_id', '=', filter.associationTypeId)
     .where(`${table}.owner_id`, 'in', filter.ownerIds)
   if (filter.type !== undefined) query = query.where(typeOf(filter.toKind), '=', filter.type)
+  if (filter.ids) query = query.where('association.to_id', 'in', filter.ids)
   if (filter.where) query = query.where(filter.where)
   return query
 }
 
 export async function countGraphNeighboursMatching(db: Kysely<Database>, filter: NeighbourFilter): Promise<number> {
-  if (filter.ownerIds.length === 0) return 0
+  if (filter.ownerIds.length === 0 || filter.ids?.length === 0) return 0
   const row = await neighbourQuery(db, filter)
     .select((eb: any) => eb.fn.countAll().as('count'))
     .executeTakeFirst()

@@ -86,6 +86,7 @@ const NEIGHBOURS_SCHEMA: RouteSchema = {
       type: string('Only neighbours of this type'),
       associationType: string('A custom association type (name or API branch); absent: the plain association'),
       tql: string('TQL over Indicators: only neighbouring Indicators that match'),
+      ids: string('Only these neighbours of `kind`, comma-separated (at most 100)'),
       resultStart: string('First neighbour, from 0'),
       resultLimit: string(`Neighbours per page (1–${MAX_GRAPH_PAGE}, default ${DEFAULT_GRAPH_PAGE})`),
     },
@@ -130,6 +131,12 @@ function neighbourKind(text: string) {
   return parseGraphKind(text)
 }
 
+function idList(text: string): number[] {
+  const parts = text.split(',').filter((part) => part !== '')
+  if (parts.some((part) => !/^\d{1,15}$/.test(part))) throw invalid('ids must be whole numbers separated by commas')
+  return parts.map(Number)
+}
+
 function whole(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined || value === '') return fallback
   if (!/^\d{1,9}$/.test(value)) throw invalid(`${name} must be a whole number`)
@@ -150,6 +157,7 @@ export async function graphRoutes(app: FastifyInstance) {
       ...(q.type ? { type: q.type } : {}),
       ...(q.associationType ? { associationType: q.associationType } : {}),
       ...(q.tql ? { tql: q.tql } : {}),
+      ...(q.ids !== undefined ? { ids: idList(q.ids) } : {}),
       resultStart: whole(q.resultStart, 'resultStart', 0),
       resultLimit: whole(q.resultLimit, 'resultLimit', DEFAULT_GRAPH_PAGE),
     })
