@@ -292,7 +292,11 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
       // How long the main thread waited for the worker: the browser test holds the main thread to it.
       performance.measure('graph layout', {
         start: l.started,
-        detail: { nodes: Object.keys(event.data.positions).length, workerMs: event.data.ms },
+        detail: {
+          nodes: Object.keys(event.data.positions).length,
+          workerMs: event.data.ms,
+          receivedAt: performance.now(),
+        },
       })
       if (cancelled) return
       applyLayout(event.data.positions)
