@@ -92,6 +92,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
   const [filter, setFilter] = useState<string | undefined>(stateRef.current.filter)
   const [kinds, setKinds] = useState<string[]>([])
   const [busy, setBusy] = useState(false)
+  const [rootSummary, setRootSummary] = useState<string>()
   const rootKey = keyOf(route)
 
   const writeAddress = () => {
@@ -123,7 +124,8 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
   const applyLayout = (positions: Record<string, { x: number; y: number }>) => {
     const cy = cyRef.current
     if (!cy) return
-    const first = layout.current.placed.size === 0
+    // The view follows the graph as it grows; a layout that only settled what was shown keeps the person's view.
+    const grew = Object.keys(positions).some((id) => !layout.current.placed.has(id))
     // One batch: the positions cost one redraw, not one per item.
     cy.batch(() => {
       cy.nodes().forEach((n) => {
@@ -135,7 +137,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
       layout.current.drawOnce = false
       cy.endBatch()
     }
-    if (first) {
+    if (grew) {
       cy.fit(undefined, 30)
       if (cy.zoom() > 1.5) cy.zoom({ level: 1.5, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } })
       cy.center()
@@ -254,6 +256,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
       layout.current.drawOnce = true
     }
     const root = await fetchGraphNode(route)
+    setRootSummary(root.summary)
     cy.add(elementOf(root, true))
     for (const [index, expansion] of state.expanded.entries()) {
       const byKind = new Map<string, number[]>()
@@ -365,9 +368,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
   const expanded = selected && stateRef.current.expanded.some((e) => keyOf(e) === selected.key)
   return (
     <article class="graph-page">
-      <h1>
-        Graph of {route.kind} {route.id}
-      </h1>
+      <h1>Graph of {rootSummary ?? `${route.kind} ${route.id}`}</h1>
       <div class="graph-controls">
         <fieldset>
           <legend>Show</legend>
@@ -461,7 +462,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
         </aside>
       </div>
       <p class="graph-root">
-        <a href={`#/details/${route.kind}/${route.id}/overview`}>Back to {rootKey}</a>
+        <a href={`#/details/${route.kind}/${route.id}/overview`}>The item's page</a>
       </p>
     </article>
   )
