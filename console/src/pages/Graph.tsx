@@ -278,7 +278,10 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
     state.nodes = state.nodes.filter(({ parent, node }) =>
       cy.getElementById(`${keyOf(state.expanded[parent]!)}>${keyOf(node)}`).nonempty(),
     )
-    if (state.filter && !searchList.some((s) => String(s.id) === state.filter)) state.filter = undefined
+    if (state.filter && !searchList.some((s) => String(s.id) === state.filter)) {
+      state.filter = undefined
+      setFilter(undefined)
+    }
     writeAddress()
     runLayout()
     if (state.expanded.length === 0) cy.getElementById(rootKey).select()
@@ -332,6 +335,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
           boxSelectionEnabled: false,
         })
         cyRef.current = cy
+        // The browser test measures and drives the canvas through it; a page script of this origin is all that sees it.
         ;(window as unknown as { __graph?: Core }).__graph = cy
         cy.on('select', 'node', (event) => void select(event.target.id(), false))
         cy.on('dbltap', 'node', (event) => void select(event.target.id(), true))
@@ -361,6 +365,9 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
     stateRef.current.filter = id || undefined
     setFilter(stateRef.current.filter)
     totals.current.clear()
+    // Paging positions were in the other filter's list: the next page starts the new one from its beginning
+    // (what is shown already is not added twice).
+    for (const expansion of stateRef.current.expanded) expansion.loaded = 0
     writeAddress()
   }
 
