@@ -18,7 +18,7 @@ export interface NeighbourCount {
   count: number
 }
 
-export type Neighbour = GraphNode & { degree: number; associationType: string | null }
+export type Neighbour = GraphNode & { degree: number; degreeCapped?: boolean; associationType: string | null }
 
 export interface SavedSearch {
   id: number | string

@@ -27,6 +27,8 @@ type GraphRoute = Extract<Route, { page: 'graph' }>
 
 interface NodeData extends GraphNode {
   degree: number
+  /** The server stopped counting (1,000 of a kind): there are more. */
+  degreeCapped?: boolean
 }
 
 interface Selected extends NodeData {
@@ -51,7 +53,7 @@ function elementOf(node: NodeData, root: boolean): ElementDefinition {
       // cytoscape's id is the `kind:id` key; the item's own id is kept beside it.
       id: keyOf(node),
       itemId: node.id,
-      label: more > 0 ? `${summary} +${more}` : summary,
+      label: more > 0 ? `${summary} +${more}${node.degreeCapped ? '+' : ''}` : summary,
       shape: style?.shape ?? 'ellipse',
       colour: colourOf(node.kind, node.type),
     },

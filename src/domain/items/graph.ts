@@ -42,6 +42,8 @@ const KIND_NAMES = Object.fromEntries(Object.entries(GRAPH_KINDS).map(([name, ki
 >
 
 export const DEFAULT_GRAPH_PAGE = 25
+/** A neighbour's own partners are counted up to this many of each kind (`degreeCapped` says when reached). */
+export const DEGREE_CAP = 1000
 export const MAX_GRAPH_PAGE = 100
 
 export interface GraphNode {
@@ -67,7 +69,7 @@ export interface GraphNodeWithCounts extends GraphNode {
 }
 
 export interface NeighbourPage {
-  data: (GraphNode & { degree: number; associationType: string | null })[]
+  data: (GraphNode & { degree: number; degreeCapped: boolean; associationType: string | null })[]
   /** Neighbours matching the request in all, of which `data` is the page from `resultStart`. */
   count: number
   resultStart: number
@@ -195,7 +197,8 @@ export async function listGraphNeighbours(
   return {
     data: rows.map(({ kind: k, row }) => ({
       ...presentNode(ctx, k, row),
-      degree: degrees.get(`${k}:${row.id}`) ?? 0,
+      degree: degrees.get(`${k}:${row.id}`)?.n ?? 0,
+      degreeCapped: degrees.get(`${k}:${row.id}`)?.capped ?? false,
       associationType: association?.name ?? null,
     })),
     count,
@@ -219,18 +222,20 @@ function compileFilter(ctx: RequestContext, tql: string): CompiledTql {
   })
 }
 
-/** Each page member's readable partners of every kind, one count per pair of kinds. */
+/** Each page member's readable partners of every kind, up to DEGREE_CAP of each; one statement per pair of kinds. */
 async function degreesOf(
   ctx: RequestContext,
   rows: { kind: GraphKind; row: GraphNodeRow }[],
   ownerIds: number[],
-): Promise<Map<string, number>> {
-  const degrees = new Map<string, number>()
+): Promise<Map<string, { n: number; capped: boolean }>> {
+  const degrees = new Map<string, { n: number; capped: boolean }>()
   const byKind = new Map<GraphKind, number[]>()
   for (const { kind, row } of rows) byKind.set(kind, [...(byKind.get(kind) ?? []), row.id])
   for (const [fromKind, ids] of byKind)
     for (const toKind of partnerKinds(fromKind))
-      for (const [id, n] of await countGraphDegrees(ctx.store.db, fromKind, ids, toKind, ownerIds))
-        degrees.set(`${fromKind}:${id}`, (degrees.get(`${fromKind}:${id}`) ?? 0) + n)
+      for (const [id, n] of await countGraphDegrees(ctx.store.db, fromKind, ids, toKind, ownerIds, DEGREE_CAP)) {
+        const sum = degrees.get(`${fromKind}:${id}`) ?? { n: 0, capped: false }
+        degrees.set(`${fromKind}:${id}`, { n: sum.n + n, capped: sum.capped || n >= DEGREE_CAP })
+      }
   return degrees
 }

@@ -99,6 +99,7 @@ describe('GET /api/v3/graph/{kind}/{id}/neighbours', () => {
       owner: 'Test Organization',
       rating: null,
       degree: 2,
+      degreeCapped: false,
       associationType: null,
     })
     expect(body.data.find((n: { id: number }) => n.id === addresses[0]).degree).toBe(1)

@@ -19,6 +19,7 @@ let store: Store
 let drop: () => Promise<void>
 let owner: number
 let group: number
+let other: number
 
 beforeAll(async () => {
   ;({ store, drop } = await createTestStore())
@@ -50,7 +51,7 @@ beforeAll(async () => {
       .executeTakeFirstOrThrow()
   ).id
   // Another Group holds every Indicator, so the association table is large beside the item's own rows.
-  const other = (
+  other = (
     await store.db
       .insertInto('intel_group')
       .values({ owner_id: owner, type: 'Adversary', name: 'Other', date_added: at, last_modified: at } as never)
@@ -77,6 +78,17 @@ beforeAll(async () => {
 afterAll(() => drop())
 
 describe('the association graph reads', () => {
+  it("count a neighbour's partners up to the cap", async () => {
+    const degrees = await countGraphDegrees(store.db, 'group', [group, other], 'indicator', [owner], 1000)
+    expect([...degrees]).toEqual([
+      [group, 40],
+      [other, 1000],
+    ])
+    expect([...(await countGraphDegrees(store.db, 'group', [other], 'indicator', [owner + 1], 1000))]).toEqual([
+      [other, 0],
+    ])
+  })
+
   it('seek the association key and the partners by id', async () => {
     const from = { kind: 'group' as const, id: group }
     const filter = { from, toKind: 'indicator' as const, associationTypeId: 0, ownerIds: [owner] }
@@ -84,16 +96,18 @@ describe('the association graph reads', () => {
       await countGraphNeighbours(store.db, from, 'indicator', [owner])
       await countGraphNeighboursMatching(store.db, filter)
       await selectGraphNeighbourPage(store.db, filter, { offset: 0, limit: 25 })
-      await countGraphDegrees(store.db, 'indicator', [1, 2, 3], 'group', [owner])
+      await countGraphDegrees(store.db, 'indicator', [1, 2, 3], 'group', [owner], 1000)
+      await countGraphDegrees(store.db, 'group', [group], 'indicator', [owner], 1000)
     })
     const plannable = statements.filter((s) => isPlannable(s.sql))
-    expect(plannable).toHaveLength(4)
+    expect(plannable).toHaveLength(5)
     for (const statement of plannable) {
       const { reads, lines } = await explain(store, statement)
       const why = `${statement.sql}\n${lines.join('\n')}`
-      // The test's two Groups are a table PostgreSQL rightly reads whole; the large tables are sought.
+      // The test's two Groups are a table PostgreSQL rightly reads whole; the large tables are sought. (`capped`
+      // is a count's own bounded sub-select, `CONSTANT` SQLite's one row of a select without a table.)
       expect(
-        reads.filter((r) => r.index === '(scan)' && r.table !== 'intel_group'),
+        reads.filter((r) => r.index === '(scan)' && !['intel_group', 'capped', 'CONSTANT'].includes(r.table)),
         why,
       ).toEqual([])
       const association = reads.find((r) => r.table === 'association')

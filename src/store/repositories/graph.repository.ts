@@ -171,28 +171,41 @@ export async function selectGraphNeighbourPage(
   return rows.map(normalise)
 }
 
-/** For each of many items of one kind, how many partners of `toKind` in the given owners it has. */
+/**
+ * For each of many items of one kind, how many partners of `toKind` in the given owners it has, counting at
+ * most `cap` each: a neighbour that is a Group of a million Indicators costs `cap` rows, not a million. One
+ * statement, one bounded sub-select per item.
+ */
 export async function countGraphDegrees(
   db: Kysely<Database>,
   fromKind: GraphKind,
   ids: readonly number[],
   toKind: GraphKind,
   ownerIds: readonly number[],
+  cap: number,
 ): Promise<Map<number, number>> {
   const degrees = new Map<number, number>()
   if (ids.length === 0 || ownerIds.length === 0) return degrees
   const table: string = ITEM_TABLES[toKind]
-  const rows = await any(db)
-    .selectFrom('association')
-    .innerJoin(table, `${table}.id`, 'association.to_id')
-    .select(['association.from_id', (eb: any) => eb.fn.countAll().as('count')])
-    .where('association.from_kind', '=', fromKind)
-    .where('association.from_id', 'in', ids)
-    .where('association.to_kind', '=', toKind)
-    .where(`${table}.owner_id`, 'in', ownerIds)
-    .groupBy('association.from_id')
-    .execute()
-  for (const row of rows as unknown as { from_id: number; count: unknown }[])
-    degrees.set(Number(row.from_id), Number(row.count))
+  const bounded = (eb: any, id: number, i: number) =>
+    eb
+      .selectFrom(
+        eb
+          .selectFrom('association')
+          .innerJoin(table, `${table}.id`, 'association.to_id')
+          .select(sql.lit(1).as('one'))
+          .where('association.from_kind', '=', fromKind)
+          .where('association.from_id', '=', id)
+          .where('association.to_kind', '=', toKind)
+          .where(`${table}.owner_id`, 'in', ownerIds)
+          .limit(cap)
+          .as('capped'),
+      )
+      .select(eb.fn.countAll().as('n'))
+      .as(`n${i}`)
+  const row = (await any(db)
+    .selectNoFrom((eb: any) => ids.map((id, i) => bounded(eb, id, i)))
+    .executeTakeFirst()) as Record<string, unknown> | undefined
+  ids.forEach((id, i) => degrees.set(id, Number(row?.[`n${i}`] ?? 0)))
   return degrees
 }

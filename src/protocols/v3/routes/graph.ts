@@ -17,6 +17,7 @@ import {
   type JsonSchema,
   type RouteSchema,
   arrayOf,
+  boolean,
   integer,
   jsonResponse,
   number,
@@ -101,7 +102,8 @@ const NEIGHBOURS_SCHEMA: RouteSchema = {
             object(
               {
                 ...NODE_FIELDS,
-                degree: integer('Its readable neighbours'),
+                degree: integer('Its readable neighbours, counted up to 1000 of each kind'),
+                degreeCapped: boolean('A kind reached the 1000 counted: it has more'),
                 associationType: { type: ['string', 'null'] },
               },
               ['id', 'kind', 'degree'],
