@@ -166,6 +166,29 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
     await expect(page.locator('h1.summary').textContent()).resolves.toMatch(/^node-\d{4}\.example$/)
   })
 
+  it('filters an expansion by a saved search', async () => {
+    // Saved searches are another part of the console (GET /api/v3/savedSearches); this answers as it will.
+    await page.route('**/api/v3/savedSearches', (route) =>
+      route.fulfill({
+        contentType: 'application/json',
+        body: JSON.stringify({
+          status: 'Success',
+          data: [{ id: 7, name: 'The tens', tql: 'summary startsWith "node-001"', kind: 'indicators' }],
+        }),
+      }),
+    )
+    await page.goto(`${t.baseUrl}/#/graph/groups/${root}`)
+    await page.reload()
+    await shown(1)
+    await page.getByLabel('Filter Indicators by a saved search').selectOption({ label: 'The tens' })
+    expect(page.url()).toContain('filter=7')
+    await page.getByRole('button', { name: 'Expand (25 at most)' }).click()
+    await shown(11)
+    expect((await nodeIds()).filter((id) => id.startsWith('indicators:'))).toHaveLength(10)
+    await page.getByText('Every neighbour is shown.').waitFor()
+    await page.unroute('**/api/v3/savedSearches')
+  })
+
   it(`keeps a graph of ${BIG} items responsive: layout in the worker, pan, zoom and select quick`, async () => {
     const ids: number[] = []
     for (let start = 0; start < BIG; start += 100) {
