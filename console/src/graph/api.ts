@@ -39,9 +39,17 @@ export async function fetchGraphNode(node: NodeKey) {
 
 export async function fetchNeighbours(
   node: NodeKey,
-  options: { resultStart?: number; resultLimit?: number; tql?: string; kind?: string; ids?: number[] },
+  options: {
+    resultStart?: number
+    resultLimit?: number
+    tql?: string
+    kind?: string
+    ids?: number[]
+    associationType?: string
+  },
 ) {
   const params = new URLSearchParams()
+  if (options.associationType) params.set('associationType', options.associationType)
   if (options.kind) params.set('kind', options.kind)
   if (options.ids) params.set('ids', options.ids.join(','))
   if (options.tql) params.set('tql', options.tql)

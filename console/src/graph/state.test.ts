@@ -7,6 +7,7 @@ describe('the graph state in the address', () => {
       expanded: [
         { kind: 'groups', id: 5, loaded: 50 },
         { kind: 'indicators', id: 9, loaded: 0 },
+        { kind: 'indicators', id: 9, loaded: 25, associationType: 'URL Host, typed' },
       ],
       nodes: [
         { parent: 0, node: { kind: 'indicators', id: 9 } },
@@ -17,7 +18,7 @@ describe('the graph state in the address', () => {
     }
     const params = formatGraphState(state)
     expect(params).toEqual({
-      expanded: 'groups:5~50,indicators:9',
+      expanded: 'groups:5~50,indicators:9,indicators:9~25!URL%20Host%2C%20typed',
       nodes: '0.indicators:9,1.groups:7',
       hide: 'victims',
       filter: '3',

@@ -19,7 +19,14 @@ import {
   fetchNeighbours,
   fetchSavedSearches,
 } from '../graph/api.js'
-import { type GraphState, type NodeKey, formatGraphState, keyOf, parseGraphState } from '../graph/state.js'
+import {
+  type GraphState,
+  type NodeKey,
+  expansionKeyOf,
+  formatGraphState,
+  keyOf,
+  parseGraphState,
+} from '../graph/state.js'
 import { GRAPH_STYLE, KIND_STYLE, colourOf } from '../graph/style.js'
 import '../graph/graph.css'
 
@@ -40,6 +47,10 @@ interface Selected extends NodeData {
 }
 
 const LABEL_LENGTH = 48
+
+/** One edge per pair and association type: an Indicator may be linked to another plainly and by a custom type. */
+const edgeIdOf = (parent: NodeKey, node: NodeKey, associationType?: string | null) =>
+  `${keyOf(parent)}>${keyOf(node)}${associationType ? `!${associationType}` : ''}`
 const CYTOSCAPE_STYLESHEET = '__________cytoscape_stylesheet'
 
 function elementOf(node: NodeData, root: boolean): ElementDefinition {
@@ -160,7 +171,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
     const fresh: NodeKey[] = []
     for (const n of neighbours) {
       const id = keyOf(n)
-      const edgeId = `${parentId}>${id}`
+      const edgeId = edgeIdOf(parent, n, n.associationType)
       if (cy.getElementById(edgeId).nonempty()) continue
       fresh.push(n)
       if (cy.getElementById(id).empty()) elements.push({ ...elementOf(n, false), position: { ...at } })
@@ -182,16 +193,22 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
   }
 
   /** Loads the next page of an item's neighbours (its first page when it was not expanded yet). */
-  const loadPage = async (node: NodeKey) => {
+  const loadPage = async (node: NodeKey, associationType?: string) => {
     const state = stateRef.current
-    let index = state.expanded.findIndex((e) => keyOf(e) === keyOf(node))
+    const key = expansionKeyOf(node, associationType)
+    let index = state.expanded.findIndex((e) => expansionKeyOf(e, e.associationType) === key)
     if (index === -1) {
-      state.expanded.push({ ...node, loaded: 0 })
+      state.expanded.push({ ...node, loaded: 0, ...(associationType ? { associationType } : {}) })
       index = state.expanded.length - 1
     }
     const expansion = state.expanded[index]!
-    const page = await fetchNeighbours(node, { resultStart: expansion.loaded, resultLimit: PAGE, tql: filterTql() })
-    totals.current.set(keyOf(node), page.count)
+    const page = await fetchNeighbours(node, {
+      resultStart: expansion.loaded,
+      resultLimit: PAGE,
+      tql: filterTql(),
+      associationType,
+    })
+    totals.current.set(key, page.count)
     expansion.loaded += page.data.length
     for (const n of addNeighbours(node, page.data))
       state.nodes.push({ parent: index, node: { kind: n.kind, id: n.id } })
@@ -216,7 +233,7 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
     setError(undefined)
     try {
       const counted = await fetchGraphNode(node)
-      const expansion = stateRef.current.expanded.find((e) => keyOf(e) === key)
+      const expansion = stateRef.current.expanded.find((e) => keyOf(e) === key && !e.associationType)
       let total = totals.current.get(key)
       if (expansion && total === undefined) {
         total = (await fetchNeighbours(node, { resultLimit: 1, tql: filterTql() })).count
@@ -234,12 +251,13 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
     }
   }
 
-  const more = async () => {
+  /** The next page of the plain association, or of a custom association type's (which keeps the plain totals). */
+  const more = async (associationType?: string) => {
     if (!selected) return
     setBusy(true)
     try {
-      const page = await loadPage({ kind: selected.kind, id: selected.id })
-      setSelected({ ...selected, ...page })
+      const page = await loadPage({ kind: selected.kind, id: selected.id }, associationType)
+      setSelected(associationType ? { ...selected } : { ...selected, ...page })
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e))
     } finally {
@@ -271,15 +289,17 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
             kind,
             ids: ids.slice(at, at + MAX_PAGE),
             resultLimit: MAX_PAGE,
+            associationType: expansion.associationType,
           })
           addNeighbours(expansion, page.data)
         }
       cy.getElementById(keyOf(expansion)).addClass('expanded')
     }
     // Items that are no longer there (deleted, or no longer readable) leave the address.
-    state.nodes = state.nodes.filter(({ parent, node }) =>
-      cy.getElementById(`${keyOf(state.expanded[parent]!)}>${keyOf(node)}`).nonempty(),
-    )
+    state.nodes = state.nodes.filter(({ parent, node }) => {
+      const expansion = state.expanded[parent]!
+      return cy.getElementById(edgeIdOf(expansion, node, expansion.associationType)).nonempty()
+    })
     if (state.filter && !searchList.some((s) => String(s.id) === state.filter)) {
       state.filter = undefined
       setFilter(undefined)
@@ -374,7 +394,12 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
   }
 
   const left = selected?.total !== undefined ? Math.max(0, selected.total - (selected.loaded ?? 0)) : undefined
-  const expanded = selected && stateRef.current.expanded.some((e) => keyOf(e) === selected.key)
+  const expanded = selected && stateRef.current.expanded.some((e) => keyOf(e) === selected.key && !e.associationType)
+  const typedLoaded = (associationType: string) =>
+    (selected &&
+      stateRef.current.expanded.find((e) => keyOf(e) === selected.key && e.associationType === associationType)
+        ?.loaded) ??
+    0
   return (
     <article class="graph-page">
       <h1>Graph of {rootSummary ?? `${route.kind} ${route.id}`}</h1>
@@ -450,6 +475,19 @@ export function Graph(props: { route: GraphRoute; navigate: (route: Route, repla
                           {c.associationType ? ` (${c.associationType})` : ''}
                         </td>
                         <td class="count">{c.count}</td>
+                        {c.associationType && (
+                          <td>
+                            {c.count > typedLoaded(c.associationType) && (
+                              <button
+                                type="button"
+                                disabled={busy}
+                                onClick={() => void more(c.associationType ?? undefined)}
+                              >
+                                Show {Math.min(PAGE, c.count - typedLoaded(c.associationType))}
+                              </button>
+                            )}
+                          </td>
+                        )}
                       </tr>
                     ))}
                   </tbody>

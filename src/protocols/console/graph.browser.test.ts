@@ -49,7 +49,21 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
         { type: 'Intrusion Set', name: 'Partner set', xid: 'graph-set', associatedGroupXid: ['graph-root'] },
         { type: 'Adversary', name: 'Big crew', xid: 'graph-big' },
       ],
-      indicator: [...hosts('node', 60, 'graph-root'), ...hosts('big', BIG, 'graph-big')],
+      indicator: [
+        ...hosts('node', 60, 'graph-root'),
+        ...hosts('big', BIG, 'graph-big'),
+        { type: 'URL', summary: 'http://node-0001.example/x' },
+      ],
+      // A custom association type: its own count row, its own page, a dashed edge named by it.
+      association: [
+        {
+          ref_1: 'http://node-0001.example/x',
+          type_1: 'URL',
+          ref_2: 'node-0001.example',
+          type_2: 'Host',
+          associationType: 'URL Host',
+        },
+      ],
     })
     root = await groupId('graph-root')
     big = await groupId('graph-big')
@@ -187,6 +201,32 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
     expect((await nodeIds()).filter((id) => id.startsWith('indicators:'))).toHaveLength(10)
     await page.getByText('Every neighbour is shown.').waitFor()
     await page.unroute('**/api/v3/savedSearches')
+  })
+
+  it('shows the neighbours by a custom association type on their own, and keeps them on reload', async () => {
+    const found = await t.request({
+      method: 'GET',
+      url: `/api/v3/indicators?tql=${encodeURIComponent('summary = "http://node-0001.example/x"')}`,
+    })
+    const url = found.json().data[0].id as number
+    await page.goto(`${t.baseUrl}/#/graph/indicators/${url}`)
+    await page.reload()
+    await shown(1)
+    await expect(page.locator('table.graph-counts').textContent()).resolves.toContain('IndicatorsHost (URL Host)1')
+    await page.locator('table.graph-counts').getByRole('button', { name: 'Show 1' }).click()
+    await shown(2)
+    const edges = () =>
+      page.evaluate(() =>
+        (window as unknown as { __graph: any }).__graph
+          .edges()
+          .map((e: { data(name: string): string }) => `${e.data('target')} ${e.data('associationType')}`),
+      )
+    expect(await edges()).toEqual([expect.stringMatching(/^indicators:\d+ URL Host$/)])
+    expect(new URL(page.url()).hash).toContain('%21URL%2520Host')
+    await page.reload()
+    await shown(2)
+    expect(await edges()).toEqual([expect.stringMatching(/^indicators:\d+ URL Host$/)])
+    await shot('graph-typed')
   })
 
   it(`keeps a graph of ${BIG} items responsive: layout in the worker, pan, zoom and select quick`, async () => {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../core/time.js'
 import { setMembership } from '../../domain/access/accounts.js'
+import { associate, requireAssociationType } from '../../domain/items/associations.js'
+import { findReadableItem } from '../../domain/items/items.js'
 import { type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 
 let t: TestApp
@@ -13,6 +15,7 @@ let analyst: TestAccount
 let group: number
 let incident: number
 let closedHost: number
+let url: number
 const hosts: number[] = []
 const addresses: number[] = []
 
@@ -40,6 +43,18 @@ beforeAll(async () => {
     associatedGroups: { data: [{ id: group }] },
     associatedIndicators: { data: [{ id: hosts[0] }] },
   })
+  // A custom association type between two Indicators: counted and paged apart from the plain association.
+  url = await post('/indicators', { type: 'URL', text: 'http://node-1.example/x' })
+  const ctx = await t.context()
+  const type = await requireAssociationType(t.store.db, 'URL Host')
+  await associate(
+    ctx,
+    await findReadableItem(ctx, 'indicator', url),
+    await findReadableItem(ctx, 'indicator', hosts[1]!),
+    {
+      associationTypeId: type.id,
+    },
+  )
 })
 afterAll(() => t.close())
 
@@ -137,6 +152,17 @@ describe('GET /api/v3/graph/{kind}/{id}/neighbours', () => {
     expect(body.data.map((n: { summary: string }) => n.summary).sort()).toEqual(['10.0.0.8', 'node-3.example'])
     expect(body.count).toBe(2)
     expect((await get(`/graph/groups/${group}/neighbours?ids=${ids}`, analyst)).statusCode).toBe(400)
+  })
+
+  it('counts and pages a custom association type apart from the plain association', async () => {
+    const counts = (await get(`/graph/indicators/${url}`, analyst)).json().data.neighbours
+    expect(counts).toEqual([{ kind: 'indicators', type: 'Host', associationType: 'URL Host', count: 1 }])
+    expect((await get(`/graph/indicators/${url}/neighbours`, analyst)).json().count).toBe(0)
+    const typed = (await get(`/graph/indicators/${url}/neighbours?associationType=URL%20Host`, analyst)).json()
+    expect(typed.data).toMatchObject([
+      { id: hosts[1], summary: 'node-1.example', associationType: 'URL Host', degree: 2 },
+    ])
+    expect((await get(`/graph/indicators/${url}/neighbours?associationType=nope`, analyst)).statusCode).toBe(404)
   })
 
   it('refuses a page over the maximum and bad TQL with a 400 in the v3 envelope', async () => {
