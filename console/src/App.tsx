@@ -120,7 +120,8 @@ export function App() {
         </button>
       </header>
       <main>
-        <PageBoundary key={formatRoute(route)}>
+        {/* A graph writes its state into the address as it grows: it stays mounted while its root is the same. */}
+        <PageBoundary key={route.page === 'graph' ? `graph/${route.kind}/${route.id}` : formatRoute(route)}>
           {route.page === 'search' ? (
             <Search route={route} navigate={navigate} />
           ) : route.page === 'details' && route.kind === 'indicators' ? (

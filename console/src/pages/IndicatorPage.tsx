@@ -118,6 +118,9 @@ export function IndicatorPage({ id }: { id: number }) {
         </a>
       </p>
       <h1 class="summary">{i.summary}</h1>
+      <p>
+        <a href={`#/graph/indicators/${i.id}`}>Graph</a>
+      </p>
       <dl class="fields">
         {fields
           .filter(([, value]) => value !== undefined && value !== null && value !== '')

@@ -184,6 +184,9 @@ export function ItemPage({ kind, id }: { kind: string; id: number }) {
       </p>
       <p class="kind">{config.word}</p>
       <h1 class="summary">{String(item.name ?? item.summary ?? `${config.word} ${item.id}`)}</h1>
+      <p>
+        <a href={`#/graph/${kind}/${item.id}`}>Graph</a>
+      </p>
       <dl class="fields">
         <div>
           <dt>ID</dt>

@@ -12,6 +12,7 @@ import { ATTRIBUTE_TYPES } from './attribute-types.js'
 import { attributeEndpoint } from './attributes.js'
 import { CASES } from './cases.js'
 import { feedRoutes } from './feeds.js'
+import { graphRoutes } from './graph.js'
 import { groupFileRoutes } from './group-files.js'
 import { importRoutes } from './imports.js'
 import { listRoutes } from './lists.js'
@@ -56,4 +57,5 @@ export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> 
   listRoutes,
   feedRunRoutes,
   administrationRoutes,
+  graphRoutes,
 ]
