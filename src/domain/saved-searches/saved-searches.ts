@@ -225,7 +225,7 @@ export async function changeSavedSearch(
   return getSavedSearch(ctx, id)
 }
 
-/** Deletes a search the caller may manage; refused (409) while an outbound list follows it. */
+/** Deletes a search the caller may manage; refused (a conflict: 400 on v3) while an outbound list follows it. */
 export async function removeSavedSearch(ctx: RequestContext, id: number): Promise<void> {
   const row = await requireVisible(ctx, id)
   requireManage(ctx, row, 'delete')

@@ -29,7 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('saved_search_pin_search').on('saved_search_pin').columns(['saved_search_id']).execute()
   await db.schema
     .alterTable('outbound_list')
-    .addColumn('saved_search_id', 'integer', (c) => c.references('saved_search.id'))
+    .addColumn('saved_search_id', 'integer', (c) => c.references('saved_search.id').onDelete('set null'))
     .execute()
 }
 

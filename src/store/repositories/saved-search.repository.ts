@@ -83,17 +83,27 @@ export async function insertSavedSearch(
   return Number(row.id)
 }
 
+/** Changes a search, and in the same transaction the TQL of every outbound list that follows it. */
 export async function updateSavedSearch(
   db: Kysely<Database>,
   id: number,
   search: SavedSearchWrite,
   now: string,
 ): Promise<void> {
-  await db
-    .updateTable('saved_search')
-    .set({ ...search, last_modified: now })
-    .where('id', '=', id)
-    .execute()
+  const run = async (trx: Kysely<Database>) => {
+    await trx
+      .updateTable('saved_search')
+      .set({ ...search, last_modified: now })
+      .where('id', '=', id)
+      .execute()
+    await trx
+      .updateTable('outbound_list')
+      .set({ tql: search.tql, last_modified: now })
+      .where('saved_search_id', '=', id)
+      .where('tql', '<>', search.tql)
+      .execute()
+  }
+  await (db.isTransaction ? run(db) : db.transaction().execute(run))
 }
 
 export async function deleteSavedSearch(db: Kysely<Database>, id: number): Promise<void> {
