@@ -103,7 +103,7 @@ function PerDay({ days }: { days: Bucket[] }) {
           {number(total)} in the last {days.length} days
         </a>
       </p>
-      <svg class="days" width={days.length * width} height={height} role="img" aria-label="Indicators added per day">
+      <svg class="days" width={days.length * width} height={height}>
         {days.map((d, i) => {
           const h = d.count === 0 ? 0 : Math.max(2, Math.round((d.count / most) * (height - 4)))
           return (

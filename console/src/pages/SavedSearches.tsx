@@ -71,7 +71,7 @@ function Row({
         )}{' '}
         <button
           type="button"
-          aria-label={`${search.pinned ? 'Unpin' : 'Pin'} ${search.name}`}
+          aria-label={`${search.pinned ? 'Unpin from dashboard' : 'Pin to dashboard'} ${search.name}`}
           onClick={() =>
             void act(
               () => changeSavedSearch(search.id, { pinned: !search.pinned }),
@@ -89,7 +89,7 @@ function Row({
             {confirming ? (
               <button
                 type="button"
-                aria-label={`Confirm deleting ${search.name}`}
+                aria-label={`Confirm delete ${search.name}`}
                 onClick={() => void act(() => deleteSavedSearch(search.id), `Deleted “${search.name}”.`)}
               >
                 Confirm delete
