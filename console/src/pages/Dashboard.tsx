@@ -51,6 +51,7 @@ interface DashboardData {
   addedPerDay: Bucket[]
   newestIndicators: DashboardIndicator[]
   highestRatedIndicators: DashboardIndicator[]
+  highestRatedSkipped: { rating: number; count: number; tql: string }[]
   newestGroups: DashboardGroup[]
   pinned: PinnedCard[]
   countBound: number
@@ -223,6 +224,12 @@ export function Dashboard() {
           </p>
         </Card>
         <Card id="card-rated" title="Highest-rated Indicators">
+          {data.highestRatedSkipped.map((s) => (
+            <p key={s.rating} role="note">
+              Not listed: {number(s.count)} rated {s.rating} were not found in time.{' '}
+              <a href={searchHref(s.tql, 'rating desc')}>Search them</a>
+            </p>
+          ))}
           <IndicatorRows rows={data.highestRatedIndicators} caption="Highest-rated Indicators" />
           {topRating !== undefined && (
             <p>

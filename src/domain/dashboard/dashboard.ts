@@ -26,6 +26,11 @@ import { type SavedSearchKind, listPinnedSearches } from '../saved-searches/save
 export const COUNT_BOUND = 10_000
 /** How long one pinned search may be counted (less when the caller's TQL limit is lower). */
 export const PINNED_COUNT_MS = 500
+/**
+ * How long the highest-rated read may take per rating. Its worst case is a top rating held by a few old Indicators
+ * (the read walks the primary key down to them): past this it gives up that rating, and the dashboard says so.
+ */
+export const HIGHEST_RATED_MS = 250
 /** Days of "added per day", today included. */
 export const DAYS = 30
 const TOP = 10
@@ -80,6 +85,8 @@ export interface Dashboard {
   addedPerDay: Bucket[]
   newestIndicators: DashboardIndicator[]
   highestRatedIndicators: DashboardIndicator[]
+  /** Ratings whose Indicators were not read in time, highest first: the list above skips them. */
+  highestRatedSkipped: { rating: number; count: number; tql: string }[]
   newestGroups: DashboardGroup[]
   pinned: PinnedCard[]
   countBound: number
@@ -139,10 +146,22 @@ export async function loadDashboard(ctx: RequestContext): Promise<Dashboard> {
     .slice(0, TOP)
 
   const highest: DashboardIndicatorRow[] = []
+  const skipped: Dashboard['highestRatedSkipped'] = []
   for (const rating of [...ratingCounts.keys()].sort((a, b) => b - a)) {
     if (highest.length >= TOP) break
     const need = Math.min(TOP - highest.length, ratingCounts.get(rating)!)
-    highest.push(...(await selectIndicatorsRated(db, ownersWithIndicators, rating, need)))
+    try {
+      highest.push(
+        ...(await withTqlTimeout(ctx.store, HIGHEST_RATED_MS, (scope) =>
+          selectIndicatorsRated(scope.db, ownersWithIndicators, rating, need, (where) =>
+            scope.guard(where, 'indicator'),
+          ),
+        )),
+      )
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'timeout')) throw error
+      skipped.push({ rating, count: ratingCounts.get(rating)!, tql: ratingTql(Math.floor(rating)) })
+    }
   }
 
   const groups = await selectNewestGroups(db, ownerIds, TOP)
@@ -182,6 +201,7 @@ export async function loadDashboard(ctx: RequestContext): Promise<Dashboard> {
     addedPerDay: days.map((day) => ({ label: day, count: perDay.get(day) ?? 0, tql: `dateAdded = ${tqlString(day)}` })),
     newestIndicators: newest.map(indicator),
     highestRatedIndicators: highest.map(indicator),
+    highestRatedSkipped: skipped,
     newestGroups: groups.map((g) => ({
       id: Number(g.id),
       type: g.type,

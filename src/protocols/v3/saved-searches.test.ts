@@ -187,6 +187,7 @@ describe('GET /v3/dashboard', () => {
     expect(d.highestRatedIndicators.map((i: { rating: number }) => i.rating)).toEqual(
       [...d.highestRatedIndicators.map((i: { rating: number }) => i.rating)].sort((a, b) => b - a),
     )
+    expect(d.highestRatedSkipped).toEqual([])
     expect(d.newestGroups[0]).toMatchObject({ type: 'Campaign', name: 'Dashboard campaign', ownerName: ORG })
   })
 

@@ -112,17 +112,16 @@ export function selectIndicatorsRated(
   ownerIds: readonly number[],
   rating: number,
   limit: number,
+  /** A time limit's check wrapped round the condition (TqlScope.guard: SQLite stops at the deadline). */
+  guard: (where: Expression<SqlBool>) => Expression<SqlBool> = (where) => where,
 ): Promise<DashboardIndicatorRow[]> {
   const dialect = dialectOf(db)
+  const rated = dialect === 'sqlite' ? sql`+${sql.ref('indicator.rating')}` : sql`(${sql.ref('indicator.rating')} + 0)`
   return db
     .selectFrom('indicator')
     .select(INDICATOR_COLUMNS)
     .where(unindexedInteger(dialect, 'indicator.owner_id'), 'in', ownerIds)
-    .where(
-      dialect === 'sqlite' ? sql`+${sql.ref('indicator.rating')}` : sql`(${sql.ref('indicator.rating')} + 0)`,
-      '=',
-      rating,
-    )
+    .where((eb) => guard(eb(rated, '=', rating)))
     .orderBy('id', 'desc')
     .limit(limit)
     .execute()

@@ -75,6 +75,9 @@ const DASHBOARD: RouteSchema = {
               addedPerDay: buckets,
               newestIndicators: arrayOf(INDICATOR),
               highestRatedIndicators: arrayOf(INDICATOR),
+              highestRatedSkipped: arrayOf(
+                object({ rating: number(), count: integer(), tql: string() }, ['rating', 'count', 'tql']),
+              ),
               newestGroups: arrayOf(GROUP),
               pinned: arrayOf(PINNED),
               countBound: integer(),
