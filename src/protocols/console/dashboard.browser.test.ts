@@ -192,10 +192,28 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard and saved searches in Chro
       .getByRole('status')
       .filter({ hasText: `Saved “Community hosts”, shared with ${COMMUNITY}.` })
       .waitFor()
+    const scratch = await t.request({
+      method: 'POST',
+      url: '/api/v3/savedSearches',
+      payload: { name: 'Scratch', tql: 'rating = 0' },
+      as: author,
+    })
+    expect(scratch.statusCode, scratch.body).toBe(201)
     await page.goto(`${t.baseUrl}/#/saved-searches`)
-    await page.getByRole('heading', { name: 'Mine (2)' }).waitFor()
+    await page.getByRole('heading', { name: 'Mine (3)' }).waitFor()
     expect(await seriousViolations(page)).toEqual([])
     await shot('dashboard-saved-searches')
+    // Renamed, then deleted in two steps; the API agrees.
+    await page.getByRole('button', { name: 'Rename Scratch' }).click()
+    await page.getByLabel('New name of Scratch').fill('Scratch two')
+    await page.getByRole('button', { name: 'Save name' }).click()
+    await page.getByRole('status').filter({ hasText: 'Renamed to “Scratch two”.' }).waitFor()
+    await page.getByRole('button', { name: 'Delete Scratch two' }).click()
+    await page.getByRole('button', { name: 'Confirm delete Scratch two' }).click()
+    await page.getByRole('status').filter({ hasText: 'Deleted “Scratch two”.' }).waitFor()
+    await page.getByRole('heading', { name: 'Mine (2)' }).waitFor()
+    const left = (await t.request({ url: '/api/v3/savedSearches', as: author })).json().data
+    expect(left.map((s: { name: string }) => s.name)).toEqual(['Community hosts', 'Private high'])
   })
 
   it('shows the shared search to a member of the Community and neither to a non-member', async () => {
