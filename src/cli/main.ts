@@ -475,22 +475,42 @@ leaf(lifecycle, 'run', 'Turn stale Indicators inactive now').action(() => execut
 
 const lists = area('lists', 'Outbound lists: saved TQL queries firewalls read as text or CSV (docs/lists.md)')
 const LIST_TYPES_HELP = 'only these Indicator types, comma-separated (Address,CIDR,Host,URL,File …)'
+const LIST_SAVED_SEARCH_HELP =
+  'instead of --tql: a saved search of Indicators (its id) whose current TQL the list follows'
 const LIST_OWNERS_HELP = "only these owners' Indicators, comma-separated (default: every owner the reader may read)"
 leaf(lists, 'add', 'Save a list and print its URLs (only active Indicators are ever served)')
   .argument('<name>', 'part of its URL: letters, digits, dots, dashes, underscores')
-  .requiredOption('--tql <query>', 'TQL over Indicators, e.g. \'rating >= 3\' ("" keeps them all)')
+  .option('--tql <query>', 'TQL over Indicators, e.g. \'rating >= 3\' ("" keeps them all)')
+  .option('--saved-search <id>', LIST_SAVED_SEARCH_HELP)
   .option('--types <types>', LIST_TYPES_HELP)
   .option('--owners <owners>', LIST_OWNERS_HELP)
   .action((name: string, o: Options) =>
-    execute((s, v) => addListCommand(s, v, { name, tql: str(o.tql), types: str(o.types), owners: str(o.owners) })),
+    execute((s, v) =>
+      addListCommand(s, v, {
+        name,
+        tql: str(o.tql),
+        savedSearch: str(o.savedSearch),
+        types: str(o.types),
+        owners: str(o.owners),
+      }),
+    ),
   )
 leaf(lists, 'update', "Change a list's TQL, types or owners (an empty --types or --owners removes that narrowing)")
   .argument('<name>')
-  .option('--tql <query>', 'TQL over Indicators')
+  .option('--tql <query>', 'TQL over Indicators (ends following a saved search)')
+  .option('--saved-search <id>', LIST_SAVED_SEARCH_HELP)
   .option('--types <types>', LIST_TYPES_HELP)
   .option('--owners <owners>', LIST_OWNERS_HELP)
   .action((name: string, o: Options) =>
-    execute((s, v) => updateListCommand(s, v, { name, tql: str(o.tql), types: str(o.types), owners: str(o.owners) })),
+    execute((s, v) =>
+      updateListCommand(s, v, {
+        name,
+        tql: str(o.tql),
+        savedSearch: str(o.savedSearch),
+        types: str(o.types),
+        owners: str(o.owners),
+      }),
+    ),
   )
 leaf(lists, 'list', 'Every list with its text URL').action(() => execute((s, v) => listListsCommand(s, v)))
 leaf(lists, 'show', 'One list with its URLs')

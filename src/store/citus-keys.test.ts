@@ -19,6 +19,7 @@ const PLACEMENT: Record<string, Placement> = {
   // An owner's intelligence: every read names one owner, or a caller's few.
   indicator: 'distributed',
   indicator_tally: 'distributed',
+  indicator_day_tally: 'distributed',
   deleted_indicator: 'distributed',
   indicator_observation: 'distributed',
   indicator_false_positive: 'distributed',
@@ -72,6 +73,9 @@ const PLACEMENT: Record<string, Placement> = {
   feed_run: 'reference',
   // Outbound lists: saved queries an administrator keeps, read on every firewall's poll.
   outbound_list: 'reference',
+  // Saved searches and their pins: a few rows per person, read with the dashboard and the lists that follow one.
+  saved_search: 'reference',
+  saved_search_pin: 'reference',
   // A row per scheduled task, claimed under a lease by any node: the coordinator's.
   scheduled_task: 'reference',
   // The migrator's own.

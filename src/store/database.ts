@@ -687,9 +687,39 @@ export interface OutboundListTable {
   created_by: number | null
   date_added: Timestamp
   last_modified: Timestamp
+  /** The saved search whose current TQL the list serves instead of its own (migration 0145). */
+  saved_search_id: number | null
+}
+
+/** A named TQL query (migration 0145): private when owner_id is null, else shared with that owner's members. */
+export interface SavedSearchTable {
+  id: Id
+  name: string
+  tql: string
+  kind: 'indicators' | 'groups'
+  owner_id: number | null
+  created_by: number
+  date_added: Timestamp
+  last_modified: Timestamp
+}
+
+/** A saved search on one person's dashboard (migration 0145). */
+export interface SavedSearchPinTable {
+  saved_search_id: number
+  user_id: number
+}
+
+/** Indicators added per owner and UTC day (migration 0146); on PostgreSQL deltas that readers sum. */
+export interface IndicatorDayTallyTable {
+  owner_id: number
+  day: string
+  n: number
 }
 
 export interface Database {
+  saved_search: SavedSearchTable
+  saved_search_pin: SavedSearchPinTable
+  indicator_day_tally: IndicatorDayTallyTable
   feed: FeedTable
   outbound_list: OutboundListTable
   feed_run: FeedRunTable

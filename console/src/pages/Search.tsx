@@ -10,6 +10,7 @@ import { type TqlKeyword, complete, completions } from '../completion.js'
 import type { Route } from '../route.js'
 import { BulkBar, type Selection } from './Bulk.js'
 import { useAccess } from './Triage.js'
+import { SaveSearch } from './SaveSearch.js'
 import { mayWrite } from '../api.js'
 
 export const PAGE_SIZE = 50
@@ -318,6 +319,7 @@ export function Search({ route, navigate }: { route: SearchRoute; navigate: (rou
               ? `${rows.length} Indicator${rows.length === 1 ? '' : 's'} hold these values`
               : `${result.page?.count !== undefined ? `${result.page.count} found` : `${rows.length} on this page`}, page ${route.pageNumber}`}
       </p>
+      {!isList && route.q.trim() !== '' && <SaveSearch tql={planSearch(route.q).tql} />}
       {selection && selected.size > 0 && <BulkBar ids={[...selected]} onDone={() => setReload((n) => n + 1)} />}
       {result?.error && (
         <p role="alert" class="error">

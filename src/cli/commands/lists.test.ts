@@ -3,7 +3,7 @@
  * URLs under the server's public URL; the same refusals as the API (TQL checked at save time).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createOwner } from '../../domain/access/accounts.js'
+import { createAccount, createOwner } from '../../domain/access/accounts.js'
 import type { Services } from '../../domain/services.js'
 import { isoNow } from '../../core/time.js'
 import type { Store } from '../../store/connect.js'
@@ -68,6 +68,45 @@ describe('bulwark lists', () => {
   it('refuses a TQL that does not compile', async () => {
     await expect(addListCommand(store, services, { name: 'bad', tql: 'rating >== 3' })).rejects.toThrow(
       /^The list's TQL: TQL error at column/,
+    )
+  })
+})
+
+describe('bulwark lists --saved-search', () => {
+  it("follows a saved search's TQL, and refuses an id that names none", async () => {
+    const now = isoNow()
+    await createOwner(store.db, { name: 'List Org', type: 'Organization' }, now)
+    await createAccount(store.db, { userName: 'list-searcher', kind: 'api', organization: 'List Org' }, now)
+    const { id: userId } = await store.db
+      .selectFrom('user_account')
+      .select('id')
+      .where('user_name', '=', 'list-searcher')
+      .executeTakeFirstOrThrow()
+    const { id } = await store.db
+      .insertInto('saved_search')
+      .values({
+        name: 'High',
+        tql: 'rating >= 4',
+        kind: 'indicators',
+        owner_id: null,
+        created_by: userId,
+        date_added: now,
+        last_modified: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const list = await addListCommand(store, services, { name: 'from-search', savedSearch: String(id) })
+    expect(list).toMatchObject({ name: 'from-search', tql: 'rating >= 4', savedSearch: { id, name: 'High' } })
+    expect((await listListsCommand(store, services)).lists).toContainEqual(
+      expect.objectContaining({ name: 'from-search', savedSearch: id }),
+    )
+    const own = await updateListCommand(store, services, { name: 'from-search', tql: 'rating = 1' })
+    expect(own.savedSearch).toBeUndefined()
+    await expect(addListCommand(store, services, { name: 'none', savedSearch: '424242' })).rejects.toThrow(
+      'No saved search 424242 is visible to you',
+    )
+    await expect(addListCommand(store, services, { name: 'none', savedSearch: 'x' })).rejects.toThrow(
+      'savedSearch must be the id of a saved search of Indicators',
     )
   })
 })

@@ -17,6 +17,8 @@ import type { Store } from '../../store/connect.js'
 export interface ListArgs {
   name: string
   tql?: string
+  /** The id of a saved search whose current TQL the list follows, instead of `tql`. */
+  savedSearch?: string
   /** Comma-separated Indicator types (`Address,CIDR`); an empty text removes the narrowing. */
   types?: string
   /** Comma-separated owner names; an empty text removes the narrowing. */
@@ -24,12 +26,20 @@ export interface ListArgs {
 }
 
 const names = (text: string | undefined) => (text === undefined ? undefined : text.split(','))
+const searchId = (text: string | undefined) =>
+  text === undefined ? undefined : /^\d{1,15}$/.test(text) ? Number(text) : NaN
 
 export async function addListCommand(store: Store, services: Services, args: ListArgs) {
   const list = await addOutboundList(
     store,
     services.publicUrl,
-    { name: args.name, tql: args.tql ?? '', types: names(args.types), owners: names(args.owners) },
+    {
+      name: args.name,
+      tql: args.tql ?? (args.savedSearch === undefined ? '' : undefined),
+      savedSearch: searchId(args.savedSearch),
+      types: names(args.types),
+      owners: names(args.owners),
+    },
     null,
     isoNow(),
   )
@@ -41,7 +51,7 @@ export async function updateListCommand(store: Store, services: Services, args: 
     store,
     services.publicUrl,
     args.name,
-    { tql: args.tql, types: names(args.types), owners: names(args.owners) },
+    { tql: args.tql, savedSearch: searchId(args.savedSearch), types: names(args.types), owners: names(args.owners) },
     isoNow(),
   )
   return { ...list }
@@ -50,7 +60,14 @@ export async function updateListCommand(store: Store, services: Services, args: 
 export async function listListsCommand(store: Store, services: Services) {
   const lists = await listOutboundListViews(store, services.publicUrl)
   return {
-    lists: lists.map((l) => ({ name: l.name, tql: l.tql, types: l.types, owners: l.owners, text: l.urls.text })),
+    lists: lists.map((l) => ({
+      name: l.name,
+      tql: l.tql,
+      ...(l.savedSearch ? { savedSearch: l.savedSearch.id } : {}),
+      types: l.types,
+      owners: l.owners,
+      text: l.urls.text,
+    })),
   }
 }
 

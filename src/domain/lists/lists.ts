@@ -18,8 +18,10 @@ import {
   ownerNamesById,
   updateOutboundList,
 } from '../../store/repositories/outbound-list.repository.js'
+import { findSavedSearchQuery } from '../../store/repositories/saved-search.repository.js'
 import { compileTql } from '../../tql/index.js'
 import type { RequestContext } from '../context.js'
+import { getSavedSearch } from '../saved-searches/saved-searches.js'
 import { requirePlatformAdministrator } from '../permissions.js'
 import {
   type OutboundList,
@@ -48,7 +50,45 @@ async function viewOf(store: Store, publicUrl: string, row: OutboundListRow): Pr
     view.owners = ids.flatMap((id) => (names.has(id) ? [names.get(id)!] : []))
   }
   if (row.created_by !== null) view.createdBy = row.created_by
+  if (row.saved_search_id !== null) {
+    const search = await findSavedSearchQuery(store.db, row.saved_search_id)
+    if (search) view.savedSearch = { id: Number(search.id), name: search.name }
+  }
   return view
+}
+
+/**
+ * The saved search a list is to follow, with its TQL: one of Indicators. Through the API the administrator
+ * must see it (theirs, or shared with an owner they read); the CLI's operator may name any.
+ */
+async function requireListSavedSearch(
+  store: Store,
+  id: unknown,
+  viewer: RequestContext | undefined,
+): Promise<{ id: number; tql: string }> {
+  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0)
+    throw invalid('savedSearch must be the id of a saved search of Indicators')
+  if (viewer)
+    await getSavedSearch(viewer, id).catch(() => Promise.reject(invalid(`No saved search ${id} is visible to you`)))
+  const search = await findSavedSearchQuery(store.db, id)
+  if (!search) throw invalid(`No saved search ${id} is visible to you`)
+  if (search.kind !== 'indicators')
+    throw invalid(`Saved search ${id} is a search of ${search.kind}; a list serves Indicators`)
+  return { id, tql: requireListTql(store, search.tql) }
+}
+
+/** The list's TQL and the saved search it follows, from an input that gives exactly one of them. */
+async function listQuery(
+  store: Store,
+  input: { tql?: unknown; savedSearch?: unknown },
+  viewer: RequestContext | undefined,
+): Promise<{ tql: string; saved_search_id: number | null }> {
+  if (input.savedSearch !== undefined && input.savedSearch !== null) {
+    if (input.tql !== undefined && input.tql !== '') throw invalid('Give a list either tql or savedSearch, not both')
+    const search = await requireListSavedSearch(store, input.savedSearch, viewer)
+    return { tql: search.tql, saved_search_id: search.id }
+  }
+  return { tql: requireListTql(store, input.tql), saved_search_id: null }
 }
 
 /** The TQL checked by compiling it as a list would run it; the refusal names the list's TQL and the place. */
@@ -79,37 +119,49 @@ function storedTypes(types: readonly string[] | undefined): string | null {
   return names.length ? JSON.stringify(names) : null
 }
 
-/** Saves a new list. `createdBy`: the administrator's account id, null from the CLI. */
+/**
+ * Saves a new list. `createdBy`: the administrator's account id, null from the CLI. `viewer`: the API's caller,
+ * who must see a saved search the list is to follow.
+ */
 export async function addOutboundList(
   store: Store,
   publicUrl: string,
   input: OutboundListInput,
   createdBy: number | null,
   now: string,
+  viewer?: RequestContext,
 ): Promise<OutboundList> {
   const name = requireListName(input.name)
-  const tql = requireListTql(store, input.tql)
+  const query = await listQuery(store, input, viewer)
   const types = storedTypes(input.types)
   const owners = await storedOwners(store, input.owners)
   if (await findOutboundList(store.db, name)) throw new DomainError('conflict', `A list named '${name}' already exists`)
-  await insertOutboundList(store.db, { name, tql, types, owner_ids: owners, created_by: createdBy }, now)
+  await insertOutboundList(store.db, { name, ...query, types, owner_ids: owners, created_by: createdBy }, now)
   return viewOf(store, publicUrl, (await findOutboundList(store.db, name))!)
 }
 
-/** Changes what is given of a list; an empty `types` or `owners` list removes that narrowing. */
+/**
+ * Changes what is given of a list; an empty `types` or `owners` list removes that narrowing. A `tql` ends
+ * following a saved search; a `savedSearch` starts following one.
+ */
 export async function changeOutboundList(
   store: Store,
   publicUrl: string,
   name: string,
   changes: Partial<Omit<OutboundListInput, 'name'>>,
   now: string,
+  viewer?: RequestContext,
 ): Promise<OutboundList> {
   const row = await requireList(store, name)
+  const query =
+    changes.tql === undefined && changes.savedSearch === undefined
+      ? { tql: row.tql, saved_search_id: row.saved_search_id }
+      : await listQuery(store, changes, viewer)
   await updateOutboundList(
     store.db,
     row.name,
     {
-      tql: changes.tql === undefined ? row.tql : requireListTql(store, changes.tql),
+      ...query,
       types: changes.types === undefined ? row.types : storedTypes(changes.types),
       owner_ids: changes.owners === undefined ? row.owner_ids : await storedOwners(store, changes.owners),
     },
@@ -152,17 +204,27 @@ function optionalTql(body: Record<string, unknown>): string | undefined {
   return value
 }
 
+function optionalSavedSearch(body: Record<string, unknown>): number | undefined {
+  const value = body.savedSearch
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'number') throw invalid('savedSearch must be the id of a saved search of Indicators')
+  return value
+}
+
 /** POST /v3/lists. */
 export async function createList(ctx: RequestContext, body: Record<string, unknown>): Promise<OutboundList> {
   requireListAdministrator(ctx)
   const tql = optionalTql(body)
-  if (tql === undefined) throw invalid('tql is required: the TQL query over Indicators the list serves')
+  const savedSearch = optionalSavedSearch(body)
+  if (tql === undefined && savedSearch === undefined)
+    throw invalid('tql or savedSearch is required: the TQL query over Indicators the list serves, or a saved search')
   return addOutboundList(
     ctx.store,
     ctx.services.publicUrl,
-    { name: body.name as string, tql, types: textList(body, 'types'), owners: textList(body, 'owners') },
+    { name: body.name as string, tql, savedSearch, types: textList(body, 'types'), owners: textList(body, 'owners') },
     ctx.caller.account.id,
     ctx.now,
+    ctx,
   )
 }
 
@@ -178,8 +240,14 @@ export async function updateList(
     ctx.store,
     ctx.services.publicUrl,
     name,
-    { tql: optionalTql(body), types: textList(body, 'types'), owners: textList(body, 'owners') },
+    {
+      tql: optionalTql(body),
+      savedSearch: optionalSavedSearch(body),
+      types: textList(body, 'types'),
+      owners: textList(body, 'owners'),
+    },
     ctx.now,
+    ctx,
   )
 }
 

@@ -19,7 +19,10 @@ export const LIST_FILES: Record<ListFormat, string> = { text: 'values.txt', csv:
 /** A list as administrators see it. */
 export interface OutboundList {
   name: string
+  /** The list's TQL: the saved search's current TQL when it follows one. */
   tql: string
+  /** The saved search whose TQL the list follows (docs/lists.md). */
+  savedSearch?: { id: number; name: string }
   /** Indicator type names the list keeps; absent: every type. */
   types?: string[]
   /** Owners whose Indicators the list keeps (of those the reader may read); absent: every owner the reader may read. */
@@ -34,7 +37,10 @@ export interface OutboundList {
 /** What an administrator gives to save a list. */
 export interface OutboundListInput {
   name: string
-  tql: string
+  /** The TQL, or absent when the list follows `savedSearch`. */
+  tql?: string
+  /** A saved search of Indicators whose current TQL the list serves, instead of `tql`. */
+  savedSearch?: number
   types?: string[]
   owners?: string[]
 }

@@ -414,3 +414,72 @@ describe('a large list', () => {
     expect(sizes).toEqual([10_000, 10_000, 10_000, 10_000, 10_000])
   })
 })
+
+describe('a list that follows a saved search', () => {
+  const search = async (body: Record<string, unknown>, as: TestAccount = admin) => {
+    const res = await t.request({ method: 'POST', url: '/api/v3/savedSearches', payload: body, as })
+    expect(res.statusCode, res.body).toBe(201)
+    return res.json().data.id as number
+  }
+
+  it("serves the saved search's current TQL, and keeps the search from being deleted while it does", async () => {
+    const id = await search({ name: 'Hosts to block', tql: 'typeName = "Host" and summary startswith "bad."' })
+    const list = await saveList({ name: 'followed', savedSearch: id })
+    expect(list).toMatchObject({
+      name: 'followed',
+      tql: 'typeName = "Host" and summary startswith "bad."',
+      savedSearch: { id, name: 'Hosts to block' },
+    })
+    expect((await values('followed')).body).toBe('bad.example.test\n')
+    const changed = await t.request({
+      method: 'PUT',
+      url: `/api/v3/savedSearches/${id}`,
+      payload: { tql: 'summary = "203.0.113.7" and rating >= 4' },
+      as: admin,
+    })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect((await values('followed')).body).toBe('203.0.113.7\n')
+    const shown = await t.request({ method: 'GET', url: '/api/v3/lists/followed', as: admin })
+    expect(shown.json().data).toMatchObject({ tql: 'summary = "203.0.113.7" and rating >= 4', savedSearch: { id } })
+    const refused = await t.request({ method: 'DELETE', url: `/api/v3/savedSearches/${id}`, as: admin })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().message).toBe(
+      `Saved search ${id} is followed by the outbound list 'followed'; change or delete it first`,
+    )
+    const toGroups = await t.request({
+      method: 'PUT',
+      url: `/api/v3/savedSearches/${id}`,
+      payload: { kind: 'groups' },
+      as: admin,
+    })
+    expect(toGroups.statusCode).toBe(400)
+    // Given its own TQL, the list stops following, and the search may go.
+    const own = await t.request({
+      method: 'PUT',
+      url: '/api/v3/lists/followed',
+      payload: { tql: 'summary = "198.51.100.0/24"' },
+      as: admin,
+    })
+    expect(own.json().data.savedSearch).toBeUndefined()
+    expect((await values('followed')).body).toBe('198.51.100.0/24\n')
+    expect((await t.request({ method: 'DELETE', url: `/api/v3/savedSearches/${id}`, as: admin })).statusCode).toBe(200)
+  })
+
+  it("refuses another's private search, a search of Groups, an unknown one, and both tql and savedSearch", async () => {
+    const others = await search({ name: 'Not yours', tql: '' }, analyst)
+    const groups = await search({ name: 'Groups', tql: '', kind: 'groups' })
+    const mine = await search({ name: 'Mine', tql: '' })
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'x1', savedSearch: others }, `No saved search ${others} is visible to you`],
+      [{ name: 'x2', savedSearch: groups }, `Saved search ${groups} is a search of groups; a list serves Indicators`],
+      [{ name: 'x3', savedSearch: 999_999 }, 'No saved search 999999 is visible to you'],
+      [{ name: 'x4', savedSearch: mine, tql: 'rating > 1' }, 'Give a list either tql or savedSearch, not both'],
+      [{ name: 'x5', savedSearch: 'one' }, 'savedSearch must be the id of a saved search of Indicators'],
+    ]
+    for (const [body, message] of cases) {
+      const res = await t.request({ method: 'POST', url: '/api/v3/lists', payload: body, as: admin })
+      expect(res.statusCode, JSON.stringify(body)).toBe(400)
+      expect(res.json()).toEqual({ errCode: '0x1001', message, status: 'Error' })
+    }
+  })
+})

@@ -44,7 +44,7 @@ export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery
  * the statement's snapshot, so it is neither deleted nor summed; a second fold running at once skips
  * the rows the first deleted. Either way the sum over each owner's rows stays what it was.
  */
-async function foldTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
+export async function foldTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
   await sql`with folded as (delete from indicator_tally where owner_id in (${sql.join(ownerIds)}) returning owner_id, type, active, rating, n)
     insert into indicator_tally (owner_id, type, active, rating, n)
     select owner_id, type, active, rating, sum(n) from folded group by owner_id, type, active, rating having sum(n) <> 0`.execute(

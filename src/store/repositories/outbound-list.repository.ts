@@ -19,6 +19,8 @@ export interface OutboundListWrite {
   tql: string
   types: string | null
   owner_ids: string | null
+  /** The saved search the list follows (its TQL is then the search's, kept so by the search's changes). */
+  saved_search_id: number | null
 }
 
 export function findOutboundList(db: Kysely<Database>, name: string): Promise<OutboundListRow | undefined> {

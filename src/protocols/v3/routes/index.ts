@@ -16,6 +16,8 @@ import { graphRoutes } from './graph.js'
 import { groupFileRoutes } from './group-files.js'
 import { importRoutes } from './imports.js'
 import { listRoutes } from './lists.js'
+import { savedSearchRoutes } from './saved-searches.js'
+import { dashboardRoutes } from './dashboard.js'
 
 import { feedRunRoutes } from './feed-runs.js'
 import { GROUPS } from './groups.js'
@@ -50,6 +52,8 @@ export const V3_ENDPOINTS: readonly AnyEndpoint[] = [
 
 /** Routes that are not object endpoints. */
 export const V3_EXTRA_ROUTES: readonly ((app: FastifyInstance) => Promise<void> | void)[] = [
+  savedSearchRoutes,
+  dashboardRoutes,
   deletedIndicatorRoutes,
   groupFileRoutes,
   importRoutes,

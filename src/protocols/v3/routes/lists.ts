@@ -36,6 +36,7 @@ const LIST = object(
   {
     name: string('Part of its URL: letters, digits, dots, dashes, underscores'),
     tql: string('TQL over Indicators; only active Indicators are ever served'),
+    savedSearch: object({ id: integer(), name: string() }, ['id', 'name']),
     types: arrayOf(string('An Indicator type name')),
     owners: arrayOf(string('An owner name')),
     urls: object({ text: string('One value per line'), csv: string('CSV with a header') }, ['text', 'csv']),
@@ -50,6 +51,9 @@ const LIST_BODY = object(
   {
     name: string('The list name (create only)'),
     tql: string('TQL over Indicators, e.g. `typeName in ("Address", "CIDR") and rating >= 3`'),
+    savedSearch: integer(
+      'Instead of tql: a saved search of Indicators (visible to you) whose current TQL the list follows',
+    ),
     types: arrayOf(string('Indicator type names (Address, Host, URL, File …); none: every type')),
     owners: arrayOf(string('Owner names; none: every owner the reader may read')),
   },
