@@ -10,7 +10,6 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   explain: () => import('./explain-batch.js'),
   start: () => import('./start.js'),
   console: () => import('./console.js'),
-  dashboard: () => import('./dashboard.js'),
   'v3-object': () => import('./v3-object.js'),
   pgbouncer: () => import('./pgbouncer.js'),
   tql: () => import('./tql.js'),

@@ -34,6 +34,14 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   })
+  // Every page records what the Content-Security-Policy refused (cspRefusals reads it).
+  await context.addInitScript(() => {
+    const w = window as unknown as { __violations: string[] }
+    w.__violations = []
+    document.addEventListener('securitypolicyviolation', (e) =>
+      w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    )
+  })
   const page = context.pages()[0] ?? (await context.newPage())
   return {
     context,
@@ -43,6 +51,11 @@ export async function launchChromium(): Promise<Browser> {
       rmSync(profile, { recursive: true, force: true })
     },
   }
+}
+
+/** What the page's Content-Security-Policy refused since it loaded: `<directive> <blocked URI>` each. */
+export function cspRefusals(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)
 }
 
 /** axe-core's serious and critical violations on the page as it is now (evaluated through DevTools: the CSP refuses inline scripts). */

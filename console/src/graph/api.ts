@@ -1,5 +1,6 @@
 /** The graph's requests: an item with its neighbour counts, a page of neighbours, the saved searches. */
-import { ApiError, api } from '../api.js'
+import { type SavedSearch, listSavedSearches } from '../saved-searches.js'
+import { api } from '../api.js'
 import type { NodeKey } from './state.js'
 
 export interface GraphNode {
@@ -19,13 +20,6 @@ export interface NeighbourCount {
 }
 
 export type Neighbour = GraphNode & { degree: number; degreeCapped?: boolean; associationType: string | null }
-
-export interface SavedSearch {
-  id: number | string
-  name: string
-  tql: string
-  kind?: string
-}
 
 export const PAGE = 25
 /** The most the server gives in one page; a rebuild asks for kept ids this many at a time. */
@@ -58,13 +52,7 @@ export async function fetchNeighbours(
   return api<{ data: Neighbour[]; count: number }>(`${base(node)}/neighbours?${params}`)
 }
 
-/** The saved searches offered as filters; none where the server has no such endpoint. */
+/** The saved searches offered as filters: those over Indicators, the kind a neighbour page's `tql` narrows. */
 export async function fetchSavedSearches(): Promise<SavedSearch[]> {
-  try {
-    const body = await api<{ data?: SavedSearch[] }>('/api/v3/savedSearches')
-    return Array.isArray(body?.data) ? body.data.filter((s) => typeof s.tql === 'string') : []
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return []
-    throw error
-  }
+  return (await listSavedSearches()).filter((s) => s.kind === 'indicators')
 }

@@ -6,6 +6,7 @@
  * The address is the state (graph/state.ts): a reload or a shared link rebuilds the same graph from its ids.
  */
 import type { Core, ElementDefinition } from 'cytoscape'
+import type { SavedSearch } from '../saved-searches.js'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Route } from '../route.js'
 import {
@@ -14,7 +15,6 @@ import {
   type NeighbourCount,
   type Neighbour,
   PAGE,
-  type SavedSearch,
   fetchGraphNode,
   fetchNeighbours,
   fetchSavedSearches,

@@ -15,7 +15,13 @@ import { setMembership } from '../../domain/access/accounts.js'
 import { SIGN_IN_REFUSED } from '../../domain/access/sessions.js'
 import { setUserPasswordCommand } from '../../cli/commands/users.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
-import { type Browser, CHROMIUM, launchChromium, seriousViolations as axeViolations } from '../../test/browser.js'
+import {
+  type Browser,
+  CHROMIUM,
+  launchChromium,
+  seriousViolations as axeViolations,
+  cspRefusals,
+} from '../../test/browser.js'
 import { CONTENT_SECURITY_POLICY, IMMUTABLE } from './static.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
@@ -99,13 +105,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
       void dialog.dismiss()
     })
     // Every Content-Security-Policy refusal is recorded: a payload that reached the DOM as HTML would leave one.
-    await context.addInitScript(() => {
-      const w = window as unknown as { __violations: string[] }
-      w.__violations = []
-      document.addEventListener('securitypolicyviolation', (e) =>
-        w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
-      )
-    })
   }, 120_000)
 
   afterAll(async () => {
@@ -326,7 +325,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
 
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined()
-    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([])
+    expect(await cspRefusals(page)).toEqual([])
     expect(dialogs).toEqual([])
   })
 

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../core/time.js'
 import { setMembership } from '../../domain/access/accounts.js'
-import { type Browser, CHROMIUM, launchChromium, seriousViolations } from '../../test/browser.js'
+import { type Browser, CHROMIUM, launchChromium, seriousViolations, cspRefusals } from '../../test/browser.js'
 import { ORG, TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
@@ -86,13 +86,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard and saved searches in Chro
     mkdirSync(ARTIFACTS, { recursive: true })
     browser = await launchChromium()
     page = browser.page
-    await browser.context.addInitScript(() => {
-      const w = window as unknown as { __violations: string[] }
-      w.__violations = []
-      document.addEventListener('securitypolicyviolation', (e) =>
-        w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
-      )
-    })
   }, 180_000)
 
   afterAll(async () => {
@@ -162,7 +155,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the dashboard and saved searches in Chro
     ).resolves.toBe(10)
     await page.getByRole('link', { name: 'Dashboard wave' }).waitFor()
     expect(await seriousViolations(page)).toEqual([])
-    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([])
+    expect(await cspRefusals(page)).toEqual([])
     await shot('dashboard')
   })
 

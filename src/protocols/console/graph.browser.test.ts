@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { cleanBatchThroughApi } from '../../test/batch.js'
-import { type Browser, CHROMIUM, launchChromium } from '../../test/browser.js'
+import { type Browser, CHROMIUM, launchChromium, cspRefusals } from '../../test/browser.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
@@ -73,12 +73,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
     page = browser.page
     await page.setViewportSize({ width: 1400, height: 900 })
     await browser.context.addInitScript(() => {
-      const w = window as unknown as { __violations: string[]; __longTasks: number[] }
-      w.__violations = []
+      const w = window as unknown as { __longTasks: number[] }
       w.__longTasks = []
-      document.addEventListener('securitypolicyviolation', (e) =>
-        w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
-      )
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) w.__longTasks.push(entry.duration)
         for (const entry of list.getEntries())
@@ -167,7 +163,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
     await page.getByRole('button', { name: 'Load 11 more (11 left)' }).waitFor()
     // The adversary's markup is text on a canvas and in the panel: nothing ran, nothing was refused.
     await expect(page.locator('.graph-panel h2').textContent()).resolves.toBe('<img src=x onerror=alert(1)> Root crew')
-    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([])
+    expect(await cspRefusals(page)).toEqual([])
   })
 
   it('opens an item page from a node', async () => {
@@ -181,26 +177,26 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
   })
 
   it('filters an expansion by a saved search', async () => {
-    // Saved searches are another part of the console (GET /api/v3/savedSearches); this answers as it will.
-    await page.route('**/api/v3/savedSearches', (route) =>
-      route.fulfill({
-        contentType: 'application/json',
-        body: JSON.stringify({
-          status: 'Success',
-          data: [{ id: 7, name: 'The tens', tql: 'summary startsWith "node-001"', kind: 'indicators' }],
-        }),
-      }),
-    )
+    const saved = await t.request({
+      method: 'POST',
+      url: '/api/v3/savedSearches',
+      payload: { name: 'The tens', tql: 'summary startsWith "node-001"' },
+      as: analyst,
+    })
+    expect(saved.statusCode, saved.body).toBe(201)
+    const id = saved.json().data.id as number
     await page.goto(`${t.baseUrl}/#/graph/groups/${root}`)
     await page.reload()
     await shown(1)
     await page.getByLabel('Filter Indicators by a saved search').selectOption({ label: 'The tens' })
-    expect(page.url()).toContain('filter=7')
+    expect(page.url()).toContain(`filter=${id}`)
     await page.getByRole('button', { name: 'Expand (25 at most)' }).click()
     await shown(11)
     expect((await nodeIds()).filter((id) => id.startsWith('indicators:'))).toHaveLength(10)
     await page.getByText('Every neighbour is shown.').waitFor()
-    await page.unroute('**/api/v3/savedSearches')
+    expect((await t.request({ method: 'DELETE', url: `/api/v3/savedSearches/${id}`, as: analyst })).statusCode).toBe(
+      200,
+    )
   })
 
   it('shows the neighbours by a custom association type on their own, and keeps them on reload', async () => {
@@ -295,6 +291,6 @@ describe.skipIf(!existsSync(CHROMIUM))('the association graph in Chromium', () =
     for (const ms of Object.values(timings)) expect(ms).toBeLessThan(500)
     await page.locator('.graph-panel h2').waitFor()
     await expect(page.locator('.graph-panel h2').textContent()).resolves.toMatch(/^big-\d{4}\.example$/)
-    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([])
+    expect(await cspRefusals(page)).toEqual([])
   }, 180_000)
 })

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { isoNow } from '../../core/time.js'
 import { setMembership } from '../../domain/access/accounts.js'
 import { runPendingImports } from '../../domain/imports/import-jobs.js'
-import { type Browser, CHROMIUM, launchChromium, seriousViolations } from '../../test/browser.js'
+import { type Browser, CHROMIUM, launchChromium, seriousViolations, cspRefusals } from '../../test/browser.js'
 import { TEST_DB, type TestAccount, type TestApp, createTestApp } from '../../test/harness.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
@@ -108,13 +108,6 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     mkdirSync(ARTIFACTS, { recursive: true })
     browser = await launchChromium()
     page = browser.page
-    await browser.context.addInitScript(() => {
-      const w = window as unknown as { __violations: string[] }
-      w.__violations = []
-      document.addEventListener('securitypolicyviolation', (e) =>
-        w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
-      )
-    })
   }, 180_000)
 
   afterAll(async () => {
@@ -506,6 +499,6 @@ describe.skipIf(!existsSync(CHROMIUM))('item pages, triage and import in Chromiu
     }, ids.indicator)
     expect([401, 403]).toContain(refused)
     expect((await indicator(ids.indicator)).rating).toBe(4)
-    expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([])
+    expect(await cspRefusals(page)).toEqual([])
   })
 })

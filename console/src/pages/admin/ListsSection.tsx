@@ -1,12 +1,12 @@
 /**
  * Outbound lists: each with the URLs a firewall reads (text and CSV, copyable), and saving, changing and
- * deleting one (/api/v3/lists): its name, its TQL or a saved search to take it from, the Indicator types
- * and owners it keeps. Saved searches come from GET /api/v3/savedSearches; a server without that endpoint
- * (404) offers TQL alone.
+ * deleting one (/api/v3/lists): its name, its TQL or a saved search over Indicators to follow (offered when the
+ * person has one), the Indicator types and owners it keeps.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { INDICATOR_TYPES } from '../../../../src/model/indicator-types.js'
-import { ApiError, api } from '../../api.js'
+import { api } from '../../api.js'
+import { type SavedSearch, listSavedSearches } from '../../saved-searches.js'
 import { OutcomeLine, useChange } from '../Triage.js'
 
 interface OutboundList {
@@ -19,15 +19,8 @@ interface OutboundList {
   lastModified: string
 }
 
-interface SavedSearch {
-  id: number
-  name: string
-  tql: string
-  kind?: string
-}
-
 /** Saved searches a list may take: those over Indicators (a list serves Indicators only). */
-const overIndicators = (s: SavedSearch) => !s.kind || /^indicator/i.test(s.kind)
+const overIndicators = (s: SavedSearch) => s.kind === 'indicators'
 
 function UrlField(props: { list: string; format: string; url: string; onCopied: (text: string) => void }) {
   const id = `url-${props.list}-${props.format}`.replace(/[^A-Za-z0-9_-]/g, '_')
@@ -106,7 +99,7 @@ function ListEditor(props: {
             />
           </>
         )}
-        {searches && (
+        {searches && searches.length > 0 && (
           <>
             <label for="list-saved-search">From a saved search</label>
             <select id="list-saved-search" value={savedSearch} onChange={(e) => setSavedSearch(e.currentTarget.value)}>
@@ -174,13 +167,7 @@ export function ListsSection() {
     )
   }, [version])
   useEffect(() => {
-    // A server without saved searches answers 404: the form then offers TQL alone.
-    api<{ data: SavedSearch[] }>('/api/v3/savedSearches').then(
-      (r) => setSavedSearches(r.data),
-      (e: unknown) => {
-        if (!(e instanceof ApiError && e.status === 404)) setSavedSearches([])
-      },
-    )
+    listSavedSearches().then(setSavedSearches, () => setSavedSearches([]))
   }, [])
 
   if (loadError)
