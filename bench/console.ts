@@ -149,13 +149,16 @@ async function measureDashboard(ds: DatasetServer, browser: Browser) {
     execFileSync(process.execPath, [join(ROOT, 'bin/bulwark.mjs'), ...args], {
       cwd: ROOT,
       env: ds.env,
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     })
-  cli('users', 'create', 'bench-admin', '--kind', 'human', '--role', 'Administrator', '--password', PASSWORD)
-  for (const owner of ds.manifest.owners.slice(1)) cli('memberships', 'set', 'bench-admin', owner.name, 'Subscriber')
+  const admin = `bench-admin-${Date.now().toString(36)}`
+  cli('users', 'create', admin, '--kind', 'human', '--system-role', 'Administrator', '--password', PASSWORD)
+  for (const owner of ds.manifest.owners.slice(1)) cli('memberships', 'set', admin, owner.name, 'Subscriber')
+  // The analyst's session ends here: the context's cookie would sign the new page in as the analyst.
+  await browser.context.clearCookies()
   const page = await browser.context.newPage()
   await page.goto(ds.url)
-  await page.getByLabel('User name').fill('bench-admin')
+  await page.getByLabel('User name').fill(admin)
   await page.getByLabel('Password').fill(PASSWORD)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('searchbox', { name: 'Search' }).waitFor()
