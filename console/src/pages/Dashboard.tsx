@@ -6,56 +6,14 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { DEFAULT_SORT, formatRoute } from '../route.js'
+import type {
+  Bucket,
+  Dashboard as DashboardData,
+  DashboardGroup,
+  DashboardIndicator,
+  PinnedCard,
+} from '../../../src/domain/dashboard/dashboard-view.js'
 import './dashboard.css'
-
-export interface Bucket {
-  label: string
-  count: number
-  tql: string
-}
-
-interface DashboardIndicator {
-  id: number
-  type: string
-  summary: string
-  ownerName: string
-  rating?: number
-  active: boolean
-  dateAdded: string
-}
-
-interface DashboardGroup {
-  id: number
-  type: string
-  name: string
-  ownerName: string
-  dateAdded: string
-}
-
-interface PinnedCard {
-  id: number
-  name: string
-  tql: string
-  kind: 'indicators' | 'groups'
-  count?: number
-  more: boolean
-  error?: string
-}
-
-interface DashboardData {
-  total: number
-  byOwner: Bucket[]
-  byType: Bucket[]
-  byRating: Bucket[]
-  byActive: Bucket[]
-  addedPerDay: Bucket[]
-  newestIndicators: DashboardIndicator[]
-  highestRatedIndicators: DashboardIndicator[]
-  highestRatedSkipped: { rating: number; count: number; tql: string }[]
-  newestGroups: DashboardGroup[]
-  pinned: PinnedCard[]
-  countBound: number
-}
 
 const number = (n: number) => n.toLocaleString('en-US')
 

@@ -20,7 +20,8 @@ import {
 import { compileTql, withTqlTimeout } from '../../tql/index.js'
 import { readableOwners } from '../access/owner-scope.js'
 import type { RequestContext } from '../context.js'
-import { type SavedSearchKind, listPinnedSearches } from '../saved-searches/saved-searches.js'
+import type { Bucket, Dashboard, DashboardGroup, DashboardIndicator, PinnedCard } from './dashboard-view.js'
+import { listPinnedSearches } from '../saved-searches/saved-searches.js'
 
 /** A saved search is counted up to this many matches; above it the card says "10,000+". */
 export const COUNT_BOUND = 10_000
@@ -35,62 +36,6 @@ export const HIGHEST_RATED_MS = 250
 export const DAYS = 30
 const TOP = 10
 const DAY_MS = 86_400_000
-
-export interface Bucket {
-  /** What the bucket is: an owner's or type's name, a rating (`'4'`, or `'unrated'`), `'active'` / `'inactive'`, a day. */
-  label: string
-  count: number
-  /** The TQL of the Indicators it counts. */
-  tql: string
-}
-
-export interface DashboardIndicator {
-  id: number
-  type: string
-  summary: string
-  ownerName: string
-  rating?: number
-  active: boolean
-  dateAdded: string
-}
-
-export interface DashboardGroup {
-  id: number
-  type: string
-  name: string
-  ownerName: string
-  dateAdded: string
-}
-
-export interface PinnedCard {
-  id: number
-  name: string
-  tql: string
-  kind: SavedSearchKind
-  /** Matches, at most COUNT_BOUND; absent when the count ran out of time. */
-  count?: number
-  /** More than COUNT_BOUND match. */
-  more: boolean
-  /** Why there is no count. */
-  error?: string
-}
-
-export interface Dashboard {
-  total: number
-  byOwner: Bucket[]
-  byType: Bucket[]
-  byRating: Bucket[]
-  byActive: Bucket[]
-  /** The last DAYS UTC days, oldest first, days without additions included. */
-  addedPerDay: Bucket[]
-  newestIndicators: DashboardIndicator[]
-  highestRatedIndicators: DashboardIndicator[]
-  /** Ratings whose Indicators were not read in time, highest first: the list above skips them. */
-  highestRatedSkipped: { rating: number; count: number; tql: string }[]
-  newestGroups: DashboardGroup[]
-  pinned: PinnedCard[]
-  countBound: number
-}
 
 /** A TQL string literal (the lexer's escapes). */
 export function tqlString(text: string): string {
