@@ -87,9 +87,37 @@ async function analyze(store: Store, tables: readonly string[], how: 'optimize' 
     // 0x10002: consider every table, not only those this connection has queried; ANALYZE the ones whose size moved.
     if (how === 'optimize') store.sqlite.pragma('optimize = 0x10002')
     else for (const table of tables) store.sqlite.exec(`analyze "${table}"`)
+    forgetSmallTables(store.sqlite, stateOf(store).minRows)
     return
   }
   await sql`vacuum (analyze) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(store.db)
+}
+
+/**
+ * SQLite: a written table is described only once it holds the rows that trigger a refresh (MIN_ROWS); below, its
+ * statistics are dropped after each analysis and SQLite plans it as it plans a table it knows nothing of: large,
+ * every index selective (the plans the empty database is tested on). Statistics gathered on a few dozen Groups told
+ * the planner that reading them all cost less than seeking the few a related item names, and a table that small
+ * can grow by MIN_ROWS, a hundredfold, before the next refresh. From MIN_ROWS on, a table is refreshed before it
+ * doubles, so its description stays within half of the truth.
+ */
+function forgetSmallTables(db: NonNullable<Store['sqlite']>, describedFrom: number): void {
+  const tables = [...WRITTEN_TABLES]
+  const listed = tables.map(() => '?').join(', ')
+  // A stat1 row begins with the rows its index holds; the table's largest index holds them all.
+  const small = db
+    .prepare(`select tbl from sqlite_stat1 where tbl in (${listed}) group by tbl having max(cast(stat as integer)) < ?`)
+    .pluck()
+    .all(...tables, describedFrom) as string[]
+  if (small.length === 0) return
+  const named = small.map(() => '?').join(', ')
+  const hasStat4 = db.prepare("select 1 from sqlite_schema where name = 'sqlite_stat4'").get() !== undefined
+  db.transaction(() => {
+    db.prepare(`delete from sqlite_stat1 where tbl in (${named})`).run(...small)
+    if (hasStat4) db.prepare(`delete from sqlite_stat4 where tbl in (${named})`).run(...small)
+  })()
+  // The documented way to make a connection load statistics edited by hand.
+  db.exec('analyze sqlite_schema')
 }
 
 /**
@@ -118,6 +146,11 @@ export async function refreshAtStart(store: Store): Promise<void> {
   }
   state.rowsAtAnalysis = await indicatorRows(store)
   state.writtenSince = 0
+}
+
+/** Analyzes the written tables now, as a due refresh does (the plan tests gather their statistics so). */
+export async function refreshNow(store: Store): Promise<void> {
+  await analyze(store, WRITTEN_TABLES, 'analyze')
 }
 
 /** Counts rows a bulk writer committed; refreshIfDue decides whether they make statistics stale. */
