@@ -10,6 +10,7 @@ import type { Caller, RequestContext } from './domain/context.js'
 import './protocols/http/request-state.js'
 import type { Services } from './domain/services.js'
 import type { Store } from './store/connect.js'
+import { enterForeground } from './core/foreground.js'
 import { registerV2 } from './protocols/v2/plugin.js'
 import { v3ErrorBody } from './protocols/v3/present.js'
 import { classifyError } from './protocols/http/errors.js'
@@ -128,6 +129,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id)
+    // Long work (a job's chunks, a TAXII page's batches) waits while interactive requests are in flight
+    // (core/foreground.ts); a route that is itself long work says so in its config.
+    if (!req.routeOptions.config?.background) {
+      const leave = enterForeground()
+      reply.raw.once('finish', leave).once('close', leave)
+    }
     done(uriTooLong(req.raw.url))
   })
   // A refused body (too large, malformed): keep the connection, reading and dropping the rest (limits.ts).

@@ -5,7 +5,7 @@
  * checks) the lease. A chunk that fails while writing is retried item by item, so only the
  * failing item is lost (0x1004). Knows nothing of HTTP; the worker calls it.
  */
-import { setImmediate } from 'node:timers/promises'
+import { backgroundTurn } from '../../core/foreground.js'
 import type { Kysely } from 'kysely'
 import {
   type BatchJobRow,
@@ -212,8 +212,8 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
   const chunks = chunkSizer(r.store.dialect)
   while (r.progress.offset < plan.items.length) {
     // SQLite calls return synchronously, so without this a whole job would run as one turn of the event loop
-    // and every request to this node would wait for it; between chunks they get their turn.
-    await setImmediate()
+    // and every request to this node would wait for it; between chunks interactive requests go first.
+    await backgroundTurn()
     if (r.stopping?.()) throw new JobPausedError(r.job.id)
     const start = r.progress.offset
     const size = start < singleUntil ? 1 : chunks.size

@@ -1,6 +1,7 @@
 /**
  * What every request and the app carry besides Fastify's own: the caller and its context (left by
- * a protocol's gate), the route table and the rate limiter (left by the composition root, app.ts).
+ * a protocol's gate), the route table and the rate limiter (left by the composition root, app.ts), and a route's
+ * config flag for long work.
  * Types only; importing this module is what makes them known.
  */
 import type { Caller, RequestContext } from '../../domain/context.js'
@@ -20,5 +21,9 @@ declare module 'fastify' {
     routeTable: readonly RouteSummary[]
     /** Per-account REST rate limit, or null when off. */
     rateLimiter: RateLimiter | null
+  }
+  interface FastifyContextConfig {
+    /** The route is long work (a TAXII collection's pages): it does not hold back other long work (core/foreground.ts). */
+    background?: boolean
   }
 }

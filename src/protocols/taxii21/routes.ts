@@ -5,7 +5,7 @@
  * and errors are the plugin's hooks.
  */
 import { Readable } from 'node:stream'
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { backgroundTurn } from '../../core/foreground.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../domain/services.js'
 import type { Store } from '../../store/connect.js'
@@ -75,9 +75,9 @@ export function streamList(
     let first = true
     for await (const batch of batches) {
       // On SQLite a batch's read is synchronous and a loopback client takes every chunk at once, so a
-      // 10,000-object page would hold the event loop for its whole 80-100 ms; between batches other
-      // requests (a TQL search, say) get their turn (issue 28, reads while writing).
-      if (!first) await nextTurn()
+      // 10,000-object page would hold the event loop for its whole 80-100 ms; between batches interactive
+      // requests (a TQL search, say) go first (issue 28, reads while writing).
+      if (!first) await backgroundTurn()
       first = false
       for (const item of batch) list.add(entry(item))
       yield* list.takeFilled()
@@ -136,8 +136,10 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
       req: FastifyRequest<{ Params: Params; Querystring: Query }>,
       reply: FastifyReply,
     ) => Promise<Buffer | Readable>,
+    /** A collection's pages: long work, which waits for interactive requests between its batches. */
+    background = false,
   ) => {
-    app.get(url, handler)
+    app.get(url, { config: { background } }, handler)
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE'],
       url,
@@ -190,7 +192,7 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
         return streamList(head, page.batches, entry)
       }
 
-    get(`${root}/collections/:collection/objects`, collectionPage(stixObject))
+    get(`${root}/collections/:collection/objects`, collectionPage(stixObject), true)
 
     get(`${root}/collections/:collection/objects/:object`, async (req, reply) => {
       const e = env(req)
@@ -208,7 +210,7 @@ export async function registerApplication(app: FastifyInstance, o: AppOptions): 
     })
 
     if (o.version === '1.0') {
-      get(`${root}/collections/:collection/manifest`, collectionPage(manifestRecord))
+      get(`${root}/collections/:collection/manifest`, collectionPage(manifestRecord), true)
     }
   }
 }
