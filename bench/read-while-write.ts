@@ -6,7 +6,8 @@
  * through `POST /v2/batch` at default settings, four jobs in flight. While the load runs, two readers on their own
  * keep-alive HTTPS connections:
  * - v3 TQL: the five queries of bench/tql.ts in turn (resultLimit=100), BENCH_RWW_TQL_PER_SECOND a second (default
- *   20; one at a time, the next at once when one runs late); p50 and p99 of their latency;
+ *   20; one at a time, the next at once when one runs late); p50 and p99 of their latency, timed in a worker thread
+ *   of its own (bench/lib/tql-reader.ts) so the TAXII pages this process parses and the load it sends do not delay it;
  * - TAXII 2.1: the Organization's whole collection read page after page following `next` (limit
  *   BENCH_RWW_TAXII_LIMIT, default 10,000), from the first page again at the end; objects per second.
  * Baselines in the same run: on the same store just before the load, TQL alone and then both readers, each for
@@ -35,12 +36,14 @@ import {
   submitAll,
 } from './lib/dataset.js'
 import { ROOT } from './lib/processes.js'
-import { QUERIES } from './tql.js'
+import { type TqlFigures, startTqlReader } from './lib/tql-reader.js'
 
 const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
 const LOAD = Number(process.env.BENCH_RWW_LOAD ?? 200_000)
 const TQL_PER_SECOND = Number(process.env.BENCH_RWW_TQL_PER_SECOND ?? 20)
 const TAXII_LIMIT = Number(process.env.BENCH_RWW_TAXII_LIMIT ?? 10_000)
+/** More node flags for the servers (BENCH_LOAD_NODE_ARGS, as the dataset's loading server takes them). */
+const NODE_ARGS = process.env.BENCH_LOAD_NODE_ARGS?.split(' ').filter(Boolean)
 const IDLE_SECONDS = Number(process.env.BENCH_RWW_IDLE_SECONDS ?? 15)
 const TARGETS = { tqlP99Ms: 50, taxiiObjectsPerSecond: 50_000 }
 const TAXII_USER = 'bench-rww-taxii'
@@ -48,15 +51,7 @@ const TAXII_PASSWORD = 'bench-rww-taxii-password'
 
 interface Reads {
   seconds: number
-  tql: {
-    requests: number
-    p50Ms: number
-    p99Ms: number
-    maxMs: number
-    errors: number
-    /** Each query's own p50 and p99, to tell which one a slow tail comes from. */
-    queries: { name: string; requests: number; p50Ms: number; p99Ms: number }[]
-  }
+  tql: TqlFigures
   taxii: { pages: number; objects: number; objectsPerSecond: number; medianPageMs: number; errors: number }
 }
 
@@ -122,52 +117,9 @@ async function readWhile(ds: DatasetServer, done: Promise<unknown>, withTaxii = 
     () => (stopped = true),
     () => (stopped = true),
   )
-  const tqlAgent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
+  const tqlReader = startTqlReader({ port: ds.port, token: ds.credentials.token, perSecond: TQL_PER_SECOND })
   const taxiiAgent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
   const started = performance.now()
-  const tql = async () => {
-    const headers = { authorization: `TC-Token ${ds.credentials.token}` }
-    const times: number[] = []
-    const byQuery = QUERIES.map(() => [] as number[])
-    let errors = 0
-    const interval = 1000 / TQL_PER_SECOND
-    let due = performance.now()
-    for (let k = 0; !stopped; k++) {
-      const q = QUERIES[k % QUERIES.length]!
-      const res = await get(
-        tqlAgent,
-        ds.port,
-        headers,
-        `/api/v3/indicators?resultLimit=100&tql=${encodeURIComponent(q.tql)}`,
-      )
-      if (res.status !== 200) errors++
-      else {
-        times.push(res.ms)
-        byQuery[k % QUERIES.length]!.push(res.ms)
-      }
-      due += interval
-      const wait = due - performance.now()
-      if (wait > 0) await Promise.race([sleep(wait), finished])
-      else due = performance.now()
-    }
-    times.sort((a, b) => a - b)
-    return {
-      requests: times.length + errors,
-      p50Ms: round(percentile(times, 50)),
-      p99Ms: round(percentile(times, 99)),
-      maxMs: round(times.at(-1) ?? 0),
-      errors,
-      queries: QUERIES.map((q, i) => {
-        const sorted = byQuery[i]!.sort((a, b) => a - b)
-        return {
-          name: q.name,
-          requests: sorted.length,
-          p50Ms: round(percentile(sorted, 50)),
-          p99Ms: round(percentile(sorted, 99)),
-        }
-      }),
-    }
-  }
   const taxii = async (): Promise<Reads['taxii']> => {
     if (!withTaxii) return { pages: 0, objects: 0, objectsPerSecond: 0, medianPageMs: 0, errors: 0 }
     const headers = {
@@ -203,10 +155,10 @@ async function readWhile(ds: DatasetServer, done: Promise<unknown>, withTaxii = 
     }
   }
   try {
-    const [t, x] = await Promise.all([tql(), taxii(), finished])
+    const [x] = await Promise.all([taxii(), finished])
+    const t = await tqlReader.stop()
     return { seconds: round((performance.now() - started) / 1000), tql: t, taxii: x }
   } finally {
-    tqlAgent.destroy()
     taxiiAgent.destroy()
   }
 }
@@ -243,14 +195,14 @@ async function load(ds: DatasetServer): Promise<Load> {
 
 async function measureDialect(dialect: Dialect, work: string): Promise<DialectResult> {
   console.log(`${dialect}: the load alone`)
-  const alone = await startDatasetServer({ dialect }, work)
+  const alone = await startDatasetServer({ dialect }, work, { nodeArgs: NODE_ARGS })
   let loadAlone: Load
   try {
     loadAlone = await load(alone)
   } finally {
     await alone.close()
   }
-  const ds = await startDatasetServer({ dialect }, work)
+  const ds = await startDatasetServer({ dialect }, work, { nodeArgs: NODE_ARGS })
   try {
     const store = openStore(ds.databaseUrl)
     try {
