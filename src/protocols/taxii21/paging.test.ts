@@ -119,7 +119,7 @@ describe('next across two server processes while the collection changes', () => 
     expect(pages).toBeGreaterThan(12)
   }, 120_000)
 
-  it('serves pages larger than one read (2,000 Indicators) whole: every Indicator once, in order, the headers naming the first and last', async () => {
+  it('serves pages larger than one read (500 Indicators) whole: every Indicator once, in order, the headers naming the first and last', async () => {
     const db = nodes[0].store.db
     const rows = await db
       .selectFrom('indicator')
@@ -180,7 +180,7 @@ describe('next across two server processes while the collection changes', () => 
       .orderBy('id')
       .limit(2996)
       .execute()
-    // One Indicator beyond the first read of 2,000, changed after the page was planned but before that part is read.
+    // One Indicator beyond the reads begun (two of 500), changed after the page was planned but before that part is read.
     const changed = planned[2500]
     const now = '2026-12-31T00:00:00.000Z'
     await node.store.db.updateTable('indicator').set({ last_modified: now }).where('id', '=', changed.id).execute()
