@@ -25,6 +25,7 @@ import pg from 'pg'
 import { CredentialWritePlugin } from './engine/credential-cache.js'
 import { translateDatabaseError } from './engine/unavailable.js'
 import type { Database } from './database.js'
+import { stopCheckpoints } from './engine/sqlite-checkpoints.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -126,7 +127,15 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     dialect: new TranslatingSqliteDialect({ database: reusingStatements(sqlite) }),
     plugins: [new CredentialWritePlugin()],
   })
-  return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() }
+  return {
+    db,
+    dialect: 'sqlite',
+    sqlite,
+    close: async () => {
+      await stopCheckpoints(sqlite)
+      await db.destroy()
+    },
+  }
 }
 
 /**

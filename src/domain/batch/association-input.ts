@@ -12,6 +12,7 @@ import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { BatchInput } from './input.js'
 import { readIndicatorKey } from './input.js'
 import { parseApiTime } from '../../core/time.js'
+import { forEachInTurns } from './input-scan.js'
 
 export type AssociationRef =
   | { kind: 'indicator'; def: IndicatorTypeDef; summary: string; values: (string | null)[] }
@@ -79,49 +80,58 @@ function tryEntry(
 }
 
 /** The inline associations of the file's Groups, then of its Indicators, in file order. */
-function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[]) {
-  input.group.forEach((item, g) => {
-    const group = item as Record<string, unknown> | null
-    if (!group || typeof group.xid !== 'string' || !group.xid.trim()) return
-    const self: AssociationRef = { kind: 'group', xid: group.xid.trim() }
-    const xids = Array.isArray(group.associatedGroupXid) ? group.associatedGroupXid : []
-    xids.forEach((xid, j) =>
-      tryEntry(out, `group[${g}].associatedGroupXid[${j}]`, true, () => {
-        if (typeof xid !== 'string' || !xid.trim()) throw new Error('a Group xid is required')
-        return { a: self, b: { kind: 'group', xid: xid.trim() } }
-      }),
-    )
-    objects(group.associatedIndicators).forEach((ind, j) =>
-      tryEntry(out, `group[${g}].associatedIndicators[${j}]`, true, () => ({
-        a: self,
-        b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary),
-      })),
-    )
-  })
-  input.indicator.forEach((item, i) => {
-    const indicator = item as Record<string, unknown> | null
-    if (!indicator || (!indicator.associatedGroups && !indicator.associatedIndicators)) return
-    let self: AssociationRef
-    try {
-      const key = readIndicatorKey(indicator)
-      self = { kind: 'indicator', def: key.def, summary: key.summary, values: key.values }
-    } catch {
-      return
-    }
-    objects(indicator.associatedGroups).forEach((g, j) =>
-      tryEntry(out, `indicator[${i}].associatedGroups[${j}]`, true, () => {
-        if (typeof g.groupXid !== 'string' || !g.groupXid.trim()) throw new Error('groupXid is required')
-        return { a: self, b: { kind: 'group', xid: g.groupXid.trim() } }
-      }),
-    )
-    objects(indicator.associatedIndicators).forEach((ind, j) =>
-      tryEntry(out, `indicator[${i}].associatedIndicators[${j}]`, true, () => ({
-        a: self,
-        b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary),
-        associationType: typeof ind.associationType === 'string' ? ind.associationType : undefined,
-      })),
-    )
-  })
+async function collectInline(input: BatchInput, out: (AssociationEntry | BatchIssue)[], between: Between) {
+  await forEachInTurns(
+    input.group,
+    (item, g) => {
+      const group = item as Record<string, unknown> | null
+      if (!group || typeof group.xid !== 'string' || !group.xid.trim()) return
+      const self: AssociationRef = { kind: 'group', xid: group.xid.trim() }
+      const xids = Array.isArray(group.associatedGroupXid) ? group.associatedGroupXid : []
+      xids.forEach((xid, j) =>
+        tryEntry(out, `group[${g}].associatedGroupXid[${j}]`, true, () => {
+          if (typeof xid !== 'string' || !xid.trim()) throw new Error('a Group xid is required')
+          return { a: self, b: { kind: 'group', xid: xid.trim() } }
+        }),
+      )
+      objects(group.associatedIndicators).forEach((ind, j) =>
+        tryEntry(out, `group[${g}].associatedIndicators[${j}]`, true, () => ({
+          a: self,
+          b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary),
+        })),
+      )
+    },
+    between,
+  )
+  await between()
+  await forEachInTurns(
+    input.indicator,
+    (item, i) => {
+      const indicator = item as Record<string, unknown> | null
+      if (!indicator || (!indicator.associatedGroups && !indicator.associatedIndicators)) return
+      let self: AssociationRef
+      try {
+        const key = readIndicatorKey(indicator)
+        self = { kind: 'indicator', def: key.def, summary: key.summary, values: key.values }
+      } catch {
+        return
+      }
+      objects(indicator.associatedGroups).forEach((g, j) =>
+        tryEntry(out, `indicator[${i}].associatedGroups[${j}]`, true, () => {
+          if (typeof g.groupXid !== 'string' || !g.groupXid.trim()) throw new Error('groupXid is required')
+          return { a: self, b: { kind: 'group', xid: g.groupXid.trim() } }
+        }),
+      )
+      objects(indicator.associatedIndicators).forEach((ind, j) =>
+        tryEntry(out, `indicator[${i}].associatedIndicators[${j}]`, true, () => ({
+          a: self,
+          b: indicatorRef(ind.indicatorType ?? ind.type, ind.summary),
+          associationType: typeof ind.associationType === 'string' ? ind.associationType : undefined,
+        })),
+      )
+    },
+    between,
+  )
 }
 
 /** An import's relationship type and version (beyond the V2 batch file: read only when the job allows it). */
@@ -136,27 +146,35 @@ function relationshipOf(entry: Record<string, unknown>): Pick<AssociationEntry, 
  * The file's associations in processing order; unusable entries become 0x1009 issues in place.
  * The inline ones need a walk over every item, skipped when the text cannot hold any.
  */
-export function collectAssociations(
+export async function collectAssociations(
   input: BatchInput,
   options: { sourceVersions?: true } = {},
-): (AssociationEntry | BatchIssue)[] {
+  between: Between = async () => undefined,
+): Promise<(AssociationEntry | BatchIssue)[]> {
   const out: (AssociationEntry | BatchIssue)[] = []
-  if (input.inlineAssociations !== false) collectInline(input, out)
-  input.association.forEach((item, k) =>
-    tryEntry(out, `association[${k}]`, false, () => {
-      if (!item || typeof item !== 'object' || Array.isArray(item))
-        throw new Error('each association must be a JSON object')
-      const entry = item as Record<string, unknown>
-      return {
-        a: explicitRef(entry, 1),
-        b: explicitRef(entry, 2),
-        associationType:
-          typeof entry.associationType === 'string' && entry.associationType.trim()
-            ? entry.associationType.trim()
-            : undefined,
-        ...(options.sourceVersions ? relationshipOf(entry) : {}),
-      }
-    }),
+  if (input.inlineAssociations !== false) await collectInline(input, out, between)
+  await between()
+  await forEachInTurns(
+    input.association,
+    (item, k) =>
+      tryEntry(out, `association[${k}]`, false, () => {
+        if (!item || typeof item !== 'object' || Array.isArray(item))
+          throw new Error('each association must be a JSON object')
+        const entry = item as Record<string, unknown>
+        return {
+          a: explicitRef(entry, 1),
+          b: explicitRef(entry, 2),
+          associationType:
+            typeof entry.associationType === 'string' && entry.associationType.trim()
+              ? entry.associationType.trim()
+              : undefined,
+          ...(options.sourceVersions ? relationshipOf(entry) : {}),
+        }
+      }),
+    between,
   )
   return out
 }
+
+/** What a walk awaits between its pieces (core/foreground.ts's backgroundTurn in a job). */
+type Between = () => Promise<void>

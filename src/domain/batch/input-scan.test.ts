@@ -1,9 +1,38 @@
 import { describe, expect, it } from 'vitest'
-import { type ItemList, scanBatchInput } from './input-scan.js'
+import { type ItemList, forEachInTurns, scanBatchInput, scanBatchInputInTurns } from './input-scan.js'
 
 const all = (list: ItemList) => list.slice(0, list.length)
 
 describe('batch input read in pieces', () => {
+  it('scans in slices between which a job lets requests through, finding the same items', async () => {
+    // About 1.3 MB: five slices of 256 kB, so the scan pauses four times.
+    const text = JSON.stringify({
+      indicator: Array.from({ length: 20_000 }, (_, i) => ({ type: 'Host', summary: `host-${i}.example`, rating: 3 })),
+      group: [{ type: 'Adversary', name: 'G', xid: 'g' }],
+    })
+    let turns = 0
+    const scanned = (await scanBatchInputInTurns(text, async () => void turns++))!
+    expect(turns).toBe(Math.floor((text.length - 1) / (256 * 1024)))
+    const whole = scanBatchInput(text)!
+    expect(scanned.indicator.length).toBe(20_000)
+    expect(all(scanned.indicator)).toEqual(all(whole.indicator))
+    expect(all(scanned.group)).toEqual([{ type: 'Adversary', name: 'G', xid: 'g' }])
+    expect(await scanBatchInputInTurns('{"indicator": 1}', async () => undefined)).toBeUndefined()
+  })
+
+  it('walks a list in pieces of 500, in order, with a turn between pieces', async () => {
+    const text = JSON.stringify({ indicator: Array.from({ length: 1201 }, (_, i) => ({ summary: `s${i}` })) })
+    const seen: string[] = []
+    let turns = 0
+    await forEachInTurns(
+      scanBatchInput(text)!.indicator,
+      (item, index) => seen.push(`${index}:${(item as { summary: string }).summary}`),
+      async () => void turns++,
+    )
+    expect(seen).toEqual(Array.from({ length: 1201 }, (_, i) => `${i}:s${i}`))
+    expect(turns).toBe(2)
+  })
+
   it('finds the same items JSON.parse does, and parses only the range asked for', () => {
     const files = [
       '{"indicator":[{"type":"Host","summary":"a.example","tag":[{"name":"x"}]},{"type":"URL","summary":"https://b.example/?q=[1,{2}]"}]}',

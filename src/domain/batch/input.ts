@@ -12,7 +12,7 @@ import { type GroupColumns, groupColumnsFromBody, readXid } from '../groups/inpu
 import { readIndicatorChanges, readIndicatorValues, requireIdentifyingValues } from '../indicators/input.js'
 import { parseApiTime } from '../../core/time.js'
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
-import { type ItemList, scanBatchInput } from './input-scan.js'
+import { type ItemList, scanBatchInput, scanBatchInputInTurns } from './input-scan.js'
 import type { BatchEnvironment } from './environment.js'
 import { type MetadataDraft, readMetadata } from './metadata-input.js'
 
@@ -31,8 +31,19 @@ export interface BatchInput {
  * file is only scanned here: its items are parsed chunk by chunk as the phases reach them.
  */
 export function parseBatchInput(text: string): BatchInput | BatchIssue {
-  const scanned = scanBatchInput(text)
-  if (scanned) return scanned
+  return scanBatchInput(text) ?? readWhole(text)
+}
+
+/** parseBatchInput with `between` awaited between slices of the scan (a job's scan on the event loop). */
+export async function parseBatchInputInTurns(
+  text: string,
+  between: () => Promise<void>,
+): Promise<BatchInput | BatchIssue> {
+  return (await scanBatchInputInTurns(text, between)) ?? readWhole(text)
+}
+
+/** The full read of a text the scan did not accept: JSON.parse, which names the problem. */
+function readWhole(text: string): BatchInput | BatchIssue {
   let data: unknown
   try {
     data = readJson(text, 'Not valid JSON')

@@ -18,6 +18,7 @@ import {
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
 import { noteRowsWritten, refreshIfDue } from '../../store/engine/planner-statistics.js'
+import { checkpointIfDue } from '../../store/engine/sqlite-checkpoints.js'
 import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'
 import { membershipFor } from '../access/owner-scope.js'
@@ -28,7 +29,7 @@ import { type AssociationEntry, collectAssociations } from './association-input.
 import { BATCH_CODES, type BatchIssue, batchError } from './codes.js'
 import type { BatchOptions } from './definition.js'
 import { type BatchEnvironment, loadBatchEnvironment, rememberLabel } from './environment.js'
-import { type BatchInput, isIssue, parseBatchInput, readGroupDraft, readIndicatorDraft } from './input.js'
+import { type BatchInput, isIssue, parseBatchInputInTurns, readGroupDraft, readIndicatorDraft } from './input.js'
 import type { ItemList } from './input-scan.js'
 import {
   type BatchProgress,
@@ -165,9 +166,12 @@ function tallyFor(phase: PhasePlan['phase']) {
   }
 }
 
-function phasePlans(env: BatchEnvironment, input: BatchInput): PhasePlan[] {
+function phasePlans(
+  env: BatchEnvironment,
+  input: BatchInput,
+  associations: (AssociationEntry | BatchIssue)[],
+): PhasePlan[] {
   const del = env.options.action === 'Delete'
-  const associations = del ? [] : collectAssociations(input, env.options)
   const withIndex = associations.map((a, index) => (isIssue(a) ? a : { ...a, index }))
   const observations = !del && env.options.observations ? input.observation : []
   return [
@@ -249,6 +253,8 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
       // Between commits, so the next chunk's look-ups plan with statistics of the table as it now is.
       noteRowsWritten(r.store, created.written)
       await refreshIfDue(r.store)
+      // SQLite: the log copied back by a worker thread while this one serves requests (sqlite-checkpoints.ts).
+      await checkpointIfDue(r.store.sqlite)
       if (created.halted) return true
     } catch (error) {
       r.progress = readProgress((await findBatchJob(r.store.db, r.job.id))?.progress ?? null)
@@ -287,7 +293,8 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
     stopping: options.stopping,
   }
   const batchOptions = JSON.parse(job.options) as BatchOptions
-  const parsed = parseBatchInput((await findBatchInput(store.db, jobId)) ?? '')
+  // The scan and the walk for associations run on the event loop too: between their slices requests go first.
+  const parsed = await parseBatchInputInTurns((await findBatchInput(store.db, jobId)) ?? '', backgroundTurn)
   if (isIssue(parsed)) return finish(r, 0, [parsed])
   const total =
     parsed.indicator.length +
@@ -310,7 +317,9 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
     ])
   }
   const env = await loadBatchEnvironment(store.db, ctx, batchOptions)
-  const plans = phasePlans(env, parsed)
+  const associations =
+    env.options.action === 'Delete' ? [] : await collectAssociations(parsed, env.options, backgroundTurn)
+  const plans = phasePlans(env, parsed, associations)
   for (const plan of plans) {
     if (PHASES.indexOf(r.progress.phase) > PHASES.indexOf(plan.phase)) continue
     if (r.progress.phase !== plan.phase) r.progress = { ...r.progress, phase: plan.phase, offset: 0 }
