@@ -64,13 +64,16 @@ export async function batchRoutes(app: FastifyInstance) {
   await app.register(async (scope) => {
     // Input files above the batchMaxUploadBytes setting are refused by the domain with the platform's message.
     await scope.register(multipart, { limits: { fileSize: 256 * 1024 * 1024, files: 2, fields: 2, parts: 4 } })
-    scope.post('/batch/createAndUpload', { schema: S.BATCH_CREATE_AND_UPLOAD }, async (req, reply) =>
-      platformInvalid(reply, async () => {
-        const { config, content } = await readParts(req)
-        if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
-        const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
-        return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
-      }),
+    scope.post(
+      '/batch/createAndUpload',
+      { schema: S.BATCH_CREATE_AND_UPLOAD, config: { background: true } },
+      async (req, reply) =>
+        platformInvalid(reply, async () => {
+          const { config, content } = await readParts(req)
+          if (!content) throw invalid('createAndUpload needs a content part holding the batch input file')
+          const batchStatus = await createAndUploadBatchJob(req.ctx, parseConfig(config), content)
+          return sendData(req, reply, 'batchStatus', { batchStatus }, 201)
+        }),
     )
   })
 
@@ -86,7 +89,9 @@ export async function batchRoutes(app: FastifyInstance) {
     async (req, reply) => sendData(req, reply, 'batchId', { batchId: await createBatchJob(req.ctx, req.body) }, 201),
   )
 
-  app.post<IdParams>('/batch/:id', { schema: S.BATCH_UPLOAD }, async (req, reply) =>
+  // An upload is long work of its own (megabytes received and stored): it does not hold back the jobs and TAXII
+  // pages that wait for interactive requests (core/foreground.ts).
+  app.post<IdParams>('/batch/:id', { schema: S.BATCH_UPLOAD, config: { background: true } }, async (req, reply) =>
     platformInvalid(reply, async () => {
       await uploadBatchInput(req.ctx, jobId(req.params.id), inputText(req.body))
       return reply.code(202).type(JSON_MEDIA_TYPE).send({ status: 'Queued' })
