@@ -16,7 +16,10 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import type SqliteDatabase from 'better-sqlite3'
 
-/** How often a running batch job checkpoints: about 4,000 pages of log at a realistic load's rate, well before the autocheckpoint's 10,000. */
+/**
+ * How often a running batch job checkpoints: about 4,000 pages of log at a realistic load's rate, well before the
+ * autocheckpoint's 10,000.
+ */
 export const CHECKPOINT_EVERY_MS = 100
 
 /** The worker's whole program: open the database, checkpoint on each message, answer with the outcome. */
