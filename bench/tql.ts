@@ -6,6 +6,7 @@
  * - baseline in the same run: GET /api/v2/owners (authentication, one small query, the envelope);
  * - v3 GET /api/v3/indicators?resultLimit=100, unfiltered, and the five TQL filters of issue 12;
  * - v2 GET /api/v2/indicators first page and at resultStart = 90 % of the Organization's Indicators;
+ * - v2 first pages with a filter (V2_FILTERS), each with its exact resultCount (issue 28, point 4);
  * - a walk over every page of /api/v3/indicators following `next` (keyset cursor), first vs last page.
  * Each measured request is repeated BENCH_TQL_RUNS times after one warm-up; p50 and p99 are printed
  * with their ratio to the baseline's p50. Writes bench/results/tql.json.
@@ -38,6 +39,22 @@ export const QUERIES: { name: string; tql: string }[] = [
   { name: 'added in last 7 days', tql: 'dateAdded > TODAY() - 7 DAYS' },
 ]
 
+/**
+ * v2 filters on the Organization's first page (issue 28, point 4: < 20 ms p50 with an exact resultCount). The
+ * dataset's ratings are 1–5 and its confidences 0–100; every Indicator was added during the load, so the last
+ * week's window holds all of them and one ending a week ago none.
+ */
+export function v2Filters(now = new Date()): { name: string; filters: string }[] {
+  const day = (offset: number) => new Date(now.getTime() + offset * 86_400_000).toISOString().slice(0, 10)
+  return [
+    { name: 'rating', filters: 'rating>2' },
+    { name: 'added in the last 7 days', filters: `dateAdded>${day(-7)}` },
+    { name: 'added before a week ago', filters: `dateAdded<${day(-7)}` },
+    { name: 'confidence', filters: 'confidence>50' },
+    { name: 'summary prefix', filters: 'summary^h12345' },
+  ]
+}
+
 interface Timing {
   name: string
   path: string
@@ -45,6 +62,8 @@ interface Timing {
   p99Ms: number
   ratioToBaseline?: number
   items: number
+  /** v2: the envelope's resultCount. */
+  resultCount?: number
 }
 interface Walk {
   resultLimit: number
@@ -118,6 +137,7 @@ async function time(port: number, token: string, name: string, path: string): Pr
     p50Ms: round(percentile(times, 50)),
     p99Ms: round(percentile(times, 99)),
     items: itemsOf(first.json),
+    ...(typeof first.json?.data?.resultCount === 'number' ? { resultCount: first.json.data.resultCount } : {}),
   }
 }
 
@@ -179,6 +199,15 @@ async function measureDialect(dialect: Dialect, work: string): Promise<DialectRe
     timings.push(
       await time(port, token, `v2 at resultStart=${deep}`, `/api/v2/indicators?resultLimit=100&resultStart=${deep}`),
     )
+    for (const f of v2Filters())
+      timings.push(
+        await time(
+          port,
+          token,
+          `v2 ${f.name}: ${f.filters}`,
+          `/api/v2/indicators?resultLimit=100&filters=${encodeURIComponent(f.filters)}`,
+        ),
+      )
     for (const t of timings) t.ratioToBaseline = round(t.p50Ms / baseline.p50Ms)
     console.log(`${dialect}: walking every page of ${WALK_LIMIT}`)
     const walked = await walk(port, token, url)
@@ -189,7 +218,7 @@ async function measureDialect(dialect: Dialect, work: string): Promise<DialectRe
 }
 
 function printTable(results: DialectResult[]) {
-  const header = ['database', 'request', 'p50 ms', 'p99 ms', 'p50 / baseline', 'items']
+  const header = ['database', 'request', 'p50 ms', 'p99 ms', 'p50 / baseline', 'items', 'resultCount']
   const body: string[][] = []
   for (const r of results) {
     body.push([
@@ -199,9 +228,18 @@ function printTable(results: DialectResult[]) {
       String(r.baseline.p99Ms),
       '1',
       String(r.baseline.items),
+      '-',
     ])
     for (const t of r.timings)
-      body.push([r.dialect, t.name, String(t.p50Ms), String(t.p99Ms), String(t.ratioToBaseline), String(t.items)])
+      body.push([
+        r.dialect,
+        t.name,
+        String(t.p50Ms),
+        String(t.p99Ms),
+        String(t.ratioToBaseline),
+        String(t.items),
+        String(t.resultCount ?? '-'),
+      ])
     const w = r.walk
     body.push([
       r.dialect,
@@ -210,11 +248,13 @@ function printTable(results: DialectResult[]) {
       '-',
       '-',
       String(w.resultLimit),
+      '-',
     ])
     body.push([
       r.dialect,
       `walk via next: last full page = ${w.lastToFirst}x first (median ${w.medianPageMs}; ${w.seconds} s, ${w.items} items)`,
       String(w.lastFullPageMs),
+      '-',
       '-',
       '-',
       '-',

@@ -709,10 +709,12 @@ export interface SavedSearchPinTable {
   user_id: number
 }
 
-/** Indicators added per owner and UTC day (migration 0146); on PostgreSQL deltas that readers sum. */
+/** Indicators added per owner, UTC day, type and active flag (migrations 0146, 0147); on PostgreSQL deltas that readers sum. */
 export interface IndicatorDayTallyTable {
   owner_id: number
   day: string
+  type: string
+  active: number
   n: number
 }
 

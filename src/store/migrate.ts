@@ -29,6 +29,7 @@ import * as m0143 from './migrations/0143-feed-values.js'
 import * as m0144 from './migrations/0144-outbound-lists.js'
 import * as m0145 from './migrations/0145-saved-searches.js'
 import * as m0146 from './migrations/0146-indicator-day-tally.js'
+import * as m0147 from './migrations/0147-indicator-day-tally-type.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 import * as m0270 from './migrations/0270-change-notices.js'
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0144-outbound-lists': m0144,
   '0145-saved-searches': m0145,
   '0146-indicator-day-tally': m0146,
+  '0147-indicator-day-tally-type': m0147,
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
   '0270-change-notices': m0270,

@@ -285,6 +285,19 @@ const feedScenario: Scenario = {
     await ok('GET', `/api/v2/groups?owner=${encodeURIComponent(BIG)}&resultLimit=100`)
     // Its resultCount from the tally by rating (migration 0136); counting the rows read every one of the owner's.
     await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(BIG)}&resultLimit=100&filters=rating%3E2`)
+    // Theirs from the day tally (migration 0147): whole days summed, rows counted on the bounds' days only.
+    const today = new Date().toISOString().slice(0, 10)
+    for (const filters of [
+      `dateAdded>${since}`,
+      `dateAdded>${today}`,
+      `dateAdded<${since},dateAdded>2020-01-01`,
+      // A prefix seeks lower(summary), as an equal summary does.
+      'summary^s1234',
+    ])
+      await ok(
+        'GET',
+        `/api/v2/indicators/hosts?owner=${encodeURIComponent(BIG)}&resultLimit=100&filters=${encodeURIComponent(filters)}`,
+      )
     await ok('GET', '/api/v3/indicators?resultLimit=100')
     await ok('GET', `/api/v3/indicators?resultLimit=100&owner=${encodeURIComponent(BIG)}`)
     await ok('GET', '/api/v3/groups?resultLimit=100')

@@ -30,6 +30,19 @@ export function columnCondition(
   return eb(ref, c.op, c.value)
 }
 
+/**
+ * Rows whose `lower(column)` starts with `lower(prefix)`, in a form an index on lower(column) seeks (migrations 0050
+ * and 0090): on SQLite a range, whose binary collation makes it exact (its LIKE optimisation ignores expressions);
+ * on PostgreSQL a LIKE, which the text_pattern_ops index serves under any collation.
+ */
+export function lowerPrefix(dialect: Dialect, ref: string | Expression<unknown>, prefix: string): Expression<SqlBool> {
+  const column = typeof ref === 'string' ? sql.ref(ref) : ref
+  if (dialect === 'postgres')
+    return sql<SqlBool>`lower(${column}) like lower(${`${prefix.replace(/[!%_]/g, (c) => `!${c}`)}%`}) escape '!'`
+  // unlikely(): a bound prefix hides its selectivity; without the hint SQLite reads every row in id order.
+  return sql<SqlBool>`(unlikely(lower(${column}) >= lower(${prefix})) and lower(${column}) < lower(${prefix}) || char(1114111))`
+}
+
 /** Joins expressions with AND or OR (the v2 `orParams` switch); an empty list is no restriction. */
 export function combine(
   eb: ExpressionBuilder<any, any>,
@@ -92,18 +105,18 @@ export function unindexedText(dialect: Dialect, ref: string): Expression<unknown
 
 /**
  * The owner filter of a list (`ref` is the qualified owner_id column). One owner is an equality, so an
- * (owner_id, id) index serves the filter and the id order together. When the rows are named by id
- * (`byIds`: loading a page whose ids a listing chose), the owners only check what the ids found: the column
+ * (owner_id, id) index serves the filter and the id order together. When something else names the rows
+ * (`named`: the ids of a page a listing chose, a summary), the owners only check what that found: the column
  * is then an expression no index matches, else a planner without statistics may read every row of the
- * owners through an owner index and test each against the ids (0.5 s at 1M Indicators).
+ * owners through an owner index and test each (0.5 s at 1M Indicators).
  */
 export function ownerFilter(
   db: Kysely<any>,
   eb: ExpressionBuilder<any, any>,
   ref: string,
   ownerIds: readonly number[],
-  byIds: boolean,
+  named: boolean,
 ): Expression<SqlBool> {
-  if (byIds) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
+  if (named) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
   return ownerIds.length === 1 ? eb(ref, '=', ownerIds[0]!) : eb(ref, 'in', ownerIds)
 }

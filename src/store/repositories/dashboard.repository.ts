@@ -7,7 +7,7 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely'
 import type { Database } from '../database.js'
 import { dialectOf, unindexedInteger } from '../engine/list-conditions.js'
-import { FOLD_AFTER_ROWS, foldTally } from './indicator-tally.repository.js'
+import { FOLD_AFTER_ROWS, dayFoldThreshold, foldDayTally, foldTally } from './indicator-tally.repository.js'
 
 export interface TallyBucket {
   ownerId: number
@@ -62,16 +62,9 @@ export async function selectDayCounts(
     .groupBy('day')
     .execute()
   const deltas = rows.reduce((sum, r) => sum + Number(r.deltas), 0)
-  if (dialectOf(db) === 'postgres' && deltas > FOLD_AFTER_ROWS * Math.max(ownerIds.length, 30))
+  if (dialectOf(db) === 'postgres' && deltas > dayFoldThreshold(rows.length, ownerIds.length))
     await foldDayTally(db, ownerIds)
   return new Map(rows.filter((r) => Number(r.n) !== 0).map((r) => [r.day, Number(r.n)]))
-}
-
-/** PostgreSQL: the owners' per-day deltas replaced by their sums (as foldTally does for the Indicator tally). */
-async function foldDayTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
-  await sql`with folded as (delete from indicator_day_tally where owner_id in (${sql.join(ownerIds)}) returning owner_id, day, n)
-    insert into indicator_day_tally (owner_id, day, n)
-    select owner_id, day, sum(n) from folded group by owner_id, day having sum(n) <> 0`.execute(db)
 }
 
 export interface DashboardIndicatorRow {

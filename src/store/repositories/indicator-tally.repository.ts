@@ -1,9 +1,9 @@
 /**
- * Reads the Indicator tally that migration 0125's triggers keep: how many Indicators owners hold,
- * without counting their rows.
+ * Reads the tallies the database's triggers keep (the Indicator tally of migrations 0125/0136, the day tally of
+ * 0146/0147): how many Indicators owners hold, without counting their rows.
  */
 import { type Kysely, sql } from 'kysely'
-import { dialectOf } from '../engine/list-conditions.js'
+import { dialectOf, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
 import type { Database } from '../database.js'
 
 /** Deltas an owner may gather on PostgreSQL before a read folds them into one row per key. */
@@ -50,4 +50,141 @@ export async function foldTally(db: Kysely<Database>, ownerIds: readonly number[
     select owner_id, type, active, rating, sum(n) from folded group by owner_id, type, active, rating having sum(n) <> 0`.execute(
     db,
   )
+}
+
+export interface AddedWindowQuery {
+  ownerIds: readonly number[]
+  /** One type's Indicators; every type when absent. */
+  type?: string
+  /** Only active Indicators. */
+  activeOnly: boolean
+  /** Stored-form times, both exclusive: `date_added > after` and `date_added < before`, as the v2 filter compares. */
+  after?: string
+  before?: string
+}
+
+/**
+ * How many of the owners' Indicators were added inside the window: the day tally's whole days between the
+ * window's boundary days, and on each boundary day the rows on the near side of the bound, counted through
+ * `indicator_owner_added` (the day's total from the tally less the other side, when that side is the shorter
+ * part of the day). Never more rows than one day holds on either end, where counting the window read every
+ * Indicator it matched: a million after a bulk load.
+ */
+export async function countIndicatorsAddedByTally(db: Kysely<Database>, q: AddedWindowQuery): Promise<number> {
+  if (q.ownerIds.length === 0) return 0
+  const { after, before } = q
+  if (after !== undefined && before !== undefined && before <= after) return 0
+  const first = after?.slice(0, 10)
+  const last = before?.slice(0, 10)
+  if (first !== undefined && first === last) return countAddedRows(db, q, { above: after, below: before })
+  const [days, head, tail] = await Promise.all([
+    dayTotals(db, q, first, last),
+    after === undefined ? undefined : nearSide(db, q, after, 'after'),
+    before === undefined ? undefined : nearSide(db, q, before, 'before'),
+  ])
+  let n = 0
+  for (const [day, total] of days)
+    if ((first === undefined || day > first) && (last === undefined || day < last)) n += total
+  if (head) n += head.nearSide ? head.rows : (days.get(first!) ?? 0) - head.rows
+  if (tail) n += tail.nearSide ? tail.rows : (days.get(last!) ?? 0) - tail.rows
+  return n
+}
+
+/** The day tally's totals of the days from `first` through `last` (either open), by day. */
+async function dayTotals(
+  db: Kysely<Database>,
+  q: AddedWindowQuery,
+  first: string | undefined,
+  last: string | undefined,
+): Promise<Map<string, number>> {
+  let query = db
+    .selectFrom('indicator_day_tally')
+    .select(['day', sql<number | string>`sum(n)`.as('n'), sql<number>`count(*)`.as('deltas')])
+    .where('owner_id', 'in', q.ownerIds)
+  if (first !== undefined) query = query.where('day', '>=', first)
+  if (last !== undefined) query = query.where('day', '<=', last)
+  if (q.type !== undefined) query = query.where('type', '=', q.type)
+  if (q.activeOnly) query = query.where('active', '=', 1)
+  const rows = await query.groupBy('day').execute()
+  const deltas = rows.reduce((sum, r) => sum + Number(r.deltas), 0)
+  if (dialectOf(db) === 'postgres' && deltas > dayFoldThreshold(rows.length, q.ownerIds.length))
+    await foldDayTally(db, q.ownerIds)
+  return new Map(rows.map((r) => [r.day, Number(r.n)]))
+}
+
+/**
+ * PostgreSQL: deltas of the day tally read before its owners' are folded. A day has at most twenty keys an owner
+ * (ten types, active or not), fewer than FOLD_AFTER_ROWS, so what a fold leaves never calls for another.
+ */
+export const dayFoldThreshold = (days: number, owners: number) => FOLD_AFTER_ROWS * Math.max(days, 1) * owners
+
+/** PostgreSQL: the owners' day deltas replaced by their sums, in one statement (as foldTally). */
+export async function foldDayTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
+  await sql`with folded as (delete from indicator_day_tally where owner_id in (${sql.join(ownerIds)}) returning owner_id, day, type, active, n)
+    insert into indicator_day_tally (owner_id, day, type, active, n)
+    select owner_id, day, type, active, sum(n) from folded group by owner_id, day, type, active having sum(n) <> 0`.execute(
+    db,
+  )
+}
+
+const HALF_DAY_MS = 12 * 3_600_000
+
+/**
+ * The rows of the bound's day inside the window (`nearSide`), or outside it: whichever side of the bound is the
+ * shorter part of the day. A date without a time (midnight) leaves nothing on the early side to count.
+ */
+async function nearSide(
+  db: Kysely<Database>,
+  q: AddedWindowQuery,
+  bound: string,
+  side: 'after' | 'before',
+): Promise<{ nearSide: boolean; rows: number }> {
+  const day = bound.slice(0, 10)
+  const next = nextDay(day)
+  const early = Date.parse(bound) - Date.parse(`${day}T00:00:00Z`) < HALF_DAY_MS
+  // Early in the day: the part before the bound is counted (inside the window for `before`, outside for `after`).
+  if (early) {
+    const rows = await countAddedRows(db, q, {
+      from: day,
+      below: side === 'before' ? bound : undefined,
+      through: side === 'after' ? bound : undefined,
+    })
+    return { nearSide: side === 'before', rows }
+  }
+  const rows = await countAddedRows(db, q, {
+    above: side === 'after' ? bound : undefined,
+    from: side === 'before' ? bound : undefined,
+    below: next,
+  })
+  return { nearSide: side === 'after', rows }
+}
+
+/** The UTC day after `day` (YYYY-MM-DD); undefined past the year 9999, after which no stored time lies. */
+function nextDay(day: string): string | undefined {
+  const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+  return /^\d{4}-/.test(next) ? next : undefined
+}
+
+/**
+ * The owners' Indicators whose date_added lies within the bounds (`from` and `through` inclusive, `above` and
+ * `below` exclusive), read as a range of `indicator_owner_added`: type and active flag only check the rows found,
+ * else a planner could read an owner's every row of the type through another index.
+ */
+async function countAddedRows(
+  db: Kysely<Database>,
+  q: AddedWindowQuery,
+  bounds: { from?: string; through?: string; above?: string; below?: string },
+): Promise<number> {
+  const dialect = dialectOf(db)
+  let query = db
+    .selectFrom('indicator')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('owner_id', q.ownerIds.length === 1 ? '=' : 'in', q.ownerIds.length === 1 ? q.ownerIds[0]! : q.ownerIds)
+  if (bounds.from !== undefined) query = query.where('date_added', '>=', bounds.from)
+  if (bounds.above !== undefined) query = query.where('date_added', '>', bounds.above)
+  if (bounds.through !== undefined) query = query.where('date_added', '<=', bounds.through)
+  if (bounds.below !== undefined) query = query.where('date_added', '<', bounds.below)
+  if (q.type !== undefined) query = query.where(unindexedText(dialect, 'type'), '=', q.type)
+  if (q.activeOnly) query = query.where(unindexedInteger(dialect, 'active'), '=', 1)
+  return Number((await query.executeTakeFirstOrThrow()).n)
 }

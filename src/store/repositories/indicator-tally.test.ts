@@ -2,7 +2,12 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, TEST_DB, type TestApp, createTestApp } from '../../test/harness.js'
 import { runPendingJobs } from '../../worker/batch-worker.js'
-import { FOLD_AFTER_ROWS, countIndicatorsByTally } from './indicator-tally.repository.js'
+import {
+  FOLD_AFTER_ROWS,
+  countIndicatorsAddedByTally,
+  countIndicatorsByTally,
+  dayFoldThreshold,
+} from './indicator-tally.repository.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -175,4 +180,184 @@ describe('the Indicator tally (migration 0125)', () => {
       expect((await counted()).tally).toEqual(before.rows)
     },
   )
+})
+
+describe('the day tally by type and active flag (migration 0147)', () => {
+  /** Indicators per `owner|day|type|active`, counted from the rows, and as the day tally holds them. */
+  async function days(): Promise<{ rows: Counts; tally: Counts }> {
+    const rows = await sql<{
+      key: string
+      n: number
+    }>`select owner_id || '|' || substr(date_added, 1, 10) || '|' || type
+        || '|' || active as key, count(*) as n from indicator group by 1`.execute(t.store.db)
+    const tally = await sql<{ key: string; n: number }>`select owner_id || '|' || day || '|' || type || '|' || active
+        as key, sum(n) as n from indicator_day_tally group by 1 having sum(n) <> 0`.execute(t.store.db)
+    const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
+    return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
+  }
+
+  /** The times the dated Hosts are moved to: midnight, early and late in four days of January 2021. */
+  const TIMES = ['00:00:00.000', '03:15:00.000', '11:59:59.999', '12:00:00.000', '18:30:00.000', '23:59:59.999']
+  const dated = (i: number) => `dated${i}.example`
+
+  /** Adds n to the tally of one key, as a trigger would (SQLite: its row; PostgreSQL: a delta). */
+  async function addToDay(owner: number, day: string, n: number) {
+    if (t.store.dialect === 'postgres')
+      await sql`insert into indicator_day_tally (owner_id, day, type, active, n) values (${owner}, ${day}, 'Host', 1, ${n})`.execute(
+        t.store.db,
+      )
+    else
+      await sql`update indicator_day_tally set n = n + ${n}
+        where owner_id = ${owner} and day = ${day} and type = 'Host' and active = 1`.execute(t.store.db)
+  }
+
+  const orgId = async () =>
+    (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
+
+  beforeAll(async () => {
+    await batch('Create', [
+      ...Array.from({ length: 24 }, (_, i) => ({ type: 'Host', summary: dated(i) })),
+      ...Array.from({ length: 6 }, (_, i) => ({ type: 'Address', summary: `198.51.100.${i + 1}` })),
+    ])
+    // Hosts i over 2021-01-0{1..4} at TIMES[i % 6]; Addresses on 2021-01-02 at every time.
+    for (let i = 0; i < 24; i++)
+      await sql`update indicator set date_added = ${`2021-01-0${1 + Math.floor(i / 6)}T${TIMES[i % 6]}Z`}
+        where summary = ${dated(i)}`.execute(t.store.db)
+    for (let i = 0; i < 6; i++)
+      await sql`update indicator set date_added = ${`2021-01-02T${TIMES[i]}Z`} where summary = ${`198.51.100.${i + 1}`}`.execute(
+        t.store.db,
+      )
+    await v2('PUT', `/indicators/hosts/${dated(8)}`, { active: false })
+    await v2('DELETE', `/indicators/hosts/${dated(9)}`)
+  })
+
+  it('follows creates, moved dates, flag changes and deletes', async () => {
+    const { rows, tally } = await days()
+    expect(tally).toEqual(rows)
+    const owner = await orgId()
+    // 2021-01-02: Hosts 6 to 11, of which 8 made inactive and 9 deleted.
+    expect([rows[`${owner}|2021-01-02|Host|1`], rows[`${owner}|2021-01-02|Host|0`]]).toEqual([4, 1])
+  })
+
+  it('gives a v2 list filtered by dateAdded the exact resultCount, whatever the bounds', async () => {
+    const counted = async (path: string, where: string) => {
+      const listed = (await v2('GET', `${path}?resultLimit=1&filters=${encodeURIComponent(where)}`)).data.resultCount
+      const expected = Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from indicator where active = 1
+            ${sql.raw(path.endsWith('hosts') ? "and type = 'Host'" : '')}
+            and ${sql.raw(
+              where
+                .split(',')
+                .map((w) =>
+                  w.replace(
+                    /^dateAdded([<>])(.*)$/,
+                    (_, op, value) =>
+                      `date_added ${op} '${new Date(value.includes('T') ? value : `${value}T00:00:00Z`).toISOString()}'`,
+                  ),
+                )
+                .join(' and '),
+            )}`.execute(t.store.db)
+        ).rows[0].n,
+      )
+      return { listed, expected }
+    }
+    const windows = [
+      'dateAdded>2021-01-02',
+      'dateAdded>2021-01-02T03:15:00Z',
+      'dateAdded>2021-01-02T18:30:00Z',
+      'dateAdded>2021-01-02T23:59:59.999Z',
+      'dateAdded<2021-01-03',
+      'dateAdded<2021-01-03T11:59:59.999Z',
+      'dateAdded<2021-01-03T12:00:00Z',
+      'dateAdded<2021-01-03T23:59:59.999Z',
+      'dateAdded>2021-01-01T12:00:00Z,dateAdded<2021-01-04T03:15:00Z',
+      'dateAdded>2021-01-02T00:00:00Z,dateAdded<2021-01-02T18:30:00Z',
+      'dateAdded>2021-01-02,dateAdded>2021-01-03T03:00:00Z',
+      'dateAdded>2021-01-03,dateAdded<2021-01-02',
+      'dateAdded>2000-01-01',
+      'dateAdded<2000-01-01',
+    ]
+    for (const path of ['/indicators', '/indicators/hosts'])
+      for (const where of windows) {
+        const { listed, expected } = await counted(path, where)
+        expect(listed, `${path} ${where}`).toBe(expected)
+      }
+    // The checks are not all empty: a midnight bound keeps that midnight's Host out, a late one most of its day.
+    const in2021 = ',dateAdded<2021-01-05'
+    expect(await counted('/indicators/hosts', `dateAdded>2021-01-02${in2021}`)).toEqual({ listed: 15, expected: 15 })
+    expect(await counted('/indicators/hosts', `dateAdded>2021-01-02T18:30:00Z${in2021}`)).toEqual({
+      listed: 13,
+      expected: 13,
+    })
+    expect(await counted('/indicators', 'dateAdded>2020-12-31,dateAdded<2021-01-03T12:00:00Z')).toEqual({
+      listed: 19,
+      expected: 19,
+    })
+  })
+
+  it('lists a window of dateAdded in that order, page after page', async () => {
+    const page = async (start: number) =>
+      (
+        await v2(
+          'GET',
+          `/indicators/hosts?resultStart=${start}&resultLimit=5&filters=${encodeURIComponent('dateAdded>2020-12-31,dateAdded<2021-01-05')}`,
+        )
+      ).data.host.map((h: { summary: string }) => Number(/^dated(\d+)/.exec(h.summary)![1]))
+    // Moved in the order of their numbers (Host 8 inactive, 9 deleted); their ids are in the order they were created.
+    expect([
+      ...(await page(0)),
+      ...(await page(5)),
+      ...(await page(10)),
+      ...(await page(15)),
+      ...(await page(20)),
+    ]).toEqual(Array.from({ length: 24 }, (_, i) => i).filter((i) => i !== 8 && i !== 9))
+  })
+
+  it("answers from the tally: rows are counted only on the bounds' days", async () => {
+    const owner = await orgId()
+    // A whole day inside the window is the tally's total: a tally that disagrees with the rows shows in the count.
+    await addToDay(owner, '2021-01-03', 100)
+    const window = { ownerIds: [owner], type: 'Host', activeOnly: true }
+    try {
+      // 2021-01-02 after 18:30 (one Host at 23:59:59.999), all of 2021-01-03 (6 + 100), none of 2021-01-04.
+      expect(
+        await countIndicatorsAddedByTally(t.store.db, {
+          ...window,
+          after: '2021-01-02T18:30:00.000Z',
+          before: '2021-01-04T00:00:00.000Z',
+        }),
+      ).toBe(1 + 106)
+      // Both bounds on one day: the rows themselves, 03:15 to 18:30.
+      expect(
+        await countIndicatorsAddedByTally(t.store.db, {
+          ...window,
+          after: '2021-01-03T00:00:00.000Z',
+          before: '2021-01-03T23:00:00.000Z',
+        }),
+      ).toBe(4)
+    } finally {
+      await addToDay(owner, '2021-01-03', -100)
+    }
+    const { rows, tally } = await days()
+    expect(tally).toEqual(rows)
+  })
+
+  it.runIf(TEST_DB === 'postgres')('on PostgreSQL, folds the deltas once they pile up, keeping the sums', async () => {
+    const owner = await orgId()
+    const before = await days()
+    const own = Object.keys(before.rows).filter((k) => k.startsWith(`${owner}|`))
+    const dayCount = new Set(own.map((k) => k.split('|')[1])).size
+    for (let i = 0; i <= dayFoldThreshold(dayCount, 1); i++) await addToDay(owner, '2021-01-03', 0)
+    await countIndicatorsAddedByTally(t.store.db, {
+      ownerIds: [owner],
+      activeOnly: false,
+      after: '2000-01-01T00:00:00.000Z',
+    })
+    const deltas = await sql<{
+      n: number
+    }>`select count(*) as n from indicator_day_tally where owner_id = ${owner}`.execute(t.store.db)
+    expect(Number(deltas.rows[0].n)).toBe(own.length)
+    expect((await days()).tally).toEqual(before.rows)
+  })
 })

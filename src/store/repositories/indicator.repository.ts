@@ -6,12 +6,17 @@
 import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
-import { type RatingComparison, countIndicatorsByTally } from './indicator-tally.repository.js'
+import {
+  type RatingComparison,
+  countIndicatorsAddedByTally,
+  countIndicatorsByTally,
+} from './indicator-tally.repository.js'
 import type { Database, IndicatorTable, Row } from '../database.js'
 import {
   type ColumnCondition,
   columnCondition,
   dialectOf,
+  lowerPrefix,
   ownerFilter,
   unindexedInteger,
   unindexedText,
@@ -158,19 +163,33 @@ function associatedIds(db: Kysely<Database>, scope: IndicatorAssociationScope) {
     .where('a2.association_type_id', '=', 0)
 }
 
+/** Whether a summary (equal, or a prefix) that every row must match names the list's rows. */
+function namedBySummary(spec: IndicatorListSpec): boolean {
+  return (
+    (!spec.any || spec.conditions.length === 1) &&
+    spec.conditions.some((c) => c.column === 'summary' && (c.op === '=' || (c.op === '^' && String(c.value) !== '')))
+  )
+}
+
 /**
  * The list's conditions. For a page (`page`), the type and the active flag only filter the owner's rows read in
  * id order through `(owner_id, id)`: as plain columns, a planner whose statistics (or their absence) made a type
  * look rare read every Indicator of the owner and type through `(owner_id, type, summary)` and sorted them all
- * for each page (seen on SQLite with stale statistics; 240,000 Hosts at a million).
+ * for each page (seen on SQLite with stale statistics; 240,000 Hosts at a million). A summary (equal, or a prefix)
+ * that every row must match names the rows: then the owners, the type and the flag only filter what its index
+ * finds, in a page and in a count, where without statistics SQLite read the owner's every row by owner.
  */
 function applyListSpec(
   db: Kysely<Database>,
   query: IndicatorQuery,
   spec: IndicatorListSpec,
-  page = false,
+  forPage = false,
 ): IndicatorQuery {
-  let q = query.where((eb) => ownerFilter(db, eb, 'indicator.owner_id', spec.ownerIds, spec.ids !== undefined))
+  const bySummary = namedBySummary(spec)
+  const page = forPage || bySummary
+  let q = query.where((eb) =>
+    ownerFilter(db, eb, 'indicator.owner_id', spec.ownerIds, spec.ids !== undefined || bySummary),
+  )
   const dialect = dialectOf(db)
   if (spec.type)
     q = q.where(page ? unindexedText(dialect, 'indicator.type') : sql.ref('indicator.type'), '=', spec.type)
@@ -183,12 +202,15 @@ function applyListSpec(
       const parts = spec.conditions.map((c) => {
         const condition = columnCondition(eb, `indicator.${c.column}`, c)
         // The table keeps no index on summary itself (migration 0141): an equal summary has an equal lower(summary),
-        // which the lower(summary) index finds, whatever the owners and the type.
-        if (c.column !== 'summary' || c.op !== '=') return condition
-        return eb.and([
-          eb(eb.fn('lower', [eb.ref('indicator.summary')]), '=', eb.fn('lower', [eb.val(c.value)])),
-          condition,
-        ])
+        // and a prefix a prefix of it, which the lower(summary) index finds, whatever the owners and the type.
+        if (c.column === 'summary' && c.op === '=')
+          return eb.and([
+            eb(eb.fn('lower', [eb.ref('indicator.summary')]), '=', eb.fn('lower', [eb.val(c.value)])),
+            condition,
+          ])
+        if (c.column === 'summary' && c.op === '^' && String(c.value) !== '')
+          return eb.and([lowerPrefix(dialect, 'indicator.summary', String(c.value)), condition])
+        return condition
       })
       return spec.any ? eb.or(parts) : eb.and(parts)
     })
@@ -219,32 +241,66 @@ export async function listIndicatorRows(
   spec: IndicatorListSpec,
 ): Promise<{ rows: IndicatorRow[]; total: number }> {
   if (spec.ownerIds.length === 0) return { rows: [], total: 0 }
-  const base = (): IndicatorQuery => db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
+  // Rows named by their summary are read first and their owners joined to them: as an inner join, SQLite read the
+  // owner table first and, for each owner, its Indicators by owner through the join's equality.
+  const base = (): IndicatorQuery =>
+    namedBySummary(spec)
+      ? db
+          .selectFrom('indicator')
+          .crossJoin('owner')
+          .where((eb) => eb('owner.id', '=', eb.ref('indicator.owner_id')))
+      : db.selectFrom('indicator').innerJoin('owner', 'owner.id', 'indicator.owner_id')
+  let page = applyListSpec(db, base(), spec, true)
+    .selectAll('indicator')
+    .select(['owner.name as owner_name', 'owner.type as owner_type'])
+  // One owner's window of dateAdded comes in that order: `indicator_owner_added (owner_id, date_added, id)` gives the
+  // window's rows sorted, and the page stops after its last. In id order, a planner chose between reading the owner's
+  // rows from the first id until the window's (the newest, at the far end, for "added since yesterday") and sorting
+  // the whole window, and chose by its statistics.
+  if (spec.ownerIds.length === 1 && addedWindow(spec)) page = page.orderBy('indicator.date_added')
   const [rows, count] = await Promise.all([
-    applyListSpec(db, base(), spec, true)
-      .selectAll('indicator')
-      .select(['owner.name as owner_name', 'owner.type as owner_type'])
-      .orderBy('indicator.id')
-      .limit(spec.limit)
-      .offset(spec.offset)
-      .execute(),
-    countsByTally(spec)
-      ? countIndicatorsByTally(db, { ...spec, rating: ratingConditions(spec) }).then((n) => ({ n }))
-      : applyListSpec(db, base(), spec)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirst(),
+    page.orderBy('indicator.id').limit(spec.limit).offset(spec.offset).execute(),
+    countIndicatorList(db, spec, () =>
+      applyListSpec(db, base(), spec)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst()
+        .then((row) => Number(row?.n ?? 0)),
+    ),
   ])
-  return { rows, total: Number(count?.n ?? 0) }
+  return { rows, total: count }
 }
 
 /**
- * A list narrowed only by owner, type, the active flag and comparisons of the rating (all of them to hold) is
- * counted by the tally the database keeps (migrations 0125, 0136): a sum over a few rows, where counting the
- * owner's rows that match `rating > 2` read every one of them.
+ * A list's `resultCount` from the tallies the database keeps, where they answer it: narrowed only by owner, type,
+ * the active flag and comparisons of the rating (all of them to hold), a sum over a few rows of the Indicator
+ * tally (migrations 0125, 0136), where counting the owner's rows that match `rating > 2` read every one of them;
+ * or by a window of `dateAdded`, the day tally's whole days and the rows of its boundary days (0146, 0147).
+ * Anything else counts the rows (`countRows`).
  */
-function countsByTally(spec: IndicatorListSpec): boolean {
-  const byRating = spec.conditions.length === 0 || (!spec.any && ratingConditions(spec) !== undefined)
-  return byRating && !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
+function countIndicatorList(db: Kysely<Database>, spec: IndicatorListSpec, countRows: () => Promise<number>) {
+  const plain = !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
+  if (!plain) return countRows()
+  if (spec.conditions.length === 0) return countIndicatorsByTally(db, spec)
+  if (spec.any && spec.conditions.length > 1) return countRows()
+  const rating = ratingConditions(spec)
+  if (rating) return countIndicatorsByTally(db, { ...spec, rating })
+  const window = addedWindow(spec)
+  if (window) return countIndicatorsAddedByTally(db, { ...spec, ...window })
+  return countRows()
+}
+
+/** The list's conditions as one window of date_added (the latest `>` and the earliest `<`, all to hold), or undefined. */
+function addedWindow(spec: IndicatorListSpec): { after?: string; before?: string } | undefined {
+  if (spec.conditions.length === 0 || (spec.any && spec.conditions.length > 1)) return undefined
+  let after: string | undefined
+  let before: string | undefined
+  for (const c of spec.conditions) {
+    if (c.column !== 'date_added' || typeof c.value !== 'string') return undefined
+    if (c.op === '>') after = after === undefined || c.value > after ? c.value : after
+    else if (c.op === '<') before = before === undefined || c.value < before ? c.value : before
+    else return undefined
+  }
+  return { after, before }
 }
 
 const RATING_OPS = new Set(['=', '<', '>', '>=', '<>'])

@@ -224,6 +224,14 @@ describe('GET /v2/indicators lists', () => {
     // Without a type the value is compared as given: exactly, though read through the lower(summary) index.
     expect((await get('/indicators?filters=summary%3Dbad.example.com')).json().data.resultCount).toBe(1)
     expect((await get('/indicators?filters=summary%3DBAD.Example.com')).json().data.resultCount).toBe(0)
+    // A prefix likewise: as given, read through the lower(summary) index; LIKE's wildcards are plain characters.
+    const prefixed = async (prefix: string) =>
+      (await get(`/indicators?filters=${encodeURIComponent(`summary^${prefix}`)}`)).json().data.resultCount
+    expect(await prefixed('bad.exa')).toBe(1)
+    expect(await prefixed('BAD.exa')).toBe(0)
+    expect(await prefixed('bad_exa')).toBe(0)
+    expect(await prefixed('ba%')).toBe(0)
+    expect(await prefixed('http://evil.example/path/to?x=1&y')).toBe(1)
     const second = (await get('/indicators?resultStart=1&resultLimit=1')).json().data
     expect(second.resultCount).toBeUndefined()
     expect(second.indicator).toHaveLength(1)
