@@ -4,6 +4,7 @@ import { ORG, TEST_DB, type TestApp, createTestApp } from '../../test/harness.js
 import { runPendingJobs } from '../../worker/batch-worker.js'
 import {
   FOLD_AFTER_ROWS,
+  VACUUM_AFTER_FOLDED,
   countIndicatorsAddedByTally,
   countIndicatorsByTally,
   dayFoldThreshold,
@@ -178,6 +179,41 @@ describe('the Indicator tally (migration 0125)', () => {
       // One row per key left: owner, type, active flag, rating.
       expect(await deltas()).toBe(Object.keys(before.rows).filter((k) => k.startsWith(`${owner}|`)).length)
       expect((await counted()).tally).toEqual(before.rows)
+    },
+  )
+})
+
+describe('the folds on PostgreSQL', () => {
+  it.runIf(TEST_DB === 'postgres')(
+    'vacuum the tally after a large fold, so later sums do not read the dead deltas (autovacuum may be off)',
+    async () => {
+      const owner = (
+        await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()
+      ).id
+      const vacuums = async () =>
+        Number(
+          (
+            await sql<{
+              n: number
+            }>`select vacuum_count as n from pg_stat_user_tables where relname = 'indicator_tally'`.execute(t.store.db)
+          ).rows[0].n,
+        )
+      const before = await vacuums()
+      const hosts = await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })
+      // A bulk load's worth of deltas that sum to nothing, as a load's statements leave them before any read.
+      await sql`insert into indicator_tally (owner_id, type, active, rating, n)
+        select ${owner}, 'Host', 1, -1, 0 from generate_series(1, ${VACUUM_AFTER_FOLDED})`.execute(t.store.db)
+      expect(await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })).toBe(
+        hosts,
+      )
+      expect(await vacuums()).toBe(before + 1)
+      // A small fold leaves its few dead rows to the next vacuum.
+      await sql`insert into indicator_tally (owner_id, type, active, rating, n)
+        select ${owner}, 'Host', 1, -1, 0 from generate_series(1, ${FOLD_AFTER_ROWS + 1})`.execute(t.store.db)
+      expect(await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })).toBe(
+        hosts,
+      )
+      expect(await vacuums()).toBe(before + 1)
     },
   )
 })
