@@ -7,7 +7,7 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely'
 import type { Database } from '../database.js'
 import { dialectOf, unindexedInteger } from '../engine/list-conditions.js'
-import { FOLD_AFTER_ROWS, dayFoldThreshold, foldDayTally, foldTally } from './indicator-tally.repository.js'
+import { FOLD_AFTER_ROWS, foldTally, selectDayTotals } from './indicator-tally.repository.js'
 
 export interface TallyBucket {
   ownerId: number
@@ -47,24 +47,15 @@ export async function selectTallyBuckets(db: Kysely<Database>, ownerIds: readonl
     }))
 }
 
-/** Indicators added per UTC day (`YYYY-MM-DD`) on or after `fromDay`, over the owners. */
+/** Indicators added per UTC day (`YYYY-MM-DD`) on or after `fromDay`, over the owners, active or not. */
 export async function selectDayCounts(
   db: Kysely<Database>,
   ownerIds: readonly number[],
   fromDay: string,
 ): Promise<Map<string, number>> {
   if (ownerIds.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('indicator_day_tally')
-    .select(['day', sql<number | string>`sum(n)`.as('n'), sql<number>`count(*)`.as('deltas')])
-    .where('owner_id', 'in', ownerIds)
-    .where('day', '>=', fromDay)
-    .groupBy('day')
-    .execute()
-  const deltas = rows.reduce((sum, r) => sum + Number(r.deltas), 0)
-  if (dialectOf(db) === 'postgres' && deltas > dayFoldThreshold(rows.length, ownerIds.length))
-    await foldDayTally(db, ownerIds)
-  return new Map(rows.filter((r) => Number(r.n) !== 0).map((r) => [r.day, Number(r.n)]))
+  const totals = await selectDayTotals(db, { ownerIds, activeOnly: false }, fromDay)
+  return new Map([...totals].filter(([, n]) => n !== 0))
 }
 
 export interface DashboardIndicatorRow {

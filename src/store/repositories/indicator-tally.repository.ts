@@ -3,7 +3,7 @@
  * 0146/0147): how many Indicators owners hold, without counting their rows.
  */
 import { type Kysely, sql } from 'kysely'
-import { dialectOf, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
+import { dialectOf, ownerFilter, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
 import type { Database } from '../database.js'
 
 /** Deltas an owner may gather on PostgreSQL before a read folds them into one row per key. */
@@ -73,12 +73,14 @@ async function fold(
     await sql`vacuum ${sql.table(table)}`.execute(db)
 }
 
-export interface AddedWindowQuery {
+/** The Indicators a day tally read counts: the owners', of one type or all, active only or not. */
+export interface DayScope {
   ownerIds: readonly number[]
-  /** One type's Indicators; every type when absent. */
   type?: string
-  /** Only active Indicators. */
   activeOnly: boolean
+}
+
+export interface AddedWindowQuery extends DayScope {
   /** Stored-form times, both exclusive: `date_added > after` and `date_added < before`, as the v2 filter compares. */
   after?: string
   before?: string
@@ -99,7 +101,7 @@ export async function countIndicatorsAddedByTally(db: Kysely<Database>, q: Added
   const last = before?.slice(0, 10)
   if (first !== undefined && first === last) return countAddedRows(db, q, { above: after, below: before })
   const [days, head, tail] = await Promise.all([
-    dayTotals(db, q, first, last),
+    selectDayTotals(db, q, first, last),
     after === undefined ? undefined : nearSide(db, q, after, 'after'),
     before === undefined ? undefined : nearSide(db, q, before, 'before'),
   ])
@@ -111,12 +113,15 @@ export async function countIndicatorsAddedByTally(db: Kysely<Database>, q: Added
   return n
 }
 
-/** The day tally's totals of the days from `first` through `last` (either open), by day. */
-async function dayTotals(
+/**
+ * The day tally's totals of the days from `first` through `last` (either open), by day (a day whose Indicators
+ * were all deleted may be there with 0). On PostgreSQL the owners' deltas are folded once they pile up.
+ */
+export async function selectDayTotals(
   db: Kysely<Database>,
-  q: AddedWindowQuery,
-  first: string | undefined,
-  last: string | undefined,
+  q: DayScope,
+  first?: string,
+  last?: string,
 ): Promise<Map<string, number>> {
   let query = db
     .selectFrom('indicator_day_tally')
@@ -140,7 +145,7 @@ async function dayTotals(
 export const dayFoldThreshold = (days: number, owners: number) => FOLD_AFTER_ROWS * Math.max(days, 1) * owners
 
 /** PostgreSQL: the owners' day deltas replaced by their sums, in one statement (as foldTally). */
-export function foldDayTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
+function foldDayTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
   return fold(db, 'indicator_day_tally', ['owner_id', 'day', 'type', 'active'], ownerIds)
 }
 
@@ -196,7 +201,7 @@ async function countAddedRows(
   let query = db
     .selectFrom('indicator')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('owner_id', q.ownerIds.length === 1 ? '=' : 'in', q.ownerIds.length === 1 ? q.ownerIds[0]! : q.ownerIds)
+    .where((eb) => ownerFilter(db, eb, 'owner_id', q.ownerIds, false))
   if (bounds.from !== undefined) query = query.where('date_added', '>=', bounds.from)
   if (bounds.above !== undefined) query = query.where('date_added', '>', bounds.above)
   if (bounds.through !== undefined) query = query.where('date_added', '<=', bounds.through)

@@ -20,6 +20,9 @@ afterAll(async () => {
 
 type Counts = Record<string, number>
 
+const orgId = async () =>
+  (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
+
 /** Indicators per `owner|type|active|rating × 10` (unrated -10), counted from the rows, and as the tally holds them. */
 async function counted(): Promise<{ rows: Counts; tally: Counts }> {
   const rows = await sql<{
@@ -158,9 +161,7 @@ describe('the Indicator tally (migration 0125)', () => {
   it.runIf(TEST_DB === 'postgres')(
     "on PostgreSQL, folds an owner's deltas into one row per key once they pile up, keeping the sum",
     async () => {
-      const owner = (
-        await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()
-      ).id
+      const owner = await orgId()
       for (let i = 0; i < FOLD_AFTER_ROWS + 1; i++)
         await v2('POST', '/indicators/hosts', { hostName: `fold${i}.example` })
       const deltas = async () =>
@@ -187,9 +188,7 @@ describe('the folds on PostgreSQL', () => {
   it.runIf(TEST_DB === 'postgres')(
     'vacuum the tally after a large fold, so later sums do not read the dead deltas (autovacuum may be off)',
     async () => {
-      const owner = (
-        await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()
-      ).id
+      const owner = await orgId()
       const vacuums = async () =>
         Number(
           (
@@ -246,9 +245,6 @@ describe('the day tally by type and active flag (migration 0147)', () => {
       await sql`update indicator_day_tally set n = n + ${n}
         where owner_id = ${owner} and day = ${day} and type = 'Host' and active = 1`.execute(t.store.db)
   }
-
-  const orgId = async () =>
-    (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
 
   beforeAll(async () => {
     await batch('Create', [
