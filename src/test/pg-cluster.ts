@@ -25,6 +25,8 @@ export interface PgCluster {
   port: number
   /** postgres://postgres@127.0.0.1:<port>/postgres */
   url: string
+  /** The server's log (pg_ctl -l): with `logStatements`, every statement it ran. */
+  logFile: string
   /** pg_ctl restart -m fast, run beside the event loop so the node under test keeps serving meanwhile. */
   restart(): Promise<void>
   /** pg_ctl stop: `fast` (the default) or `immediate` (a crash: no shutdown checkpoint). */
@@ -41,6 +43,8 @@ export interface PgReplica extends PgCluster {
 export interface PgClusterOptions {
   /** Commits wait for the WAL flush, as in production (the default cluster skips it for speed). */
   synchronousCommit?: boolean
+  /** log_statement = all: which server ran a statement is then read off its log. */
+  logStatements?: boolean
 }
 
 export async function startPgCluster(options: PgClusterOptions = {}): Promise<PgCluster> {
@@ -121,11 +125,13 @@ async function startIn(
       'full_page_writes = off',
       'shared_buffers = 32MB',
       'max_connections = 60',
+      ...(options.logStatements ? [`log_statement = 'all'`] : []),
       ...extra,
       '',
     ].join('\n'),
   )
-  const ctlArgs = (...args: string[]) => ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', ...args]
+  const logFile = join(dir, 'log')
+  const ctlArgs = (...args: string[]) => ['-D', data, '-l', logFile, '-w', '-t', '30', ...args]
   const ctl = (...args: string[]) => run('pg_ctl', ctlArgs(...args))
   const ctlAsync = async (...args: string[]) => {
     const tool = join(BIN!, 'pg_ctl')
@@ -141,6 +147,7 @@ async function startIn(
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    logFile,
     restart: () => ctlAsync('restart', '-m', 'fast'),
     stop: (mode = 'fast') => ctlAsync('stop', '-m', mode),
     start: () => ctlAsync('start'),

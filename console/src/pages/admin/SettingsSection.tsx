@@ -51,7 +51,8 @@ export function SettingsSection() {
           {items.map((s) => {
             const id = `setting-${s.name}`
             const value = edits[s.name] ?? String(s.value)
-            const edit = (text: string) => setEdits({ ...edits, [s.name]: text })
+            // From the edits as they are when the event comes, not as this render saw them: two quick edits keep both.
+            const edit = (text: string) => setEdits((now) => ({ ...now, [s.name]: text }))
             return (
               <tr key={s.name}>
                 <td>
