@@ -20,6 +20,7 @@ const PLACEMENT: Record<string, Placement> = {
   indicator: 'distributed',
   indicator_tally: 'distributed',
   indicator_day_tally: 'distributed',
+  indicator_confidence_tally: 'distributed',
   deleted_indicator: 'distributed',
   indicator_observation: 'distributed',
   indicator_false_positive: 'distributed',

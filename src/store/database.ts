@@ -718,10 +718,20 @@ export interface IndicatorDayTallyTable {
   n: number
 }
 
+/** Indicators per owner, type, active flag and confidence (-1 for none; migration 0271); on PostgreSQL deltas that readers sum. */
+export interface IndicatorConfidenceTallyTable {
+  owner_id: number
+  type: string
+  active: number
+  confidence: number
+  n: number
+}
+
 export interface Database {
   saved_search: SavedSearchTable
   saved_search_pin: SavedSearchPinTable
   indicator_day_tally: IndicatorDayTallyTable
+  indicator_confidence_tally: IndicatorConfidenceTallyTable
   feed: FeedTable
   outbound_list: OutboundListTable
   feed_run: FeedRunTable

@@ -26,7 +26,7 @@ import { cleanBatchThroughApi } from '../test/batch.js'
 installStatementCapture()
 
 const SMALL = 'Index Audit Community'
-const TABLES = ['indicator', 'item_tag', 'attribute', 'association', 'indicator_tally']
+const TABLES = ['indicator', 'item_tag', 'attribute', 'association', 'indicator_tally', 'indicator_confidence_tally']
 
 type Need = { read: string } | { constraint: string }
 
@@ -49,6 +49,7 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     attribute_item: { read: "an item's attributes" },
     sqlite_autoindex_association_1: { constraint: "the primary key: an item's associations" },
     indicator_tally_key: { constraint: 'the upsert key of the tally trigger' },
+    indicator_confidence_tally_key: { constraint: 'the upsert key of the confidence tally trigger' },
   },
   postgres: {
     indicator_pkey: { constraint: 'the primary key' },
@@ -69,6 +70,7 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     attribute_item: { read: "an item's attributes" },
     association_pk: { constraint: "the primary key: an item's associations" },
     indicator_tally_key: { read: "the tally's sums by owner" },
+    indicator_confidence_tally_key: { read: "the confidence tally's sums by owner" },
   },
 }
 
@@ -124,6 +126,7 @@ async function workload(since: string) {
   // The small owner's page: on the big one's (95 % of the rows) a planner may rightly read in id order and filter.
   await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(SMALL)}&resultLimit=100`)
   await v2('filters=rating%3E2')
+  await v2('filters=confidence%3E50')
   await v2(`filters=${encodeURIComponent('summary=h5.index-audit.example')}`)
   await v2(`filters=${encodeURIComponent(`dateAdded>${since}`)}`)
   await v2(`modifiedSince=${encodeURIComponent(since)}`)

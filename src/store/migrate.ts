@@ -33,6 +33,7 @@ import * as m0147 from './migrations/0147-indicator-day-tally-type.js'
 import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 import * as m0270 from './migrations/0270-change-notices.js'
+import * as m0271 from './migrations/0271-indicator-confidence-tally.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0150-indicator-lifecycle': m0150,
   '0155-import-jobs': m0155,
   '0270-change-notices': m0270,
+  '0271-indicator-confidence-tally': m0271,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

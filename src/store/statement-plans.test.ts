@@ -285,6 +285,8 @@ const feedScenario: Scenario = {
     await ok('GET', `/api/v2/groups?owner=${encodeURIComponent(BIG)}&resultLimit=100`)
     // Its resultCount from the tally by rating (migration 0136); counting the rows read every one of the owner's.
     await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(BIG)}&resultLimit=100&filters=rating%3E2`)
+    // And by confidence, from the confidence tally (migration 0271).
+    await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(BIG)}&resultLimit=100&filters=confidence%3E50`)
     // Theirs from the day tally (migration 0147): whole days summed, rows counted on the bounds' days only.
     const today = new Date().toISOString().slice(0, 10)
     for (const filters of [

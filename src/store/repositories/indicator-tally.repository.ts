@@ -1,6 +1,6 @@
 /**
- * Reads the tallies the database's triggers keep (the Indicator tally of migrations 0125/0136, the day tally of
- * 0146/0147): how many Indicators owners hold, without counting their rows.
+ * Reads the tallies the database's triggers keep (the Indicator tally of migrations 0125/0136, the confidence tally
+ * of 0271, the day tally of 0146/0147): how many Indicators owners hold, without counting their rows.
  */
 import { type Kysely, sql } from 'kysely'
 import { dialectOf, ownerFilter, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
@@ -15,27 +15,50 @@ export interface TallyQuery {
   type?: string
   /** Only active Indicators. */
   activeOnly: boolean
-  /** Only Indicators whose rating compares so (an unrated one never does, as in SQL). */
-  rating?: readonly { op: RatingComparison; value: number }[]
+  /**
+   * Only Indicators whose rating, or whose confidence, compares so (one without it never does, as in SQL): the
+   * rating tally answers the first, the confidence tally the second; no tally answers both at once.
+   */
+  compare?: TallyComparisons
 }
 
-export type RatingComparison = '=' | '<' | '>' | '>=' | '<>'
+export interface TallyComparisons {
+  column: TalliedColumn
+  conditions: readonly { op: TallyComparison; value: number }[]
+}
 
-/** How many Indicators the owners hold (of the type, active only when asked). */
+export type TalliedColumn = 'rating' | 'confidence'
+export type TallyComparison = '=' | '<' | '>'
+
+/** The tally keyed by each column (migrations 0125/0136 and 0271), with the rest of its key. */
+const TALLY_OF = {
+  rating: { table: 'indicator_tally', key: ['owner_id', 'type', 'active', 'rating'] },
+  confidence: { table: 'indicator_confidence_tally', key: ['owner_id', 'type', 'active', 'confidence'] },
+} as const
+
+/** How many Indicators the owners hold (of the type, active only when asked, comparing so when asked). */
 export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery): Promise<number> {
   if (q.ownerIds.length === 0) return 0
+  const tally = TALLY_OF[q.compare?.column ?? 'rating']
+  const postgres = dialectOf(db) === 'postgres'
+  const keys = postgres ? sql`count(distinct (${sql.join(tally.key.map((c) => sql.ref(c)))}))` : sql`0`
   let query = db
-    .selectFrom('indicator_tally')
-    .select([sql<number>`coalesce(sum(n), 0)`.as('n'), sql<number>`count(*)`.as('deltas')])
+    .selectFrom(tally.table)
+    .select([sql<number>`coalesce(sum(n), 0)`.as('n'), sql<number>`count(*)`.as('deltas'), keys.as('keys')])
     .where('owner_id', 'in', q.ownerIds)
   if (q.type !== undefined) query = query.where('type', '=', q.type)
   if (q.activeOnly) query = query.where('active', '=', 1)
-  if (q.rating?.length) {
-    query = query.where('rating', '>=', 0)
-    for (const c of q.rating) query = query.where('rating', c.op, c.value)
+  if (q.compare?.conditions.length) {
+    const column = sql.ref(q.compare.column)
+    // The tallies keep -1 for "none", which no comparison of a stored value may match.
+    query = query.where(column, '>=', 0)
+    for (const c of q.compare.conditions) query = query.where(column, c.op, c.value)
   }
   const row = await query.executeTakeFirstOrThrow()
-  if (dialectOf(db) === 'postgres' && Number(row.deltas) > FOLD_AFTER_ROWS) await foldTally(db, q.ownerIds)
+  // Folded when the deltas outnumber the keys they sum by more than FOLD_AFTER_ROWS an owner: a fold leaves one row
+  // a key, so an owner with more keys than that (a confidence per feed and type) is not folded again at every read.
+  if (postgres && Number(row.deltas) - Number(row.keys) > FOLD_AFTER_ROWS * q.ownerIds.length)
+    await fold(db, tally.table, tally.key, q.ownerIds)
   return Number(row.n)
 }
 
@@ -45,7 +68,7 @@ export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery
  * the rows the first deleted. Either way the sum over each owner's rows stays what it was.
  */
 export function foldTally(db: Kysely<Database>, ownerIds: readonly number[]): Promise<void> {
-  return fold(db, 'indicator_tally', ['owner_id', 'type', 'active', 'rating'], ownerIds)
+  return fold(db, TALLY_OF.rating.table, TALLY_OF.rating.key, ownerIds)
 }
 
 /**
@@ -57,7 +80,7 @@ export const VACUUM_AFTER_FOLDED = 10_000
 
 async function fold(
   db: Kysely<Database>,
-  table: 'indicator_tally' | 'indicator_day_tally',
+  table: 'indicator_tally' | 'indicator_confidence_tally' | 'indicator_day_tally',
   key: readonly string[],
   ownerIds: readonly number[],
 ): Promise<void> {

@@ -393,3 +393,146 @@ describe('the day tally by type and active flag (migration 0147)', () => {
     expect((await days()).tally).toEqual(before.rows)
   })
 })
+
+describe('the confidence tally (migration 0271)', () => {
+  /** Indicators per `owner|type|active|confidence` (none -1), counted from the rows, and as the tally holds them. */
+  async function confidences(): Promise<{ rows: Counts; tally: Counts }> {
+    const rows = await sql<{ key: string; n: number }>`select owner_id || '|' || type || '|' || active || '|'
+        || coalesce(confidence, -1) as key, count(*) as n from indicator group by 1`.execute(t.store.db)
+    const tally = await sql<{ key: string; n: number }>`select owner_id || '|' || type || '|' || active || '|'
+        || confidence as key, sum(n) as n from indicator_confidence_tally group by 1 having sum(n) <> 0`.execute(
+      t.store.db,
+    )
+    const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
+    return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
+  }
+
+  const sure = (i: number) => `sure${i}.example`
+  /** Active Indicators (of the list's type) matching the SQL condition, counted from the rows. */
+  const activeWhere = async (where: string, type?: string) =>
+    Number(
+      (
+        await sql<{ n: number }>`select count(*) as n from indicator where active = 1
+          ${sql.raw(type ? `and type = '${type}'` : '')} and ${sql.raw(where)}`.execute(t.store.db)
+      ).rows[0].n,
+    )
+  const resultCount = async (path: string, filters: string) =>
+    (await v2('GET', `${path}?resultLimit=1&filters=${encodeURIComponent(filters)}`)).data.resultCount
+
+  beforeAll(async () => {
+    // Twelve Hosts at confidence 0, 10, …, 110 capped at 100; two re-sent by the batch with another confidence, one
+    // changed through the API, one made inactive, one deleted; and Addresses with and without a confidence.
+    await batch('Create', [
+      ...Array.from({ length: 12 }, (_, i) => ({ type: 'Host', summary: sure(i), confidence: Math.min(i * 10, 100) })),
+      { type: 'Address', summary: '203.0.113.7', confidence: 80 },
+      { type: 'Address', summary: '203.0.113.8' },
+    ])
+    await batch('Create', [
+      { type: 'Host', summary: sure(1), confidence: 95 },
+      { type: 'Host', summary: sure(2), confidence: 51 },
+    ])
+    await v2('PUT', `/indicators/hosts/${sure(3)}`, { confidence: 50 })
+    await v2('PUT', `/indicators/hosts/${sure(4)}`, { active: false })
+    await v2('DELETE', `/indicators/hosts/${sure(5)}`)
+  })
+
+  it('follows creates, re-sent and changed confidences, flag changes and deletes', async () => {
+    const { rows, tally } = await confidences()
+    expect(tally).toEqual(rows)
+    const owner = await orgId()
+    expect([rows[`${owner}|Host|1|95`], rows[`${owner}|Host|1|51`], rows[`${owner}|Host|0|40`]]).toEqual([1, 1, 1])
+    expect(rows[`${owner}|Host|1|10`]).toBeUndefined()
+  })
+
+  it('gives a v2 list filtered by confidence the exact resultCount, as counting the rows would', async () => {
+    // The Hosts above 50: 51, 60, 70, 80, 90, 95, 100, 100 (sure4 at 40 inactive, sure5 deleted).
+    expect(await resultCount('/indicators/hosts', 'confidence>50')).toBe(8)
+    expect(await activeWhere('confidence > 50', 'Host')).toBe(8)
+    for (const filters of [
+      'confidence>50',
+      'confidence<30',
+      'confidence=50',
+      'confidence>20,confidence<90',
+      'confidence>100',
+    ])
+      for (const [path, type] of [
+        ['/indicators', undefined],
+        ['/indicators/hosts', 'Host'],
+        ['/indicators/addresses', 'Address'],
+      ] as const) {
+        const where = filters
+          .split(',')
+          .map((f) => f.replace('confidence', 'confidence '))
+          .join(' and ')
+        expect(await resultCount(path, filters), `${path} ${filters}`).toBe(await activeWhere(where, type))
+      }
+    // No confidence never compares: the Address without one is in neither side.
+    expect(await resultCount('/indicators/addresses', 'confidence<101')).toBe(1)
+    // Rating and confidence together: no one tally answers, the rows are counted.
+    expect(await resultCount('/indicators', 'confidence>50,rating>2')).toBe(
+      await activeWhere('confidence > 50 and rating > 2'),
+    )
+  })
+
+  it('answers from the tally, not from the rows', async () => {
+    const owner = await orgId()
+    const planted = async (n: number) =>
+      t.store.dialect === 'postgres'
+        ? sql`insert into indicator_confidence_tally (owner_id, type, active, confidence, n)
+            values (${owner}, 'Host', 1, 77, ${n})`.execute(t.store.db)
+        : sql`insert into indicator_confidence_tally (owner_id, type, active, confidence, n)
+            values (${owner}, 'Host', 1, 77, ${n}) on conflict (owner_id, type, active, confidence)
+            do update set n = n + excluded.n`.execute(t.store.db)
+    const before = await resultCount('/indicators/hosts', 'confidence>50')
+    await planted(1000)
+    try {
+      expect(await resultCount('/indicators/hosts', 'confidence>50')).toBe(before + 1000)
+      expect(await resultCount('/indicators/hosts', 'confidence<50')).toBe(await activeWhere('confidence < 50', 'Host'))
+    } finally {
+      await planted(-1000)
+    }
+    const { rows, tally } = await confidences()
+    expect(tally).toEqual(rows)
+  })
+
+  it.runIf(TEST_DB === 'postgres')(
+    'on PostgreSQL, folds once the deltas outnumber the keys, and an owner with many keys is not folded at every read',
+    async () => {
+      const owner = await orgId()
+      const ctids = async () =>
+        (
+          await sql<{
+            ctid: string
+          }>`select ctid::text as ctid from indicator_confidence_tally where owner_id = ${owner} order by 1`.execute(
+            t.store.db,
+          )
+        ).rows.map((r) => r.ctid)
+      const count = () =>
+        countIndicatorsByTally(t.store.db, {
+          ownerIds: [owner],
+          activeOnly: false,
+          compare: { column: 'confidence', conditions: [{ op: '>', value: -5 }] },
+        })
+      const total = await count()
+      // More keys than FOLD_AFTER_ROWS, one delta each (inactive Hosts at confidences no API could set).
+      const many = FOLD_AFTER_ROWS * 3
+      await sql`insert into indicator_confidence_tally (owner_id, type, active, confidence, n)
+        select ${owner}, 'Host', 0, 1000 + k, 1 from generate_series(1, ${many}) k`.execute(t.store.db)
+      expect(await count()).toBe(total + many)
+      const kept = await ctids()
+      expect(await count()).toBe(total + many)
+      expect(await ctids()).toEqual(kept)
+      await sql`delete from indicator_confidence_tally where owner_id = ${owner} and confidence > 1000`.execute(
+        t.store.db,
+      )
+      // Deltas beyond one a key: folded into one row per key with a count.
+      await sql`insert into indicator_confidence_tally (owner_id, type, active, confidence, n)
+        select ${owner}, 'Host', 1, 77, 0 from generate_series(1, ${FOLD_AFTER_ROWS + 1})`.execute(t.store.db)
+      expect(await count()).toBe(total)
+      const { rows, tally } = await confidences()
+      expect(tally).toEqual(rows)
+      const own = Object.keys(rows).filter((k) => k.startsWith(`${owner}|`)).length
+      expect((await ctids()).length).toBe(own)
+    },
+  )
+})

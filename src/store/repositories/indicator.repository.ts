@@ -7,7 +7,8 @@ import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable,
 import type { ItemKind } from '../../model/kinds.js'
 import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
 import {
-  type RatingComparison,
+  type TallyComparison,
+  type TallyComparisons,
   countIndicatorsAddedByTally,
   countIndicatorsByTally,
 } from './indicator-tally.repository.js'
@@ -272,9 +273,9 @@ export async function listIndicatorRows(
 
 /**
  * A list's `resultCount` from the tallies the database keeps, where they answer it: narrowed only by owner, type,
- * the active flag and comparisons of the rating (all of them to hold), a sum over a few rows of the Indicator
- * tally (migrations 0125, 0136), where counting the owner's rows that match `rating > 2` read every one of them;
- * or by a window of `dateAdded`, the day tally's whole days and the rows of its boundary days (0146, 0147).
+ * the active flag and comparisons of the rating (migrations 0125, 0136) or of the confidence (0271), all of them
+ * to hold, a sum over a few tally rows where counting the owner's rows that match `rating > 2` read every one of
+ * them; or by a window of `dateAdded`, the day tally's whole days and the rows of its boundary days (0146, 0147).
  * Anything else counts the rows (`countRows`).
  */
 function countIndicatorList(db: Kysely<Database>, spec: IndicatorListSpec, countRows: () => Promise<number>) {
@@ -282,8 +283,8 @@ function countIndicatorList(db: Kysely<Database>, spec: IndicatorListSpec, count
   if (!plain) return countRows()
   if (spec.conditions.length === 0) return countIndicatorsByTally(db, spec)
   if (spec.any && spec.conditions.length > 1) return countRows()
-  const rating = ratingConditions(spec)
-  if (rating) return countIndicatorsByTally(db, { ...spec, rating })
+  const compare = talliedComparisons(spec)
+  if (compare) return countIndicatorsByTally(db, { ...spec, compare })
   const window = addedWindow(spec)
   if (window) return countIndicatorsAddedByTally(db, { ...spec, ...window })
   return countRows()
@@ -303,18 +304,21 @@ function addedWindow(spec: IndicatorListSpec): { after?: string; before?: string
   return { after, before }
 }
 
-const RATING_OPS = new Set(['=', '<', '>', '>=', '<>'])
+/** The comparisons the v2 filters make of a tallied column: `<>` would match the Indicators without a value too. */
+const TALLIED_OPS = new Set(['=', '<', '>'])
 
-/** The list's conditions as rating comparisons the tally answers, or undefined when any is something else. */
-function ratingConditions(spec: IndicatorListSpec): { op: RatingComparison; value: number }[] | undefined {
-  const out: { op: RatingComparison; value: number }[] = []
+/** The list's conditions as comparisons of one tallied column, or undefined when any is something else. */
+function talliedComparisons(spec: IndicatorListSpec): TallyComparisons | undefined {
+  const column = spec.conditions[0]?.column
+  if (column !== 'rating' && column !== 'confidence') return undefined
+  const conditions: { op: TallyComparison; value: number }[] = []
   for (const c of spec.conditions) {
     const value = typeof c.value === 'number' ? c.value : Number(c.value)
-    if (c.column !== 'rating' || !RATING_OPS.has(c.op) || String(c.value).trim() === '' || !Number.isFinite(value))
+    if (c.column !== column || !TALLIED_OPS.has(c.op) || String(c.value).trim() === '' || !Number.isFinite(value))
       return undefined
-    out.push({ op: c.op as RatingComparison, value })
+    conditions.push({ op: c.op as TallyComparison, value })
   }
-  return out
+  return { column, conditions }
 }
 
 /**
