@@ -19,6 +19,7 @@ import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
 import { noteRowsWritten, refreshIfDue } from '../../store/engine/planner-statistics.js'
 import { checkpointIfDue } from '../../store/engine/sqlite-checkpoints.js'
+import { foldPiledUpTallies } from '../../store/repositories/indicator-tally.repository.js'
 import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'
 import { membershipFor } from '../access/owner-scope.js'
@@ -110,6 +111,8 @@ async function finish(r: Runner, unprocessCount: number, issues: BatchIssue[] = 
     })
     if (!ok) throw new LeaseLostError(r.job.id)
   })
+  // The job is done whatever this does: a fold that fails leaves its deltas to the next read, which folds them.
+  await foldPiledUpTallies(r.store.db, r.job.owner_id).catch(() => undefined)
 }
 
 async function jobContext(store: Store, services: Services, job: Runner['job']): Promise<RequestContext | undefined> {

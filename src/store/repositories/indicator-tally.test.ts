@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, TEST_DB, type TestApp, createTestApp } from '../../test/harness.js'
 import { runPendingJobs } from '../../worker/batch-worker.js'
+import { setFixedChunkSize } from '../../domain/batch/chunk-size.js'
 import {
   FOLD_AFTER_ROWS,
   VACUUM_AFTER_FOLDED,
@@ -533,6 +534,45 @@ describe('the confidence tally (migration 0271)', () => {
       expect(tally).toEqual(rows)
       const own = Object.keys(rows).filter((k) => k.startsWith(`${owner}|`)).length
       expect((await ctids()).length).toBe(own)
+    },
+  )
+
+  it.runIf(TEST_DB === 'postgres')(
+    "on PostgreSQL, a batch job folds its owner's deltas when it ends, so a load leaves no pile for the first read",
+    async () => {
+      const owner = await orgId()
+      const rowsOf = async (table: string) =>
+        Number(
+          (
+            await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} where owner_id = ${owner}`.execute(
+              t.store.db,
+            )
+          ).rows[0].n,
+        )
+      // Twenty chunks of a hundred Hosts, each statement adding a delta for each of its confidences and ratings.
+      setFixedChunkSize(100)
+      try {
+        await batch(
+          'Create',
+          Array.from({ length: 2000 }, (_, i) => ({
+            type: 'Host',
+            summary: `piled${i}.example`,
+            confidence: i % 101,
+            rating: (i % 5) + 1,
+          })),
+        )
+      } finally {
+        setFixedChunkSize(undefined)
+      }
+      const { rows, tally } = await confidences()
+      expect(tally).toEqual(rows)
+      // One row a key left of the 20 × 100 deltas the chunks wrote: the owner's keys, with none beyond.
+      expect(await rowsOf('indicator_confidence_tally')).toBe(
+        Object.keys(rows).filter((k) => k.startsWith(`${owner}|`)).length,
+      )
+      expect(await rowsOf('indicator_tally')).toBe(
+        Object.keys((await counted()).rows).filter((k) => k.startsWith(`${owner}|`)).length,
+      )
     },
   )
 })
