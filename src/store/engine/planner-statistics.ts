@@ -16,6 +16,12 @@
  * the table for every row, the first reader of each new row would dirty its page setting hint
  * bits, and the dead versions that updates and deletes leave would never be reclaimed. VACUUM
  * skips pages already all-visible, so over an import it passes over each page about once.
+ *
+ * Between two analyses (the table doubles) PostgreSQL also vacuums the written tables, without analysis and without
+ * index cleanup, each time a fifth more rows were written: autovacuum's insert rule. Otherwise the pages written since
+ * the last analysis stay not all-visible, and an index-only scan visits the table for each of their rows: TQL's
+ * `tag =` read its 1,000 tag links on a 1,000,000-Indicator store with 1,000 heap fetches (the last 13 % of the pages
+ * written after the last analysis), and at 10,000,000 it took 14.6 ms p50 where SQLite took 3.3.
  */
 import { sql } from 'kysely'
 import type { Store } from '../connect.js'
@@ -35,11 +41,16 @@ export const MIN_ROWS = 5000
  * on them, doubling spends a few percent.
  */
 const STALE_SHARE = 1
+/** PostgreSQL: the written rows, as a share of the rows at the last vacuum, after which the written tables are vacuumed. */
+const UNVISIBLE_SHARE = 0.2
 
 interface State {
   /** Rows the tables held at the last analysis (Indicators, the largest of them). */
   rowsAtAnalysis: number
   writtenSince: number
+  /** PostgreSQL: rows at the last vacuum (analyses vacuum too), and written since. */
+  rowsAtVacuum: number
+  writtenSinceVacuum: number
   minRows: number
   running?: Promise<void>
 }
@@ -52,7 +63,7 @@ const handleOf = (store: Store): object => store.sqlite ?? store.pool ?? store.d
 function stateOf(store: Store): State {
   let state = states.get(handleOf(store))
   if (!state) {
-    state = { rowsAtAnalysis: 0, writtenSince: 0, minRows: MIN_ROWS }
+    state = { rowsAtAnalysis: 0, writtenSince: 0, rowsAtVacuum: 0, writtenSinceVacuum: 0, minRows: MIN_ROWS }
     states.set(handleOf(store), state)
   }
   return state
@@ -91,6 +102,14 @@ async function analyze(store: Store, tables: readonly string[], how: 'optimize' 
     return
   }
   await sql`vacuum (analyze) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(store.db)
+}
+
+/**
+ * PostgreSQL: marks the pages written since the last vacuum all-visible. Without index cleanup, which would read every
+ * index of the tables whole; the next analysis (a full VACUUM) reclaims what updates left.
+ */
+async function markVisible(store: Store, tables: readonly string[]): Promise<void> {
+  await sql`vacuum (index_cleanup off, truncate off) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(store.db)
 }
 
 /**
@@ -146,6 +165,8 @@ export async function refreshAtStart(store: Store): Promise<void> {
   }
   state.rowsAtAnalysis = await indicatorRows(store)
   state.writtenSince = 0
+  state.rowsAtVacuum = state.rowsAtAnalysis
+  state.writtenSinceVacuum = 0
 }
 
 /** Analyzes the written tables now, as a due refresh does (the plan tests gather their statistics so). */
@@ -155,7 +176,9 @@ export async function refreshNow(store: Store): Promise<void> {
 
 /** Counts rows a bulk writer committed; refreshIfDue decides whether they make statistics stale. */
 export function noteRowsWritten(store: Store, rows: number): void {
-  stateOf(store).writtenSince += rows
+  const state = stateOf(store)
+  state.writtenSince += rows
+  state.writtenSinceVacuum += rows
 }
 
 /** True when the rows written since the last analysis call for a new one. */
@@ -164,10 +187,16 @@ export function refreshDue(store: Store): boolean {
   return state.writtenSince >= Math.max(state.minRows, state.rowsAtAnalysis * STALE_SHARE)
 }
 
+/** PostgreSQL: true when the rows written since the last vacuum call for one (markVisible). */
+function vacuumDue(store: Store): boolean {
+  const state = stateOf(store)
+  return !store.sqlite && state.writtenSinceVacuum >= Math.max(state.minRows, state.rowsAtVacuum * UNVISIBLE_SHARE)
+}
+
 /**
- * Analyzes the written tables when enough rows were written since the last analysis; callers
- * await it between commits (not inside a transaction), so what follows plans with the new
- * statistics. Concurrent callers share one run.
+ * Analyzes the written tables when enough rows were written since the last analysis, or on PostgreSQL vacuums them
+ * when enough were written since the last vacuum; callers await it between commits (not inside a transaction), so
+ * what follows plans with the new statistics. Concurrent callers share one run.
  */
 export async function refreshIfDue(store: Store): Promise<boolean> {
   const state = stateOf(store)
@@ -175,12 +204,19 @@ export async function refreshIfDue(store: Store): Promise<boolean> {
     await state.running
     return false
   }
-  if (!refreshDue(store)) return false
+  const analysis = refreshDue(store)
+  if (!analysis && !vacuumDue(store)) return false
   state.running = (async () => {
     const written = state.writtenSince
-    await analyze(store, WRITTEN_TABLES, 'analyze')
+    const writtenSinceVacuum = state.writtenSinceVacuum
+    if (analysis) await analyze(store, WRITTEN_TABLES, 'analyze')
+    else await markVisible(store, WRITTEN_TABLES)
     // The table as it is, not as this process counted it: other nodes write too.
-    state.rowsAtAnalysis = Math.max(state.rowsAtAnalysis + written, await indicatorRows(store))
+    const rows = await indicatorRows(store)
+    state.rowsAtVacuum = Math.max(state.rowsAtVacuum + writtenSinceVacuum, rows)
+    state.writtenSinceVacuum -= writtenSinceVacuum
+    if (!analysis) return
+    state.rowsAtAnalysis = Math.max(state.rowsAtAnalysis + written, rows)
     state.writtenSince -= written
   })()
   try {
