@@ -12,6 +12,7 @@ import { JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run
 import type { Services } from '../domain/services.js'
 import { type BatchWakeups, watchBatchQueue } from '../store/batch-wakeups.js'
 import type { Store } from '../store/connect.js'
+import { markVisibleAfterLoad } from '../store/engine/planner-statistics.js'
 import { startPollLoop } from './poll-loop.js'
 
 export interface WorkerOptions {
@@ -54,7 +55,11 @@ export async function runPendingJobs(store: Store, services: Services, options: 
         break
       }
     }
-    if (claimed === undefined) return ran
+    if (claimed === undefined) {
+      // The queue has drained: the end of a load, when PostgreSQL's pages written since its last vacuum are marked.
+      if (ran > 0) await markVisibleAfterLoad(store)
+      return ran
+    }
     try {
       await runBatchJob(store, services, claimed, { workerId, leaseMs: options.leaseMs, stopping: options.stopping })
     } catch (error) {

@@ -187,6 +187,28 @@ export function refreshDue(store: Store): boolean {
   return state.writtenSince >= Math.max(state.minRows, state.rowsAtAnalysis * STALE_SHARE)
 }
 
+/**
+ * PostgreSQL, when a node's batch queue has drained: vacuums the written tables (as markVisible) if MIN_ROWS or more
+ * rows were written since the last vacuum. The insert rule leaves up to a fifth of the rows unvacuumed after a load:
+ * at 1,000,000 Indicators the last 130,000, which the smallest owner's tag links lay in. A load is over when its
+ * queue is empty, so this is the pass autovacuum would make once the writes stop.
+ */
+export async function markVisibleAfterLoad(store: Store): Promise<void> {
+  const state = stateOf(store)
+  if (store.sqlite || state.running || state.writtenSinceVacuum < state.minRows) return
+  state.running = (async () => {
+    const written = state.writtenSinceVacuum
+    await markVisible(store, WRITTEN_TABLES)
+    state.rowsAtVacuum = Math.max(state.rowsAtVacuum + written, await indicatorRows(store))
+    state.writtenSinceVacuum -= written
+  })()
+  try {
+    await state.running
+  } finally {
+    state.running = undefined
+  }
+}
+
 /** PostgreSQL: true when the rows written since the last vacuum call for one (markVisible). */
 function vacuumDue(store: Store): boolean {
   const state = stateOf(store)
