@@ -8,11 +8,10 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { isDomainError } from '../core/errors.js'
 import { claimJob, claimableJobs, handBackJob } from '../domain/batch/leases.js'
-import { JobPausedError, LeaseLostError, runBatchJob } from '../domain/batch/run-job.js'
+import { JobPausedError, LeaseLostError, afterQueueDrained, runBatchJob } from '../domain/batch/run-job.js'
 import type { Services } from '../domain/services.js'
 import { type BatchWakeups, watchBatchQueue } from '../store/batch-wakeups.js'
 import type { Store } from '../store/connect.js'
-import { markVisibleAfterLoad } from '../store/engine/planner-statistics.js'
 import { startPollLoop } from './poll-loop.js'
 
 export interface WorkerOptions {
@@ -56,8 +55,7 @@ export async function runPendingJobs(store: Store, services: Services, options: 
       }
     }
     if (claimed === undefined) {
-      // The queue has drained: the end of a load, when PostgreSQL's pages written since its last vacuum are marked.
-      if (ran > 0) await markVisibleAfterLoad(store)
+      if (ran > 0) await afterQueueDrained(store)
       return ran
     }
     try {

@@ -17,7 +17,7 @@ import {
 } from '../../store/repositories/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
-import { noteRowsWritten, refreshIfDue } from '../../store/engine/planner-statistics.js'
+import { markVisibleAfterLoad, noteRowsWritten, refreshIfDue } from '../../store/engine/planner-statistics.js'
 import { checkpointIfDue } from '../../store/engine/sqlite-checkpoints.js'
 import { foldPiledUpTallies } from '../../store/repositories/indicator-tally.repository.js'
 import type { RequestContext } from '../context.js'
@@ -342,4 +342,12 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
     }
   }
   return finish(r, 0)
+}
+
+/**
+ * What a node does once its batch queue has drained after running jobs: the end of a load, when PostgreSQL's pages
+ * written since the last vacuum are marked all-visible (store/engine/planner-statistics.ts, markVisibleAfterLoad).
+ */
+export function afterQueueDrained(store: Store): Promise<void> {
+  return markVisibleAfterLoad(store)
 }
