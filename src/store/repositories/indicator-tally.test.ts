@@ -24,22 +24,28 @@ type Counts = Record<string, number>
 const orgId = async () =>
   (await t.store.db.selectFrom('owner').select('id').where('name', '=', ORG).executeTakeFirstOrThrow()).id
 
-/** Indicators per `owner|type|active|rating × 10` (unrated -10), counted from the rows, and as the tally holds them. */
-async function counted(): Promise<{ rows: Counts; tally: Counts }> {
-  const rows = await sql<{
-    key: string
-    n: number
-  }>`select owner_id || '|' || type || '|' || active || '|' || cast(round(coalesce(rating, -1) * 10) as integer) as key,
-      count(*) as n
-    from indicator group by owner_id, type, active, coalesce(rating, -1)`.execute(t.store.db)
-  const tally = await sql<{
-    key: string
-    n: number
-  }>`select owner_id || '|' || type || '|' || active || '|' || cast(round(rating * 10) as integer) as key, sum(n) as n
-    from indicator_tally group by owner_id, type, active, rating having sum(n) <> 0`.execute(t.store.db)
-  const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
+const asCounts = (list: { key: string; n: number | string }[]): Counts =>
+  Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
+
+/**
+ * Indicators per key, counted from the rows and as a tally holds them (its rows or deltas summed, keys that sum to 0
+ * left out): `rowKey` over `indicator` and `tallyKey` over the tally's columns give the same text for the same key.
+ */
+async function rowsAndTally(rowKey: string, table: string, tallyKey: string): Promise<{ rows: Counts; tally: Counts }> {
+  const rows = await sql<{ key: string; n: number }>`select ${sql.raw(rowKey)} as key, count(*) as n
+    from indicator group by 1`.execute(t.store.db)
+  const tally = await sql<{ key: string; n: number }>`select ${sql.raw(tallyKey)} as key, sum(n) as n
+    from ${sql.table(table)} group by 1 having sum(n) <> 0`.execute(t.store.db)
   return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
 }
+
+/** Indicators per `owner|type|active|rating × 10` (unrated -10), from the rows and from the Indicator tally. */
+const counted = () =>
+  rowsAndTally(
+    `owner_id || '|' || type || '|' || active || '|' || cast(round(coalesce(rating, -1) * 10) as integer)`,
+    'indicator_tally',
+    `owner_id || '|' || type || '|' || active || '|' || cast(round(rating * 10) as integer)`,
+  )
 
 async function expectTallyTrue() {
   const { rows, tally } = await counted()
@@ -219,18 +225,13 @@ describe('the folds on PostgreSQL', () => {
 })
 
 describe('the day tally by type and active flag (migration 0147)', () => {
-  /** Indicators per `owner|day|type|active`, counted from the rows, and as the day tally holds them. */
-  async function days(): Promise<{ rows: Counts; tally: Counts }> {
-    const rows = await sql<{
-      key: string
-      n: number
-    }>`select owner_id || '|' || substr(date_added, 1, 10) || '|' || type
-        || '|' || active as key, count(*) as n from indicator group by 1`.execute(t.store.db)
-    const tally = await sql<{ key: string; n: number }>`select owner_id || '|' || day || '|' || type || '|' || active
-        as key, sum(n) as n from indicator_day_tally group by 1 having sum(n) <> 0`.execute(t.store.db)
-    const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
-    return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
-  }
+  /** Indicators per `owner|day|type|active`, from the rows and from the day tally. */
+  const days = () =>
+    rowsAndTally(
+      `owner_id || '|' || substr(date_added, 1, 10) || '|' || type || '|' || active`,
+      'indicator_day_tally',
+      `owner_id || '|' || day || '|' || type || '|' || active`,
+    )
 
   /** The times the dated Hosts are moved to: midnight, early and late in four days of January 2021. */
   const TIMES = ['00:00:00.000', '03:15:00.000', '11:59:59.999', '12:00:00.000', '18:30:00.000', '23:59:59.999']
@@ -396,17 +397,13 @@ describe('the day tally by type and active flag (migration 0147)', () => {
 })
 
 describe('the confidence tally (migration 0271)', () => {
-  /** Indicators per `owner|type|active|confidence` (none -1), counted from the rows, and as the tally holds them. */
-  async function confidences(): Promise<{ rows: Counts; tally: Counts }> {
-    const rows = await sql<{ key: string; n: number }>`select owner_id || '|' || type || '|' || active || '|'
-        || coalesce(confidence, -1) as key, count(*) as n from indicator group by 1`.execute(t.store.db)
-    const tally = await sql<{ key: string; n: number }>`select owner_id || '|' || type || '|' || active || '|'
-        || confidence as key, sum(n) as n from indicator_confidence_tally group by 1 having sum(n) <> 0`.execute(
-      t.store.db,
+  /** Indicators per `owner|type|active|confidence` (none -1), from the rows and from the confidence tally. */
+  const confidences = () =>
+    rowsAndTally(
+      `owner_id || '|' || type || '|' || active || '|' || coalesce(confidence, -1)`,
+      'indicator_confidence_tally',
+      `owner_id || '|' || type || '|' || active || '|' || confidence`,
     )
-    const asCounts = (list: { key: string; n: number }[]) => Object.fromEntries(list.map((r) => [r.key, Number(r.n)]))
-    return { rows: asCounts(rows.rows), tally: asCounts(tally.rows) }
-  }
 
   const sure = (i: number) => `sure${i}.example`
   /** Active Indicators (of the list's type) matching the SQL condition, counted from the rows. */
