@@ -123,31 +123,25 @@ describe('planner statistics kept by the server', () => {
               from pg_class c join pg_stat_user_tables s on s.relid = c.oid
               where c.relname in ('indicator', 'item_tag', 'attribute') order by c.relname`.execute(grown.store.db)
           ).rows
+        const visibility = (rows: { relname: string; visible: boolean }[]) => rows.map((r) => [r.relname, r.visible])
+        const allThree = (visible: boolean) => [
+          ['attribute', visible],
+          ['indicator', visible],
+          ['item_tag', visible],
+        ]
         // 2,000 rows analyzed (and vacuumed); then 200 more, under the threshold: their pages are not all-visible.
         await job('first', 2000)
         await job('second', 200)
         const written = await tables()
-        expect(written.map((r) => [r.relname, r.visible])).toEqual([
-          ['attribute', false],
-          ['indicator', false],
-          ['item_tag', false],
-        ])
+        expect(visibility(written)).toEqual(allThree(false))
         // 500 more: a fifth of 2,000 and the threshold passed, the analysis (at 4,000) not yet: vacuumed, not analyzed.
         await job('third', 500)
         const after = await tables()
-        expect(after.map((r) => [r.relname, r.visible])).toEqual([
-          ['attribute', true],
-          ['indicator', true],
-          ['item_tag', true],
-        ])
+        expect(visibility(after)).toEqual(allThree(true))
         expect(after.map((r) => r.analyzes)).toEqual(written.map((r) => r.analyzes))
         // 500 more, under a fifth of the 2,700 now: vacuumed when the job ends and the queue is empty.
         await job('fourth', 500)
-        expect((await tables()).map((r) => [r.relname, r.visible])).toEqual([
-          ['attribute', true],
-          ['indicator', true],
-          ['item_tag', true],
-        ])
+        expect(visibility(await tables())).toEqual(allThree(true))
       } finally {
         await grown.close()
       }

@@ -196,17 +196,7 @@ export function refreshDue(store: Store): boolean {
 export async function markVisibleAfterLoad(store: Store): Promise<void> {
   const state = stateOf(store)
   if (store.sqlite || state.running || state.writtenSinceVacuum < state.minRows) return
-  state.running = (async () => {
-    const written = state.writtenSinceVacuum
-    await markVisible(store, WRITTEN_TABLES)
-    state.rowsAtVacuum = Math.max(state.rowsAtVacuum + written, await indicatorRows(store))
-    state.writtenSinceVacuum -= written
-  })()
-  try {
-    await state.running
-  } finally {
-    state.running = undefined
-  }
+  await upkeep(store, state, false)
 }
 
 /** PostgreSQL: true when the rows written since the last vacuum call for one (markVisible). */
@@ -228,6 +218,15 @@ export async function refreshIfDue(store: Store): Promise<boolean> {
   }
   const analysis = refreshDue(store)
   if (!analysis && !vacuumDue(store)) return false
+  await upkeep(store, state, analysis)
+  return true
+}
+
+/**
+ * One run of upkeep, which concurrent callers share: an analysis (with its VACUUM) or, on PostgreSQL, a vacuum that
+ * marks the new pages all-visible; then the rows it covered are booked as covered.
+ */
+async function upkeep(store: Store, state: State, analysis: boolean): Promise<void> {
   state.running = (async () => {
     const written = state.writtenSince
     const writtenSinceVacuum = state.writtenSinceVacuum
@@ -246,5 +245,4 @@ export async function refreshIfDue(store: Store): Promise<boolean> {
   } finally {
     state.running = undefined
   }
-  return true
 }
