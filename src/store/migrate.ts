@@ -34,6 +34,7 @@ import * as m0150 from './migrations/0150-indicator-lifecycle.js'
 import * as m0155 from './migrations/0155-import-jobs.js'
 import * as m0270 from './migrations/0270-change-notices.js'
 import * as m0271 from './migrations/0271-indicator-confidence-tally.js'
+import * as m0272 from './migrations/0272-value-first-lookup-indexes.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0155-import-jobs': m0155,
   '0270-change-notices': m0270,
   '0271-indicator-confidence-tally': m0271,
+  '0272-value-first-lookup-indexes': m0272,
 }
 
 class StaticMigrationProvider implements MigrationProvider {

@@ -119,8 +119,8 @@ export function isPlannable(sql: string): boolean {
 }
 
 /**
- * The statement's shape: placeholders as `?`, every list of placeholders as `(?…)`, repeated VALUES tuples and
- * CASE arms as one followed by `…`. Two executions of one code path have one shape whatever their list lengths.
+ * The statement's shape: placeholders as `?`, every list of placeholders as `(?…)`, repeated VALUES tuples, calls
+ * (`lower(?…), lower(?…)`) and CASE arms as one followed by `…`. Two executions of one code path have one shape whatever their list lengths.
  */
 export function shapeOf(sql: string): string {
   let s = sql
@@ -128,7 +128,7 @@ export function shapeOf(sql: string): string {
     .replace(/\s+/g, ' ')
     .trim()
   s = s.replace(/\((?:\?, ?)*\?\)/g, '(?…)')
-  s = s.replace(/(\([^()]*\))(?:, ?\1)+/g, '$1…')
+  s = s.replace(/(\w*\([^()]*\))(?:, ?\1)+/g, '$1…')
   s = s.replace(/(?:when \? then cast\(\? as [a-z ]+\) ?)+/g, 'when … ')
   return s
 }

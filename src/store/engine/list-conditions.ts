@@ -120,3 +120,46 @@ export function ownerFilter(
   if (named) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
   return ownerIds.length === 1 ? eb(ref, '=', ownerIds[0]!) : eb(ref, 'in', ownerIds)
 }
+
+/**
+ * The owners of a look-up by value (a summary, a hash, an xid, a tag name, ids), compared on PostgreSQL only once
+ * the rows are found by their values. PostgreSQL estimates an owner from the last analysis, and an owner whose
+ * first rows came after it lies outside the most common values, which then summed to the whole column: it is
+ * estimated at 1 row whatever it holds. A look-up that may seek the owner then reads every row of it through
+ * (owner_id, id), or through (owner_id, …) with the values as a filter: 266 ms a look-up, and growing, in session
+ * 17's 10,000,000-Indicator load. As an expression no index matches, the owner leaves one way in, an index led by
+ * the values (0130, 0272, the lower(summary) index of 0090); rows of other owners with the same values are read
+ * and dropped. SQLite's statistics give every owner the average, so there the owner leads the unique index's seek.
+ */
+export function lookUpOwners(
+  db: Kysely<any>,
+  eb: ExpressionBuilder<any, any>,
+  ref: string,
+  ownerIds: readonly number[],
+): Expression<SqlBool> {
+  const dialect = dialectOf(db)
+  const owner = dialect === 'postgres' ? unindexedInteger(dialect, ref) : sql.ref(ref)
+  return ownerIds.length === 1 ? eb(owner, '=', ownerIds[0]!) : eb(owner, 'in', ownerIds)
+}
+
+/**
+ * Rows whose summary is one of these, for a look-up by summary (lookUpOwners). SQLite seeks the unique
+ * (owner_id, type, summary). PostgreSQL seeks `lower(summary)` through its text_pattern_ops index (0090), which
+ * serves equality as well as prefixes, and checks the exact summaries on the rows found, as an expression no index
+ * matches: as a column, stale statistics led it to read all of (owner_id, type, summary) to compare the summaries.
+ */
+export function summaryIn(
+  db: Kysely<any>,
+  eb: ExpressionBuilder<any, any>,
+  ref: string,
+  summaries: readonly string[],
+): Expression<SqlBool> {
+  const dialect = dialectOf(db)
+  if (dialect !== 'postgres') return eb(ref, 'in', summaries)
+  const lowered = eb(
+    sql`lower(${sql.ref(ref)})`,
+    'in',
+    summaries.map((summary) => sql`lower(${summary})`),
+  )
+  return eb.and([lowered, eb(unindexedText(dialect, ref), 'in', summaries)])
+}

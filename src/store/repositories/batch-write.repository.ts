@@ -7,7 +7,7 @@ import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { CredentialTable } from '../engine/credential-cache.js'
 import type { Database } from '../database.js'
-import { dialectOf } from '../engine/list-conditions.js'
+import { dialectOf, lookUpOwners, summaryIn } from '../engine/list-conditions.js'
 import { deleteAssociationsOfItems } from './metadata.repository.js'
 
 const PARAM_BUDGET = 30_000
@@ -263,7 +263,7 @@ const INDICATOR_KEY_COLUMNS = [
   'stale_since',
 ] as const
 
-/** One query per type, so the lookup is a probe of the unique (owner_id, type, summary) index. */
+/** One query per type, by summary (summaryIn) and owner (lookUpOwners). */
 export async function findIndicatorsBySummaries(
   db: Kysely<Database>,
   ownerId: number,
@@ -278,9 +278,9 @@ export async function findIndicatorsBySummaries(
         ...(await db
           .selectFrom('indicator')
           .select(INDICATOR_KEY_COLUMNS)
-          .where('owner_id', '=', ownerId)
+          .where((eb) => lookUpOwners(db, eb, 'owner_id', [ownerId]))
           .where('type', '=', type)
-          .where('summary', 'in', part)
+          .where((eb) => summaryIn(db, eb, 'summary', part))
           .execute()),
       )
     }
@@ -290,7 +290,8 @@ export async function findIndicatorsBySummaries(
 
 /**
  * Files holding any of the hashes (value1 MD5, value2 SHA-1, value3 SHA-256). `IS NOT NULL` matches the hash
- * indexes' own predicate (migration 0130), which hold only the Files that have that hash.
+ * indexes' own predicate (migration 0130), which hold only the Files that have that hash; on PostgreSQL the hash
+ * leads them and the owner is checked on the Files found (lookUpOwners).
  */
 export async function findFilesByHashes(
   db: Kysely<Database>,
@@ -311,7 +312,7 @@ export async function findFilesByHashes(
         : await db
             .selectFrom('indicator')
             .select(INDICATOR_KEY_COLUMNS)
-            .where('owner_id', '=', ownerId)
+            .where((eb) => lookUpOwners(db, eb, 'owner_id', [ownerId]))
             .where('type', '=', 'File')
             .where(column, 'in', part)
             .where(column, 'is not', null)
@@ -344,6 +345,7 @@ async function filesByHashOnSqlite(
   return result.rows
 }
 
+/** The owner's Groups of these xids: on PostgreSQL sought by xid (migration 0272), the owner checked after. */
 export async function findGroupsByXids(db: Kysely<Database>, ownerId: number, xids: readonly string[]) {
   const out: { id: number; xid: string | null; type: string; external_last_modified: string | null }[] = []
   for (const part of slices([...new Set(xids)], IN_CHUNK)) {
@@ -351,7 +353,7 @@ export async function findGroupsByXids(db: Kysely<Database>, ownerId: number, xi
       ...(await db
         .selectFrom('intel_group')
         .select(['id', 'xid', 'type', 'external_last_modified'])
-        .where('owner_id', '=', ownerId)
+        .where((eb) => lookUpOwners(db, eb, 'owner_id', [ownerId]))
         .where('xid', 'in', part)
         .execute()),
     )
@@ -371,7 +373,7 @@ export async function findItemIdsInOwner(
       ...(await (db as Kysely<any>)
         .selectFrom(table)
         .select(['id', 'type'])
-        .where('owner_id', '=', ownerId)
+        .where((eb) => lookUpOwners(db as Kysely<Database>, eb, 'owner_id', [ownerId]))
         .where('id', 'in', part)
         .execute()),
     )
@@ -393,7 +395,7 @@ export async function findOrCreateTags(
       for (const r of await db
         .selectFrom('tag')
         .select(['id', 'name'])
-        .where('owner_id', '=', ownerId)
+        .where((eb) => lookUpOwners(db, eb, 'owner_id', [ownerId]))
         .where('name', 'in', part)
         .execute())
         found.set(r.name, r.id)
@@ -568,13 +570,13 @@ export async function mergeFilesInto(db: Kysely<Database>, primaryId: number, se
   await db.deleteFrom('indicator').where('id', 'in', ids).execute()
 }
 
-/** The owner's Indicators served under these source STIX ids (migration 0139's index). */
+/** The owner's Indicators served under these source STIX ids (migration 0139's index; PostgreSQL's is id-first, 0272). */
 export function findIndicatorsByStixIds(db: Kysely<Database>, ownerId: number, stixIds: readonly string[]) {
   if (stixIds.length === 0) return Promise.resolve([])
   return db
     .selectFrom('indicator')
     .select(['id', 'stix_id', 'external_last_modified'])
-    .where('owner_id', '=', ownerId)
+    .where((eb) => lookUpOwners(db, eb, 'owner_id', [ownerId]))
     .where('stix_id', 'is not', null)
     .where('stix_id', 'in', stixIds)
     .execute()

@@ -17,8 +17,10 @@ import {
   type ColumnCondition,
   columnCondition,
   dialectOf,
+  lookUpOwners,
   lowerPrefix,
   ownerFilter,
+  summaryIn,
   unindexedInteger,
   unindexedText,
 } from '../engine/list-conditions.js'
@@ -107,9 +109,9 @@ export function findIndicatorRowBySummary(
 ): Promise<IndicatorRow[]> {
   if (ownerIds.length === 0) return Promise.resolve([])
   return selectIndicators(db)
-    .where('indicator.owner_id', 'in', ownerIds)
+    .where((eb) => lookUpOwners(db, eb, 'indicator.owner_id', ownerIds))
     .where('indicator.type', '=', type)
-    .where('indicator.summary', '=', summary)
+    .where((eb) => summaryIn(db, eb, 'indicator.summary', [summary]))
     .orderBy('indicator.owner_id')
     .execute()
 }
@@ -130,7 +132,7 @@ export async function findFileRowsByHashes(
     const hash = hashes[k]
     if (!hash) continue
     const rows = await selectIndicators(db)
-      .where('indicator.owner_id', 'in', ownerIds)
+      .where((eb) => lookUpOwners(db, eb, 'indicator.owner_id', ownerIds))
       .where('indicator.type', '=', 'File')
       .where(`indicator.${column}`, '=', hash)
       .where(`indicator.${column}`, 'is not', null)
