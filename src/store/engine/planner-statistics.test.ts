@@ -187,6 +187,16 @@ describe('planner statistics kept by the server', () => {
           ['indicator', false],
           ['item_tag', false],
         ])
+        // A node starting finds what the stopped one's backends reported on exit; these are alive, and an idle
+        // backend reports its counts within about ten seconds.
+        for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+          const counted = await sql<{
+            n: number
+          }>`select min(n_ins_since_vacuum)::int as n from pg_stat_user_tables
+              where relname in ('indicator', 'item_tag', 'attribute')`.execute(stopped.store.db)
+          if (counted.rows[0]!.n >= 150) break
+          await new Promise((resolve) => setTimeout(resolve, 250))
+        }
         setRefreshThreshold(stopped.store, 100)
         await refreshAtStart(stopped.store)
         expect(await visible()).toEqual([
