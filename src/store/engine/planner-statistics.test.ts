@@ -33,22 +33,42 @@ async function analyzedTables(store: Store): Promise<string[]> {
   return r.rows.map((row) => row.relname)
 }
 
-async function runJob(indicators: unknown[]) {
-  const created = await t.request({
+async function runJob(indicators: unknown[], app = t) {
+  const created = await app.request({
     method: 'POST',
     url: '/api/v2/batch',
     payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
   })
   const id = created.json().data.batchId
-  const uploaded = await t.request({
+  const uploaded = await app.request({
     method: 'POST',
     url: `/api/v2/batch/${id}`,
     payload: JSON.stringify({ indicator: indicators }),
     headers: { 'content-type': 'application/octet-stream' },
   })
   expect(uploaded.statusCode).toBe(202)
-  expect(await runPendingJobs(t.store, t.services)).toBe(1)
+  expect(await runPendingJobs(app.store, app.services)).toBe(1)
 }
+
+/** PostgreSQL: for the three tables a load fills most, whether every page is all-visible, and its analyses. */
+async function pageVisibility(store: Store) {
+  return (
+    await sql<{
+      relname: string
+      visible: boolean
+      analyzes: number
+    }>`select c.relname, c.relallvisible = pg_relation_size(c.oid) / 8192 as visible, s.analyze_count::int as analyzes
+      from pg_class c join pg_stat_user_tables s on s.relid = c.oid
+      where c.relname in ('indicator', 'item_tag', 'attribute') order by c.relname`.execute(store.db)
+  ).rows
+}
+
+const visibility = (rows: { relname: string; visible: boolean }[]) => rows.map((r) => [r.relname, r.visible])
+const allThree = (visible: boolean) => [
+  ['attribute', visible],
+  ['indicator', visible],
+  ['item_tag', visible],
+]
 
 const hosts = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({
@@ -98,37 +118,8 @@ describe('planner statistics kept by the server', () => {
       const grown = await createTestApp()
       try {
         setRefreshThreshold(grown.store, 500)
-        const job = async (prefix: string, n: number) => {
-          const created = await grown.request({
-            method: 'POST',
-            url: '/api/v2/batch',
-            payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
-          })
-          await grown.request({
-            method: 'POST',
-            url: `/api/v2/batch/${created.json().data.batchId}`,
-            payload: JSON.stringify({ indicator: hosts(prefix, n) }),
-            headers: { 'content-type': 'application/octet-stream' },
-          })
-          expect(await runPendingJobs(grown.store, grown.services)).toBe(1)
-        }
-        const tables = async () =>
-          (
-            await sql<{
-              relname: string
-              visible: boolean
-              analyzes: number
-            }>`select c.relname, c.relallvisible = pg_relation_size(c.oid) / 8192 as visible,
-                s.analyze_count::int as analyzes
-              from pg_class c join pg_stat_user_tables s on s.relid = c.oid
-              where c.relname in ('indicator', 'item_tag', 'attribute') order by c.relname`.execute(grown.store.db)
-          ).rows
-        const visibility = (rows: { relname: string; visible: boolean }[]) => rows.map((r) => [r.relname, r.visible])
-        const allThree = (visible: boolean) => [
-          ['attribute', visible],
-          ['indicator', visible],
-          ['item_tag', visible],
-        ]
+        const job = (prefix: string, n: number) => runJob(hosts(prefix, n), grown)
+        const tables = () => pageVisibility(grown.store)
         // 2,000 rows analyzed (and vacuumed); then 200 more, under the threshold: their pages are not all-visible.
         await job('first', 2000)
         await job('second', 200)
@@ -154,39 +145,12 @@ describe('planner statistics kept by the server', () => {
       const stopped = await createTestApp()
       try {
         setRefreshThreshold(stopped.store, 500)
-        const job = async (prefix: string, n: number) => {
-          const created = await stopped.request({
-            method: 'POST',
-            url: '/api/v2/batch',
-            payload: { owner: ORG, haltOnError: false, action: 'Create', attributeWriteType: 'Append' },
-          })
-          await stopped.request({
-            method: 'POST',
-            url: `/api/v2/batch/${created.json().data.batchId}`,
-            payload: JSON.stringify({ indicator: hosts(prefix, n) }),
-            headers: { 'content-type': 'application/octet-stream' },
-          })
-          expect(await runPendingJobs(stopped.store, stopped.services)).toBe(1)
-        }
-        const visible = async () =>
-          (
-            await sql<{
-              relname: string
-              visible: boolean
-            }>`select c.relname, c.relallvisible = pg_relation_size(c.oid) / 8192 as visible
-              from pg_class c where c.relname in ('indicator', 'item_tag', 'attribute') order by c.relname`.execute(
-              stopped.store.db,
-            )
-          ).rows.map((r) => [r.relname, r.visible])
+        const job = (prefix: string, n: number) => runJob(hosts(prefix, n), stopped)
         // Analyzed and vacuumed at 2,000 rows; 150 more are under the drain pass's 500 and under a tenth of 2,000
         // (so the start's analysis leaves them too): left on pages not all-visible, as a node stopped mid-load leaves.
         await job('first', 2000)
         await job('second', 150)
-        expect(await visible()).toEqual([
-          ['attribute', false],
-          ['indicator', false],
-          ['item_tag', false],
-        ])
+        expect(visibility(await pageVisibility(stopped.store))).toEqual(allThree(false))
         // A node starting finds what the stopped one's backends reported on exit; these are alive, and an idle
         // backend reports its counts within about ten seconds.
         for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
@@ -199,11 +163,7 @@ describe('planner statistics kept by the server', () => {
         }
         setRefreshThreshold(stopped.store, 100)
         await refreshAtStart(stopped.store)
-        expect(await visible()).toEqual([
-          ['attribute', true],
-          ['indicator', true],
-          ['item_tag', true],
-        ])
+        expect(visibility(await pageVisibility(stopped.store))).toEqual(allThree(true))
       } finally {
         await stopped.close()
       }
