@@ -471,10 +471,9 @@ async function expectSeeks(state: string, scenario: Scenario, r: number, tablesE
 
 beforeAll(async () => {
   t = await createTestApp()
-  await t.createOwner(SMALL, 'Community')
   const { setMembership } = await import('../domain/access/accounts.js')
   for (const owner of [SMALL, LATE]) {
-    if (owner !== SMALL) await t.createOwner(owner, 'Community')
+    await t.createOwner(owner, 'Community')
     await setMembership(t.store.db, t.admin.userName, owner, 'Director', new Date().toISOString())
   }
   reader = { userName: '', password: 'plans-reader-password-1' }

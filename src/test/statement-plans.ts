@@ -120,7 +120,8 @@ export function isPlannable(sql: string): boolean {
 
 /**
  * The statement's shape: placeholders as `?`, every list of placeholders as `(?…)`, repeated VALUES tuples, calls
- * (`lower(?…), lower(?…)`) and CASE arms as one followed by `…`. Two executions of one code path have one shape whatever their list lengths.
+ * (`lower(?…), lower(?…)`) and CASE arms as one followed by `…`. Two executions of one code path have one shape
+ * whatever their list lengths.
  */
 export function shapeOf(sql: string): string {
   let s = sql

@@ -118,7 +118,12 @@ export function ownerFilter(
   named: boolean,
 ): Expression<SqlBool> {
   if (named) return eb(unindexedInteger(dialectOf(db), ref), 'in', ownerIds)
-  return ownerIds.length === 1 ? eb(ref, '=', ownerIds[0]!) : eb(ref, 'in', ownerIds)
+  return oneOf(eb, sql.ref(ref), ownerIds)
+}
+
+/** `owner = ?` for one owner (the plainest seek), `owner IN (…)` for several. */
+function oneOf(eb: ExpressionBuilder<any, any>, owner: Expression<unknown>, ownerIds: readonly number[]) {
+  return ownerIds.length === 1 ? eb(owner, '=', ownerIds[0]!) : eb(owner, 'in', ownerIds)
 }
 
 /**
@@ -138,8 +143,7 @@ export function lookUpOwners(
   ownerIds: readonly number[],
 ): Expression<SqlBool> {
   const dialect = dialectOf(db)
-  const owner = dialect === 'postgres' ? unindexedInteger(dialect, ref) : sql.ref(ref)
-  return ownerIds.length === 1 ? eb(owner, '=', ownerIds[0]!) : eb(owner, 'in', ownerIds)
+  return oneOf(eb, dialect === 'postgres' ? unindexedInteger(dialect, ref) : sql.ref(ref), ownerIds)
 }
 
 /**

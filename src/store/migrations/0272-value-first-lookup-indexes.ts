@@ -1,7 +1,7 @@
 /**
  * PostgreSQL: the unique indexes the batch look-ups find rows through lead with the looked-up value, as the File
- * hash indexes have since 0130. A look-up compares its owner only on the rows found (batch-write.repository.ts,
- * lookUpOwner): statistics older than an owner's first row estimate that owner at 1 row, and a look-up that could
+ * hash indexes have since 0130. A look-up compares its owner only on the rows found (store/engine/list-conditions.ts,
+ * lookUpOwners): statistics older than an owner's first row estimate that owner at 1 row, and a look-up that could
  * seek the owner read all of its rows instead. With the owner no longer sought, these indexes must be searchable by
  * the value alone. Uniqueness is unchanged (the same columns), and the look-ups by owner and value seek them as
  * before. SQLite keeps the owner first: its statistics give every owner the average, and its look-ups seek it.

@@ -169,10 +169,10 @@ const CASES: Case[] = [
     indexes: ['indicator_owner_type_summary'],
     postgresIndexes: ['indicator_summary_lower_prefix'],
     seeks: /summary/,
-    run: (db) =>
+    run: (db, owner) =>
       findIndicatorsBySummaries(
         db,
-        big,
+        owner,
         range(0, 20, (k) => ({ type: 'Host', summary: `h${k * 13}.plans.example` })),
       ),
   },

@@ -373,7 +373,7 @@ export async function findItemIdsInOwner(
       ...(await (db as Kysely<any>)
         .selectFrom(table)
         .select(['id', 'type'])
-        .where((eb) => lookUpOwners(db as Kysely<Database>, eb, 'owner_id', [ownerId]))
+        .where((eb) => lookUpOwners(db, eb, 'owner_id', [ownerId]))
         .where('id', 'in', part)
         .execute()),
     )
