@@ -13,6 +13,7 @@ import {
 import { signRequest } from './domain/access/credentials.js'
 import { isoNow } from './core/time.js'
 import { CREDENTIAL_CACHE_MS } from './store/engine/credential-cache.js'
+import { runPendingJobs } from './worker/batch-worker.js'
 import { type SharedNode as Node, startSharedNodes } from './test/harness.js'
 
 let nodes: Node[] = []
@@ -87,5 +88,70 @@ describe('two nodes over one database', () => {
     } finally {
       await setAccountDisabled(nodes[0].store.db, 'analyst', false, isoNow())
     }
+  })
+})
+
+describe('two nodes loading one owner at once', () => {
+  const JOBS = 4
+  const PER_JOB = 3000
+  // Each job shares half its values with the job before it, so concurrent chunks insert the same rows.
+  const STEP = PER_JOB / 2
+  const hex = (i: number, width: number) => i.toString(16).padStart(width, '0')
+  function indicatorOf(i: number) {
+    const common = {
+      rating: 1 + (i % 5),
+      tag: [{ name: `wave-${i % 7}` }],
+      attribute: [{ type: 'Description', value: `item ${i}` }],
+    }
+    switch (i % 3) {
+      case 0:
+        return { ...common, type: 'Host', summary: `overlap-${i}.example` }
+      case 1:
+        return { ...common, type: 'Address', summary: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }
+      default:
+        // A File named by MD5 in one job may be named by MD5 and SHA-256 in the next: the rows merge.
+        return { ...common, type: 'File', summary: i % 2 ? hex(i, 32) : `${hex(i, 32)} : ${hex(i, 64)}` }
+    }
+  }
+
+  async function queue(node: Node, from: number): Promise<number> {
+    const created = await call(node, 'POST', '/api/v2/batch', {
+      owner: 'Shared Org',
+      haltOnError: false,
+      action: 'Create',
+      attributeWriteType: 'Append',
+    })
+    const id = created.json().data.batchId
+    const indicator = Array.from({ length: PER_JOB }, (_, k) => indicatorOf(from + k))
+    const uploaded = await node.app.inject({
+      method: 'POST',
+      url: `/api/v2/batch/${id}`,
+      payload: JSON.stringify({ indicator }),
+      headers: {
+        'x-forwarded-proto': 'https',
+        authorization: `TC-Token ${token}`,
+        'content-type': 'application/octet-stream',
+      },
+    })
+    expect(uploaded.statusCode).toBe(202)
+    return id
+  }
+
+  it('store every value once and report no item errors, however their chunks interleave', async () => {
+    const count = async () =>
+      (await call(nodes[0], 'GET', '/api/v2/indicators?resultLimit=1')).json().data.resultCount as number
+    const before = await count()
+    const ids: number[] = []
+    for (let k = 0; k < JOBS; k++) ids.push(await queue(nodes[k % 2], k * STEP))
+    // Two workers a node, as a node runs jobs while more are queued.
+    await Promise.all(nodes.flatMap((node) => [0, 1].map(() => runPendingJobs(node.store, node.services))))
+    for (const id of ids) {
+      const status = (await call(nodes[1], 'GET', `/api/v2/batch/${id}`)).json().data.batchStatus
+      expect(status).toMatchObject({ status: 'Completed', errorCount: 0, successCount: PER_JOB })
+    }
+    const distinct = (JOBS - 1) * STEP + PER_JOB
+    expect(await count()).toBe(before + distinct)
+    const tags = await call(nodes[1], 'GET', '/api/v2/tags?resultLimit=100')
+    expect(tags.json().data.tag.filter((t: { name: string }) => t.name.startsWith('wave-'))).toHaveLength(7)
   })
 })

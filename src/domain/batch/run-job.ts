@@ -19,6 +19,7 @@ import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
 import { markVisibleAfterLoad, noteRowsWritten, refreshIfDue } from '../../store/engine/planner-statistics.js'
 import { checkpointIfDue } from '../../store/engine/sqlite-checkpoints.js'
+import { isWriteRace } from '../../store/engine/write-conflicts.js'
 import { foldPiledUpTallies } from '../../store/repositories/indicator-tally.repository.js'
 import type { RequestContext } from '../context.js'
 import { isAllowed } from '../permissions.js'
@@ -213,12 +214,20 @@ function phasePlans(
   ]
 }
 
+/**
+ * Times one chunk is run again after losing a race with another writer before it is split into single items (and
+ * times a single item is, before it is reported): each retry sees the rows that beat it, so only a new writer of the
+ * same values, at that moment, makes it lose again.
+ */
+const RACE_RETRIES = 3
+
 /** Items whose drafts are read in one turn of the event loop. */
 const DRAFT_SLICE = 250
 
 /** Processes one phase from the saved offset; returns true when the job halted on an error. */
 async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Promise<boolean> {
   let singleUntil = -1
+  let races = 0
   const chunks = chunkSizer(r.store.dialect)
   while (r.progress.offset < plan.items.length) {
     // SQLite calls return synchronously, so without this a whole job would run as one turn of the event loop
@@ -268,10 +277,14 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
       await refreshIfDue(r.store)
       // SQLite: the log copied back by a worker thread while this one serves requests (sqlite-checkpoints.ts).
       await checkpointIfDue(r.store.sqlite)
+      races = 0
       if (created.halted) return true
     } catch (error) {
       r.progress = readProgress((await findBatchJob(r.store.db, r.job.id))?.progress ?? null)
       if (error instanceof LeaseLostError) throw error
+      // Another node's chunk inserted a value of this one first: committed now, so the same chunk finds and merges it.
+      if (isWriteRace(error) && races++ < RACE_RETRIES) continue
+      races = 0
       if (size > 1) {
         singleUntil = start + size
         continue

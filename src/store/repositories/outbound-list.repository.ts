@@ -11,6 +11,7 @@ import type { Database, OutboundListTable } from '../database.js'
 import { dialectOf, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
 import { rawReadPath, runAsArrays } from '../engine/prepared-read.js'
 import { translateDatabaseError } from '../engine/unavailable.js'
+import { isUniqueViolation } from '../engine/write-conflicts.js'
 
 export type OutboundListRow = Selectable<OutboundListTable>
 
@@ -65,11 +66,6 @@ export async function updateOutboundList(
 export async function deleteOutboundList(db: Kysely<Database>, name: string): Promise<boolean> {
   const result = await db.deleteFrom('outbound_list').where('name', '=', name).executeTakeFirst()
   return Number(result.numDeletedRows) > 0
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: unknown }
-  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE'
 }
 
 /** Owner ids to names, for showing a list's owners. */
