@@ -29,6 +29,8 @@ export interface CompileSettings {
   dialect: Dialect
   /** When set, rows reached through nested queries and related keywords must belong to one of these owners. */
   visibleOwnerIds?: readonly number[]
+  /** The tags the query names by value, found by the caller among the visible owners (namedTags). */
+  tagIds?: ReadonlyMap<string, readonly number[]>
 }
 
 type Query = SelectQueryBuilder<any, any, any>
@@ -48,6 +50,31 @@ const LIKE_ESCAPE = /[!%_]/g
  */
 const SEEK_COLUMNS = new Set(['indicator.summary', 'intel_group.name', 'tag.name', 'attribute.item_id'])
 const SEEK_OPERATORS = new Set<Operator>(['eq', 'in', 'startsWith'])
+
+/** The keyword compares tag names by value. */
+export function namesTags(def: KeywordDef, operator: Operator): boolean {
+  const target = def.target
+  return (
+    target.kind === 'related' &&
+    target.link.via === 'itemTag' &&
+    target.table === 'tag' &&
+    'column' in target.source &&
+    target.source.column === 'name' &&
+    !target.where &&
+    (operator === 'eq' || operator === 'in')
+  )
+}
+
+/** The ids of every tag these values name, when the caller found them all; undefined otherwise. */
+function tagIdsOf(
+  def: KeywordDef,
+  operator: Operator,
+  values: ResolvedValue[],
+  found: ReadonlyMap<string, readonly number[]>,
+): number[] | undefined {
+  if (!namesTags(def, operator) || values.some((v) => typeof v !== 'string' || !found.has(v))) return undefined
+  return [...new Set(values.flatMap((v) => found.get(v as string)!))]
+}
 
 export class TqlCompiler {
   private aliasCount = 0
@@ -96,6 +123,8 @@ export class TqlCompiler {
         )
       }
       case 'related': {
+        const byId = this.taggedById(def, operator, values, alias)
+        if (byId) return byId
         const related = (test?: (value: Expression<unknown>) => Expression<SqlBool>) => {
           const fromTarget =
             test !== undefined &&
@@ -117,6 +146,37 @@ export class TqlCompiler {
       case 'nested':
         throw new Error(`nested keyword ${def.keyword} reached compare`)
     }
+  }
+
+  /**
+   * `tag = "x"` and `tag in (…)` (or their negations) when the caller found the tags' ids first: the items are those
+   * on the links of these tags. One tag's links are read in item order (item_tag_tag), so PostgreSQL walks them
+   * beside the Indicators' ids and stops at the page; named in the same statement, the tag could be any number of
+   * rows, and its every link was read into an array first (10,000 links a page at 10,000,000 Indicators).
+   */
+  private taggedById(
+    def: KeywordDef,
+    operator: Operator,
+    values: ResolvedValue[],
+    alias: string,
+  ): Expression<SqlBool> | undefined {
+    const positive = POSITIVE_OF[operator] ?? operator
+    const ids = this.settings.tagIds && tagIdsOf(def, positive, values, this.settings.tagIds)
+    if (!ids || def.target.kind !== 'related' || def.target.link.via !== 'itemTag') return undefined
+    const x = this.fresh('x')
+    const links = eb
+      .selectFrom(`item_tag as ${x}`)
+      .select(`${x}.item_id`)
+      .where(`${x}.tag_id`, ids.length === 1 ? '=' : 'in', ids.length === 1 ? ids[0] : ids)
+      .where(`${x}.item_kind`, '=', sql.lit(def.target.link.kind))
+    // Several tags' links come in no one order: on PostgreSQL they are read whole into an array (memberOf).
+    const tagged =
+      ids.length === 0
+        ? FALSE
+        : ids.length === 1
+          ? eb(eb.ref(`${alias}.id`), 'in', links)
+          : this.memberOf(`${alias}.id`, links, true)
+    return positive === operator ? tagged : eb.not(tagged)
   }
 
   private nested(def: KeywordDef, type: ObjectTypeDef, query: Resolved, alias: string): Expression<SqlBool> {
@@ -423,6 +483,35 @@ function seeks(type: ObjectTypeDef, def: KeywordDef, operator: Operator): boolea
  * plan may start from it and sort what it finds; otherwise the plan reads in id order and filters.
  * Related keywords (a tag, an associated Group) count when they ask for a related row to exist.
  */
+/**
+ * A tag every match carries, when it is one tag whose id the caller found (CompileSettings.tagIds): its links,
+ * read in item order, give the matches in id order, so a page may walk them and stop. `rest` is the query
+ * without that condition (null when nothing else is asked), for a page that walks the links to check on each row.
+ */
+export function leadingTagOf(
+  node: Resolved | null,
+  found: CompileSettings['tagIds'],
+): { tagId: number; kind: string; rest: Resolved | null } | undefined {
+  if (!node || !found) return undefined
+  switch (node.kind) {
+    case 'and': {
+      const left = leadingTagOf(node.left, found)
+      if (left) return { ...left, rest: left.rest ? { ...node, left: left.rest } : node.right }
+      const right = leadingTagOf(node.right, found)
+      return right && { ...right, rest: right.rest ? { ...node, right: right.rest } : node.left }
+    }
+    case 'compare': {
+      const ids = tagIdsOf(node.def, node.operator, node.values, found)
+      const target = node.def.target
+      return ids?.length === 1 && target.kind === 'related' && target.link.via === 'itemTag'
+        ? { tagId: ids[0]!, kind: target.link.kind, rest: null }
+        : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
 export function isSeekable(node: Resolved | null, type: ObjectTypeDef): boolean {
   if (!node) return false
   switch (node.kind) {

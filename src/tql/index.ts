@@ -5,11 +5,12 @@
  */
 import { type Expression, type SqlBool, expressionBuilder } from 'kysely'
 import type { Dialect } from '../store/connect.js'
-import { TRUE, TqlCompiler, isSeekable } from './compile.js'
+import { POSITIVE_OF } from './ast.js'
+import { TRUE, TqlCompiler, isSeekable, leadingTagOf, namesTags } from './compile.js'
 import { TqlError } from './errors.js'
 import { type ObjectTypeDef, type TqlType, findKeyword, findObjectType } from './keywords/index.js'
 import { parseTql } from './parser.js'
-import { resolveTql } from './resolve.js'
+import { type Resolved, resolveTql } from './resolve.js'
 
 export { TqlError, isTqlError } from './errors.js'
 export { withTqlTimeout, type TqlScope } from './timeout.js'
@@ -24,6 +25,19 @@ export interface CompileTqlOptions {
    * may look at; leave unset to look at all. The top-level owner filter is the caller's job.
    */
   visibleOwnerIds?: readonly number[]
+  /**
+   * The tags the filter names by value (namedTags), as the caller found them among visibleOwnerIds: name as written
+   * → the ids of the tags of that name (case aside), none when there is none.
+   */
+  tagIds?: ReadonlyMap<string, readonly number[]>
+}
+
+export interface LeadingTag {
+  tagId: number
+  /** The links' item_kind. */
+  kind: string
+  /** The rest of the filter, for the rows the links name (`where` less the tag); always true when it is all. */
+  where: Expression<SqlBool>
 }
 
 export interface CompiledTql {
@@ -37,6 +51,8 @@ export interface CompiledTql {
    * condition only filters, and a list reads the rows in id order (store/repositories/object-list.repository.ts).
    */
   seekable: boolean
+  /** One tag, found by id, that every match carries: a list may walk its links in id order and stop at the page. */
+  leadingTag?: LeadingTag
   /** Something narrows the rows: TQL, or the object type's own restriction. Without it `where` is always true. */
   filters: boolean
 }
@@ -67,11 +83,60 @@ export interface TqlSortTerm {
 export function compileTql(objectType: string, tql: string, options: CompileTqlOptions): CompiledTql {
   const type = requireObjectType(objectType)
   const query = tql.trim() === '' ? null : resolveTql(type, parseTql(tql), options.now)
-  const where = new TqlCompiler({ dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds }).compileRoot(
-    type,
-    query,
-  )
-  return { where, table: type.table, objectType: type.name, seekable: isSeekable(query, type), filters: where !== TRUE }
+  const settings = { dialect: options.dialect, visibleOwnerIds: options.visibleOwnerIds, tagIds: options.tagIds }
+  const where = new TqlCompiler(settings).compileRoot(type, query)
+  const lead = leadingTagOf(query, options.tagIds)
+  return {
+    where,
+    table: type.table,
+    objectType: type.name,
+    seekable: isSeekable(query, type),
+    leadingTag: lead && {
+      tagId: lead.tagId,
+      kind: lead.kind,
+      where: new TqlCompiler(settings).compileRoot(type, lead.rest),
+    },
+    filters: where !== TRUE,
+  }
+}
+
+/**
+ * The tag names a filter compares by value (`tag = "x"`, `tag in (…)`, their negations), for the caller to find
+ * their ids before compiling (CompileTqlOptions.tagIds). Only PostgreSQL needs them: SQLite reads a tag found by
+ * name in the same statement link by link in item order already (object-list-plans.test.ts). Blank or invalid text
+ * names none; compileTql reports what is wrong with it.
+ *
+ * @example const names = namedTags('indicators', 'tag = "APT28"', { dialect: 'postgres', now }) // ['APT28']
+ */
+export function namedTags(
+  objectType: string,
+  tql: string,
+  options: Pick<CompileTqlOptions, 'dialect' | 'now'>,
+): string[] {
+  if (options.dialect !== 'postgres' || tql.trim() === '' || !/tag/i.test(tql)) return []
+  let query: Resolved
+  try {
+    query = resolveTql(requireObjectType(objectType), parseTql(tql), options.now)
+  } catch {
+    return []
+  }
+  const names = new Set<string>()
+  const walk = (node: Resolved): void => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        walk(node.left)
+        walk(node.right)
+        return
+      case 'nested':
+        return walk(node.query)
+      case 'compare':
+        if (namesTags(node.def, POSITIVE_OF[node.operator] ?? node.operator))
+          for (const value of node.values) if (typeof value === 'string') names.add(value)
+    }
+  }
+  walk(query)
+  return [...names]
 }
 
 /** Whether TQL knows this v3 object type (e.g. `indicators`, `groupAttributes`). */

@@ -3,14 +3,20 @@
  * identifiers come from the keyword tables.
  */
 import { describe, expect, it } from 'vitest'
-import { compileTql } from './index.js'
+import { compileTql, namedTags } from './index.js'
 import { COMPILE_ONLY } from './test-dialects.js'
 import type { Dialect } from '../store/connect.js'
 
 const NOW = new Date('2026-03-15T10:20:30Z')
 
-function compileWhere(dialect: Dialect, type: string, tql: string, visibleOwnerIds?: number[]) {
-  const compiled = compileTql(type, tql, { dialect, now: NOW, visibleOwnerIds })
+function compileWhere(
+  dialect: Dialect,
+  type: string,
+  tql: string,
+  visibleOwnerIds?: number[],
+  tagIds?: ReadonlyMap<string, readonly number[]>,
+) {
+  const compiled = compileTql(type, tql, { dialect, now: NOW, visibleOwnerIds, tagIds })
   const { sql, parameters } = COMPILE_ONLY[dialect]
     .selectFrom(compiled.table)
     .select('id')
@@ -189,6 +195,93 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const { sql, parameters } = compileWhere(dialect, 'indicators', 'tag = "x"', [4, 5])
       expect(sql).toMatch(/"t1"\."owner_id" in \((\?, \?|cast\(\$1 as bigint\), cast\(\$2 as bigint\))\)/)
       expect(parameters).toEqual([4, 5, 'x'])
+    })
+
+    describe('tags whose ids the caller found first', () => {
+      const p = (n: number) => (dialect === 'postgres' ? `$${n}` : '?')
+      const LINKS = (condition: string) =>
+        `"indicator"."id" in (select "x1"."item_id" from "item_tag" as "x1" where ${condition} and "x1"."item_kind" = 'indicator')`
+      const found = new Map([
+        ['APT28', [12]],
+        ['apt29', [13, 40]],
+        ['Nobody', []],
+      ])
+
+      it('reads the links of the one tag a name names, by its id', () => {
+        const { sql, parameters } = compileWhere(dialect, 'indicators', 'tag = "APT28"', [4, 5], found)
+        expect(sql).toBe(LINKS(`"x1"."tag_id" = ${p(1)}`))
+        expect(parameters).toEqual([12])
+      })
+
+      // Several tags' links come in no one order: PostgreSQL reads them whole into an array, as for a tag by name.
+      it('reads the links of every tag the names name', () => {
+        const { sql, parameters } = compileWhere(dialect, 'indicators', 'tag in ("APT28", "apt29")', [4], found)
+        const links = `select "x1"."item_id" from "item_tag" as "x1" where "x1"."tag_id" in (${p(1)}, ${p(2)}, ${p(3)}) and "x1"."item_kind" = 'indicator'`
+        expect(sql).toBe(
+          dialect === 'postgres' ? `"indicator"."id" = any(array((${links})))` : `"indicator"."id" in (${links})`,
+        )
+        expect(parameters).toEqual([12, 13, 40])
+      })
+
+      it('negates the same read for != and not in', () => {
+        const { sql } = compileWhere(dialect, 'indicators', 'tag != "APT28"', [4], found)
+        expect(sql).toBe(`not ${LINKS(`"x1"."tag_id" = ${p(1)}`)}`)
+      })
+
+      it('matches nothing for a name no visible tag has', () => {
+        expect(compileWhere(dialect, 'indicators', 'tag = "Nobody"', [4], found).sql).toBe('1 = 0')
+        expect(compileWhere(dialect, 'indicators', 'tag != "Nobody"', [4], found).sql).toBe('not 1 = 0')
+      })
+
+      it('finds the tag by name in the statement when any name was not looked up', () => {
+        const { sql } = compileWhere(dialect, 'indicators', 'tag in ("APT28", "unlooked")', [4], found)
+        expect(sql).toContain('lower("t1"."name")')
+      })
+
+      it('keeps attackTag, tag patterns and hasTag(…) on their own reads', () => {
+        for (const tql of ['attackTag = "APT28"', 'tag startswith "APT"', 'hasTag(name = "APT28")'])
+          expect(compileWhere(dialect, 'indicators', tql, [4], found).sql).not.toContain('"x1"."tag_id" =')
+      })
+
+      it('leads with a tag every match carries when it is one tag, the rest of the filter beside it', () => {
+        const lead = (tql: string) => {
+          const { leadingTag } = compileTql('indicators', tql, {
+            dialect,
+            now: NOW,
+            visibleOwnerIds: [4],
+            tagIds: found,
+          })
+          if (!leadingTag) return undefined
+          const rest = COMPILE_ONLY[dialect].selectFrom('indicator').select('id').where(leadingTag.where).compile()
+          return {
+            tagId: leadingTag.tagId,
+            kind: leadingTag.kind,
+            rest: rest.sql.replace(/^select "id" from "indicator" where /, ''),
+          }
+        }
+        expect(lead('tag = "APT28"')).toEqual({ tagId: 12, kind: 'indicator', rest: '1 = 1' })
+        expect(lead('rating > 2 and (tag = "APT28" and summary startswith "a")')).toMatchObject({
+          tagId: 12,
+          rest: expect.stringMatching(/^\(.*"rating".* and .*"summary".*\)$/),
+        })
+        expect(lead('rating > 2 and (tag = "APT28" and summary startswith "a")')!.rest).not.toContain('item_tag')
+        for (const none of ['tag = "APT28" or rating > 2', 'tag = "apt29"', 'tag != "APT28"', 'tag = "unlooked"'])
+          expect(lead(none)).toBeUndefined()
+      })
+
+      it('asks for the names only on PostgreSQL, wherever they sit in the filter', () => {
+        const names = namedTags(
+          'indicators',
+          'rating > 2 and (tag = "A" or hasGroup(tag in ("B", "C"))) and tag != "D"',
+          {
+            dialect,
+            now: NOW,
+          },
+        )
+        expect(names).toEqual(dialect === 'postgres' ? ['A', 'B', 'C', 'D'] : [])
+        expect(namedTags('indicators', 'attackTag = "A" and tag startswith "B"', { dialect, now: NOW })).toEqual([])
+        expect(namedTags('indicators', 'tag = ', { dialect, now: NOW })).toEqual([])
+      })
     })
   })
 }

@@ -9,7 +9,15 @@
  *     { tql: 'severity = "High"', sorting: 'dateAdded desc', resultStart: 0, resultLimit: 50, ownerScope: 'readable' })
  */
 import type { Expression, Kysely, SqlBool } from 'kysely'
-import { type TqlScope, compileTql, compileTqlSorting, withTqlTimeout } from '../../tql/index.js'
+import {
+  type LeadingTag,
+  type TqlScope,
+  compileTql,
+  compileTqlSorting,
+  namedTags,
+  withTqlTimeout,
+} from '../../tql/index.js'
+import { findTagIdsByLowerName } from '../../store/repositories/tag.repository.js'
 import {
   type IdQuery,
   countMatches,
@@ -55,23 +63,28 @@ export interface IdPage {
   total?: number
 }
 
-function idQuery(
+async function idQuery(
   ctx: RequestContext,
   source: ListSource,
   query: Pick<ObjectListQuery, 'tql' | 'sorting' | 'ownerScope'>,
-): IdQuery {
+): Promise<IdQuery> {
   const hasTql = query.tql !== undefined && query.tql.trim() !== ''
   const where: Expression<SqlBool>[] = []
   let seekable = false
+  let leadingTag: LeadingTag | undefined
   if (source.objectType) {
+    const settings = { dialect: ctx.store.dialect, now: new Date(ctx.now), visibleOwnerIds: readableOwnerIds(ctx) }
+    const tags = namedTags(source.objectType, query.tql ?? '', settings)
     // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
     const compiled = compileTql(source.objectType, query.tql ?? '', {
-      dialect: ctx.store.dialect,
-      now: new Date(ctx.now),
-      visibleOwnerIds: readableOwnerIds(ctx),
+      ...settings,
+      tagIds: tags.length
+        ? await findTagIdsByLowerName(ctx.store.db, tags, settings.visibleOwnerIds ?? null)
+        : undefined,
     })
     if (compiled.filters) where.push(compiled.where)
     seekable = compiled.seekable
+    leadingTag = compiled.leadingTag
   } else if (hasTql) {
     throw invalid(`TQL is not available on this endpoint`)
   }
@@ -83,6 +96,7 @@ function idQuery(
     includeUnowned: source.owner === 'ownedOrSystem',
     where,
     seekable,
+    leadingTag,
     orderBy: sorting ? compileTqlSorting(source.objectType!, sorting) : [],
   }
 }
@@ -119,13 +133,18 @@ async function withoutIdleOwnerFilter(db: Kysely<Database>, q: IdQuery): Promise
 }
 
 function guarded(q: IdQuery, scope: TqlScope): IdQuery {
-  return { ...q, where: q.where.map((w) => scope.guard(w, q.table)) }
+  const guard = (where: Expression<SqlBool>) => scope.guard(where, q.table)
+  return {
+    ...q,
+    where: q.where.map(guard),
+    leadingTag: q.leadingTag && { ...q.leadingTag, where: guard(q.leadingTag.where) },
+  }
 }
 
 /** One page of matching ids, in order, and whether more follow. */
 export async function listObjectIds(ctx: RequestContext, source: ListSource, query: ObjectListQuery): Promise<IdPage> {
   const page = { offset: query.resultStart, limit: query.resultLimit + 1, afterId: query.afterId }
-  const asked = idQuery(ctx, source, query)
+  const asked = await idQuery(ctx, source, query)
   return withLimit(
     ctx,
     asked,
@@ -146,7 +165,7 @@ export async function findMatchingIds(
   tql: string | undefined,
   scope: ObjectListQuery['ownerScope'],
 ): Promise<number[]> {
-  const q = idQuery(ctx, source, { tql, ownerScope: scope })
+  const q = await idQuery(ctx, source, { tql, ownerScope: scope })
   return withLimit(ctx, q, (s) => selectIds(s.db, guarded(q, s), { offset: 0, limit: null }))
 }
 

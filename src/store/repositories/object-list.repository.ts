@@ -24,6 +24,11 @@ export interface IdQuery {
   where: Expression<SqlBool>[]
   /** A condition in `where` names few rows through an index (CompiledTql.seekable). */
   seekable?: boolean
+  /**
+   * A tag, found by id, that every match carries (CompiledTql.leadingTag), with the rest of the filter (`where`
+   * less the tag, compiled already): on PostgreSQL a page walks the tag's links and checks the rest on each row.
+   */
+  leadingTag?: { tagId: number; kind: string; where: Expression<SqlBool> }
   orderBy: SortTerm[]
 }
 
@@ -103,9 +108,11 @@ export function idPageSettings(db: Kysely<Database>, q: IdQuery, page: IdPageReq
 
 /**
  * Runs `use` on the page's statement the way selectIds runs it (tests read plans through it). A page in id
- * order under a filter that only filters is read, on PostgreSQL, with sorting priced out for that one
- * statement: without statistics its planner guesses that a filter leaves a few rows and sorts them for
- * cheap, and with sorts priced out the ordered index paths are the ones it takes, whatever it guesses.
+ * order under a filter that only filters, or under a seek that reads its matches in id order (one tag by id),
+ * is read, on PostgreSQL, with sorting priced out for that one statement: without statistics its planner
+ * guesses that a filter leaves a few rows and sorts them for cheap (and with them, that a small tag's links
+ * are best hashed and sorted), and with sorts priced out the ordered index paths are the ones it takes,
+ * whatever it guesses.
  * `inForce`: settings the caller's transaction already carries (idPageSettings), so none is set here.
  */
 export async function readIdPage<T>(
@@ -139,7 +146,11 @@ export interface IdPageRequest {
  */
 function readsInIdOrder(db: Kysely<Database>, q: IdQuery, page: IdPageRequest): boolean {
   return (
-    dialectOf(db) === 'postgres' && !q.seekable && q.orderBy.length === 0 && page.limit !== null && q.where.length > 0
+    dialectOf(db) === 'postgres' &&
+    (!q.seekable || !!q.leadingTag) &&
+    q.orderBy.length === 0 &&
+    page.limit !== null &&
+    q.where.length > 0
   )
 }
 
@@ -154,6 +165,8 @@ export function idPageQuery(db: Kysely<Database>, q: IdQuery, page: IdPageReques
   const dialect = dialectOf(db)
   const offset = keyset ? 0 : page.offset
   const owners = ownerParts(q, byIdOnly)
+  if (q.leadingTag && byIdOnly && dialect === 'postgres' && page.limit !== null)
+    return tagLedPage(db, q, q.leadingTag, { ...page, limit: page.limit }, offset)
   const arm = (part: Owners) => {
     const selected = filtered(db, dialect, q, part).select(`${q.table}.id as id`)
     return keyset ? selected.where(`${q.table}.id`, '>', page.afterId!) : selected
@@ -186,6 +199,37 @@ export function idPageQuery(db: Kysely<Database>, q: IdQuery, page: IdPageReques
   }
   query = query.orderBy(`${q.table}.id`)
   return page.limit !== null ? query.limit(page.limit).offset(offset) : query
+}
+
+/**
+ * A page of one tag's items on PostgreSQL: the tag's links in item order (item_tag_tag, from the keyset cursor on),
+ * each row fetched by key and filtered, until the page is full. The row is joined as `id = item_id + 0` and the page
+ * ordered by the link's item_id, so the only order the planner can have without sorting (priced out, readIdPage) is
+ * the links' own: with `id = item_id`, statistics that made the tag look common let it walk every row of the owners
+ * in id order instead, which for a tag of an owner not listed read them all to find none.
+ */
+function tagLedPage(
+  db: Kysely<Database>,
+  q: IdQuery,
+  tag: NonNullable<IdQuery['leadingTag']>,
+  page: IdPageRequest & { limit: number },
+  offset: number,
+) {
+  // The owners only filter what the walk finds.
+  const owners: Owners =
+    q.ownerIds === null ? { kind: 'all' } : { kind: 'residual', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }
+  let query = (db as unknown as Kysely<any>)
+    .selectFrom('item_tag as lead')
+    .innerJoin(q.table, (join) => join.on(`${q.table}.id`, '=', sql`lead.item_id + 0`))
+    .where((eb) => {
+      const owner = ownerCondition(eb, 'postgres', q.table, owners)
+      return eb.and(owner ? [tag.where, owner] : [tag.where])
+    })
+    .where('lead.tag_id', '=', tag.tagId)
+    .where('lead.item_kind', '=', tag.kind)
+    .select('lead.item_id as id')
+  if (page.afterId !== undefined) query = query.where('lead.item_id', '>', page.afterId)
+  return query.orderBy('lead.item_id').limit(page.limit).offset(offset)
 }
 
 /** How many owners exist (an owner filter naming all of them filters nothing). */

@@ -13,6 +13,28 @@ export function findTagByName(db: Kysely<Database>, ownerId: number, name: strin
   return db.selectFrom('tag').selectAll().where('owner_id', '=', ownerId).where('name', '=', name).executeTakeFirst()
 }
 
+/**
+ * Each name → the ids of the tags so named, case aside as TQL compares them (lower(name), its index), in these
+ * owners (every owner when null); a name no tag has maps to none.
+ */
+export async function findTagIdsByLowerName(
+  db: Kysely<Database>,
+  names: readonly string[],
+  ownerIds: readonly number[] | null,
+): Promise<Map<string, number[]>> {
+  const found = await Promise.all(
+    names.map(async (name) => {
+      let q = db
+        .selectFrom('tag')
+        .select('id')
+        .where(sql`lower(name)`, '=', sql`lower(${name})`)
+      if (ownerIds) q = ownerIds.length ? q.where('owner_id', 'in', ownerIds) : q.where(sql.lit(false))
+      return [name, (await q.orderBy('id').execute()).map((r) => r.id)] as const
+    }),
+  )
+  return new Map(found)
+}
+
 /** The owner's tag of that name, created on first use. Safe when two requests race. */
 export async function findOrCreateTag(
   db: Kysely<Database>,
