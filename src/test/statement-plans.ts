@@ -150,7 +150,8 @@ export interface Explained {
   reads: Read[]
 }
 
-interface PlanNode {
+/** A node of PostgreSQL's `EXPLAIN (FORMAT JSON)`, as far as the plan tests read it. */
+export interface PlanNode {
   'Node Type': string
   'Relation Name'?: string
   'Index Name'?: string
@@ -158,6 +159,11 @@ interface PlanNode {
   'Recheck Cond'?: string
   Filter?: string
   Plans?: PlanNode[]
+}
+
+/** The node and every node below it, depth first. */
+export function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)]
 }
 
 /** Columns an index condition compares: `owner_id=? AND value1=?`, `((item_kind = 'x'::text) AND (item_id = ANY …))`. */

@@ -20,6 +20,7 @@ import {
   findOrCreateTags,
 } from './batch-write.repository.js'
 import { findFileRowsByHashes, findIndicatorRowBySummary } from './indicator.repository.js'
+import { type PlanNode, planNodes } from '../../test/statement-plans.js'
 
 const AT = '2026-03-14T00:00:00.000Z'
 const SHA256_FILES = 6000
@@ -102,16 +103,6 @@ async function statementsOf(run: (db: Kysely<Database>) => Promise<unknown>): Pr
   return seen
 }
 
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Index Cond'?: string
-  Plans?: PlanNode[]
-}
-
-const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)]
-
 interface Read {
   index: string
   /** What the index is searched by: SQLite's `owner_id=? AND value1=?`, PostgreSQL's Index Cond. */
@@ -135,7 +126,7 @@ async function readsOf(statement: CompiledQuery, table: string): Promise<Read[]>
     ...statement,
     sql: `EXPLAIN (FORMAT JSON) ${statement.sql}`,
   })
-  return nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).flatMap((n) => {
+  return planNodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).flatMap((n) => {
     if (n['Node Type'] === 'Seq Scan' && n['Relation Name'] === table) return [{ index: '(scan)', seek: '' }]
     if (n['Index Name'] && (n['Relation Name'] === table || n['Node Type'] === 'Bitmap Index Scan'))
       return [{ index: n['Index Name'], seek: n['Index Cond'] ?? '' }]

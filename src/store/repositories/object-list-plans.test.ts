@@ -13,6 +13,7 @@ import type { Store } from '../connect.js'
 import type { Database } from '../database.js'
 import { listIndicatorRows } from './indicator.repository.js'
 import { type IdQuery, readIdPage, selectIds } from './object-list.repository.js'
+import { type PlanNode, planNodes } from '../../test/statement-plans.js'
 
 const NOW = new Date('2026-03-15T10:20:30Z')
 const TYPES = ['Host', 'Address', 'URL', 'EmailAddress', 'File']
@@ -146,14 +147,6 @@ async function sqlitePlan(q: IdQuery): Promise<string[]> {
   })
 }
 
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Index Cond'?: string
-  Plans?: PlanNode[]
-}
-
 async function postgresPlan(q: IdQuery): Promise<PlanNode> {
   return readIdPage(store.db, q, FIRST_PAGE, async (query, handle) => {
     const compiled = query.compile()
@@ -163,10 +156,6 @@ async function postgresPlan(q: IdQuery): Promise<PlanNode> {
     })
     return result.rows[0]!['QUERY PLAN'][0]!.Plan
   })
-}
-
-function nodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodes)]
 }
 
 /** A read of Indicators that is not a seek: the whole table, or an owner's rows through an owner index. */
@@ -224,13 +213,13 @@ describe.each(OWNER_CASES)('first page of /v3/indicators, %s, no statistics', (_
         expect(sorts).toBe(tql.startsWith('summary'))
       }
     } else {
-      const all = nodes(await postgresPlan(q))
+      const all = planNodes(await postgresPlan(q))
       const sorts = all.filter((n) => n['Node Type'] === 'Sort')
       if (!seeks) {
         expect(sorts).toEqual([])
         if ((ownerIds()?.length ?? 0) > 1) expect(all.map((n) => n['Node Type'])).toContain('Merge Append')
       }
-      for (const sort of sorts) expect(nodes(sort).filter(readsOwnersRows)).toEqual([])
+      for (const sort of sorts) expect(planNodes(sort).filter(readsOwnersRows)).toEqual([])
     }
   })
 })
@@ -318,7 +307,9 @@ describe('records of a page, loaded by id', () => {
           sql: `EXPLAIN (FORMAT JSON) ${statement.sql}`,
         })
         expect(
-          nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) => /^indicator_owner/.test(n['Index Name'] ?? '')),
+          planNodes(result.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) =>
+            /^indicator_owner/.test(n['Index Name'] ?? ''),
+          ),
         ).toEqual([])
       }
     }
@@ -332,7 +323,7 @@ describe('a seek on PostgreSQL once statistics exist', () => {
     async ({ tql }) => {
       if (store.dialect !== 'postgres') return
       await sql`ANALYZE`.execute(store.db)
-      const reads = nodes(await postgresPlan(idQuery(tql, [owners[0]!, owners[2]!]))).filter(
+      const reads = planNodes(await postgresPlan(idQuery(tql, [owners[0]!, owners[2]!]))).filter(
         (n) => n['Relation Name'] === 'indicator',
       )
       expect(reads.length).toBeGreaterThan(0)

@@ -12,19 +12,12 @@ import { compileTql } from '../../tql/index.js'
 import type { Store } from '../connect.js'
 import { type IdQuery, readIdPage, selectIds } from './object-list.repository.js'
 import { findTagIdsByLowerName } from './tag.repository.js'
+import { type PlanNode, planNodes } from '../../test/statement-plans.js'
 
 const NOW = new Date('2026-03-15T10:20:30Z')
 const AT = '2026-03-14T00:00:00.000Z'
 /** Of every 20 Indicators, 18 are the first owner's, one each the others'. */
 const INDICATORS = 100_000
-
-interface PlanNode {
-  'Node Type': string
-  'Relation Name'?: string
-  'Index Name'?: string
-  'Index Cond'?: string
-  Plans?: PlanNode[]
-}
 
 let store: Store
 let drop: () => Promise<void>
@@ -62,10 +55,6 @@ async function tagIndicators(tagId: number, where: ReturnType<typeof sql>) {
     SELECT ${tagId}, 'indicator', id, ${AT} FROM indicator WHERE ${where}`.execute(store.db)
 }
 
-function nodes(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(nodes)]
-}
-
 async function pagePlan(tag: string, ownerIds: number[] | null): Promise<{ q: IdQuery; plan: PlanNode[] }> {
   const tagIds = await findTagIdsByLowerName(store.db, [tag], owners)
   const compiled = compileTql('indicators', `tag = "${tag}"`, {
@@ -88,7 +77,7 @@ async function pagePlan(tag: string, ownerIds: number[] | null): Promise<{ q: Id
       ...c,
       sql: `EXPLAIN (FORMAT JSON) ${c.sql}`,
     })
-    return nodes(result.rows[0]!['QUERY PLAN'][0]!.Plan)
+    return planNodes(result.rows[0]!['QUERY PLAN'][0]!.Plan)
   })
   return { q, plan }
 }
