@@ -150,9 +150,9 @@ export class TqlCompiler {
 
   /**
    * `tag = "x"` and `tag in (…)` (or their negations) when the caller found the tags' ids first: the items are those
-   * on the links of these tags. One tag's links are read in item order (item_tag_tag), so PostgreSQL walks them
-   * beside the Indicators' ids and stops at the page; named in the same statement, the tag could be any number of
-   * rows, and its every link was read into an array first (10,000 links a page at 10,000,000 Indicators).
+   * on the links of these tags. Found by name in the same statement, the tag could be any number of rows, and
+   * PostgreSQL read its every link into an array before the page (10,000 links at 10,000,000 Indicators); one tag
+   * by id is read in item order (item_tag_tag), which a page of that tag walks (leadingTagOf).
    */
   private taggedById(
     def: KeywordDef,
@@ -479,11 +479,6 @@ function seeks(type: ObjectTypeDef, def: KeywordDef, operator: Operator): boolea
 }
 
 /**
- * Whether some condition every match must pass names few rows through an index (see seeks), so a
- * plan may start from it and sort what it finds; otherwise the plan reads in id order and filters.
- * Related keywords (a tag, an associated Group) count when they ask for a related row to exist.
- */
-/**
  * A tag every match carries, when it is one tag whose id the caller found (CompileSettings.tagIds): its links,
  * read in item order, give the matches in id order, so a page may walk them and stop. `rest` is the query
  * without that condition (null when nothing else is asked), for a page that walks the links to check on each row.
@@ -512,6 +507,11 @@ export function leadingTagOf(
   }
 }
 
+/**
+ * Whether some condition every match must pass names few rows through an index (see seeks), so a
+ * plan may start from it and sort what it finds; otherwise the plan reads in id order and filters.
+ * Related keywords (a tag, an associated Group) count when they ask for a related row to exist.
+ */
 export function isSeekable(node: Resolved | null, type: ObjectTypeDef): boolean {
   if (!node) return false
   switch (node.kind) {
