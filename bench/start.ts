@@ -22,7 +22,7 @@ import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { ensureBuilt } from '../scripts/build.mjs'
 import { defaultIndicators, startDatasetServer } from './lib/dataset.js'
 import { median } from './lib/load.js'
-import { ROOT, freePort } from './lib/processes.js'
+import { ROOT, freePort, START_NODE_FLAGS } from './lib/processes.js'
 
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 7)
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
@@ -158,7 +158,7 @@ export async function run(): Promise<void> {
     const base = { ...tls, ...admin, BULWARK_HOST: '127.0.0.1', BULWARK_LOG_LEVEL: LOG_LEVEL }
     const emptyDir = join(work, 'empty')
     let fresh = 0
-    const compiled = [join(ROOT, 'scripts', 'start.mjs')]
+    const compiled = [...START_NODE_FLAGS, join(ROOT, 'scripts', 'start.mjs')]
     const targets: Target[] = [
       { name: 'plain Node HTTPS (baseline)', args: [join(ROOT, 'bench', 'bare-start.mjs')], env: () => cleanEnv(base) },
       {

@@ -28,7 +28,8 @@ import { startFeedScheduler } from './worker/feed-scheduler.js'
  * Indicators) before a collection. At 100 % a million-Indicator load peaked at 235 MB resident
  * on SQLite and 191 MB on PostgreSQL, for about 5 % more CPU there and in TAXII reads (50 % saved
  * another 13 MB and cost TAXII reads a fifth more CPU). It is a pace, not a cap: a large request
- * still gets all the memory it needs.
+ * still gets all the memory it needs. The young generation's size cannot be set from here (V8 reads it when the
+ * heap is made): `npm start` passes `--max-semi-space-size=4` (package.json; docs/decisions.md).
  */
 const HEAP_GROWING_PERCENT = 100
 

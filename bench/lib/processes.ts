@@ -38,6 +38,13 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** The node flags `npm start` gives the server (package.json), which benchmarks give it too. */
+export const START_NODE_FLAGS: readonly string[] = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string
+)
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'))
+
 /** The Bulwark server's entry point; startServer runs it through `npm start`'s script. */
 export const SERVER = 'src/main.ts'
 
@@ -54,9 +61,13 @@ export async function startServer(
 ): Promise<ChildServer> {
   const port = Number(env.BULWARK_PORT ?? env.BENCH_PORT)
   const log = openSync(logFile, 'a')
-  // The server runs as `npm start` runs it (compiled, no transpiler), so start, RSS and CPU are what users get.
-  const command = script === SERVER ? [join(ROOT, 'scripts/start.mjs')] : ['--import', 'tsx', join(ROOT, script)]
-  const child = spawn(process.execPath, [...nodeArgs, ...command], { cwd: ROOT, env, stdio: ['ignore', log, log] })
+  // The server runs as `npm start` runs it (compiled, no transpiler, its node flags), so start, RSS and CPU are what
+  // users get; a benchmark's own flags come after npm start's, so they win where both set one.
+  const args =
+    script === SERVER
+      ? [...START_NODE_FLAGS, ...nodeArgs, join(ROOT, 'scripts/start.mjs')]
+      : [...nodeArgs, '--import', 'tsx', join(ROOT, script)]
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', log, log] })
   closeSync(log)
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}; see ${logFile}`))),
