@@ -91,6 +91,39 @@ describe('two nodes over one database', () => {
   })
 })
 
+describe('two nodes creating one Indicator at once', () => {
+  // One copy per owner: of simultaneous POSTs of a value the owner does not hold, one creates it and every other
+  // updates that copy (v2 answers those 200; v3 answers a POST 201 either way), whichever node and API each goes
+  // through; none fails on the unique key.
+  it('create it once and answer every request, through v2 and v3 alike', async () => {
+    for (let round = 0; round < 5; round++) {
+      const hostName = `race-${round}.example`
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          i % 2
+            ? call(nodes[i % 2]!, 'POST', '/api/v3/indicators', {
+                type: 'Host',
+                hostName,
+                tags: { data: [{ name: `race-${round}` }] },
+              })
+            : call(nodes[i % 2]!, 'POST', '/api/v2/indicators/hosts', { hostName, rating: 3 }),
+        ),
+      )
+      const v2 = answers.filter((_, i) => i % 2 === 0).map((a) => a.statusCode)
+      const v3 = answers.filter((_, i) => i % 2 === 1).map((a) => a.statusCode)
+      expect(v3).toEqual(Array(8).fill(201))
+      expect(v2.filter((status) => status === 201).length).toBeLessThanOrEqual(1)
+      expect(v2.filter((status) => status !== 201).every((status) => status === 200)).toBe(true)
+      const listed = await call(
+        nodes[1]!,
+        'GET',
+        `/api/v3/indicators?tql=${encodeURIComponent(`summary = "${hostName}"`)}`,
+      )
+      expect(listed.json().data).toHaveLength(1)
+    }
+  })
+})
+
 describe('two nodes loading one owner at once', () => {
   const JOBS = 4
   const PER_JOB = 3000
