@@ -124,14 +124,7 @@ afterAll(async () => {
 
 function idQuery(tql: string, ownerIds: number[] | null): IdQuery {
   const compiled = compileTql('indicators', tql, { dialect: store.dialect, now: NOW, visibleOwnerIds: owners })
-  return {
-    table: 'indicator',
-    ownerIds,
-    where: [compiled.where],
-    seekable: compiled.seekable,
-    leadingTag: compiled.leadingTag,
-    orderBy: [],
-  }
+  return { table: 'indicator', ownerIds, where: [compiled.where], seekable: compiled.seekable, orderBy: [] }
 }
 
 const FIRST_PAGE = { offset: 0, limit: 101 }
