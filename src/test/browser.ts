@@ -42,6 +42,9 @@ export async function launchChromium(): Promise<Browser> {
       w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`),
     )
   })
+  // Half the test's own limit (vitest.config.ts): a wait that never ends fails naming its locator, not as a bare
+  // "Test timed out". Waits that may take longer say so themselves.
+  context.setDefaultTimeout(15_000)
   const page = context.pages()[0] ?? (await context.newPage())
   return {
     context,
