@@ -78,9 +78,7 @@ async function idQuery(
     // Compiled even without a filter: the object type's own restriction (e.g. item_kind) comes with it.
     const compiled = compileTql(source.objectType, query.tql ?? '', {
       ...settings,
-      tagIds: tags.length
-        ? await findTagIdsByLowerName(ctx.store.db, tags, settings.visibleOwnerIds ?? null)
-        : undefined,
+      tagIds: tags.length ? await findTagIdsByLowerName(ctx.store.db, tags, settings.visibleOwnerIds) : undefined,
     })
     if (compiled.filters) where.push(compiled.where)
     seekable = compiled.seekable

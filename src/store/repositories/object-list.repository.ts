@@ -69,12 +69,13 @@ function filtered(db: Kysely<Database>, dialect: Dialect, q: IdQuery, owners: Ow
 /**
  * How the owner filter reads. Ordered by id alone, an unselective filter reads each owner's rows through
  * (owner_id, id) and merges them (SQLite MERGE (UNION ALL), PostgreSQL Merge Append), stopping after a
- * page; a seekable filter starts from its own index and checks the owner on the rows it finds. Sorted
+ * page; a seekable filter (a leading tag's walk too) starts from its own index and checks the owner on the rows
+ * it finds. Sorted
  * by other keys (and counted), the rows are read whole anyway and the owner filter is an ordinary IN.
  */
 function ownerParts(q: IdQuery, byIdOnly: boolean): Owners[] {
   if (q.ownerIds === null) return [{ kind: 'all' }]
-  if (q.seekable) return [{ kind: 'residual', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }]
+  if (q.seekable || q.leadingTag) return [{ kind: 'residual', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }]
   if (!byIdOnly || q.ownerIds.length === 0) return [{ kind: 'in', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }]
   const ids: (number | null)[] = [...new Set(q.ownerIds)]
   if (q.includeUnowned) ids.push(null)
@@ -166,7 +167,7 @@ export function idPageQuery(db: Kysely<Database>, q: IdQuery, page: IdPageReques
   const offset = keyset ? 0 : page.offset
   const owners = ownerParts(q, byIdOnly)
   if (q.leadingTag && byIdOnly && dialect === 'postgres' && page.limit !== null)
-    return tagLedPage(db, q, q.leadingTag, { ...page, limit: page.limit }, offset)
+    return tagLedPage(db, q, q.leadingTag, owners[0]!, { ...page, limit: page.limit }, offset)
   const arm = (part: Owners) => {
     const selected = filtered(db, dialect, q, part).select(`${q.table}.id as id`)
     return keyset ? selected.where(`${q.table}.id`, '>', page.afterId!) : selected
@@ -212,12 +213,10 @@ function tagLedPage(
   db: Kysely<Database>,
   q: IdQuery,
   tag: NonNullable<IdQuery['leadingTag']>,
+  owners: Owners,
   page: IdPageRequest & { limit: number },
   offset: number,
 ) {
-  // The owners only filter what the walk finds.
-  const owners: Owners =
-    q.ownerIds === null ? { kind: 'all' } : { kind: 'residual', ids: q.ownerIds, includeUnowned: !!q.includeUnowned }
   let query = (db as unknown as Kysely<any>)
     .selectFrom('item_tag as lead')
     .innerJoin(q.table, (join) => join.on(`${q.table}.id`, '=', sql`lead.item_id + 0`))

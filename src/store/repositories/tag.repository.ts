@@ -15,21 +15,24 @@ export function findTagByName(db: Kysely<Database>, ownerId: number, name: strin
 
 /**
  * Each name → the ids of the tags so named, case aside as TQL compares them (lower(name), its index), in these
- * owners (every owner when null); a name no tag has maps to none.
+ * owners; a name no tag has maps to none.
  */
 export async function findTagIdsByLowerName(
   db: Kysely<Database>,
   names: readonly string[],
-  ownerIds: readonly number[] | null,
+  ownerIds: readonly number[],
 ): Promise<Map<string, number[]>> {
+  if (ownerIds.length === 0) return new Map(names.map((name) => [name, []]))
   const found = await Promise.all(
     names.map(async (name) => {
-      let q = db
+      const rows = await db
         .selectFrom('tag')
         .select('id')
         .where(sql`lower(name)`, '=', sql`lower(${name})`)
-      if (ownerIds) q = ownerIds.length ? q.where('owner_id', 'in', ownerIds) : q.where(sql.lit(false))
-      return [name, (await q.orderBy('id').execute()).map((r) => r.id)] as const
+        .where('owner_id', 'in', ownerIds)
+        .orderBy('id')
+        .execute()
+      return [name, rows.map((r) => r.id)] as const
     }),
   )
   return new Map(found)
