@@ -17,11 +17,10 @@ import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { LOAD, type LoadFigures, type RoundsSummary, cleanEnv, measureFor, ratio, summariseRounds } from './lib/load.js'
 import { createDatabase } from './lib/postgres.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
+import { benchDialects } from './lib/dataset.js'
 
 const PATH = '/api/v2/owners'
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as (
-  'sqlite' | 'postgres'
-)[]
+const DIALECTS = benchDialects('sqlite,postgres')
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 const CPU_PROFILE = process.env.BENCH_CPU_PROF === '1'
 

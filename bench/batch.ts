@@ -32,6 +32,7 @@ import {
   datasetIndicator,
   defaultIndicators,
   loadDataset,
+  benchDialects,
 } from './lib/dataset.js'
 import { type DiskUsage, describeDisk } from './lib/disk.js'
 import { type Flatness, flatness } from './lib/flatness.js'
@@ -39,7 +40,7 @@ import { realisticGroupCount, realisticIndicator } from './lib/realistic.js'
 import { createDatabase } from './lib/postgres.js'
 import { ROOT } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite,postgres')
 const TOTAL = defaultIndicators()
 /** The load's Indicators/s at least this share of each baseline's (issue 28, point 3), on both databases. */
 const TARGETS: Record<RawSchema, number> = { minimal: 0.25, bulwark: 0.6 }

@@ -17,11 +17,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Browser, launchChromium } from '../src/test/browser.js'
-import { type DatasetServer, call, datasetIndicator, defaultIndicators, startDatasetServer } from './lib/dataset.js'
+import {
+  type DatasetServer,
+  call,
+  datasetIndicator,
+  defaultIndicators,
+  startDatasetServer,
+  benchDialects,
+} from './lib/dataset.js'
 import { median } from './lib/load.js'
 import { ROOT } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const DIALECTS = benchDialects('sqlite')
 const TOTAL = defaultIndicators()
 const SAMPLES = 20
 const DASHBOARD_SAMPLES = 10

@@ -24,13 +24,13 @@ import {
   shapeOf,
 } from '../src/test/statement-plans.js'
 import { runPendingJobs } from '../src/worker/batch-worker.js'
-import { type Dialect, call, defaultIndicators, startDatasetServer } from './lib/dataset.js'
+import { type Dialect, call, defaultIndicators, startDatasetServer, benchDialects } from './lib/dataset.js'
 import { ROOT } from './lib/processes.js'
 import { UPDATE_EVERY, realisticGroupCount, realisticIndicator, realisticItemJson } from './lib/realistic.js'
 
 installStatementCapture()
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite,postgres')
 const INDICATORS = defaultIndicators()
 const ITEMS = 2000
 const BEGIN = '<!-- batch-plans:begin -->'

@@ -13,9 +13,9 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDatabase } from './lib/postgres.js'
 import { ROOT, runCli } from './lib/processes.js'
+import { benchDialects, type Dialect } from './lib/dataset.js'
 
-type Dialect = 'sqlite' | 'postgres'
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite')
 const ATTRIBUTES = Number(process.env.BENCH_MISP_ATTRIBUTES ?? 100_000)
 const PER_EVENT = 5_000
 const RSS_LIMIT_MB = 256

@@ -35,12 +35,11 @@ import { once } from 'node:events'
 import { request } from 'node:https'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { stixBundle } from '../src/formats/stix2/bundle.js'
-import { call, rssMb } from './lib/dataset.js'
+import { call, rssMb, benchDialects, type Dialect } from './lib/dataset.js'
 import { createDatabase } from './lib/postgres.js'
 import { ROOT, SERVER, freePort, runCli, startServer } from './lib/processes.js'
 
-type Dialect = 'sqlite' | 'postgres'
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite')
 const OBJECTS = Number(process.env.BENCH_IMPORT_OBJECTS ?? 1_000_000)
 /** The uploaded bundle's indicators: a million makes 600 MB, over the upload limit (setting importMaxBytes, 512 MB). */
 const UPLOAD_OBJECTS = Number(process.env.BENCH_IMPORT_UPLOAD_OBJECTS ?? Math.min(OBJECTS, 500_000))

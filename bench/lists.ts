@@ -19,10 +19,10 @@ import { join } from 'node:path'
 import { isoNow } from '../src/core/time.js'
 import { addOutboundList } from '../src/domain/lists/lists.js'
 import { openStore } from '../src/store/connect.js'
-import { defaultIndicators, rssMb, startDatasetServer } from './lib/dataset.js'
+import { defaultIndicators, rssMb, startDatasetServer, benchDialects } from './lib/dataset.js'
 import { ROOT, freePort, startServer } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const DIALECTS = benchDialects('sqlite')
 const TOTAL = defaultIndicators()
 const LIST = 'bench-all'
 const TARGET_LINES_PER_SECOND = 200_000

@@ -34,11 +34,12 @@ import {
   rssMb,
   startDatasetServer,
   submitAll,
+  benchDialects,
 } from './lib/dataset.js'
 import { ROOT } from './lib/processes.js'
 import { type TqlFigures, startTqlReader } from './lib/tql-reader.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite,postgres')
 const LOAD = Number(process.env.BENCH_RWW_LOAD ?? 200_000)
 const TQL_PER_SECOND = Number(process.env.BENCH_RWW_TQL_PER_SECOND ?? 20)
 const TAXII_LIMIT = Number(process.env.BENCH_RWW_TAXII_LIMIT ?? 10_000)

@@ -22,12 +22,12 @@ import { join } from 'node:path'
 import { generateAccessId, generateSecretKey, generateToken } from '../src/domain/access/credentials.js'
 import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { ensureBuilt } from '../scripts/build.mjs'
-import { type Dialect, defaultIndicators, startDatasetServer } from './lib/dataset.js'
+import { benchDialects, defaultIndicators, startDatasetServer } from './lib/dataset.js'
 import { median } from './lib/load.js'
 import { ROOT, freePort, START_NODE_FLAGS } from './lib/processes.js'
 
 const RUNS = Number(process.env.BENCH_START_RUNS ?? 7)
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite')
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 
 interface Start {

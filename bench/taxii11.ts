@@ -17,12 +17,10 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAccount } from '../src/domain/access/accounts.js'
 import { openStore } from '../src/store/connect.js'
-import { startDatasetServer } from './lib/dataset.js'
+import { startDatasetServer, benchDialects } from './lib/dataset.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as (
-  'sqlite' | 'postgres'
-)[]
+const DIALECTS = benchDialects('sqlite,postgres')
 const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 /** BENCH_CPU_PROF=<dir>: profile the polled server (bench/profile-summary.ts reads the file). */

@@ -18,10 +18,10 @@ import { join } from 'node:path'
 import { createAccount } from '../src/domain/access/accounts.js'
 import { isoNow } from '../src/core/time.js'
 import { openStore } from '../src/store/connect.js'
-import { startDatasetServer } from './lib/dataset.js'
+import { startDatasetServer, benchDialects } from './lib/dataset.js'
 import { ROOT, freePort, startServer } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const DIALECTS = benchDialects('sqlite')
 const TOTAL = Number(process.env.BENCH_TAXII_INDICATORS ?? 1_000_000)
 const ORGANIZATION = 'Bench Organization'
 const LIMITS = [1000, 10_000]

@@ -18,10 +18,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Dialect, startDatasetServer } from './lib/dataset.js'
+import { type Dialect, startDatasetServer, benchDialects } from './lib/dataset.js'
 import { ROOT } from './lib/processes.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[]
+const DIALECTS = benchDialects('sqlite,postgres')
 const RUNS = Number(process.env.BENCH_TQL_RUNS ?? 50)
 const WALK_LIMIT = Number(process.env.BENCH_TQL_WALK_LIMIT ?? 10_000)
 

@@ -27,8 +27,9 @@ import { loadTlsMaterial } from '../src/protocols/http/tls.js'
 import { LOAD, type LoadFigures, type RoundsSummary, cleanEnv, measureFor, ratio, summariseRounds } from './lib/load.js'
 import { createDatabase } from './lib/postgres.js'
 import { type ChildServer, ROOT, freePort, startServer } from './lib/processes.js'
+import { benchDialects } from './lib/dataset.js'
 
-const DIALECTS = (process.env.BENCH_DB ?? 'sqlite').split(',').map((d) => d.trim()) as ('sqlite' | 'postgres')[]
+const DIALECTS = benchDialects('sqlite')
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn'
 const CPU_PROFILE = process.env.BENCH_CPU_PROF === '1'
 const ONLY = process.env.BENCH_V3_ONLY?.split(',').map((s) => s.trim())

@@ -33,6 +33,11 @@ import { type ChildServer, ROOT, freePort, readCpuMicros, startServer } from './
 
 export type Dialect = 'sqlite' | 'postgres'
 
+/** The databases a benchmark measures: BENCH_DB, comma-separated, else the benchmark's own default. */
+export function benchDialects(fallback: 'sqlite' | 'sqlite,postgres'): Dialect[] {
+  return (process.env.BENCH_DB ?? fallback).split(',').map((d) => d.trim()) as Dialect[]
+}
+
 /**
  * `classic`: the first benchmarks' shape (five types, MD5-only Files, 70/25/5 % owners, 200 Groups of 10), which
  * the read benchmarks' filter values name. `realistic`: bench/lib/realistic.ts (ten types, every hash combination,
