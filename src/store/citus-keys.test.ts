@@ -21,6 +21,7 @@ const PLACEMENT: Record<string, Placement> = {
   indicator_tally: 'distributed',
   indicator_day_tally: 'distributed',
   indicator_confidence_tally: 'distributed',
+  indicator_score_tally: 'distributed',
   deleted_indicator: 'distributed',
   indicator_observation: 'distributed',
   indicator_false_positive: 'distributed',

@@ -727,11 +727,21 @@ export interface IndicatorConfidenceTallyTable {
   n: number
 }
 
+/** Indicators per owner, type, active flag and ThreatAssess score (-1 for none; migration 0273), kept as the confidence tally. */
+export interface IndicatorScoreTallyTable {
+  owner_id: number
+  type: string
+  active: number
+  score: number
+  n: number
+}
+
 export interface Database {
   saved_search: SavedSearchTable
   saved_search_pin: SavedSearchPinTable
   indicator_day_tally: IndicatorDayTallyTable
   indicator_confidence_tally: IndicatorConfidenceTallyTable
+  indicator_score_tally: IndicatorScoreTallyTable
   feed: FeedTable
   outbound_list: OutboundListTable
   feed_run: FeedRunTable

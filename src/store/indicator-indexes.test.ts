@@ -26,7 +26,15 @@ import { cleanBatchThroughApi } from '../test/batch.js'
 installStatementCapture()
 
 const SMALL = 'Index Audit Community'
-const TABLES = ['indicator', 'item_tag', 'attribute', 'association', 'indicator_tally', 'indicator_confidence_tally']
+const TABLES = [
+  'indicator',
+  'item_tag',
+  'attribute',
+  'association',
+  'indicator_tally',
+  'indicator_confidence_tally',
+  'indicator_score_tally',
+]
 
 type Need = { read: string } | { constraint: string }
 
@@ -50,6 +58,13 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     sqlite_autoindex_association_1: { constraint: "the primary key: an item's associations" },
     indicator_tally_key: { constraint: 'the upsert key of the tally trigger' },
     indicator_confidence_tally_key: { constraint: 'the upsert key of the confidence tally trigger' },
+    indicator_score_tally_key: { constraint: 'the upsert key of the score tally trigger' },
+    indicator_owner_false_positives: {
+      read: 'the v2 falsePositive filter: the few Indicators reported, and their count',
+    },
+    indicator_owner_dns_active: { read: 'the v2 dnsActive filter: the few Hosts tracked, and their count' },
+    indicator_owner_whois_active: { read: 'the v2 whoisActive filter: the few Hosts tracked, and their count' },
+    indicator_owner_geolocated: { read: 'the v2 Address data filters (city, countryCode, …): the Addresses with any' },
   },
   postgres: {
     indicator_pkey: { constraint: 'the primary key' },
@@ -71,6 +86,13 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     association_pk: { constraint: "the primary key: an item's associations" },
     indicator_tally_key: { read: "the tally's sums by owner" },
     indicator_confidence_tally_key: { read: "the confidence tally's sums by owner" },
+    indicator_score_tally_key: { read: "the ThreatAssess score tally's sums by owner" },
+    indicator_owner_false_positives: {
+      read: 'the v2 falsePositive filter: the few Indicators reported, and their count',
+    },
+    indicator_owner_dns_active: { read: 'the v2 dnsActive filter: the few Hosts tracked, and their count' },
+    indicator_owner_whois_active: { read: 'the v2 whoisActive filter: the few Hosts tracked, and their count' },
+    indicator_owner_geolocated: { read: 'the v2 Address data filters (city, countryCode, …): the Addresses with any' },
   },
 }
 
@@ -127,6 +149,13 @@ async function workload(since: string) {
   await ok('GET', `/api/v2/indicators?owner=${encodeURIComponent(SMALL)}&resultLimit=100`)
   await v2('filters=rating%3E2')
   await v2('filters=confidence%3E50')
+  await v2('filters=threatAssessScore%3E500')
+  await v2('filters=falsePositive%3E0')
+  const typed = (type: string, filters: string) =>
+    ok('GET', `/api/v2/indicators/${type}?owner=${owner}&resultLimit=100&filters=${encodeURIComponent(filters)}`)
+  await typed('hosts', 'dnsActive=true')
+  await typed('hosts', 'whoisActive=true')
+  await typed('addresses', 'city=Paris')
   await v2(`filters=${encodeURIComponent('summary=h5.index-audit.example')}`)
   await v2(`filters=${encodeURIComponent(`dateAdded>${since}`)}`)
   await v2(`modifiedSince=${encodeURIComponent(since)}`)

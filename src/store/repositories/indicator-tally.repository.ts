@@ -1,8 +1,9 @@
 /**
  * Reads the tallies the database's triggers keep (the Indicator tally of migrations 0125/0136, the confidence tally
- * of 0271, the day tally of 0146/0147): how many Indicators owners hold, without counting their rows.
+ * of 0271, the ThreatAssess score tally of 0273, the day tally of 0146/0147): how many Indicators owners hold, without
+ * counting their rows.
  */
-import { type Kysely, sql } from 'kysely'
+import { type Expression, type Kysely, sql } from 'kysely'
 import { dialectOf, ownerFilter, unindexedInteger, unindexedText } from '../engine/list-conditions.js'
 import type { Database } from '../database.js'
 
@@ -15,9 +16,11 @@ export interface TallyQuery {
   type?: string
   /** Only active Indicators. */
   activeOnly: boolean
+  /** Only Indicators with this active flag (1 or 0): a list filtered by `active`. */
+  activeIs?: number
   /**
-   * Only Indicators whose rating, or whose confidence, compares so (one without it never does, as in SQL): the
-   * rating tally answers the first, the confidence tally the second; no tally answers both at once.
+   * Only Indicators whose rating, confidence or ThreatAssess score compares so (one without it never does, as in
+   * SQL, unless `noneAs` says otherwise): each column has a tally of its own, and no tally answers two at once.
    */
   compare?: TallyComparisons
 }
@@ -25,15 +28,18 @@ export interface TallyQuery {
 export interface TallyComparisons {
   column: TalliedColumn
   conditions: readonly { op: TallyComparison; value: number }[]
+  /** The value an Indicator without one compares as: the ThreatAssess rating and confidence are 0 where none is set. */
+  noneAs?: number
 }
 
-export type TalliedColumn = 'rating' | 'confidence'
+export type TalliedColumn = 'rating' | 'confidence' | 'score'
 export type TallyComparison = '=' | '<' | '>'
 
-/** The tally keyed by each column (migrations 0125/0136 and 0271), with the rest of its key. */
+/** The tally keyed by each column (migrations 0125/0136, 0271 and 0273), with the rest of its key. */
 const TALLY_OF = {
   rating: { table: 'indicator_tally', key: ['owner_id', 'type', 'active', 'rating'] },
   confidence: { table: 'indicator_confidence_tally', key: ['owner_id', 'type', 'active', 'confidence'] },
+  score: { table: 'indicator_score_tally', key: ['owner_id', 'type', 'active', 'score'] },
 } as const
 
 /** How many Indicators the owners hold (of the type, active only when asked, comparing so when asked). */
@@ -47,11 +53,14 @@ export async function countIndicatorsByTally(db: Kysely<Database>, q: TallyQuery
     .where('owner_id', 'in', q.ownerIds)
   if (q.type !== undefined) query = query.where('type', '=', q.type)
   if (q.activeOnly) query = query.where('active', '=', 1)
+  if (q.activeIs !== undefined) query = query.where('active', '=', q.activeIs)
   if (q.compare?.conditions.length) {
-    const column = sql.ref(q.compare.column)
-    // The tallies keep -1 for "none", which no comparison of a stored value may match.
-    query = query.where(column, '>=', 0)
-    for (const c of q.compare.conditions) query = query.where(column, c.op, c.value)
+    const { column, conditions, noneAs } = q.compare
+    // The tallies keep -1 for "none", which no comparison of a stored value may match unless none counts as a value.
+    let value: Expression<unknown> = sql.ref(column)
+    if (noneAs === undefined) query = query.where(value, '>=', 0)
+    else value = sql`case when ${sql.ref(column)} < 0 then ${noneAs} else ${sql.ref(column)} end`
+    for (const c of conditions) query = query.where(value, c.op, c.value)
   }
   const row = await query.executeTakeFirstOrThrow()
   if (postgres && piledUp(row, q.ownerIds.length)) await fold(db, tally.table, tally.key, q.ownerIds)
@@ -72,7 +81,7 @@ const piledUp = (row: { deltas: number | string; keys: number | string }, owners
   Number(row.deltas) - Number(row.keys) > FOLD_AFTER_ROWS * owners
 
 /**
- * PostgreSQL, after a batch job: folds the owner's rating and confidence deltas if they piled up. Each statement of
+ * PostgreSQL, after a batch job: folds the owner's rating, confidence and score deltas if they piled up. Each statement of
  * a load appends a delta for every key it touched, up to 505 of the confidence tally for 1,250 classic Indicators
  * (five types, a hundred and one confidences); no read folds them meanwhile, so a 1,000,000-Indicator load left
  * 357,000 of one owner's, for the first read to fold and the disk to hold. Folded after each job, they stay within
@@ -115,7 +124,7 @@ const foldedSinceVacuum = new Map<string, number>()
 
 async function fold(
   db: Kysely<Database>,
-  table: 'indicator_tally' | 'indicator_confidence_tally' | 'indicator_day_tally',
+  table: 'indicator_tally' | 'indicator_confidence_tally' | 'indicator_score_tally' | 'indicator_day_tally',
   key: readonly string[],
   ownerIds: readonly number[],
 ): Promise<void> {

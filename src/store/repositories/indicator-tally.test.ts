@@ -573,3 +573,124 @@ describe('the confidence tally (migration 0271)', () => {
     },
   )
 })
+
+describe('the v2 filters counted without reading their rows (migration 0273)', () => {
+  const scored = (i: number) => `scored${i}.example`
+  /** Indicators per `owner|type|active|ThreatAssess score` (none -1), from the rows and from the score tally. */
+  const scores = () =>
+    rowsAndTally(
+      `owner_id || '|' || type || '|' || active || '|' || coalesce(threat_assess_score, -1)`,
+      'indicator_score_tally',
+      `owner_id || '|' || type || '|' || active || '|' || score`,
+    )
+  /** Indicators of the list (active only unless the filters name `active`) matching the SQL condition, counted. */
+  const rowsWhere = async (where: string, type?: string, activeOnly = true) =>
+    Number(
+      (
+        await sql<{
+          n: number
+        }>`select count(*) as n from indicator where ${sql.raw(activeOnly ? 'active = 1' : '1 = 1')}
+          ${sql.raw(type ? `and type = '${type}'` : '')} and ${sql.raw(where)}`.execute(t.store.db)
+      ).rows[0].n,
+    )
+  const resultCount = async (path: string, filters: string) =>
+    (await v2('GET', `${path}?resultLimit=100&filters=${encodeURIComponent(filters)}`)).data
+
+  beforeAll(async () => {
+    // Ten Hosts rated 1…5 or not at all, at confidences 0…90 or none; one observed, two reported false positives,
+    // two tracked by DNS, one by WHOIS, one made inactive; Addresses with and without a rating.
+    await batch('Create', [
+      ...Array.from({ length: 10 }, (_, i) => ({
+        type: 'Host',
+        summary: scored(i),
+        ...(i % 6 === 5 ? {} : { rating: (i % 6) + 1 }),
+        ...(i % 4 === 3 ? {} : { confidence: i * 10 }),
+      })),
+      { type: 'Address', summary: '198.51.100.7', rating: 3, confidence: 70 },
+      { type: 'Address', summary: '198.51.100.8' },
+    ])
+    await v2('POST', `/indicators/hosts/${scored(1)}/observations`, { count: 7 })
+    await v2('POST', `/indicators/hosts/${scored(2)}/falsePositive`)
+    await v2('POST', `/indicators/hosts/${scored(3)}/falsePositive`)
+    await v2('PUT', `/indicators/hosts/${scored(4)}`, { dnsActive: true, whoisActive: true })
+    await v2('PUT', `/indicators/hosts/${scored(6)}`, { dnsActive: true })
+    await v2('PUT', `/indicators/hosts/${scored(7)}`, { active: false, rating: 2 })
+  })
+
+  it('keeps the score tally true through creates, observations, false positives and changes', async () => {
+    const { rows, tally } = await scores()
+    expect(tally).toEqual(rows)
+    // scored1: rating 2 × confidence 10 × 1.6 = 32, and 7 observations add 14.
+    expect(await rowsWhere(`summary = '${scored(1)}' and threat_assess_score = 46`)).toBe(1)
+  })
+
+  it('gives every filter of ThreatAssess, false positives, tracking and Address data the exact resultCount', async () => {
+    expect((await resultCount('/indicators/hosts', 'falsePositive>0')).resultCount).toBe(2)
+    expect((await resultCount('/indicators/hosts', 'dnsActive=true')).host.map((h: any) => h.summary)).toEqual([
+      scored(4),
+      scored(6),
+    ])
+    // Filters of one type's data (Host flags, Address data) are taken by that type's list only.
+    const cases: [filters: string, where: string, activeOnly?: boolean, only?: string][] = [
+      ['threatAssessScore>100', 'threat_assess_score > 100'],
+      ['threatAssessScore<50', 'threat_assess_score < 50'],
+      ['threatAssessScore=0', 'threat_assess_score = 0'],
+      ['threatAssessScore>10,threatAssessScore<200', 'threat_assess_score > 10 and threat_assess_score < 200'],
+      ['threatAssessRating>2', 'threat_assess_rating > 2'],
+      // An unrated Indicator's ThreatAssess rating is 0: it is below 1, where its rating compares with nothing.
+      ['threatAssessRating<1', 'threat_assess_rating < 1'],
+      ['threatAssessConfidence<25', 'threat_assess_confidence < 25'],
+      ['threatAssessConfidence>50', 'threat_assess_confidence > 50'],
+      ['falsePositive>0', 'false_positive_count > 0'],
+      ['falsePositive=0', 'false_positive_count = 0'],
+      ['falsePositive<2', 'false_positive_count < 2'],
+      ['falsePositive=1', 'false_positive_count = 1'],
+      ['dnsActive=true', 'dns_active = 1', true, 'Host'],
+      ['dnsActive=false', 'dns_active = 0', true, 'Host'],
+      ['whoisActive=true', 'whois_active = 1', true, 'Host'],
+      ['active=false', 'active = 0', false],
+      ['active=true,rating>2', 'active = 1 and rating > 2', false],
+      ['active=false,falsePositive=0', 'active = 0 and false_positive_count = 0', false],
+      ['city=Paris', "address_city = 'Paris'", true, 'Address'],
+      ['asn=64500', 'address_asn = 64500', true, 'Address'],
+    ]
+    for (const [filters, where, activeOnly, only] of cases)
+      for (const [path, type] of [
+        ['/indicators', undefined],
+        ['/indicators/hosts', 'Host'],
+        ['/indicators/addresses', 'Address'],
+      ] as const) {
+        if (only && type !== only) continue
+        const counted = await rowsWhere(where, type, activeOnly)
+        const listed = await resultCount(path, filters)
+        expect(listed.resultCount, `${path} ${filters}`).toBe(counted)
+        if (counted <= 100) expect(listed.indicator ?? listed.host ?? listed.address ?? []).toHaveLength(counted)
+      }
+  })
+
+  it('answers from the tallies: the score tally for the score, the totals less the rows off 0 for false positives', async () => {
+    const owner = await orgId()
+    const plant = async (table: string, column: string, value: number, n: number) =>
+      t.store.dialect === 'postgres'
+        ? sql`insert into ${sql.table(table)} (owner_id, type, active, ${sql.ref(column)}, n)
+            values (${owner}, 'Host', 1, ${value}, ${n})`.execute(t.store.db)
+        : sql`insert into ${sql.table(table)} (owner_id, type, active, ${sql.ref(column)}, n)
+            values (${owner}, 'Host', 1, ${value}, ${n}) on conflict (owner_id, type, active, ${sql.ref(column)})
+            do update set n = n + excluded.n`.execute(t.store.db)
+    const count = async (filters: string) => (await resultCount('/indicators/hosts', filters)).resultCount
+    const before = await Promise.all(['threatAssessScore>900', 'falsePositive=0', 'falsePositive>0'].map(count))
+    await plant('indicator_score_tally', 'score', 950, 1000)
+    await plant('indicator_tally', 'rating', 4, 500)
+    try {
+      expect(await count('threatAssessScore>900')).toBe(before[0]! + 1000)
+      // The Hosts' total comes from the rating tally; those off 0 from their rows.
+      expect(await count('falsePositive=0')).toBe(before[1]! + 500)
+      expect(await count('falsePositive>0')).toBe(before[2])
+    } finally {
+      await plant('indicator_score_tally', 'score', 950, -1000)
+      await plant('indicator_tally', 'rating', 4, -500)
+    }
+    const { rows, tally } = await scores()
+    expect(tally).toEqual(rows)
+  })
+})

@@ -3,7 +3,7 @@
  * every interface shares. Conditions arrive already validated (domain/indicators/filters.ts
  * names the columns); values are always bound, never spliced into SQL.
  */
-import { type Insertable, type Kysely, type SelectQueryBuilder, type Updateable, sql } from 'kysely'
+import { type Insertable, type Kysely, type SelectQueryBuilder, type SqlBool, type Updateable, sql } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
 import {
@@ -189,7 +189,8 @@ function applyListSpec(
   forPage = false,
 ): IndicatorQuery {
   const bySummary = namedBySummary(spec)
-  const page = forPage || bySummary
+  // Rows the conditions name through a partial index (migration 0273): type and flag only check what it holds.
+  const page = forPage || bySummary || geolocated(spec)
   let q = query.where((eb) =>
     ownerFilter(db, eb, 'indicator.owner_id', spec.ownerIds, spec.ids !== undefined || bySummary),
   )
@@ -213,6 +214,8 @@ function applyListSpec(
           ])
         if (c.column === 'summary' && c.op === '^' && String(c.value) !== '')
           return eb.and([lowerPrefix(dialect, 'indicator.summary', String(c.value)), condition])
+        // A comparison 0 fails is read through the column's partial index (its own predicate, said outright).
+        if (offZeroOnly(c)) return eb.and([offZero(c.column), condition])
         return condition
       })
       return spec.any ? eb.or(parts) : eb.and(parts)
@@ -261,8 +264,11 @@ export async function listIndicatorRows(
   // rows from the first id until the window's (the newest, at the far end, for "added since yesterday") and sorting
   // the whole window, and chose by its statistics.
   if (spec.ownerIds.length === 1 && addedWindow(spec)) page = page.orderBy('indicator.date_added')
+  // Rows a sparse column's partial index holds (migration 0273) are few: read through it and sorted. In id order,
+  // the owner's (owner_id, id) index gives the order, and SQLite without statistics took it, reading every row.
+  const order = inPartialIndex(spec) ? sql`${sql.ref('indicator.id')} + 0` : sql.ref('indicator.id')
   const [rows, count] = await Promise.all([
-    page.orderBy('indicator.id').limit(spec.limit).offset(spec.offset).execute(),
+    page.orderBy(order).limit(spec.limit).offset(spec.offset).execute(),
     countIndicatorList(db, spec, () =>
       applyListSpec(db, base(), spec)
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -275,25 +281,52 @@ export async function listIndicatorRows(
 
 /**
  * A list's `resultCount` from the tallies the database keeps, where they answer it: narrowed only by owner, type,
- * the active flag and comparisons of the rating (migrations 0125, 0136) or of the confidence (0271), all of them
- * to hold, a sum over a few tally rows where counting the owner's rows that match `rating > 2` read every one of
- * them; or by a window of `dateAdded`, the day tally's whole days and the rows of its boundary days (0146, 0147).
- * Anything else counts the rows (`countRows`).
+ * the active flag and comparisons of one tallied column, all of them to hold: the rating (migrations 0125, 0136),
+ * the confidence (0271), the ThreatAssess score (0273), or the ThreatAssess rating and confidence (the rating and
+ * confidence with none as 0). A sum over a few tally rows where counting the owner's rows that match `rating > 2`
+ * read every one of them. A column nearly always 0 (SPARSE_COLUMNS) counts its few other rows and takes the rest
+ * from the tally; a window of `dateAdded` sums the day tally's whole days and counts the rows of its boundary days
+ * (0146, 0147). Anything else counts the rows (`countRows`).
  */
 function countIndicatorList(db: Kysely<Database>, spec: IndicatorListSpec, countRows: () => Promise<number>) {
   const plain = !spec.modifiedSince && !spec.association && !spec.fileAction && !spec.ids
-  if (!plain) return countRows()
-  if (spec.conditions.length === 0) return countIndicatorsByTally(db, spec)
-  if (spec.any && spec.conditions.length > 1) return countRows()
-  const compare = talliedComparisons(spec)
-  if (compare) return countIndicatorsByTally(db, { ...spec, compare })
-  const window = addedWindow(spec)
-  if (window) return countIndicatorsAddedByTally(db, { ...spec, ...window })
+  if (!plain || (spec.any && spec.conditions.length > 1)) return countRows()
+  const { activeIs, conditions } = activeFlag(spec.conditions)
+  if (activeIs === null) return countRows()
+  const scope = { ...spec, activeIs, conditions }
+  if (conditions.length === 0) return countIndicatorsByTally(db, scope)
+  const compare = talliedComparisons(conditions)
+  if (compare) return countIndicatorsByTally(db, { ...scope, compare })
+  const sparse = sparseComparisons(conditions)
+  if (sparse) return countSparse(db, scope, sparse)
+  const window = addedWindow(scope)
+  if (window && activeIs === undefined) return countIndicatorsAddedByTally(db, { ...spec, ...window })
   return countRows()
 }
 
+/**
+ * The `active` filter's conditions taken out of the list as the flag they ask for, which every tally is keyed by;
+ * null when they ask for both or compare otherwise (the filter only takes `=`).
+ */
+function activeFlag(all: readonly IndicatorCondition[]): {
+  activeIs: number | null | undefined
+  conditions: IndicatorCondition[]
+} {
+  let activeIs: number | null | undefined
+  const conditions: IndicatorCondition[] = []
+  for (const c of all) {
+    if (c.column !== 'active') conditions.push(c)
+    else if (c.op !== '=' || (c.value !== 0 && c.value !== 1) || (activeIs !== undefined && activeIs !== c.value))
+      activeIs = null
+    else activeIs = c.value
+  }
+  return { activeIs, conditions }
+}
+
 /** The list's conditions as one window of date_added (the latest `>` and the earliest `<`, all to hold), or undefined. */
-function addedWindow(spec: IndicatorListSpec): { after?: string; before?: string } | undefined {
+function addedWindow(
+  spec: Pick<IndicatorListSpec, 'conditions' | 'any'>,
+): { after?: string; before?: string } | undefined {
   if (spec.conditions.length === 0 || (spec.any && spec.conditions.length > 1)) return undefined
   let after: string | undefined
   let before: string | undefined
@@ -309,18 +342,114 @@ function addedWindow(spec: IndicatorListSpec): { after?: string; before?: string
 /** The comparisons the v2 filters make of a tallied column: `<>` would match the Indicators without a value too. */
 const TALLIED_OPS = new Set(['=', '<', '>'])
 
-/** The list's conditions as comparisons of one tallied column, or undefined when any is something else. */
-function talliedComparisons(spec: IndicatorListSpec): TallyComparisons | undefined {
-  const column = spec.conditions[0]?.column
-  if (column !== 'rating' && column !== 'confidence') return undefined
-  const conditions: { op: TallyComparison; value: number }[] = []
-  for (const c of spec.conditions) {
+/** The tally that answers comparisons of each column, and how it holds an Indicator without a value. */
+const TALLIED: Partial<Record<IndicatorColumn, Omit<TallyComparisons, 'conditions'>>> = {
+  rating: { column: 'rating' },
+  confidence: { column: 'confidence' },
+  threat_assess_score: { column: 'score' },
+  // COALESCE(rating, 0) and COALESCE(confidence, 0) (threatAssessment, below), kept with them in the same statement.
+  threat_assess_rating: { column: 'rating', noneAs: 0 },
+  threat_assess_confidence: { column: 'confidence', noneAs: 0 },
+}
+
+/** The conditions as comparisons of one numeric column, or undefined when any is something else. */
+function numericComparisons(
+  conditions: readonly IndicatorCondition[],
+  accepts: (column: IndicatorColumn) => boolean,
+): { column: IndicatorColumn; conditions: { op: TallyComparison; value: number }[] } | undefined {
+  const column = conditions[0]?.column
+  if (column === undefined || !accepts(column)) return undefined
+  const compared: { op: TallyComparison; value: number }[] = []
+  for (const c of conditions) {
     const value = typeof c.value === 'number' ? c.value : Number(c.value)
     if (c.column !== column || !TALLIED_OPS.has(c.op) || String(c.value).trim() === '' || !Number.isFinite(value))
       return undefined
-    conditions.push({ op: c.op as TallyComparison, value })
+    compared.push({ op: c.op as TallyComparison, value })
   }
-  return { column, conditions }
+  return { column, conditions: compared }
+}
+
+/** The list's conditions as comparisons of one tallied column, or undefined when any is something else. */
+function talliedComparisons(conditions: readonly IndicatorCondition[]): TallyComparisons | undefined {
+  const found = numericComparisons(conditions, (column) => TALLIED[column] !== undefined)
+  return found && { ...TALLIED[found.column]!, conditions: found.conditions }
+}
+
+/** The Address data: NULL unless something set it, and every Address with any is in a partial index (0273). */
+const GEOLOCATION: ReadonlySet<IndicatorColumn> = new Set([
+  'address_city',
+  'address_country_code',
+  'address_country_name',
+  'address_organization',
+  'address_state',
+  'address_timezone',
+  'address_asn',
+])
+
+/** Conditions that all compare Address data for equality, which implies the data is there. */
+const geolocated = (spec: Pick<IndicatorListSpec, 'conditions' | 'any'>) =>
+  spec.conditions.length > 0 &&
+  (!spec.any || spec.conditions.length === 1) &&
+  spec.conditions.every((c) => GEOLOCATION.has(c.column) && c.op === '=')
+
+/**
+ * Columns nearly every Indicator holds 0 in, whose other rows a partial index of (owner_id, id) holds (migration
+ * 0273): false positives are reported, and DNS and WHOIS tracking switched on, one Indicator at a time.
+ */
+const SPARSE_COLUMNS: ReadonlySet<IndicatorColumn> = new Set(['false_positive_count', 'dns_active', 'whois_active'])
+
+/** The predicate of the column's partial index, as its own text: SQLite uses a partial index only for that text. */
+const offZero = (column: IndicatorColumn) => sql<SqlBool>`${sql.ref(`indicator.${column}`)} <> 0`
+
+function sparseComparisons(conditions: readonly IndicatorCondition[]) {
+  return numericComparisons(conditions, (column) => SPARSE_COLUMNS.has(column))
+}
+
+type SparseComparison = { op: TallyComparison; value: number }
+
+const holds = (value: number, c: SparseComparison) =>
+  c.op === '=' ? value === c.value : c.op === '<' ? value < c.value : value > c.value
+
+/** A sparse column compared so that 0 fails: only rows of its partial index can match. */
+const offZeroOnly = (c: IndicatorCondition) =>
+  SPARSE_COLUMNS.has(c.column) && TALLIED_OPS.has(c.op) && !holds(0, c as SparseComparison)
+
+/** Whether the list's rows all lie in the partial index of a sparse column (migration 0273). */
+const inPartialIndex = (spec: IndicatorListSpec) =>
+  (!spec.any || spec.conditions.length === 1) && spec.conditions.some(offZeroOnly)
+
+/**
+ * Counts a sparse column's comparisons: the matching rows among those off 0, read through the partial index, and,
+ * when 0 matches too, the owners' total from the tally less the rows off 0.
+ */
+async function countSparse(
+  db: Kysely<Database>,
+  scope: IndicatorListSpec & { activeIs?: number },
+  sparse: { column: IndicatorColumn; conditions: { op: TallyComparison; value: number }[] },
+): Promise<number> {
+  const dialect = dialectOf(db)
+  const ref = `indicator.${sparse.column}`
+  let offZeroRows = db
+    .selectFrom('indicator')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('rows'),
+      sql<number>`coalesce(sum(case when ${eb.and(sparse.conditions.map((c) => eb(sql.ref(ref), c.op, c.value)))} then 1 else 0 end), 0)`.as(
+        'matching',
+      ),
+    ])
+    .where((eb) => ownerFilter(db, eb, 'indicator.owner_id', scope.ownerIds, false))
+    .where(offZero(sparse.column))
+  // Type and flag only check the rows found, so the partial index is the one way in.
+  if (scope.type) offZeroRows = offZeroRows.where(unindexedText(dialect, 'indicator.type'), '=', scope.type)
+  if (scope.activeOnly) offZeroRows = offZeroRows.where(unindexedInteger(dialect, 'indicator.active'), '=', 1)
+  if (scope.activeIs !== undefined)
+    offZeroRows = offZeroRows.where(unindexedInteger(dialect, 'indicator.active'), '=', scope.activeIs)
+  const zeroMatches = sparse.conditions.every((c) => holds(0, c))
+  const [row, total] = await Promise.all([
+    offZeroRows.executeTakeFirstOrThrow(),
+    zeroMatches ? countIndicatorsByTally(db, scope) : 0,
+  ])
+  return Number(row.matching) + (zeroMatches ? total - Number(row.rows) : 0)
 }
 
 /**
