@@ -198,8 +198,14 @@ function applyListSpec(
   if (spec.type)
     q = q.where(page ? unindexedText(dialect, 'indicator.type') : sql.ref('indicator.type'), '=', spec.type)
   if (spec.ids) q = spec.ids.length ? q.where('indicator.id', 'in', spec.ids) : q.where(sql<boolean>`1 = 0`)
+  // PostgreSQL has no index that holds the flag where a seek could use it, and as an expression it is estimated to
+  // keep 1 row in 200: a page of `threatAssessScore>500` was then planned as a parallel scan (20 ms, not 0.4).
   if (spec.activeOnly)
-    q = q.where(page ? unindexedInteger(dialect, 'indicator.active') : sql.ref('indicator.active'), '=', 1)
+    q = q.where(
+      page && dialect === 'sqlite' ? unindexedInteger(dialect, 'indicator.active') : sql.ref('indicator.active'),
+      '=',
+      1,
+    )
   if (spec.modifiedSince) q = q.where('indicator.last_modified', '>=', spec.modifiedSince)
   if (spec.conditions.length) {
     q = q.where((eb) => {
