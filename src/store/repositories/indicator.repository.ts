@@ -4,6 +4,8 @@
  * names the columns); values are always bound, never spliced into SQL.
  */
 import { type Insertable, type Kysely, type SelectQueryBuilder, type SqlBool, type Updateable, sql } from 'kysely'
+import { INDICATOR } from '../../model/indicator.js'
+import type { KindDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
 import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
 import {
@@ -381,16 +383,15 @@ function talliedComparisons(conditions: readonly IndicatorCondition[]): TallyCom
   return found && { ...TALLIED[found.column]!, conditions: found.conditions }
 }
 
-/** The Address data: NULL unless something set it, and every Address with any is in a partial index (0273). */
-const GEOLOCATION: ReadonlySet<IndicatorColumn> = new Set([
-  'address_city',
-  'address_country_code',
-  'address_country_name',
-  'address_organization',
-  'address_state',
-  'address_timezone',
-  'address_asn',
-])
+/**
+ * The Address data (the fields model/indicator.ts keeps under the record's `address`): NULL unless something set it,
+ * and every Address with any is in a partial index (migration 0273, which names the same columns).
+ */
+const GEOLOCATION: ReadonlySet<string> = new Set(
+  (INDICATOR as KindDeclaration).fields.flatMap((f) =>
+    f.column && typeof f.record === 'string' && f.record.startsWith('address.') ? [f.column] : [],
+  ),
+)
 
 /** Conditions that all compare Address data for equality, which implies the data is there. */
 const geolocated = (spec: Pick<IndicatorListSpec, 'conditions' | 'any'>) =>
@@ -399,8 +400,8 @@ const geolocated = (spec: Pick<IndicatorListSpec, 'conditions' | 'any'>) =>
   spec.conditions.every((c) => GEOLOCATION.has(c.column) && c.op === '=')
 
 /**
- * Columns nearly every Indicator holds 0 in, whose other rows a partial index of (owner_id, id) holds (migration
- * 0273): false positives are reported, and DNS and WHOIS tracking switched on, one Indicator at a time.
+ * Columns nearly every Indicator holds 0 in, whose other rows a partial index of (owner_id, column, type, active)
+ * holds (migration 0273): false positives are reported, and DNS and WHOIS tracking switched on, one at a time.
  */
 const SPARSE_COLUMNS: ReadonlySet<IndicatorColumn> = new Set(['false_positive_count', 'dns_active', 'whois_active'])
 
