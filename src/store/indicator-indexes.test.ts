@@ -38,6 +38,16 @@ const TABLES = [
 
 type Need = { read: string } | { constraint: string }
 
+/** The partial indexes of migration 0273, alike on both databases. */
+const PARTIAL_INDEXES: Record<string, Need> = {
+  indicator_owner_false_positives: {
+    read: 'the v2 falsePositive filter: the few Indicators reported, and their count',
+  },
+  indicator_owner_dns_active: { read: 'the v2 dnsActive filter: the few Hosts tracked, and their count' },
+  indicator_owner_whois_active: { read: 'the v2 whoisActive filter: the few Hosts tracked, and their count' },
+  indicator_owner_geolocated: { read: 'the v2 Address data filters (city, countryCode, …): the Addresses with any' },
+}
+
 /** The audit: every index of TABLES on each database, and why it is kept. */
 const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
   sqlite: {
@@ -59,12 +69,7 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     indicator_tally_key: { constraint: 'the upsert key of the tally trigger' },
     indicator_confidence_tally_key: { constraint: 'the upsert key of the confidence tally trigger' },
     indicator_score_tally_key: { constraint: 'the upsert key of the score tally trigger' },
-    indicator_owner_false_positives: {
-      read: 'the v2 falsePositive filter: the few Indicators reported, and their count',
-    },
-    indicator_owner_dns_active: { read: 'the v2 dnsActive filter: the few Hosts tracked, and their count' },
-    indicator_owner_whois_active: { read: 'the v2 whoisActive filter: the few Hosts tracked, and their count' },
-    indicator_owner_geolocated: { read: 'the v2 Address data filters (city, countryCode, …): the Addresses with any' },
+    ...PARTIAL_INDEXES,
   },
   postgres: {
     indicator_pkey: { constraint: 'the primary key' },
@@ -87,12 +92,7 @@ const INDEXES: Record<'sqlite' | 'postgres', Record<string, Need>> = {
     indicator_tally_key: { read: "the tally's sums by owner" },
     indicator_confidence_tally_key: { read: "the confidence tally's sums by owner" },
     indicator_score_tally_key: { read: "the ThreatAssess score tally's sums by owner" },
-    indicator_owner_false_positives: {
-      read: 'the v2 falsePositive filter: the few Indicators reported, and their count',
-    },
-    indicator_owner_dns_active: { read: 'the v2 dnsActive filter: the few Hosts tracked, and their count' },
-    indicator_owner_whois_active: { read: 'the v2 whoisActive filter: the few Hosts tracked, and their count' },
-    indicator_owner_geolocated: { read: 'the v2 Address data filters (city, countryCode, …): the Addresses with any' },
+    ...PARTIAL_INDEXES,
   },
 }
 

@@ -27,13 +27,14 @@ export interface TallyQuery {
 
 export interface TallyComparisons {
   column: TalliedColumn
-  conditions: readonly { op: TallyComparison; value: number }[]
+  conditions: readonly TallyCondition[]
   /** The value an Indicator without one compares as: the ThreatAssess rating and confidence are 0 where none is set. */
   noneAs?: number
 }
 
 export type TalliedColumn = 'rating' | 'confidence' | 'score'
 export type TallyComparison = '=' | '<' | '>'
+export type TallyCondition = { op: TallyComparison; value: number }
 
 /** The tally keyed by each column (migrations 0125/0136, 0271 and 0273), with the rest of its key. */
 const TALLY_OF = {

@@ -11,6 +11,7 @@ import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
 import {
   type TallyComparison,
   type TallyComparisons,
+  type TallyCondition,
   countIndicatorsAddedByTally,
   countIndicatorsByTally,
 } from './indicator-tally.repository.js'
@@ -360,14 +361,19 @@ const TALLIED: Partial<Record<IndicatorColumn, Omit<TallyComparisons, 'condition
   threat_assess_confidence: { column: 'confidence', noneAs: 0 },
 }
 
+interface NumericComparisons {
+  column: IndicatorColumn
+  conditions: TallyCondition[]
+}
+
 /** The conditions as comparisons of one numeric column, or undefined when any is something else. */
 function numericComparisons(
   conditions: readonly IndicatorCondition[],
   accepts: (column: IndicatorColumn) => boolean,
-): { column: IndicatorColumn; conditions: { op: TallyComparison; value: number }[] } | undefined {
+): NumericComparisons | undefined {
   const column = conditions[0]?.column
   if (column === undefined || !accepts(column)) return undefined
-  const compared: { op: TallyComparison; value: number }[] = []
+  const compared: TallyCondition[] = []
   for (const c of conditions) {
     const value = typeof c.value === 'number' ? c.value : Number(c.value)
     if (c.column !== column || !TALLIED_OPS.has(c.op) || String(c.value).trim() === '' || !Number.isFinite(value))
@@ -412,14 +418,12 @@ function sparseComparisons(conditions: readonly IndicatorCondition[]) {
   return numericComparisons(conditions, (column) => SPARSE_COLUMNS.has(column))
 }
 
-type SparseComparison = { op: TallyComparison; value: number }
-
-const holds = (value: number, c: SparseComparison) =>
+const holds = (value: number, c: TallyCondition) =>
   c.op === '=' ? value === c.value : c.op === '<' ? value < c.value : value > c.value
 
 /** A sparse column compared so that 0 fails: only rows of its partial index can match. */
 const offZeroOnly = (c: IndicatorCondition) =>
-  SPARSE_COLUMNS.has(c.column) && TALLIED_OPS.has(c.op) && !holds(0, c as SparseComparison)
+  SPARSE_COLUMNS.has(c.column) && TALLIED_OPS.has(c.op) && !holds(0, c as TallyCondition)
 
 /** Whether the list's rows all lie in the partial index of a sparse column (migration 0273). */
 const inPartialIndex = (spec: IndicatorListSpec) =>
@@ -432,7 +436,7 @@ const inPartialIndex = (spec: IndicatorListSpec) =>
 async function countSparse(
   db: Kysely<Database>,
   scope: IndicatorListSpec & { activeIs?: number },
-  sparse: { column: IndicatorColumn; conditions: { op: TallyComparison; value: number }[] },
+  sparse: NumericComparisons,
 ): Promise<number> {
   const dialect = dialectOf(db)
   const ref = `indicator.${sparse.column}`
