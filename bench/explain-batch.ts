@@ -71,6 +71,7 @@ async function plansOn(dialect: Dialect, work: string): Promise<Explained[]> {
         attributeWriteType: 'Replace',
       }),
     )
+    if (created.status !== 201) throw new Error(`POST /v2/batch: ${created.status} ${JSON.stringify(created.json)}`)
     const id = created.json.data.batchId
     const uploaded = await call(
       ds.port,

@@ -483,6 +483,21 @@ async function adminQuery(text: string): Promise<void> {
 }
 
 /**
+ * A private copy of a cached dataset's template database. Right after the template was loaded, its server's
+ * connections may still be closing, and PostgreSQL refuses to copy a database others are connected to (55006).
+ */
+async function copyTemplate(copy: string, template: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await adminQuery(`CREATE DATABASE ${copy} TEMPLATE ${template}`)
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 50) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+/**
  * PostgreSQL: gives the loading server the vacuum it makes once its batch queue drains (planner-statistics.ts)
  * before it is stopped, as a live server makes it: waits until the written tables were vacuumed after the last job
  * completed, for at most `timeoutMs` (a server that wrote under MIN_ROWS rows since its last vacuum owes no pass).
@@ -757,7 +772,7 @@ export async function startDatasetServer(
   let dropCopy = async () => {}
   if (manifest.template) {
     const copy = `bulwark_run_${process.pid}_${Date.now()}`
-    await adminQuery(`CREATE DATABASE ${copy} TEMPLATE ${manifest.template}`)
+    await copyTemplate(copy, manifest.template)
     databaseUrl = databaseUrlFor(copy)
     dropCopy = () => adminQuery(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`)
   } else {

@@ -17,7 +17,12 @@ import {
 } from '../../store/repositories/batch.repository.js'
 import type { Store } from '../../store/connect.js'
 import type { Database } from '../../store/database.js'
-import { markVisibleAfterLoad, noteRowsWritten, refreshIfDue } from '../../store/engine/planner-statistics.js'
+import {
+  markVisibleAfterLoad,
+  noteRowsWritten,
+  refreshIfDue,
+  vacuumBatchQueue,
+} from '../../store/engine/planner-statistics.js'
 import { checkpointIfDue } from '../../store/engine/sqlite-checkpoints.js'
 import { isWriteRace } from '../../store/engine/write-conflicts.js'
 import { foldPiledUpTallies } from '../../store/repositories/indicator-tally.repository.js'
@@ -359,8 +364,10 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
 
 /**
  * What a node does once its batch queue has drained after running jobs: the end of a load, when PostgreSQL's pages
- * written since the last vacuum are marked all-visible (store/engine/planner-statistics.ts, markVisibleAfterLoad).
+ * written since the last vacuum are marked all-visible and the queue's deleted uploads reclaimed
+ * (store/engine/planner-statistics.ts, markVisibleAfterLoad and vacuumBatchQueue).
  */
-export function afterQueueDrained(store: Store): Promise<void> {
-  return markVisibleAfterLoad(store)
+export async function afterQueueDrained(store: Store): Promise<void> {
+  await markVisibleAfterLoad(store)
+  await vacuumBatchQueue(store)
 }
