@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bulwark-connect-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe.runIf(TEST_DB === 'sqlite')('a SQLite store', () => {
-  it('writes ahead to a log, synchronises at checkpoints only, and checkpoints every 10,000 pages', async () => {
+  it('writes ahead to a log, synchronises at checkpoints only, checkpoints every 10,000 pages and caches 16 MB of pages', async () => {
     const store = openStore(`sqlite:${join(dir, 'bulwark.db')}`)
     try {
       const pragma = (name: string) => store.sqlite!.pragma(name, { simple: true })
@@ -19,6 +19,7 @@ describe.runIf(TEST_DB === 'sqlite')('a SQLite store', () => {
       expect(pragma('foreign_keys')).toBe(1)
       expect(pragma('wal_autocheckpoint')).toBe(10_000)
       expect(pragma('journal_size_limit')).toBe(64 * 1024 * 1024)
+      expect(pragma('cache_size')).toBe(-16 * 1024)
     } finally {
       await store.close()
     }

@@ -123,6 +123,9 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`)
   // After a checkpoint the WAL file is cut back to this size rather than left at its largest.
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
+  // A page cache of 16 MB instead of SQLite's 2 MB. A batch chunk's rows land on random leaves of the summary and
+  // hash indexes, and with 2 MB nearly every one was read again through the WAL index. A node opens one connection.
+  sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`)
   const db = new Kysely<Database>({
     dialect: new TranslatingSqliteDialect({ database: reusingStatements(sqlite) }),
     plugins: [new CredentialWritePlugin()],
@@ -325,6 +328,7 @@ const MIGRATION_LOCK = BigInt('3853314791062309107')
 
 const WAL_CHECKPOINT_PAGES = 10_000
 const WAL_KEPT_BYTES = 64 * 1024 * 1024
+const PAGE_CACHE_KIB = 16 * 1024
 
 /**
  * Characters of SQL text kept compiled. A compiled statement costs SQLite 40 to 100 bytes of native memory a

@@ -10,6 +10,7 @@ import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { prepareDatabase } from '../bootstrap.js'
 import { createAccessKey, createAccount, createOwner, issueApiToken, setMembership } from '../domain/access/accounts.js'
@@ -85,6 +86,14 @@ export async function createDatabase(): Promise<{ url: string; drop(): Promise<v
 }
 
 /** A migrated store on the dialect under test, with a cleanup that drops it. */
+/** PostgreSQL: how many times a table of the store has been vacuumed (by anyone), to see that a vacuum ran. */
+export async function vacuumCount(store: Store, table: string): Promise<number> {
+  const { rows } = await sql<{
+    n: string
+  }>`select vacuum_count as n from pg_stat_user_tables where relname = ${table}`.execute(store.db)
+  return Number(rows[0]?.n ?? 0)
+}
+
 export async function createTestStore(): Promise<{ store: Store; drop(): Promise<void> }> {
   if (TEST_DB === 'postgres') {
     const database = await createDatabase()

@@ -1,11 +1,10 @@
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CHUNK_SIZE } from '../domain/batch/run-job.js'
 import { chunkSizer } from '../domain/batch/chunk-size.js'
 import { createServices } from '../domain/services.js'
 import { commitBatchProgress, findBatchJob } from '../store/repositories/batch.repository.js'
 import { openStore } from '../store/connect.js'
-import { ORG, PUBLIC_URL, TEST_DB, type TestApp, createTestApp } from '../test/harness.js'
+import { ORG, PUBLIC_URL, TEST_DB, type TestApp, createTestApp, vacuumCount } from '../test/harness.js'
 import { claimJob } from '../domain/batch/leases.js'
 import { runPendingJobs, startBatchWorker } from './batch-worker.js'
 
@@ -164,14 +163,7 @@ describe('batch worker leases', () => {
 
   it.runIf(TEST_DB === 'postgres')('vacuums the uploads its jobs deleted once its queue has drained', async () => {
     // With autovacuum off (as in CI) nothing else reclaims them: 64.6 MB after a 1,000,000-Indicator load.
-    const vacuums = async () =>
-      Number(
-        (
-          await sql<{
-            n: string
-          }>`select vacuum_count as n from pg_stat_user_tables where relname = 'batch_input'`.execute(t.store.db)
-        ).rows[0].n,
-      )
+    const vacuums = () => vacuumCount(t.store, 'batch_input')
     const before = await vacuums()
     const id = await queuedJob(hosts('reclaimed', 10))
     await runPendingJobs(t.store, t.services)

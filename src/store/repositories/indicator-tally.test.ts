@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ORG, TEST_DB, type TestApp, createTestApp } from '../../test/harness.js'
+import { ORG, TEST_DB, type TestApp, createTestApp, vacuumCount } from '../../test/harness.js'
 import { runPendingJobs } from '../../worker/batch-worker.js'
 import { setFixedChunkSize } from '../../domain/batch/chunk-size.js'
 import {
@@ -196,14 +196,7 @@ describe('the folds on PostgreSQL', () => {
     'vacuum the tally after a large fold, so later sums do not read the dead deltas (autovacuum may be off)',
     async () => {
       const owner = await orgId()
-      const vacuums = async () =>
-        Number(
-          (
-            await sql<{
-              n: number
-            }>`select vacuum_count as n from pg_stat_user_tables where relname = 'indicator_tally'`.execute(t.store.db)
-          ).rows[0].n,
-        )
+      const vacuums = () => vacuumCount(t.store, 'indicator_tally')
       const before = await vacuums()
       const hosts = await countIndicatorsByTally(t.store.db, { ownerIds: [owner], type: 'Host', activeOnly: true })
       // A bulk load's worth of deltas that sum to nothing, as a load's statements leave them before any read.
