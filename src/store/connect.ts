@@ -124,7 +124,8 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   // After a checkpoint the WAL file is cut back to this size rather than left at its largest.
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
   // A page cache of 16 MB instead of SQLite's 2 MB. A batch chunk's rows land on random leaves of the summary and
-  // hash indexes, and with 2 MB nearly every one was read again through the WAL index. A node opens one connection.
+  // hash indexes, which 2 MB holds few of: a realistic 1,000,000 load took 12 % less time and CPU with 16 MB, at the
+  // same peak RSS (docs/benchmarks.md, "SQLite's page cache"). The cache is per connection, and a node opens one.
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`)
   const db = new Kysely<Database>({
     dialect: new TranslatingSqliteDialect({ database: reusingStatements(sqlite) }),

@@ -85,7 +85,6 @@ export async function createDatabase(): Promise<{ url: string; drop(): Promise<v
   }
 }
 
-/** A migrated store on the dialect under test, with a cleanup that drops it. */
 /** PostgreSQL: how many times a table of the store has been vacuumed (by anyone), to see that a vacuum ran. */
 export async function vacuumCount(store: Store, table: string): Promise<number> {
   const { rows } = await sql<{
@@ -94,6 +93,7 @@ export async function vacuumCount(store: Store, table: string): Promise<number> 
   return Number(rows[0]?.n ?? 0)
 }
 
+/** A migrated store on the dialect under test, with a cleanup that drops it. */
 export async function createTestStore(): Promise<{ store: Store; drop(): Promise<void> }> {
   if (TEST_DB === 'postgres') {
     const database = await createDatabase()
