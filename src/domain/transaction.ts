@@ -1,7 +1,8 @@
 /**
  * The one way to run a multi-row write in a transaction. Inside, `ctx.store.db` IS the
  * transaction, so every domain function called with that context joins it; this matters on
- * SQLite, where a query on the outer handle would wait for the open transaction forever.
+ * SQLite, where a write on the outer handle would wait for the open transaction forever, and a
+ * read there would not see the transaction's writes (store/engine/sqlite-driver.ts).
  * Nested calls reuse the transaction already open. A function that serves a request takes no
  * `db` parameter: the context carries the handle (docs/ARCHITECTURE.md lists the ones that do).
  *

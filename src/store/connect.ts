@@ -4,16 +4,11 @@
  * server processes may share the database.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import {
-  type CompiledQuery,
-  type DatabaseConnection,
   type DialectAdapter,
   type Driver,
-  type QueryId,
-  type RootOperationNode,
-  type TransactionSettings,
   Kysely,
   PostgresAdapter,
   PostgresDialect,
@@ -26,6 +21,7 @@ import { CredentialWritePlugin } from './engine/credential-cache.js'
 import { translateDatabaseError } from './engine/unavailable.js'
 import type { Database } from './database.js'
 import { stopCheckpoints } from './engine/sqlite-checkpoints.js'
+import { SqliteReadAsideDriver, type StatementSource, WriterLock } from './engine/sqlite-driver.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -34,6 +30,16 @@ export interface Store {
   dialect: Dialect
   /** The better-sqlite3 handle, for the few hot paths that bypass query building. */
   sqlite?: SqliteDatabase.Database
+  /**
+   * A file database's second connection, which only reads: what a read takes while a transaction holds `sqlite`
+   * (engine/sqlite-driver.ts; `readingHandle` chooses). None for `:memory:`, which a second connection cannot open.
+   */
+  sqliteReader?: SqliteDatabase.Database
+  /**
+   * SQLite: the lock on the writing connection, shared by the stores of this process over the same file: who waits
+   * for it (a batch job commits its open group for them), and what raw-handle writes hold while they run.
+   */
+  sqliteWriterLock?: WriterLock
   /** The pg pool, for the same reason. */
   pool?: pg.Pool
   /**
@@ -116,7 +122,6 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS))}`)
   // A checkpoint every 10,000 WAL pages (40 MB) instead of every 1,000: a batch job commits every
   // chunk, and each checkpoint copied the same hot index pages back again; measured on a file
   // database, commit time fell from 12 to 7 µs an imported Indicator (a fifth of the job's time).
@@ -125,19 +130,27 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`)
   // A page cache of 16 MB instead of SQLite's 2 MB. A batch chunk's rows land on random leaves of the summary and
   // hash indexes, which 2 MB holds few of: a realistic 1,000,000 load took 12 % less time and CPU with 16 MB, at the
-  // same peak RSS (docs/benchmarks.md, "SQLite's page cache"). The cache is per connection, and a node opens one.
+  // same peak RSS (docs/benchmarks.md, "SQLite's page cache"). The cache is per connection.
   sqlite.pragma(`cache_size = -${PAGE_CACHE_KIB}`)
+  const reader = path === ':memory:' ? undefined : openReader(path)
+  for (const connection of [sqlite, reader]) {
+    connection?.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? SQLITE_BUSY_TIMEOUT_MS))}`)
+  }
+  const lock = writerLockOf(path)
   const db = new Kysely<Database>({
-    dialect: new TranslatingSqliteDialect({ database: reusingStatements(sqlite) }),
+    dialect: new ReadAsideSqliteDialect(lock.lock, reusingStatements(sqlite), reader && reusingStatements(reader)),
     plugins: [new CredentialWritePlugin()],
   })
   return {
     db,
     dialect: 'sqlite',
     sqlite,
+    sqliteReader: reader,
+    sqliteWriterLock: lock.lock,
     close: async () => {
       await stopCheckpoints(sqlite)
       await db.destroy()
+      lock.release()
     },
   }
 }
@@ -172,84 +185,60 @@ export const CONNECT_TIMEOUT_MS = 5000
 export const SQLITE_BUSY_TIMEOUT_MS = 5000
 
 /**
- * SQLite's errors of a lock held too long by another connection (SQLITE_BUSY, SQLITE_LOCKED) reject as
- * DomainError('try_later') like PostgreSQL's connection errors: every statement Kysely runs passes
- * through the one connection this driver lends.
+ * Kysely's SQLite dialect over engine/sqlite-driver.ts: a writer under a lock, and a reader beside it. Of the base
+ * dialect only its adapter and query compiler serve; the driver it would make from `database` is never made.
  */
-class TranslatingSqliteDialect extends SqliteDialect {
+class ReadAsideSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly lock: WriterLock,
+    private readonly writer: StatementSource,
+    private readonly reader?: StatementSource,
+  ) {
+    super({ database: writer as unknown as SqliteDialectConfig['database'] })
+  }
+
   override createDriver(): Driver {
-    return new TranslatingDriver(super.createDriver())
+    return new SqliteReadAsideDriver(this.lock, this.writer, this.reader)
   }
 }
 
-class TranslatingDriver implements Driver {
-  readonly #wrapped = new WeakMap<DatabaseConnection, DatabaseConnection>()
-  constructor(private readonly inner: Driver) {}
-  init(): Promise<void> {
-    return this.inner.init()
-  }
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection()
-    let wrapped = this.#wrapped.get(connection)
-    if (!wrapped) this.#wrapped.set(connection, (wrapped = translatingConnection(connection)))
-    return wrapped
-  }
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(connection, settings)
-  }
-  commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(connection)
-  }
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection)
-  }
-  savepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: (node: RootOperationNode, id: QueryId) => CompiledQuery,
-  ): Promise<void> {
-    return this.inner.savepoint!(connection, name, compile)
-  }
-  rollbackToSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: (node: RootOperationNode, id: QueryId) => CompiledQuery,
-  ): Promise<void> {
-    return this.inner.rollbackToSavepoint!(connection, name, compile)
-  }
-  releaseSavepoint(
-    connection: DatabaseConnection,
-    name: string,
-    compile: (node: RootOperationNode, id: QueryId) => CompiledQuery,
-  ): Promise<void> {
-    return this.inner.releaseSavepoint!(connection, name, compile)
-  }
-  releaseConnection(): Promise<void> {
-    // The SQLite driver lends its one connection under a lock; releasing unlocks it, whichever object is named.
-    return this.inner.releaseConnection(undefined as never)
-  }
-  destroy(): Promise<void> {
-    return this.inner.destroy()
-  }
-}
+/** The writer locks of the files this process has open, with how many stores use each. */
+const writerLocks = new Map<string, { lock: WriterLock; users: number }>()
 
-function translatingConnection(connection: DatabaseConnection): DatabaseConnection {
+function writerLockOf(path: string): { lock: WriterLock; release(): void } {
+  if (path === ':memory:') return { lock: new WriterLock(), release: () => undefined }
+  const key = resolve(path)
+  const entry = writerLocks.get(key) ?? { lock: new WriterLock(), users: 0 }
+  entry.users++
+  writerLocks.set(key, entry)
   return {
-    async executeQuery<R>(query: CompiledQuery) {
-      try {
-        return await connection.executeQuery<R>(query)
-      } catch (error) {
-        throw translateDatabaseError(error)
-      }
-    },
-    async *streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
-      try {
-        yield* connection.streamQuery<R>(query, chunkSize)
-      } catch (error) {
-        throw translateDatabaseError(error)
-      }
+    lock: entry.lock,
+    release: () => {
+      if (--entry.users === 0) writerLocks.delete(key)
     },
   }
+}
+
+/**
+ * The reading connection of a file database: it cannot write (`query_only`), and it keeps a smaller page cache, as
+ * SQLite empties it whenever the writer commits.
+ */
+function openReader(path: string): SqliteDatabase.Database {
+  const reader = new SqliteDatabase(path, { fileMustExist: true })
+  reader.pragma('query_only = ON')
+  reader.pragma(`cache_size = -${READER_CACHE_KIB}`)
+  return reader
+}
+
+/**
+ * The handle a read that bypasses Kysely (engine/prepared-read.ts, the credential look-ups) runs on: the writer when
+ * no transaction is open on it (its cache is warm), else the reader, which sees what was last committed; undefined
+ * when neither may serve it (an in-memory database inside another caller's transaction: the read waits through
+ * Kysely). A read inside its own transaction goes through that transaction's handle, never here.
+ */
+export function readingHandle(store: Store): SqliteDatabase.Database | undefined {
+  if (!store.sqlite) return undefined
+  return store.sqlite.inTransaction ? store.sqliteReader : store.sqlite
 }
 
 /**
@@ -330,6 +319,7 @@ const MIGRATION_LOCK = BigInt('3853314791062309107')
 const WAL_CHECKPOINT_PAGES = 10_000
 const WAL_KEPT_BYTES = 64 * 1024 * 1024
 const PAGE_CACHE_KIB = 16 * 1024
+const READER_CACHE_KIB = 4 * 1024
 
 /**
  * Characters of SQL text kept compiled. A compiled statement costs SQLite 40 to 100 bytes of native memory a

@@ -107,9 +107,18 @@ export async function createTestStore(): Promise<{ store: Store; drop(): Promise
       },
     }
   }
-  const store = openStore('sqlite::memory:')
+  // A file, as a node has it: its second, reading connection (store/engine/sqlite-driver.ts) and a batch job's chunks
+  // committed together (domain/batch/commit-group.ts) exist only there.
+  const dir = mkdtempSync(join(tmpdir(), 'bulwark-test-'))
+  const store = openStore(`sqlite:${join(dir, 'bulwark.sqlite')}`)
   await prepareDatabase(store)
-  return { store, drop: () => store.close() }
+  return {
+    store,
+    drop: async () => {
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** A migrated store and the domain services over it, as a node has them; drop() removes the store. */

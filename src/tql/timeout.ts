@@ -82,12 +82,14 @@ export async function withTqlTimeout<T>(
 }
 
 function registerDeadlineFunction(store: Store): void {
-  const handle = store.sqlite
-  if (!handle || registered.has(handle)) return
-  // Not deterministic: SQLite must call it for every row instead of once per statement.
-  handle.function(DEADLINE_FUNCTION, { deterministic: false }, (deadline: unknown, _row: unknown) => {
-    if (Date.now() > Number(deadline)) throw new DeadlinePassed('TQL deadline passed')
-    return 1
-  })
-  registered.add(handle)
+  // Both connections of a file database: a search beside a batch job's open transaction runs on the reader.
+  for (const handle of [store.sqlite, store.sqliteReader]) {
+    if (!handle || registered.has(handle)) continue
+    // Not deterministic: SQLite must call it for every row instead of once per statement.
+    handle.function(DEADLINE_FUNCTION, { deterministic: false }, (deadline: unknown, _row: unknown) => {
+      if (Date.now() > Number(deadline)) throw new DeadlinePassed('TQL deadline passed')
+      return 1
+    })
+    registered.add(handle)
+  }
 }

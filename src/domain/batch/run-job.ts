@@ -54,6 +54,7 @@ import { writeIndicatorChunk } from './write-indicators.js'
 import { type ObservationDraft, readObservationDraft, writeObservationChunk } from './write-observations.js'
 import { inTransaction } from '../transaction.js'
 import { chunkSizer } from './chunk-size.js'
+import { type CommitGroup, GroupLostError, commitGroup } from './commit-group.js'
 
 export { CHUNK_SIZE } from './chunk-size.js'
 
@@ -231,6 +232,32 @@ const DRAFT_SLICE = 250
 
 /** Processes one phase from the saved offset; returns true when the job halted on an error. */
 async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Promise<boolean> {
+  const group = commitGroup(r.store)
+  try {
+    const halted = await runChunks(r, env, plan, group)
+    await committed(r, group)
+    return halted
+  } catch (error) {
+    await group.rollback().catch(() => undefined)
+    throw error
+  }
+}
+
+/** Rows the open group's chunks wrote, counted toward the statistics once they are committed. */
+const groupRows = new WeakMap<CommitGroup, number>()
+
+/** Commits the group's chunks; then, between commits, the work a commit makes due. */
+async function committed(r: Runner, group: CommitGroup): Promise<void> {
+  await group.commit()
+  // So the next chunk's look-ups plan with statistics of the table as it now is.
+  noteRowsWritten(r.store, groupRows.get(group) ?? 0)
+  groupRows.set(group, 0)
+  await refreshIfDue(r.store)
+  // SQLite: the log copied back by a worker thread while this one serves requests (sqlite-checkpoints.ts).
+  await checkpointIfDue(r.store.sqlite)
+}
+
+async function runChunks(r: Runner, env: BatchEnvironment, plan: PhasePlan, group: CommitGroup): Promise<boolean> {
   let singleUntil = -1
   let races = 0
   const chunks = chunkSizer(r.store.dialect)
@@ -238,7 +265,10 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
     // SQLite calls return synchronously, so without this a whole job would run as one turn of the event loop
     // and every request to this node would wait for it; between chunks interactive requests go first.
     await backgroundTurn()
-    if (r.stopping?.()) throw new JobPausedError(r.job.id)
+    if (r.stopping?.()) {
+      await committed(r, group)
+      throw new JobPausedError(r.job.id)
+    }
     const start = r.progress.offset
     const size = start < singleUntil ? 1 : chunks.size
     // Reading drafts is work on the event loop, as a SQLite transaction is: requests go first between its slices
@@ -256,8 +286,10 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
     const usable = (firstIssue >= 0 ? read.slice(0, firstIssue) : read).flatMap((x) => ('draft' in x ? [x.draft!] : []))
     env.ctx = { ...env.ctx, now: isoNow() }
     const began = performance.now()
+    // What a chunk undone leaves: the progress as the last chunk left it, committed or in the open group.
+    const before = structuredClone(r.progress)
     try {
-      const created = await inTransaction(r.store.db, async (trx) => {
+      const created = await group.chunk(async (trx) => {
         const outcome: Outcome = usable.length ? await plan.write(trx, usable) : { consumed: 0, written: 0, issues: [] }
         const next =
           outcome.consumed < usable.length
@@ -277,16 +309,15 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
       })
       chunks.took(read.length, performance.now() - began)
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
-      // Between commits, so the next chunk's look-ups plan with statistics of the table as it now is.
-      noteRowsWritten(r.store, created.written)
-      await refreshIfDue(r.store)
-      // SQLite: the log copied back by a worker thread while this one serves requests (sqlite-checkpoints.ts).
-      await checkpointIfDue(r.store.sqlite)
+      groupRows.set(group, (groupRows.get(group) ?? 0) + created.written)
+      if (group.due()) await committed(r, group)
       races = 0
       if (created.halted) return true
     } catch (error) {
-      r.progress = readProgress((await findBatchJob(r.store.db, r.job.id))?.progress ?? null)
+      r.progress = before
       if (error instanceof LeaseLostError) throw error
+      // The job goes on from its last commit, on this node or, once its lease runs out, another.
+      if (error instanceof GroupLostError) throw error.cause
       // Another node's chunk inserted a value of this one first: committed now, so the same chunk finds and merges it.
       if (isWriteRace(error) && races++ < RACE_RETRIES) continue
       races = 0
@@ -301,7 +332,7 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
       )
       plan.tally(r, 0, [issue])
       r.progress.offset = start + 1
-      await inTransaction(r.store.db, (trx) => commit(r, trx, [issue]))
+      await group.chunk((trx) => commit(r, trx, [issue]))
       if (env.options.haltOnError) return true
     }
   }

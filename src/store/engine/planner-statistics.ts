@@ -93,12 +93,17 @@ async function indicatorRows(store: Store): Promise<number> {
  * names its tables.
  */
 async function analyze(store: Store, tables: readonly string[], how: 'optimize' | 'analyze'): Promise<void> {
-  if (store.sqlite) {
-    store.sqlite.pragma(`analysis_limit = ${SQLITE_ANALYSIS_LIMIT}`)
-    // 0x10002: consider every table, not only those this connection has queried; ANALYZE the ones whose size moved.
-    if (how === 'optimize') store.sqlite.pragma('optimize = 0x10002')
-    else for (const table of tables) store.sqlite.exec(`analyze "${table}"`)
-    forgetSmallTables(store.sqlite, stateOf(store).minRows)
+  const sqlite = store.sqlite
+  if (sqlite) {
+    // Under the writer's lock, as Kysely's writes are: another store of this process over the file may be writing.
+    await store.sqliteWriterLock!.whileHeld(() => {
+      sqlite.pragma(`analysis_limit = ${SQLITE_ANALYSIS_LIMIT}`)
+      // 0x10002: consider every table, not only those this connection has queried; ANALYZE the ones whose size moved.
+      if (how === 'optimize') sqlite.pragma('optimize = 0x10002')
+      else for (const table of tables) sqlite.exec(`analyze "${table}"`)
+      forgetSmallTables(sqlite, stateOf(store).minRows)
+      if (store.sqliteReader) describeToOtherConnections(sqlite)
+    })
     return
   }
   await sql`vacuum (analyze) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(store.db)
@@ -110,6 +115,16 @@ async function analyze(store: Store, tables: readonly string[], how: 'optimize' 
  */
 async function markVisible(store: Store, tables: readonly string[]): Promise<void> {
   await sql`vacuum (index_cleanup off, truncate off) ${sql.join(tables.map((t) => sql.table(t)))}`.execute(store.db)
+}
+
+/**
+ * SQLite loads a connection's statistics with its schema, so the reading connection (store/connect.ts) planned with
+ * those of its first read until the schema changed again: on a store loaded after start, the empty store's. A view
+ * made and dropped changes the schema, which makes every connection read it again, statistics included, at its
+ * next statement (each re-compiles its statements once).
+ */
+function describeToOtherConnections(db: NonNullable<Store['sqlite']>): void {
+  db.exec('create view statistics_refreshed as select 1; drop view statistics_refreshed')
 }
 
 /**

@@ -16,7 +16,7 @@
  *   const rows = await findUserRefs(store, [1, 2])
  */
 import { CompiledQuery, type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely'
-import type { Dialect, Store } from '../connect.js'
+import { type Dialect, type Store, readingHandle } from '../connect.js'
 import type { Database } from '../database.js'
 import type SqliteDatabase from 'better-sqlite3'
 import { rowBuilder } from './row-builder.js'
@@ -25,13 +25,14 @@ import { rowBuilder } from './row-builder.js'
 const CACHED_PLAN_CHANGED = '0A000'
 
 /**
- * Where a read may skip Kysely now: not inside a transaction, and on SQLite only while the
- * connection has no transaction open (a request's open transaction holds Kysely's connection, and
- * a read beside it would see writes not yet committed; it then waits its turn through Kysely).
+ * Where a read may skip Kysely now: not inside a transaction, and on SQLite on the handle
+ * `readingHandle` names (the writer while no transaction is open on it, else a file database's
+ * reader: a read beside an open transaction must not see writes not yet committed). Without one, it
+ * waits its turn through Kysely.
  */
 export function rawReadPath(store: Store): 'sqlite' | 'postgres' | undefined {
   if (store.db.isTransaction) return undefined
-  if (store.sqlite) return store.sqlite.inTransaction ? undefined : 'sqlite'
+  if (store.sqlite) return readingHandle(store) ? 'sqlite' : undefined
   return store.pool ? 'postgres' : undefined
 }
 
@@ -256,7 +257,7 @@ export function preparedByIds<O>(
       const withIds = (all: number[]) => parameters.map((p) => (p === IDS ? bound(store.dialect, all) : p))
       let rows: Keyed[] | undefined
       if (path === 'sqlite') {
-        const sqlite = store.sqlite!
+        const sqlite = readingHandle(store)!
         let statement = statements.get(sqlite)
         if (!statement) statements.set(sqlite, (statement = rawStatement(sqlite, text)))
         rows = await readInTurn(sqlite, name, ids, key, (all) =>
@@ -286,7 +287,7 @@ export async function runAsArrays<Row extends unknown[]>(
 ): Promise<Row[]> {
   const path = db === store.db && !db.isTransaction ? rawReadPath(store) : undefined
   if (path === 'sqlite') {
-    const sqlite = store.sqlite!
+    const sqlite = readingHandle(store)!
     let cache = statements.get(sqlite)
     if (!cache) statements.set(sqlite, (cache = new Map()))
     let statement = cache.get(query.sql)

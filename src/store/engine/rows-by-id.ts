@@ -13,7 +13,7 @@
  * (prepared-read.ts's readInTurn, which says why). When the raw driver may be used is
  * prepared-read.ts's rule (rawReadPath).
  */
-import type { Store } from '../connect.js'
+import { type Store, readingHandle } from '../connect.js'
 import type { Row } from '../database.js'
 import { type RawStatement, queryNamed, rawReadPath, rawStatement, readInTurn, readOnSqlite } from './prepared-read.js'
 
@@ -46,7 +46,7 @@ export async function findRowsByIds<T extends ByIdTable>(
   const path = rawReadPath(store)
   const name = `rows_by_id_${table}`
   if (path === 'sqlite') {
-    const sqlite = store.sqlite!
+    const sqlite = readingHandle(store)!
     const rows = await readInTurn(sqlite, name, ids, 'id', (all) => {
       const prepared = preparedFor(sqlite, table)
       return all.length === 1

@@ -5,7 +5,7 @@
  */
 import type { Insertable, Kysely, Updateable } from 'kysely'
 import type { OwnerType } from '../../model/kinds.js'
-import type { Store } from '../connect.js'
+import { type Store, readingHandle } from '../connect.js'
 import { CredentialCache } from '../engine/credential-cache.js'
 import type { Database } from '../database.js'
 
@@ -99,15 +99,28 @@ export function createAuthRepository(store: Store): AuthRepository {
 function createDirectAuthRepository(store: Store): AuthRepository {
   const queries = queriesFor(store.dialect)
   if (store.sqlite) {
-    const prepared = Object.fromEntries(
-      Object.entries(queries).map(([name, text]) => [name, store.sqlite!.prepare(text)]),
-    ) as Record<QueryName, ReturnType<NonNullable<Store['sqlite']>['prepare']>>
+    type Prepared = Record<QueryName, ReturnType<NonNullable<Store['sqlite']>['prepare']>>
+    const byHandle = new WeakMap<object, Prepared>()
+    // The writer, or beside another caller's open transaction the reader (store/connect.ts, readingHandle): a look-up
+    // must not see a credential that transaction has not committed. An in-memory store has only the writer.
+    const prepared = (): Prepared => {
+      const handle = readingHandle(store) ?? store.sqlite!
+      let statements = byHandle.get(handle)
+      if (!statements)
+        byHandle.set(
+          handle,
+          (statements = Object.fromEntries(
+            Object.entries(queries).map(([name, text]) => [name, handle.prepare(text)]),
+          ) as Prepared),
+        )
+      return statements
+    }
     return {
-      findByAccessId: async (accessId) => unpack(prepared.byAccessId.get(accessId) as any),
-      findByTokenHash: async (hash) => unpack(prepared.byTokenHash.get(hash) as any),
-      findByUserName: async (userName) => unpack(prepared.byUserName.get(userName) as any),
-      findBySessionHash: async (hash) => unpack(prepared.bySessionHash.get(hash) as any),
-      listMemberships: async (userId) => prepared.memberships.all(userId) as MembershipRow[],
+      findByAccessId: async (accessId) => unpack(prepared().byAccessId.get(accessId) as any),
+      findByTokenHash: async (hash) => unpack(prepared().byTokenHash.get(hash) as any),
+      findByUserName: async (userName) => unpack(prepared().byUserName.get(userName) as any),
+      findBySessionHash: async (hash) => unpack(prepared().bySessionHash.get(hash) as any),
+      listMemberships: async (userId) => prepared().memberships.all(userId) as MembershipRow[],
     }
   }
   const pool = store.pool!
