@@ -138,7 +138,11 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   }
   const lock = writerLockOf(path)
   const db = new Kysely<Database>({
-    dialect: new ReadAsideSqliteDialect(lock.lock, reusingStatements(sqlite), reader && reusingStatements(reader)),
+    dialect: new ReadAsideSqliteDialect(
+      lock.lock,
+      reusingStatements(sqlite),
+      reader && reusingStatements(reader, READER_STATEMENT_CHARS),
+    ),
     plugins: [new CredentialWritePlugin()],
   })
   return {
@@ -320,6 +324,11 @@ const WAL_CHECKPOINT_PAGES = 10_000
 const WAL_KEPT_BYTES = 64 * 1024 * 1024
 const PAGE_CACHE_KIB = 16 * 1024
 const READER_CACHE_KIB = 4 * 1024
+/**
+ * The reading connection's compiled statements, a quarter of the writer's budget: it serves only reads beside a
+ * transaction, and its statements repeat the writer's (native memory V8 does not see, counted once per connection).
+ */
+const READER_STATEMENT_CHARS = 64 * 1024
 
 /**
  * Characters of SQL text kept compiled. A compiled statement costs SQLite 40 to 100 bytes of native memory a

@@ -310,7 +310,12 @@ async function runChunks(r: Runner, env: BatchEnvironment, plan: PhasePlan, grou
       chunks.took(read.length, performance.now() - began)
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
       groupRows.set(group, (groupRows.get(group) ?? 0) + created.written)
-      if (group.due()) await committed(r, group)
+      if (group.due()) {
+        // In a turn of its own: a group's commit writes its pages to the log, synchronously, and a request that came in
+        // during the chunk goes first rather than waiting for the chunk and the commit together.
+        await backgroundTurn()
+        await committed(r, group)
+      }
       races = 0
       if (created.halted) return true
     } catch (error) {
