@@ -8,8 +8,9 @@
  *
  * While a group is open the writing connection is locked: reads beside it go to the store's reading connection
  * (store/engine/sqlite-driver.ts) and see the last commit, and a write waits for the group to commit, which it does
- * at the end of the chunk in hand once anyone waits. A store without a reading connection (`:memory:`), and PostgreSQL, whose chunks are large already
- * and whose open transactions would hold row locks other writers wait for, commit each chunk alone.
+ * at the end of the chunk in hand once anyone waits. A store without a reading connection (`:memory:`), and
+ * PostgreSQL, whose chunks are large already and whose open transactions would hold row locks other writers wait
+ * for, commit each chunk alone.
  */
 import type { ControlledTransaction, Kysely } from 'kysely'
 import type { Store } from '../../store/connect.js'
@@ -27,6 +28,8 @@ export class GroupLostError extends Error {
 }
 
 export interface CommitGroup {
+  /** Rows the chunks since the last commit wrote, which the caller counts; back to 0 at each commit or rollback. */
+  written: number
   /** Runs one chunk: alone in its transaction, or in a savepoint of the open group (opened for it if none is). */
   chunk<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>
   /** Whether the group should commit now (always, where chunks commit alone). */
@@ -40,14 +43,20 @@ export interface CommitGroup {
 export function commitGroup(store: Store): CommitGroup {
   if (!store.sqliteReader) {
     return {
+      written: 0,
       chunk: (work) => inTransaction(store.db, work),
       due: () => true,
-      commit: async () => undefined,
-      rollback: async () => undefined,
+      async commit() {
+        this.written = 0
+      },
+      async rollback() {
+        this.written = 0
+      },
     }
   }
   let open: { trx: ControlledTransaction<Database>; since: number } | undefined
   return {
+    written: 0,
     async chunk(work) {
       open ??= { trx: await store.db.startTransaction().execute(), since: performance.now() }
       const trx = await open.trx.savepoint('chunk').execute()
@@ -67,6 +76,7 @@ export function commitGroup(store: Store): CommitGroup {
         if (undone) throw error
         // SQLite ended the transaction itself (a full disk, say): the group's other chunks are gone with it.
         open = undefined
+        this.written = 0
         await trx
           .rollback()
           .execute()
@@ -80,6 +90,7 @@ export function commitGroup(store: Store): CommitGroup {
       if (!open) return
       const { trx } = open
       open = undefined
+      this.written = 0
       try {
         await trx.commit().execute()
       } catch (error) {
@@ -94,6 +105,7 @@ export function commitGroup(store: Store): CommitGroup {
       if (!open) return
       const { trx } = open
       open = undefined
+      this.written = 0
       await trx.rollback().execute()
     },
   }

@@ -243,15 +243,12 @@ async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Prom
   }
 }
 
-/** Rows the open group's chunks wrote, counted toward the statistics once they are committed. */
-const groupRows = new WeakMap<CommitGroup, number>()
-
 /** Commits the group's chunks; then, between commits, the work a commit makes due. */
 async function committed(r: Runner, group: CommitGroup): Promise<void> {
+  const written = group.written
   await group.commit()
   // So the next chunk's look-ups plan with statistics of the table as it now is.
-  noteRowsWritten(r.store, groupRows.get(group) ?? 0)
-  groupRows.set(group, 0)
+  noteRowsWritten(r.store, written)
   await refreshIfDue(r.store)
   // SQLite: the log copied back by a worker thread while this one serves requests (sqlite-checkpoints.ts).
   await checkpointIfDue(r.store.sqlite)
@@ -309,7 +306,7 @@ async function runChunks(r: Runner, env: BatchEnvironment, plan: PhasePlan, grou
       })
       chunks.took(read.length, performance.now() - began)
       for (const label of created.labels) rememberLabel(env, label.name, label.id)
-      groupRows.set(group, (groupRows.get(group) ?? 0) + created.written)
+      group.written += created.written
       if (group.due()) {
         // In a turn of its own: a group's commit writes its pages to the log, synchronously, and a request that came in
         // during the chunk goes first rather than waiting for the chunk and the commit together.

@@ -95,27 +95,27 @@ export class SqliteReadAsideDriver implements Driver {
    * (SQLITE_BUSY_SNAPSHOT, which no waiting cures), and a batch job's group of chunks is long enough for that to happen.
    */
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.held(connection).executeQuery(Compiled.raw('begin immediate'))
+    await this.onWriter(connection, 'begin immediate')
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.held(connection).executeQuery(Compiled.raw('commit'))
+    await this.onWriter(connection, 'commit')
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.held(connection).executeQuery(Compiled.raw('rollback'))
+    await this.onWriter(connection, 'rollback')
   }
 
   async savepoint(connection: DatabaseConnection, name: string, _compile: Compile): Promise<void> {
-    await this.held(connection).executeQuery(Compiled.raw(`savepoint "${name}"`))
+    await this.onWriter(connection, `savepoint "${name}"`)
   }
 
   async rollbackToSavepoint(connection: DatabaseConnection, name: string, _compile: Compile): Promise<void> {
-    await this.held(connection).executeQuery(Compiled.raw(`rollback to "${name}"`))
+    await this.onWriter(connection, `rollback to "${name}"`)
   }
 
   async releaseSavepoint(connection: DatabaseConnection, name: string, _compile: Compile): Promise<void> {
-    await this.held(connection).executeQuery(Compiled.raw(`release "${name}"`))
+    await this.onWriter(connection, `release "${name}"`)
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -132,22 +132,17 @@ export class SqliteReadAsideDriver implements Driver {
 
   /** The statement source a lease's query runs on, taking the lock unless the query is a read that may go aside. */
   async sourceFor(lease: Lease, query: CompiledQuery): Promise<StatementSource> {
-    if (lease.holding) return this.writer
-    if (this.lock.tryLock()) {
+    if (lease.holding || this.lock.tryLock()) {
       lease.holding = true
       return this.writer
     }
     if (this.readsAside(query.sql)) return this.reader!
-    await this.lock.lock()
-    lease.holding = true
+    await lease.hold(this.lock)
     return this.writer
   }
 
   async streamSource(lease: Lease): Promise<StatementSource> {
-    if (!lease.holding) {
-      await this.lock.lock()
-      lease.holding = true
-    }
+    await lease.hold(this.lock)
     return this.writer
   }
 
@@ -162,20 +157,10 @@ export class SqliteReadAsideDriver implements Driver {
     }
   }
 
-  private held(connection: DatabaseConnection): DatabaseConnection {
-    const lease = connection as Lease
-    return {
-      executeQuery: async <R>(query: CompiledQuery) => {
-        if (!lease.holding) {
-          await this.lock.lock()
-          lease.holding = true
-        }
-        return run<R>(this.writer, query)
-      },
-      streamQuery: () => {
-        throw new Error('not streamed')
-      },
-    }
+  /** A statement of the transaction's own (BEGIN, COMMIT, a savepoint's), on the writer under the lease's lock. */
+  private async onWriter(connection: DatabaseConnection, text: string): Promise<void> {
+    await (connection as Lease).hold(this.lock)
+    await run(this.writer, Compiled.raw(text))
   }
 }
 
@@ -184,6 +169,13 @@ class Lease implements DatabaseConnection {
   holding = false
 
   constructor(private readonly driver: SqliteReadAsideDriver) {}
+
+  /** Takes the writer's lock for this lease, unless it holds it already. */
+  async hold(lock: WriterLock): Promise<void> {
+    if (this.holding) return
+    await lock.lock()
+    this.holding = true
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     return run<R>(await this.driver.sourceFor(this, query), query)
