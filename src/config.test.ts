@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 5 * 1024 * 1024,
       batchWorker: true,
       batchLeaseMs: 60_000,
+      batchConcurrency: 1,
       feedLeaseMs: 120_000,
       feedPollMs: 15_000,
       metrics: { host: '127.0.0.1', port: undefined, token: undefined },
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
       BULWARK_BODY_LIMIT: '1024',
       BULWARK_BATCH_WORKER: 'OFF',
       BULWARK_BATCH_LEASE_MS: '15000',
+      BULWARK_BATCH_CONCURRENCY: '3',
       BULWARK_FEED_LEASE_MS: '6000',
       BULWARK_FEED_POLL_MS: '500',
       BULWARK_METRICS_HOST: '0.0.0.0',
@@ -95,6 +97,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024,
       batchWorker: false,
       batchLeaseMs: 15_000,
+      batchConcurrency: 3,
       feedLeaseMs: 6000,
       feedPollMs: 500,
       metrics: { host: '0.0.0.0', port: 9464, token: 'a-scraper-token-16' },
@@ -158,6 +161,18 @@ describe('loadConfig', () => {
       "BULWARK_DATABASE_REPLICA_WAIT_MS must be a number of milliseconds up to 1000, not '5000'",
     )
     expect(loadConfig({ ...postgres, BULWARK_DATABASE_REPLICA_URL: ' ' }).databaseReplicaUrls).toEqual([])
+  })
+
+  it('runs two batch jobs at once on PostgreSQL and one on SQLite, and refuses more than one on SQLite', () => {
+    const postgres = { BULWARK_DATABASE_URL: 'postgres://tip@db:5432/tip' }
+    expect(loadConfig(postgres).batchConcurrency).toBe(2)
+    expect(loadConfig({}).batchConcurrency).toBe(1)
+    expect(() => loadConfig({ BULWARK_BATCH_CONCURRENCY: '2' })).toThrow(
+      'BULWARK_BATCH_CONCURRENCY above 1 needs PostgreSQL: SQLite has one writer',
+    )
+    expect(() => loadConfig({ ...postgres, BULWARK_BATCH_CONCURRENCY: '0' })).toThrow(
+      "BULWARK_BATCH_CONCURRENCY must be a whole number from 1 to 16, not '0'",
+    )
   })
 
   it('refuses a port that is not a port number', () => {

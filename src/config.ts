@@ -43,6 +43,8 @@ export interface Config {
   logLevel: string
   bodyLimitBytes: number
   batchWorker: boolean
+  /** Batch jobs a node runs at once: PostgreSQL only (SQLite has one writer), 2 there by default. */
+  batchConcurrency: number
   /** How long a batch job's lease lasts between renewals (each chunk): how soon another node resumes the job of a node that died. */
   batchLeaseMs: number
   /** How long a feed's lease lasts between renewals (a third of it): how soon another node resumes a feed whose node died. */
@@ -96,6 +98,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const batchLeaseMs = Number(env.BULWARK_BATCH_LEASE_MS ?? 60_000)
   if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
     throw new Error(`BULWARK_BATCH_LEASE_MS must be at least 1000 milliseconds, not '${env.BULWARK_BATCH_LEASE_MS}'`)
+  const postgres = /^postgres(ql)?:\/\//.test(databaseUrl)
+  const batchConcurrency = Number(env.BULWARK_BATCH_CONCURRENCY ?? (postgres ? 2 : 1))
+  if (!Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > 16)
+    throw new Error(
+      `BULWARK_BATCH_CONCURRENCY must be a whole number from 1 to 16, not '${env.BULWARK_BATCH_CONCURRENCY}'`,
+    )
+  if (!postgres && batchConcurrency > 1)
+    throw new Error('BULWARK_BATCH_CONCURRENCY above 1 needs PostgreSQL: SQLite has one writer')
   const feedLeaseMs = Number(env.BULWARK_FEED_LEASE_MS ?? 120_000)
   if (!Number.isInteger(feedLeaseMs) || feedLeaseMs < 3000)
     throw new Error(`BULWARK_FEED_LEASE_MS must be at least 3000 milliseconds, not '${env.BULWARK_FEED_LEASE_MS}'`)
@@ -160,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes,
     batchWorker: (env.BULWARK_BATCH_WORKER ?? 'on').toLowerCase() !== 'off',
     batchLeaseMs,
+    batchConcurrency,
     feedLeaseMs,
     feedPollMs,
     metrics: {

@@ -97,6 +97,7 @@ async function main() {
   batchWorker = config.batchWorker
     ? startBatchWorker(store, services, {
         leaseMs: config.batchLeaseMs,
+        lanes: config.batchConcurrency,
         log: (msg, err) => app.log.error({ err }, msg),
       })
     : undefined

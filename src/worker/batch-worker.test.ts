@@ -171,6 +171,58 @@ describe('batch worker leases', () => {
     expect(await vacuums()).toBeGreaterThan(before)
   })
 
+  it.runIf(TEST_DB === 'postgres')(
+    'runs two jobs at once in lanes of its own, and both store a value they share once',
+    async () => {
+      // A transaction left open holds a value both jobs carry: each job's insert waits for it, so both are running.
+      const blocker = await t.store.pool!.connect()
+      const worker = startBatchWorker(t.store, t.services, { pollMs: 60_000, lanes: 2, workerId: 'laned' })
+      try {
+        const owner = await t.store.db
+          .selectFrom('owner')
+          .select('id')
+          .where('name', '=', ORG)
+          .executeTakeFirstOrThrow()
+        await blocker.query('begin')
+        await blocker.query(
+          `insert into indicator (owner_id, type, summary, date_added, last_modified) values ($1, 'Host', 'shared.lane', $2, $2)`,
+          [owner.id, new Date().toISOString()],
+        )
+        const withShared = (prefix: string) => ({
+          indicator: [...hosts(prefix, 3).indicator, { type: 'Host', summary: 'shared.lane', rating: 2 }],
+        })
+        const ids = [await queuedJob(withShared('lane-a')), await queuedJob(withShared('lane-b'))]
+        const running = async () => {
+          for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+            const jobs = await Promise.all(ids.map((id) => findBatchJob(t.store.db, id)))
+            if (jobs.every((j) => j?.status === 'Running')) return jobs.map((j) => j!.lease_owner)
+            await new Promise((r) => setTimeout(r, 20))
+          }
+          throw new Error('the two jobs never ran at once')
+        }
+        expect((await running()).sort()).toEqual(['laned', 'laned/1'])
+        await blocker.query('rollback')
+        await waitForCompleted(ids, 10_000)
+        for (const id of ids)
+          expect(await findBatchJob(t.store.db, id)).toMatchObject({
+            status: 'Completed',
+            success_count: 4,
+            error_count: 0,
+          })
+        const shared = await t.store.db
+          .selectFrom('indicator')
+          .select('rating')
+          .where('summary', '=', 'shared.lane')
+          .execute()
+        expect(shared).toEqual([{ rating: 2 }])
+      } finally {
+        await blocker.query('rollback').catch(() => undefined)
+        blocker.release()
+        await worker.stop()
+      }
+    },
+  )
+
   it.runIf(TEST_DB === 'postgres')('wakes a worker of another node through NOTIFY', async () => {
     const otherNode = openStore((t.store.pool!.options as { connectionString: string }).connectionString)
     const worker = startBatchWorker(

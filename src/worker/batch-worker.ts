@@ -26,6 +26,8 @@ export interface WorkerOptions {
    * chunk), not left until its lease expires; when the hand-back itself fails it is kept here.
    */
   owedHandBacks?: Set<number>
+  /** True while another lane of this worker runs a job: the end-of-load upkeep waits for the last to finish. */
+  othersRunning?: () => boolean
 }
 
 export function newWorkerId(): string {
@@ -55,7 +57,7 @@ export async function runPendingJobs(store: Store, services: Services, options: 
       }
     }
     if (claimed === undefined) {
-      if (ran > 0) await afterQueueDrained(store)
+      if (ran > 0 && !options.othersRunning?.()) await afterQueueDrained(store)
       return ran
     }
     try {
@@ -88,28 +90,29 @@ export interface BatchWorkerHandle {
 /**
  * Starts the worker: it runs jobs as soon as they are queued (this process, or any node on
  * PostgreSQL through LISTEN/NOTIFY), back to back while any are claimable, and polls every
- * `pollMs` as the fallback (expired leases, a lost listening connection).
+ * `pollMs` as the fallback (expired leases, a lost listening connection). With `lanes` above one
+ * (PostgreSQL) it runs that many jobs at once, each lane claiming under a worker id of its own as
+ * another node would: a chunk waits on the database most of its time, and the node reads and
+ * plans one job's chunk while the database writes another's (docs/batch.md).
  */
 export function startBatchWorker(
   store: Store,
   services: Services,
-  options: WorkerOptions & { pollMs?: number; log?: (msg: string, err?: unknown) => void } = {},
+  options: WorkerOptions & { pollMs?: number; lanes?: number; log?: (msg: string, err?: unknown) => void } = {},
 ): BatchWorkerHandle {
   const workerId = options.workerId ?? newWorkerId()
-  const owedHandBacks = new Set<number>()
   let wakeups: BatchWakeups | undefined
   let listening: Promise<unknown> | undefined
+  const wakeAll = () => {
+    for (const lane of lanes) lane.wake()
+  }
   const listen = () => {
-    listening = watchBatchQueue(
-      store,
-      () => loop.wake(),
-      (error) => {
-        options.log?.('batch worker lost its wake-up connection; polling until it is back', error)
-        wakeups = undefined
-      },
-    )
+    listening = watchBatchQueue(store, wakeAll, (error) => {
+      options.log?.('batch worker lost its wake-up connection; polling until it is back', error)
+      wakeups = undefined
+    })
       .then((w) => {
-        if (!loop.running()) return w.close()
+        if (!lanes[0]!.running()) return w.close()
         wakeups = w
       })
       .catch((error) => options.log?.('batch worker could not listen for queued jobs; polling instead', error))
@@ -117,27 +120,47 @@ export function startBatchWorker(
         listening = undefined
       })
   }
-  const loop = startPollLoop({
-    pollMs: options.pollMs ?? 1000,
-    firstAfterMs: 0,
-    round: (stopping) =>
-      runPendingJobs(store, services, {
-        workerId,
-        leaseMs: options.leaseMs,
-        stopping,
-        owedHandBacks,
-        onError: (jobId, error) =>
-          options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
-      }),
-    onError: (error) => options.log?.('batch worker poll failed', error),
-    afterRound: () => {
-      if (!wakeups && !listening && store.pool) listen()
-    },
-    onStop: async () => {
-      await listening
-      await wakeups?.close()
-    },
+  const laneCount = store.sqlite ? 1 : Math.max(1, options.lanes ?? 1)
+  let running = 0
+  const lanes = Array.from({ length: laneCount }, (_, lane) => {
+    const owedHandBacks = new Set<number>()
+    return startPollLoop({
+      pollMs: options.pollMs ?? 1000,
+      firstAfterMs: 0,
+      round: async (stopping) => {
+        running++
+        try {
+          return await runPendingJobs(store, services, {
+            workerId: lane === 0 ? workerId : `${workerId}/${lane}`,
+            leaseMs: options.leaseMs,
+            stopping,
+            owedHandBacks,
+            othersRunning: () => running > 1,
+            onError: (jobId, error) =>
+              options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
+          })
+        } finally {
+          running--
+        }
+      },
+      onError: (error) => options.log?.('batch worker poll failed', error),
+      afterRound: () => {
+        if (!wakeups && !listening && store.pool) listen()
+      },
+      onStop:
+        lane === 0
+          ? async () => {
+              await listening
+              await wakeups?.close()
+            }
+          : undefined,
+    })
   })
   listen()
-  return { running: loop.running, stop: loop.stop }
+  return {
+    running: lanes[0]!.running,
+    stop: async () => {
+      await Promise.all(lanes.map((lane) => lane.stop()))
+    },
+  }
 }

@@ -518,6 +518,61 @@ describe('associations and groups', () => {
 })
 
 describe('batch and API write Indicators alike', () => {
+  it.runIf(process.env.BULWARK_TEST_DB === 'postgres')(
+    'merges Indicators another writer committed after its look-up as updates, without running the chunk again',
+    async () => {
+      // Between the chunk's look-up and its INSERT, another writer commits two of its values (PostgreSQL: a node or
+      // a job beside this one; SQLite has one writer).
+      const pool = t.store.pool!
+      const connect = pool.connect
+      let inserts = 0
+      let rival: Promise<unknown> | undefined
+      const patched = new WeakSet<object>()
+      // Kysely's connections; pool.query (the credential look-ups) passes a callback and is left alone.
+      pool.connect = (async (callback?: unknown) => {
+        if (callback) return (connect as (callback: unknown) => void).call(pool, callback)
+        const client = await (connect as () => Promise<import('pg').PoolClient>).call(pool)
+        if (!patched.has(client)) {
+          patched.add(client)
+          const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>
+          client.query = (async (...args: unknown[]) => {
+            if (typeof args[0] === 'string' && args[0].startsWith('insert into "indicator"') && inserts++ === 0) {
+              rival = Promise.all([
+                t.request({ method: 'POST', url: '/api/v2/indicators/hosts', payload: { hostName: 'raced.example' } }),
+                t.request({ method: 'POST', url: '/api/v2/indicators/files', payload: { md5: 'ab'.repeat(16) } }),
+              ])
+              const answers = (await rival) as { statusCode: number }[]
+              expect(answers.map((a) => a.statusCode)).toEqual([201, 201])
+            }
+            return query(...args)
+          }) as never
+        }
+        return client
+      }) as never
+      try {
+        const run = await batch({
+          indicator: [
+            { type: 'Host', summary: 'raced.example', rating: 4, tag: [{ name: 'raced' }] },
+            { type: 'File', summary: 'ab'.repeat(16), attribute: [{ type: 'Description', value: 'lost the race' }] },
+            { type: 'Host', summary: 'unraced.example' },
+          ],
+        })
+        expect(run.status).toMatchObject({ status: 'Completed', errorCount: 0, successCount: 3 })
+      } finally {
+        pool.connect = connect
+      }
+      expect(rival).toBeDefined()
+      // One INSERT of the chunk's Indicators (and the rival's two): the chunk was not run again.
+      expect(inserts).toBe(3)
+      const host = (await indicator('Host', 'raced.example'))!
+      expect(host.rating).toBe(4)
+      expect(await tagsOf(host.id)).toEqual(['raced'])
+      const file = (await indicator('File', 'AB'.repeat(16)))!
+      expect(await attributesOf(file.id)).toEqual(['Description=lost the race'])
+      expect(await indicator('Host', 'unraced.example')).toBeDefined()
+    },
+  )
+
   it('a new Indicator gets the same columns from a batch file as from the API', async () => {
     await batch({ indicator: [{ type: 'Host', summary: 'same-batch.example' }] })
     const api = await t.request({

@@ -10,6 +10,7 @@ import { composeSummary } from '../../model/indicator-types.js'
 import {
   type ExistingIndicator,
   type RowUpdate,
+  drawIndicatorIds,
   findFilesByHashes,
   findIndicatorsBySummaries,
   findIndicatorsByStixIds,
@@ -22,6 +23,7 @@ import type { Database } from '../../store/database.js'
 import { removeIndicators } from '../indicators/indicators.js'
 import { INDICATOR_COLUMN_TYPES, insertIndicators, updateIndicators } from '../indicators/write.js'
 import { type FilePlan, fileMatch, filesSharingHashes, planFile } from '../indicators/file-hashes.js'
+import type { RequestContext } from '../context.js'
 import { contextIn } from '../transaction.js'
 import { BATCH_CODES, type BatchIssue, batchWarning } from './codes.js'
 import type { BatchEnvironment } from './environment.js'
@@ -66,7 +68,9 @@ async function findExisting(db: Kysely<Database>, env: BatchEnvironment, drafts:
   return { bySummary, fileRows }
 }
 
-function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<ReturnType<typeof findExisting>>): Plan {
+type Existing = Awaited<ReturnType<typeof findExisting>>
+
+function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Existing): Plan {
   if (draft.def.name !== 'File') {
     const row = existing.bySummary.get(`${draft.def.name}|${draft.summary}`)
     return row
@@ -85,7 +89,7 @@ function plan(env: BatchEnvironment, draft: IndicatorDraft, existing: Awaited<Re
  * stored one, or no field at all to change (an SCO: a value, no dates). Any other item without
  * that date is always written.
  */
-function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>): boolean {
+function heldAlready(p: Plan, existing: Existing): boolean {
   if (p.kind !== 'update' || p.ids.length !== 1 || p.deleteFirst.length) return false
   const row =
     p.draft.def.name === 'File'
@@ -98,6 +102,80 @@ function heldAlready(p: Plan, existing: Awaited<ReturnType<typeof findExisting>>
   if (typeof incoming !== 'string') return false
   if (!row.external_last_modified || row.external_last_modified < incoming) return false
   return sameHashes
+}
+
+/** What the chunk does with a draft, given the rows its look-ups found. */
+function decide(env: BatchEnvironment, draft: IndicatorDraft, existing: Existing): Plan {
+  const planned = plan(env, draft, existing)
+  return env.options.sourceVersions && heldAlready(planned, existing)
+    ? { draft, kind: 'unchanged', ids: planned.kind === 'update' ? planned.ids : [] }
+    : planned
+}
+
+const keyOf = (p: Plan & { kind: 'insert' }) => `${p.draft.def.name}|${composeSummary(p.draft.def, p.hashes)}`
+
+/**
+ * Inserts the chunk's new Indicators and returns their ids by key. A value that
+ * another writer (a node, or a job beside this one) committed since the look-up is skipped by the insert and
+ * found again: its plan turns into the update a later chunk would have made, in `plans` and `existing`, rather
+ * than failing the whole chunk on a unique violation and running it again (docs/batch.md). Only a plain update of
+ * one row is taken this way; a File whose hashes now match several rows (a merge) fails the chunk as a race.
+ * On PostgreSQL the rows go in in the order of their keys, so two such inserts never each wait for a row the other
+ * holds, with ids drawn beforehand in the file's order, so the file's order stays the ids' order as on SQLite.
+ */
+async function insertNew(
+  ctx: RequestContext,
+  env: BatchEnvironment,
+  plans: Plan[],
+  taken: Map<Plan, string>,
+  existing: Existing,
+): Promise<Map<string, number>> {
+  let inserts: { p: Plan & { kind: 'insert' }; key: string; id?: number }[] = plans
+    .filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
+    .map((p) => ({ p, key: keyOf(p) }))
+  if (ctx.store.dialect === 'postgres' && inserts.length > 1) {
+    // Numbered in the file's order, written in the keys' order.
+    const ids = await drawIndicatorIds(ctx.store.db, inserts.length)
+    inserts = inserts
+      .map((insert, k) => ({ ...insert, id: ids[k] }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  }
+  const newIds = await insertIndicators(
+    ctx,
+    inserts.map(({ p, id }) => ({
+      def: p.draft.def,
+      values: p.hashes,
+      changes: p.draft.changes,
+      stixId: taken.get(p),
+      id,
+    })),
+    { skipExisting: true },
+  )
+  const lost = inserts.filter(({ key }) => !newIds.has(key)).map(({ p }) => p)
+  if (lost.length === 0) return newIds
+  const found = await findExisting(
+    ctx.store.db,
+    env,
+    lost.map((p) => p.draft),
+  )
+  for (const p of lost) {
+    const again = decide(env, p.draft, found)
+    const plain =
+      again.kind === 'unchanged' || (again.kind === 'update' && again.ids.length === 1 && !again.deleteFirst.length)
+    if (!plain || taken.has(p)) throw new WriteRaceError()
+    plans[plans.indexOf(p)] = again
+  }
+  for (const [key, row] of found.bySummary) existing.bySummary.set(key, row)
+  existing.fileRows.push(...found.fileRows.filter((row) => !existing.fileRows.some((known) => known.id === row.id)))
+  return newIds
+}
+
+/** A write that lost to another writer in a way only running the chunk again resolves (run-job.ts retries it). */
+class WriteRaceError extends Error {
+  readonly code = '40001'
+  constructor() {
+    super('An Indicator of this chunk was created concurrently in a way that is merged by running the chunk again')
+  }
 }
 
 /** Row ids and keys a plan touches; two plans of one chunk must not share any. */
@@ -137,11 +215,7 @@ export async function writeIndicatorChunk(
   const plans: Plan[] = []
   const claimed = new Set<string>()
   for (const draft of drafts) {
-    const planned = plan(env, draft, existing)
-    const p: Plan =
-      env.options.sourceVersions && heldAlready(planned, existing)
-        ? { draft, kind: 'unchanged', ids: planned.kind === 'update' ? planned.ids : [] }
-        : planned
+    const p = decide(env, draft, existing)
     const keys = claims(p)
     if (plans.length > 0 && keys.some((k) => claimed.has(k))) break
     for (const k of keys) claimed.add(k)
@@ -175,14 +249,9 @@ export async function writeIndicatorChunk(
   }
 
   const taken = await takeStixIds(db, env, plans)
-  const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
   const ctx = contextIn(env.ctx, db)
-  const newIds = await insertIndicators(
-    ctx,
-    inserts.map((p) => ({ def: p.draft.def, values: p.hashes, changes: p.draft.changes, stixId: taken.get(p) })),
-  )
-  if (newIds.size !== inserts.length)
-    throw new Error('An Indicator of this chunk was created concurrently; retrying item by item')
+  const newIds = await insertNew(ctx, env, plans, taken, existing)
+  const inserts = plans.filter((p): p is Plan & { kind: 'insert' } => p.kind === 'insert')
 
   const updates: RowUpdate[] = []
   const sighted: number[] = []
@@ -282,7 +351,7 @@ async function takeStixIds(db: Kysely<Database>, env: BatchEnvironment, plans: P
   return taken
 }
 
-function existingRows(existing: Awaited<ReturnType<typeof findExisting>>): Map<number, ExistingIndicator> {
+function existingRows(existing: Existing): Map<number, ExistingIndicator> {
   const rows = new Map<number, ExistingIndicator>()
   for (const row of existing.bySummary.values()) rows.set(row.id, row)
   for (const row of existing.fileRows) rows.set(row.id, row)

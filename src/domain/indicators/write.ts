@@ -10,7 +10,7 @@ import { INDICATOR } from '../../model/indicator.js'
 import type { IndicatorTypeDef } from '../../model/indicator-types.js'
 import { composeSummary } from '../../model/indicator-types.js'
 import { type ColumnType, insertRows, updateRowsById } from '../../store/repositories/batch-write.repository.js'
-import { refreshThreatAssessment, threatAssessedOnInsert } from '../../store/repositories/indicator.repository.js'
+import { THREAT_ASSESSED_ON_INSERT, refreshThreatAssessment } from '../../store/repositories/indicator.repository.js'
 import type { IndicatorChanges } from '../../store/repositories/indicator.repository.js'
 import type { RequestContext } from '../context.js'
 
@@ -42,15 +42,6 @@ export const INDICATOR_COLUMN_TYPES: Record<string, ColumnType> = {
   stale_since: 'text',
   stix_id: 'text',
   last_modified: 'text',
-}
-
-/** What a new row inserts beyond the columns an update may set. */
-const NEW_ROW_COLUMN_TYPES: Record<string, ColumnType> = {
-  ...INDICATOR_COLUMN_TYPES,
-  owner_id: 'integer',
-  type: 'text',
-  created_by: 'integer',
-  date_added: 'text',
 }
 
 const defaultOf = (f: FieldDeclaration) =>
@@ -93,6 +84,8 @@ export interface NewIndicator {
   changes: IndicatorChanges
   /** The source STIX id it is served under (an import's, migration 0139), written with the row. */
   stixId?: string
+  /** An id drawn from the table's sequence beforehand (drawIndicatorIds), when the rows go in out of order. */
+  id?: number
 }
 
 /**
@@ -107,9 +100,12 @@ export async function insertIndicators(
   const rows = await insertRows<{ id: number; type: string; summary: string }>(
     ctx.store.db,
     'indicator',
-    indicators.map((n) => newIndicatorRow(ctx, n, composeSummary(n.def, [...n.values]))),
+    indicators.map((n) => {
+      const row = newIndicatorRow(ctx, n, composeSummary(n.def, [...n.values]))
+      return n.id === undefined ? row : { id: n.id, ...row }
+    }),
     ['id', 'type', 'summary'],
-    { ignoreConflicts: options.skipExisting, derived: threatAssessedOnInsert(NEW_ROW_COLUMN_TYPES) },
+    { ignoreConflicts: options.skipExisting, derived: THREAT_ASSESSED_ON_INSERT },
   )
   return new Map(rows.map((r) => [`${r.type}|${r.summary}`, r.id]))
 }

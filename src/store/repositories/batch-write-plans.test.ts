@@ -242,7 +242,10 @@ const CASES: Case[] = [
 async function expectSeeks(c: Case, tablesEmpty = false, owner = big) {
   const tie = tablesEmpty && store.dialect === 'postgres'
   const indexes = (store.dialect === 'postgres' && c.postgresIndexes) || c.indexes
-  const statements = (await statementsOf((db) => c.run(db, owner))).filter((s) => /^\s*select/i.test(s.sql))
+  // The reads of the case's table: not the catalog read of a table's column types (insertRows, once a process).
+  const statements = (await statementsOf((db) => c.run(db, owner))).filter(
+    (s) => /^\s*select/i.test(s.sql) && !/\bpg_attribute\b/.test(s.sql),
+  )
   expect(statements.length).toBeGreaterThan(0)
   const used = new Set<string>()
   for (const statement of statements) {

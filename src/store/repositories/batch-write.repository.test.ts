@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { insertRows } from './batch-write.repository.js'
+import { TAG_USE_RESOLUTION_MS, insertRows, touchTags } from './batch-write.repository.js'
 
 let t: TestApp
 let owner: number
@@ -51,6 +51,75 @@ describe('insertRows', () => {
       { name: 'mixed-a', description: null, technique_id: null, last_used: null },
       { name: 'mixed-b', description: null, technique_id: 'T1566', last_used: null },
       { name: 'mixed-c', description: 'third', technique_id: null, last_used: now },
+    ])
+  })
+
+  it('carries values an array literal has to escape, and nulls, through unchanged', async () => {
+    const now = '2026-11-25T00:00:00.000Z'
+    const awkward = ['q "quoted" {braced}, comma', 'back\\slash \\"', 'NULL', '', ' spaced ', 'ünïcødé 🛡']
+    await insertRows(
+      t.store.db,
+      'tag',
+      awkward.map((description, i) => ({
+        owner_id: owner,
+        name: `odd-${i}`,
+        description,
+        technique_id: i % 2 ? null : 'T1',
+        date_added: now,
+        last_used: null,
+      })),
+    )
+    const stored = await tagsNamed('odd-')
+    expect(stored.map((r) => r.description)).toEqual(awkward)
+    expect(stored.map((r) => r.technique_id)).toEqual(['T1', null, 'T1', null, 'T1', null])
+  })
+
+  it('skips rows whose key is taken when asked to, and returns only the rows it inserted', async () => {
+    const now = '2026-11-25T00:00:00.000Z'
+    const row = (name: string) => ({ owner_id: owner, name, date_added: now })
+    await insertRows(t.store.db, 'tag', [row('taken-a')])
+    const returned = await insertRows<{ name: string }>(t.store.db, 'tag', [row('taken-a'), row('taken-b')], ['name'], {
+      ignoreConflicts: true,
+    })
+    expect(returned.map((r) => r.name)).toEqual(['taken-b'])
+    await expect(insertRows(t.store.db, 'tag', [row('taken-b')])).rejects.toThrow()
+  })
+
+  it('refuses a value that is an array rather than shifting the rows after it', async () => {
+    const now = '2026-11-25T00:00:00.000Z'
+    await expect(
+      insertRows(t.store.db, 'tag', [{ owner_id: owner, name: 'listed', description: ['a', 'b'], date_added: now }]),
+    ).rejects.toThrow(t.store.dialect === 'postgres' ? /tag\.description holds an array/ : /./)
+    expect(await tagsNamed('listed')).toEqual([])
+  })
+})
+
+describe('touchTags', () => {
+  it('stamps a tag last used when it was never used or not within the resolution, and leaves a recent one alone', async () => {
+    const now = '2026-11-25T12:00:00.000Z'
+    const before = (ms: number) => new Date(Date.parse(now) - ms).toISOString()
+    const recent = before(TAG_USE_RESOLUTION_MS / 2)
+    const old = before(TAG_USE_RESOLUTION_MS + 1)
+    const rows = await insertRows<{ id: number; name: string }>(
+      t.store.db,
+      'tag',
+      [null, recent, old].map((last_used, i) => ({
+        owner_id: owner,
+        name: `touched-${i}`,
+        date_added: now,
+        last_used,
+      })),
+      ['id', 'name'],
+    )
+    await touchTags(
+      t.store.db,
+      rows.map((r) => r.id),
+      now,
+    )
+    expect((await tagsNamed('touched-')).map((r) => [r.name, r.last_used])).toEqual([
+      ['touched-0', now],
+      ['touched-1', recent],
+      ['touched-2', now],
     ])
   })
 })

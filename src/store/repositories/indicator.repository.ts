@@ -514,18 +514,16 @@ function threatAssessment(
   }
 }
 
+// No observations or false positives yet: those columns start at 0.
+const threatAssessedNew = (ref: (column: string) => string) =>
+  threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0'))
+
 /**
  * New Indicators get their ThreatAssess figures in the INSERT itself (no observations or false positives yet),
  * from the same formula: an UPDATE of every row just inserted cost the batch writer a tenth of its time, and on
  * PostgreSQL a second version of each row and its index entries.
  */
-export function threatAssessedOnInsert(types: Record<string, ColumnType>): DerivedColumns {
-  // No observations or false positives yet: those columns start at 0.
-  const figures = (ref: (column: string) => string) =>
-    threatAssessment((column) => (column === 'rating' || column === 'confidence' ? ref(column) : '0'))
-  return {
-    columns: Object.keys(figures((column) => column)),
-    expressions: (ref) => Object.values(figures(ref)),
-    types,
-  }
+export const THREAT_ASSESSED_ON_INSERT: DerivedColumns = {
+  columns: Object.keys(threatAssessedNew((column) => column)),
+  expressions: (ref) => Object.values(threatAssessedNew(ref)),
 }
