@@ -115,13 +115,13 @@ function decide(env: BatchEnvironment, draft: IndicatorDraft, existing: Existing
 const keyOf = (p: Plan & { kind: 'insert' }) => `${p.draft.def.name}|${composeSummary(p.draft.def, p.hashes)}`
 
 /**
- * Inserts the chunk's new Indicators and returns their ids by key. A value that
- * another writer (a node, or a job beside this one) committed since the look-up is skipped by the insert and
- * found again: its plan turns into the update a later chunk would have made, in `plans` and `existing`, rather
- * than failing the whole chunk on a unique violation and running it again (docs/batch.md). Only a plain update of
- * one row is taken this way; a File whose hashes now match several rows (a merge) fails the chunk as a race.
- * On PostgreSQL the rows go in in the order of their keys, so two such inserts never each wait for a row the other
- * holds, with ids drawn beforehand in the file's order, so the file's order stays the ids' order as on SQLite.
+ * Inserts the chunk's new Indicators and returns their ids by key. A value that another writer (a node, or a job
+ * beside this one) committed since the look-up is skipped by the insert and found again: its plan turns into the
+ * update a later chunk would have made, in `plans` and `existing`, rather than failing the whole chunk on a unique
+ * violation and running it again (docs/batch.md). Only a plain update of one row is taken this way; a File whose
+ * hashes now match several rows (a merge), or an item taking a source STIX id, fails the chunk as a race. On
+ * PostgreSQL the rows go in in the order of their keys, so two such inserts never each wait for a row the other
+ * holds, with ids drawn beforehand in the file's order, so that the ids follow the file as on SQLite.
  */
 async function insertNew(
   ctx: RequestContext,
