@@ -1,7 +1,7 @@
 /**
  * Set-based reads and writes for batch jobs: one IN query per chunk to find what exists,
- * multi-row INSERTs, and one UPDATE per chunk with a CASE per column. Statements are split
- * so no statement binds more than PARAM_BUDGET values (SQLite allows 32,766, PostgreSQL 65,535).
+ * multi-row INSERTs (on PostgreSQL one array a column), and one UPDATE per chunk with a CASE per column.
+ * Statements are split so no statement binds more than PARAM_BUDGET values (SQLite allows 32,766, PostgreSQL 65,535).
  */
 import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
@@ -129,7 +129,7 @@ const shapeKey = (shape: InsertShape) =>
  * read from v, and the conflict and returning clauses.
  */
 function insertFrom(shape: InsertShape, source: string): string {
-  const { table, columns, returning, ignoreConflicts, derived } = shape
+  const { table, columns, derived } = shape
   const ref = (column: string) => {
     const k = columns.indexOf(column)
     if (k < 0) throw new Error(`insertRows: a derived column reads ${table}.${column}, which is not inserted`)
@@ -138,12 +138,13 @@ function insertFrom(shape: InsertShape, source: string): string {
   const selected = [...columns.map((_, k) => `v.column${k + 1}`), ...(derived?.expressions(ref) ?? [])]
   const target = [...columns, ...(derived?.columns ?? [])].map(quote).join(', ')
   // SQLite reads `ON CONFLICT` after `SELECT … FROM …` as a join constraint unless a WHERE comes first.
-  return (
-    `insert into ${quote(table)} (${target}) select ${selected.join(', ')} from ${source} where true` +
-    (ignoreConflicts ? ' on conflict do nothing' : '') +
-    (returning.length ? ` returning ${returning.map(quote).join(', ')}` : '')
-  )
+  return `insert into ${quote(table)} (${target}) select ${selected.join(', ')} from ${source} where true${clauses(shape)}`
 }
+
+/** The conflict and returning clauses that end every INSERT of a shape. */
+const clauses = (shape: InsertShape) =>
+  (shape.ignoreConflicts ? ' on conflict do nothing' : '') +
+  (shape.returning.length ? ` returning ${shape.returning.map(quote).join(', ')}` : '')
 
 /**
  * SQLite: the rows as one VALUES list (`?` a value), read through `select … from (values …)` when columns are
@@ -154,11 +155,7 @@ function insertText(shape: InsertShape & { rows: number }): string {
     const tuple = `(${shape.columns.map(() => '?').join(', ')})`
     const values = `values ${Array(shape.rows).fill(tuple).join(', ')}`
     if (shape.derived) return insertFrom(shape, `(${values}) as v`)
-    return (
-      `insert into ${quote(shape.table)} (${shape.columns.map(quote).join(', ')}) ${values}` +
-      (shape.ignoreConflicts ? ' on conflict do nothing' : '') +
-      (shape.returning.length ? ` returning ${shape.returning.map(quote).join(', ')}` : '')
-    )
+    return `insert into ${quote(shape.table)} (${shape.columns.map(quote).join(', ')}) ${values}${clauses(shape)}`
   })
 }
 

@@ -7,7 +7,7 @@ import { type Insertable, type Kysely, type SelectQueryBuilder, type SqlBool, ty
 import { INDICATOR } from '../../model/indicator.js'
 import type { KindDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
-import type { ColumnType, DerivedColumns } from './batch-write.repository.js'
+import type { DerivedColumns } from './batch-write.repository.js'
 import {
   type TallyComparison,
   type TallyComparisons,
