@@ -10,7 +10,7 @@ import { INDICATOR } from '../../model/indicator.js'
 import type { IndicatorTypeDef } from '../../model/indicator-types.js'
 import { composeSummary } from '../../model/indicator-types.js'
 import { type ColumnType, insertRows, updateRowsById } from '../../store/repositories/batch-write.repository.js'
-import { THREAT_ASSESSED_ON_INSERT, refreshThreatAssessment } from '../../store/repositories/indicator.repository.js'
+import { THREAT_ASSESSED_ON_INSERT, THREAT_ASSESSED_ON_UPDATE } from '../../store/repositories/indicator.repository.js'
 import type { IndicatorChanges } from '../../store/repositories/indicator.repository.js'
 import type { RequestContext } from '../context.js'
 
@@ -124,10 +124,6 @@ export async function updateIndicators(
       changes: { ...u.changes, ...('active' in u.changes ? { stale_since: null } : {}), last_modified: ctx.now },
     })),
     INDICATOR_COLUMN_TYPES,
+    { derived: THREAT_ASSESSED_ON_UPDATE },
   )
-  const rescored = updates.filter((u) => THREAT_ASSESS_INPUTS.some((c) => c in u.changes)).map((u) => u.id)
-  await refreshThreatAssessment(ctx.store.db, rescored)
 }
-
-/** The columns the threat-assess scores are computed from (docs/decisions.md). */
-const THREAT_ASSESS_INPUTS = ['rating', 'confidence', 'observation_count', 'false_positive_count']

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ORG, type TestApp, createTestApp } from '../../test/harness.js'
-import { TAG_USE_RESOLUTION_MS, insertRows, touchTags } from './batch-write.repository.js'
+import { INDICATOR_COLUMN_TYPES } from '../../domain/indicators/write.js'
+import { TAG_USE_RESOLUTION_MS, insertRows, touchTags, updateRowsById } from './batch-write.repository.js'
+import { THREAT_ASSESSED_ON_UPDATE } from './indicator.repository.js'
 
 let t: TestApp
 let owner: number
@@ -120,6 +122,49 @@ describe('touchTags', () => {
       ['touched-0', now],
       ['touched-1', recent],
       ['touched-2', now],
+    ])
+  })
+})
+
+describe('updateRowsById', () => {
+  const scored = (ids: number[]) =>
+    t.store.db
+      .selectFrom('indicator')
+      .select(['id', 'rating', 'confidence', 'active', 'threat_assess_rating', 'threat_assess_score'])
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .execute()
+
+  it('sets rows of different columns, and the ThreatAssess figures from the new values and the row’s others', async () => {
+    const ids: number[] = []
+    for (const summary of ['rescored.example', 'observed.example', 'untouched.example']) {
+      const r = await t.request({
+        method: 'POST',
+        url: '/api/v2/indicators/hosts',
+        payload: { hostName: summary, rating: 2, confidence: 50 },
+      })
+      ids.push(r.json().data.host.id)
+    }
+    // Ten observations add 20 to the raw score: read from the row, as the update does not change them.
+    await t.store.db.updateTable('indicator').set({ observation_count: 10 }).where('id', '=', ids[1]).execute()
+    await updateRowsById(
+      t.store.db,
+      'indicator',
+      [
+        { id: ids[0], changes: { rating: 4, confidence: 80 } },
+        { id: ids[1], changes: { confidence: 100 } },
+        { id: ids[2], changes: { active: 0 } },
+      ],
+      INDICATOR_COLUMN_TYPES,
+      { derived: THREAT_ASSESSED_ON_UPDATE },
+    )
+    expect((await scored(ids)).map(({ id, ...row }) => row)).toEqual([
+      // 4 × 80 × 1.6
+      { rating: 4, confidence: 80, active: 1, threat_assess_rating: 4, threat_assess_score: 512 },
+      // 2 × 100 × 1.6 + 10 × 2
+      { rating: 2, confidence: 100, active: 1, threat_assess_rating: 2, threat_assess_score: 340 },
+      // As the API's create left it: 2 × 50 × 1.6
+      { rating: 2, confidence: 50, active: 0, threat_assess_rating: 2, threat_assess_score: 160 },
     ])
   })
 })

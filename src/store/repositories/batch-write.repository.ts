@@ -1,9 +1,9 @@
 /**
  * Set-based reads and writes for batch jobs: one IN query per chunk to find what exists,
- * multi-row INSERTs (on PostgreSQL one array a column), and one UPDATE per chunk with a CASE per column.
+ * multi-row INSERTs and UPDATEs (on PostgreSQL one array a column; on SQLite a VALUES list, or one rowid UPDATE a row).
  * Statements are split so no statement binds more than PARAM_BUDGET values (SQLite allows 32,766, PostgreSQL 65,535).
  */
-import { CompiledQuery, type Kysely, type RawBuilder, sql } from 'kysely'
+import { CompiledQuery, type Kysely, sql } from 'kysely'
 import type { ItemKind } from '../../model/kinds.js'
 import type { CredentialTable } from '../engine/credential-cache.js'
 import type { Database } from '../database.js'
@@ -206,48 +206,81 @@ export interface RowUpdate {
   changes: Record<string, unknown>
 }
 
-const CASTS: Record<ColumnType, RawBuilder<unknown>> = {
-  text: sql.raw('text'),
-  integer: sql.raw('integer'),
-  double: sql.raw('double precision'),
+/** Columns an UPDATE computes from the row as it becomes, in the same statement, when it changes any of `inputs`. */
+export interface DerivedOnUpdate extends DerivedColumns {
+  inputs: readonly string[]
 }
 
 /**
- * Applies different changes to many rows in one statement per slice:
- * `SET col = CASE id WHEN ? THEN CAST(? AS type) … ELSE col END`. Values are cast so
- * PostgreSQL knows their types; rows that leave a column alone keep it.
+ * Applies different changes to many rows: rows changing the same columns in one statement, on PostgreSQL
+ * `update t set col = v.column2 … from unnest($1::integer[], $2::…[], …) as v(…) where t.id = v.column1` (one
+ * array a column, as insertRows binds them), on SQLite one rowid UPDATE a row. `derived` columns are set from
+ * the new values (and the row's other columns) by the same statement on PostgreSQL, by a second rowid UPDATE on
+ * SQLite: a second UPDATE of a chunk's rows had cost PostgreSQL a second version of each row and its index entries.
  */
 export async function updateRowsById(
   db: Kysely<Database>,
   table: 'indicator' | 'intel_group',
   updates: readonly RowUpdate[],
   types: Record<string, ColumnType>,
+  options: { derived?: DerivedOnUpdate } = {},
 ): Promise<void> {
   const withChanges = updates.filter((u) => Object.keys(u.changes).length > 0)
   if (withChanges.length === 0) return
-  if (dialectOf(db) === 'sqlite') return updateRowsOneByOne(db, table, withChanges, types)
-  const columns = [...new Set(withChanges.flatMap((u) => Object.keys(u.changes)))]
-  const perStatement = Math.max(1, Math.floor(PARAM_BUDGET / (columns.length * 2 + 1)))
-  for (const part of slices(withChanges, perStatement)) {
-    const set: Record<string, RawBuilder<unknown>> = {}
-    for (const column of columns) {
-      const rows = part.filter((u) => column in u.changes)
-      if (rows.length === 0) continue
-      const type = types[column]
-      if (!type) throw new Error(`No column type for ${table}.${column}`)
-      const whens = rows.map((u) => sql`when ${u.id} then cast(${u.changes[column]} as ${CASTS[type]})`)
-      set[column] = sql`case ${sql.ref('id')} ${sql.join(whens, sql` `)} else ${sql.ref(column)} end`
-    }
-    await (db as Kysely<any>)
-      .updateTable(table)
-      .set(set)
-      .where(
-        'id',
-        'in',
-        part.map((u) => u.id),
+  for (const u of withChanges)
+    for (const column in u.changes) if (!types[column]) throw new Error(`No column type for ${table}.${column}`)
+  const derives = (columns: readonly string[]) =>
+    options.derived && columns.some((column) => options.derived!.inputs.includes(column)) ? options.derived : undefined
+  if (dialectOf(db) === 'sqlite') {
+    await updateRowsOneByOne(db, table, withChanges)
+    const derived = options.derived
+    if (derived)
+      await deriveOneByOne(
+        db,
+        table,
+        derived,
+        withChanges.filter((u) => derives(Object.keys(u.changes))),
       )
-      .execute()
+    return
   }
+  const bySet = new Map<string, RowUpdate[]>()
+  for (const u of withChanges) {
+    const key = Object.keys(u.changes).sort().join(',')
+    const rows = bySet.get(key)
+    if (rows) rows.push(u)
+    else bySet.set(key, [u])
+  }
+  for (const [key, rows] of bySet) {
+    const columns = key.split(',')
+    const pgTypes = await columnTypesOf(db, table, ['id', ...columns])
+    const params = [
+      rows.map((u) => u.id),
+      ...columns.map((column) => rows.map((u) => scalar(u.changes[column], table, column))),
+    ]
+    await db.executeQuery(CompiledQuery.raw(unnestUpdateText(table, columns, pgTypes, derives(columns)), params))
+  }
+}
+
+function unnestUpdateText(
+  table: string,
+  columns: readonly string[],
+  types: readonly string[],
+  derived: DerivedOnUpdate | undefined,
+): string {
+  return rememberedText(`postgres|update|${table}|${columns.join(',')}|${derived?.columns.join(',') ?? ''}`, () => {
+    // A column the statement changes is read as its new value; any other as the row holds it.
+    const ref = (column: string) => {
+      const k = columns.indexOf(column)
+      return k < 0 ? `t.${quote(column)}` : `v.column${k + 2}`
+    }
+    const set = [
+      ...columns.map((column, k) => `${quote(column)} = v.column${k + 2}`),
+      ...(derived?.expressions(ref).map((expression, k) => `${quote(derived.columns[k])} = ${expression}`) ?? []),
+    ]
+    const arrays = types.map((type, k) => `$${k + 1}::${type}[]`).join(', ')
+    const names = types.map((_, k) => `column${k + 1}`).join(', ')
+    return `update ${quote(table)} as t set ${set.join(', ')} from unnest(${arrays}) as v(${names}) where t."id" = v.column1`
+  })
 }
 
 /**
@@ -261,11 +294,9 @@ async function updateRowsOneByOne(
   db: Kysely<Database>,
   table: 'indicator' | 'intel_group',
   updates: readonly RowUpdate[],
-  types: Record<string, ColumnType>,
 ): Promise<void> {
   for (const u of updates) {
     const columns = Object.keys(u.changes)
-    for (const column of columns) if (!types[column]) throw new Error(`No column type for ${table}.${column}`)
     const key = `${table}|${columns.join(',')}`
     let text = updateTexts.get(key)
     if (text === undefined) {
@@ -278,6 +309,21 @@ async function updateRowsOneByOne(
 }
 
 const updateTexts = new Map<string, string>()
+
+/** SQLite: the derived columns of each updated row, from the row as it now is, by rowid. */
+async function deriveOneByOne(
+  db: Kysely<Database>,
+  table: 'indicator' | 'intel_group',
+  derived: DerivedOnUpdate,
+  updates: readonly RowUpdate[],
+): Promise<void> {
+  if (updates.length === 0) return
+  const text = rememberedText(`sqlite|derive|${table}|${derived.columns.join(',')}`, () => {
+    const set = derived.expressions(quote).map((expression, k) => `${quote(derived.columns[k])} = ${expression}`)
+    return `update ${quote(table)} set ${set.join(', ')} where "id" = ?`
+  })
+  for (const u of updates) await db.executeQuery(CompiledQuery.raw(text, [u.id]))
+}
 
 export interface ExistingIndicator {
   id: number

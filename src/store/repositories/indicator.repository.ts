@@ -7,7 +7,7 @@ import { type Insertable, type Kysely, type SelectQueryBuilder, type SqlBool, ty
 import { INDICATOR } from '../../model/indicator.js'
 import type { KindDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
-import type { DerivedColumns } from './batch-write.repository.js'
+import type { DerivedColumns, DerivedOnUpdate } from './batch-write.repository.js'
 import {
   type TallyComparison,
   type TallyComparisons,
@@ -526,4 +526,14 @@ const threatAssessedNew = (ref: (column: string) => string) =>
 export const THREAT_ASSESSED_ON_INSERT: DerivedColumns = {
   columns: Object.keys(threatAssessedNew((column) => column)),
   expressions: (ref) => Object.values(threatAssessedNew(ref)),
+}
+
+/** The columns the ThreatAssess figures are computed from (docs/decisions.md). */
+const THREAT_ASSESS_INPUTS = ['rating', 'confidence', 'observation_count', 'false_positive_count']
+
+/** The same figures set by the UPDATE that changes one of their inputs (updateRowsById). */
+export const THREAT_ASSESSED_ON_UPDATE: DerivedOnUpdate = {
+  inputs: THREAT_ASSESS_INPUTS,
+  columns: Object.keys(threatAssessment((column) => column)),
+  expressions: (ref) => Object.values(threatAssessment(ref)),
 }
