@@ -163,10 +163,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...postgres, BULWARK_DATABASE_REPLICA_URL: ' ' }).databaseReplicaUrls).toEqual([])
   })
 
-  it('runs one batch job at a time unless told, and refuses more than one on SQLite', () => {
+  it('runs two batch jobs at once on PostgreSQL and one on SQLite, and refuses more than one on SQLite', () => {
     const postgres = { BULWARK_DATABASE_URL: 'postgres://tip@db:5432/tip' }
-    expect(loadConfig(postgres).batchConcurrency).toBe(1)
-    expect(loadConfig({ ...postgres, BULWARK_BATCH_CONCURRENCY: '2' }).batchConcurrency).toBe(2)
+    expect(loadConfig(postgres).batchConcurrency).toBe(2)
+    expect(loadConfig({ ...postgres, BULWARK_BATCH_CONCURRENCY: '1' }).batchConcurrency).toBe(1)
     expect(loadConfig({}).batchConcurrency).toBe(1)
     expect(() => loadConfig({ BULWARK_BATCH_CONCURRENCY: '2' })).toThrow(
       'BULWARK_BATCH_CONCURRENCY above 1 needs PostgreSQL: SQLite has one writer',

@@ -43,7 +43,7 @@ export interface Config {
   logLevel: string
   bodyLimitBytes: number
   batchWorker: boolean
-  /** Batch jobs a node runs at once: more than one on PostgreSQL only (SQLite has one writer). */
+  /** Batch jobs a node runs at once: more than one on PostgreSQL only (SQLite has one writer), 2 there by default. */
   batchConcurrency: number
   /** How long a batch job's lease lasts between renewals (each chunk): how soon another node resumes the job of a node that died. */
   batchLeaseMs: number
@@ -99,8 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(batchLeaseMs) || batchLeaseMs < 1000)
     throw new Error(`BULWARK_BATCH_LEASE_MS must be at least 1000 milliseconds, not '${env.BULWARK_BATCH_LEASE_MS}'`)
   const postgres = /^postgres(ql)?:\/\//.test(databaseUrl)
-  // One by default: two lanes loading the classic dataset reported item errors (docs/decisions.md, session 23).
-  const batchConcurrency = Number(env.BULWARK_BATCH_CONCURRENCY ?? 1)
+  const batchConcurrency = Number(env.BULWARK_BATCH_CONCURRENCY ?? (postgres ? 2 : 1))
   if (!Number.isInteger(batchConcurrency) || batchConcurrency < 1 || batchConcurrency > 16)
     throw new Error(
       `BULWARK_BATCH_CONCURRENCY must be a whole number from 1 to 16, not '${env.BULWARK_BATCH_CONCURRENCY}'`,

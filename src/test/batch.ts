@@ -19,14 +19,14 @@ export interface BatchRun {
   results: BatchResultRow[]
 }
 
-/** `options` are the job's (action, attributeWriteType, haltOnError…), over the defaults of a plain Create. */
-export async function batchThroughApi(
+/** A job created and its file uploaded, left Queued for a worker; returns its id. */
+export async function queueBatchThroughApi(
   t: TestApp,
   file: unknown,
   options: Record<string, unknown> = {},
   owner = ORG,
   as?: TestAccount,
-): Promise<BatchRun> {
+): Promise<number> {
   const created = await t.request({
     method: 'POST',
     url: '/api/v2/batch',
@@ -43,6 +43,18 @@ export async function batchThroughApi(
     as,
   })
   expect(uploaded.statusCode, uploaded.body.slice(0, 300)).toBe(202)
+  return id
+}
+
+/** `options` are the job's (action, attributeWriteType, haltOnError…), over the defaults of a plain Create. */
+export async function batchThroughApi(
+  t: TestApp,
+  file: unknown,
+  options: Record<string, unknown> = {},
+  owner = ORG,
+  as?: TestAccount,
+): Promise<BatchRun> {
+  const id = await queueBatchThroughApi(t, file, options, owner, as)
   await runPendingJobs(t.store, t.services)
   const status = (await t.request({ method: 'GET', url: `/api/v2/batch/${id}`, as })).json().data.batchStatus
   const res = await t.request({ method: 'GET', url: `/api/v2/batch/${id}/results`, as })

@@ -7,8 +7,15 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { isDomainError } from '../core/errors.js'
+import { spareTurn } from '../core/foreground.js'
 import { claimJob, claimableJobs, handBackJob } from '../domain/batch/leases.js'
-import { JobPausedError, LeaseLostError, afterQueueDrained, runBatchJob } from '../domain/batch/run-job.js'
+import {
+  DEFAULT_LEASE_MS,
+  JobPausedError,
+  LeaseLostError,
+  afterQueueDrained,
+  runBatchJob,
+} from '../domain/batch/run-job.js'
 import type { Services } from '../domain/services.js'
 import { type BatchWakeups, watchBatchQueue } from '../store/batch-wakeups.js'
 import type { Store } from '../store/connect.js'
@@ -28,7 +35,16 @@ export interface WorkerOptions {
   owedHandBacks?: Set<number>
   /** True while another lane of this worker runs a job: the end-of-load upkeep waits for the last to finish. */
   othersRunning?: () => boolean
+  /** What each chunk of a job waits for before it runs (run-job.ts). */
+  turn?: () => Promise<void>
 }
+
+/**
+ * A lane beyond the first runs a chunk only while requests kept the node busy for at most a quarter of the last half
+ * second, or after waiting a second (at most a quarter of the lease, which each chunk's commit renews): the extra
+ * lanes use the cores that reads leave idle (docs/benchmarks.md, "Reads beside two lanes", session 24).
+ */
+const SPARE_LANE = { share: 0.25, windowMs: 500, waitMs: 1_000 }
 
 export function newWorkerId(): string {
   return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
@@ -61,7 +77,12 @@ export async function runPendingJobs(store: Store, services: Services, options: 
       return ran
     }
     try {
-      await runBatchJob(store, services, claimed, { workerId, leaseMs: options.leaseMs, stopping: options.stopping })
+      await runBatchJob(store, services, claimed, {
+        workerId,
+        leaseMs: options.leaseMs,
+        stopping: options.stopping,
+        turn: options.turn,
+      })
     } catch (error) {
       if (error instanceof JobPausedError) {
         // Handed back rather than left to expire, so another node resumes it at once.
@@ -121,6 +142,7 @@ export function startBatchWorker(
       })
   }
   const laneCount = store.sqlite ? 1 : Math.max(1, options.lanes ?? 1)
+  const spare = { ...SPARE_LANE, waitMs: Math.min(SPARE_LANE.waitMs, (options.leaseMs ?? DEFAULT_LEASE_MS) / 4) }
   let running = 0
   const lanes = Array.from({ length: laneCount }, (_, lane) => {
     const owedHandBacks = new Set<number>()
@@ -136,6 +158,7 @@ export function startBatchWorker(
             stopping,
             owedHandBacks,
             othersRunning: () => running > 1,
+            turn: lane === 0 ? undefined : () => spareTurn(spare),
             onError: (jobId, error) =>
               options.log?.(`batch job ${jobId} failed; it will be retried when its lease expires`, error),
           })

@@ -13,6 +13,7 @@ import {
   completeBatchJob,
   findBatchInput,
   findBatchJob,
+  hasEarlierJobRunning,
   insertBatchErrors,
 } from '../../store/repositories/batch.repository.js'
 import type { Store } from '../../store/connect.js'
@@ -71,6 +72,18 @@ export interface RunOptions {
   leaseMs?: number
   /** Checked before each chunk: when true the job stops at that commit point (JobPausedError). */
   stopping?: () => boolean
+  /** What each chunk waits for before it runs: by default backgroundTurn, the node's requests in flight. */
+  turn?: () => Promise<void>
+}
+
+/**
+ * A chunk of associations named items not found while a job of the same owner queued before this one was still
+ * running: undone, and run again once that job has finished (untilEarlierJobsFinish).
+ */
+class EarlierJobRunningError extends Error {
+  constructor() {
+    super('An association names an item that a batch job queued earlier may still write')
+  }
 }
 
 /** The job stopped between chunks because its worker is stopping; its progress is committed. */
@@ -87,6 +100,7 @@ interface Runner {
   leaseMs: number
   progress: BatchProgress
   stopping?: () => boolean
+  turn: () => Promise<void>
 }
 
 const leaseUntil = (r: Runner) => new Date(Date.now() + r.leaseMs).toISOString()
@@ -177,6 +191,7 @@ function tallyFor(phase: PhasePlan['phase']) {
 }
 
 function phasePlans(
+  r: Runner,
   env: BatchEnvironment,
   input: BatchInput,
   associations: (AssociationEntry | BatchIssue)[],
@@ -206,7 +221,13 @@ function phasePlans(
       items: withIndex,
       read: (item) => item as Item | BatchIssue,
       tally: tallyFor('associations'),
-      write: (db, d) => writeAssociationChunk(db, env, d as (AssociationEntry & Item)[]),
+      async write(db, d) {
+        const outcome = await writeAssociationChunk(db, env, d as (AssociationEntry & Item)[])
+        // Jobs run side by side (several nodes, or lanes of one): a file naming the Indicators of the file uploaded
+        // before it finds them once that job is done, as it would had the jobs run one after the other.
+        if (outcome.unresolved && (await hasEarlierJobRunning(db, r.job, isoNow()))) throw new EarlierJobRunningError()
+        return outcome
+      },
       countable: (from) => withIndex.slice(from).filter((a) => isIssue(a) || !(a as AssociationEntry).inline).length,
     },
     {
@@ -229,6 +250,25 @@ const RACE_RETRIES = 3
 
 /** Items whose drafts are read in one turn of the event loop. */
 const DRAFT_SLICE = 250
+
+/** How often a job waiting for the jobs queued before it looks at them again. */
+const EARLIER_JOBS_POLL_MS = 100
+
+/**
+ * Waits until no job of the owner queued before this one is running under a live lease, renewing this job's own lease
+ * as it waits; stops waiting when the worker is stopping (the loop then pauses the job at its last commit).
+ */
+async function untilEarlierJobsFinish(r: Runner, group: CommitGroup): Promise<void> {
+  await committed(r, group)
+  let renewed = Date.now()
+  while (!r.stopping?.() && (await hasEarlierJobRunning(r.store.db, r.job, isoNow()))) {
+    await new Promise((resolve) => setTimeout(resolve, EARLIER_JOBS_POLL_MS))
+    if (Date.now() - renewed > r.leaseMs / 4) {
+      await inTransaction(r.store.db, (trx) => commit(r, trx, []))
+      renewed = Date.now()
+    }
+  }
+}
 
 /** Processes one phase from the saved offset; returns true when the job halted on an error. */
 async function runPhase(r: Runner, env: BatchEnvironment, plan: PhasePlan): Promise<boolean> {
@@ -261,7 +301,7 @@ async function runChunks(r: Runner, env: BatchEnvironment, plan: PhasePlan, grou
   while (r.progress.offset < plan.items.length) {
     // SQLite calls return synchronously, so without this a whole job would run as one turn of the event loop
     // and every request to this node would wait for it; between chunks interactive requests go first.
-    await backgroundTurn()
+    await r.turn()
     if (r.stopping?.()) {
       await committed(r, group)
       throw new JobPausedError(r.job.id)
@@ -320,6 +360,10 @@ async function runChunks(r: Runner, env: BatchEnvironment, plan: PhasePlan, grou
       if (error instanceof LeaseLostError) throw error
       // The job goes on from its last commit, on this node or, once its lease runs out, another.
       if (error instanceof GroupLostError) throw error.cause
+      if (error instanceof EarlierJobRunningError) {
+        await untilEarlierJobsFinish(r, group)
+        continue
+      }
       // Another node's chunk inserted a value of this one first: committed now, so the same chunk finds and merges it.
       if (isWriteRace(error) && races++ < RACE_RETRIES) continue
       races = 0
@@ -355,6 +399,7 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     progress: readProgress(job.progress),
     stopping: options.stopping,
+    turn: options.turn ?? backgroundTurn,
   }
   const batchOptions = JSON.parse(job.options) as BatchOptions
   // The scan and the walk for associations run on the event loop too: between their slices requests go first.
@@ -383,7 +428,7 @@ export async function runBatchJob(store: Store, services: Services, jobId: numbe
   const env = await loadBatchEnvironment(store.db, ctx, batchOptions)
   const associations =
     env.options.action === 'Delete' ? [] : await collectAssociations(parsed, env.options, backgroundTurn)
-  const plans = phasePlans(env, parsed, associations)
+  const plans = phasePlans(r, env, parsed, associations)
   for (const plan of plans) {
     if (PHASES.indexOf(r.progress.phase) > PHASES.indexOf(plan.phase)) continue
     if (r.progress.phase !== plan.phase) r.progress = { ...r.progress, phase: plan.phase, offset: 0 }

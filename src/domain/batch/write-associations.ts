@@ -31,6 +31,8 @@ export interface AssociationOutcome {
   consumed: number
   /** Of the written entries (inline ones aside): new associations, and those the items had already. */
   outcome: WriteOutcome
+  /** Entries that failed because an Indicator or Group they name was not found. */
+  unresolved: number
 }
 
 type Resolved = { kind: 'indicator' | 'group'; id: number; type: string } | undefined
@@ -115,6 +117,7 @@ export async function writeAssociationChunk(
     row?: { a: NonNullable<Resolved>; b: NonNullable<Resolved>; typeId: number }
     error?: string
     skip?: boolean
+    unresolved?: boolean
   }
   const results: Result[] = entries.map((entry) => {
     const a = resolve(entry.a)
@@ -122,7 +125,12 @@ export async function writeAssociationChunk(
     if (!a && entry.inline) return { entry, skip: true }
     if (!env.may.associate)
       return { entry, error: `You do not have permission to create associations in ${env.ownerName}` }
-    if (!a || !b) return { entry, error: `${describe(!a ? entry.a : entry.b)} was not found in ${env.ownerName}` }
+    if (!a || !b)
+      return {
+        entry,
+        error: `${describe(!a ? entry.a : entry.b)} was not found in ${env.ownerName}`,
+        unresolved: true,
+      }
     if (a.kind === b.kind && a.id === b.id) return { entry, error: 'An item cannot be associated with itself' }
     if (a.kind === 'indicator' && b.kind === 'indicator') {
       if (!entry.associationType) return { entry, error: 'associationType is required to associate two Indicators' }
@@ -192,6 +200,7 @@ export async function writeAssociationChunk(
     consumed: results.length,
     written: written.length,
     outcome: { created, updated, unchanged: written.length - created - updated },
+    unresolved: results.filter((r) => r.unresolved).length,
     issues: results
       .filter((r) => r.error)
       .map((r) =>

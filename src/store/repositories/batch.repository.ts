@@ -114,6 +114,28 @@ export function claimBatchJob(
   return batchJobLease.claim(db, id, { workerId, now, leaseUntil }, { started_at: sql`coalesce(started_at, ${now})` })
 }
 
+/**
+ * Whether a job of the same owner that was queued before this one is still being run by a live worker (its lease
+ * not run out): its Indicators and Groups may not all be written yet. A running job whose node died is not waited
+ * for: its lease runs out and whoever claims it next writes them.
+ */
+export async function hasEarlierJobRunning(
+  db: Kysely<Database>,
+  job: { id: number; owner_id: number },
+  now: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('batch_job')
+    .select('id')
+    .where('status', '=', 'Running')
+    .where('id', '<', job.id)
+    .where('owner_id', '=', job.owner_id)
+    .where('lease_expires', '>', now)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export interface ProgressCommit {
   progress: string
   successCount: number
