@@ -36,6 +36,7 @@ import * as m0270 from './migrations/0270-change-notices.js'
 import * as m0271 from './migrations/0271-indicator-confidence-tally.js'
 import * as m0272 from './migrations/0272-value-first-lookup-indexes.js'
 import * as m0273 from './migrations/0273-v2-filter-counts.js'
+import * as m0274 from './migrations/0274-batch-input-lz4.js'
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0271-indicator-confidence-tally': m0271,
   '0272-value-first-lookup-indexes': m0272,
   '0273-v2-filter-counts': m0273,
+  '0274-batch-input-lz4': m0274,
 }
 
 class StaticMigrationProvider implements MigrationProvider {
