@@ -233,14 +233,10 @@ export async function updateRowsById(
     options.derived && columns.some((column) => options.derived!.inputs.includes(column)) ? options.derived : undefined
   if (dialectOf(db) === 'sqlite') {
     await updateRowsOneByOne(db, table, withChanges)
-    const derived = options.derived
-    if (derived)
-      await deriveOneByOne(
-        db,
-        table,
-        derived,
-        withChanges.filter((u) => derives(Object.keys(u.changes))),
-      )
+    if (options.derived) {
+      const rescored = withChanges.filter((u) => derives(Object.keys(u.changes))).map((u) => u.id)
+      await deriveRowsById(db, table, options.derived, rescored)
+    }
     return
   }
   const bySet = new Map<string, RowUpdate[]>()
@@ -297,32 +293,34 @@ async function updateRowsOneByOne(
 ): Promise<void> {
   for (const u of updates) {
     const columns = Object.keys(u.changes)
-    const key = `${table}|${columns.join(',')}`
-    let text = updateTexts.get(key)
-    if (text === undefined) {
-      text = `update ${quote(table)} set ${columns.map((c) => `${quote(c)} = ?`).join(', ')} where "id" = ?`
-      if (updateTexts.size > 200) updateTexts.clear()
-      updateTexts.set(key, text)
-    }
+    const text = rememberedText(
+      `sqlite|update|${table}|${columns.join(',')}`,
+      () => `update ${quote(table)} set ${columns.map((c) => `${quote(c)} = ?`).join(', ')} where "id" = ?`,
+    )
     await db.executeQuery(CompiledQuery.raw(text, [...columns.map((c) => u.changes[c]), u.id]))
   }
 }
 
-const updateTexts = new Map<string, string>()
-
-/** SQLite: the derived columns of each updated row, from the row as it now is, by rowid. */
-async function deriveOneByOne(
+/**
+ * Sets the derived columns of the rows from what each row now holds: on SQLite one rowid UPDATE a row (as
+ * updateRowsOneByOne, for the same reason), on PostgreSQL one `where "id" = any($1)` over an array of the ids.
+ */
+export async function deriveRowsById(
   db: Kysely<Database>,
   table: 'indicator' | 'intel_group',
-  derived: DerivedOnUpdate,
-  updates: readonly RowUpdate[],
+  derived: DerivedColumns,
+  ids: readonly number[],
 ): Promise<void> {
-  if (updates.length === 0) return
-  const text = rememberedText(`sqlite|derive|${table}|${derived.columns.join(',')}`, () => {
+  if (ids.length === 0) return
+  const dialect = dialectOf(db)
+  const [idType] = dialect === 'postgres' ? await columnTypesOf(db, table, ['id']) : []
+  const text = rememberedText(`${dialect}|derive|${table}|${derived.columns.join(',')}`, () => {
     const set = derived.expressions(quote).map((expression, k) => `${quote(derived.columns[k])} = ${expression}`)
-    return `update ${quote(table)} set ${set.join(', ')} where "id" = ?`
+    const which = dialect === 'postgres' ? `= any($1::${idType}[])` : '= ?'
+    return `update ${quote(table)} set ${set.join(', ')} where "id" ${which}`
   })
-  for (const u of updates) await db.executeQuery(CompiledQuery.raw(text, [u.id]))
+  if (dialect === 'postgres') await db.executeQuery(CompiledQuery.raw(text, [ids]))
+  else for (const id of ids) await db.executeQuery(CompiledQuery.raw(text, [id]))
 }
 
 export interface ExistingIndicator {

@@ -7,7 +7,7 @@ import { type Insertable, type Kysely, type SelectQueryBuilder, type SqlBool, ty
 import { INDICATOR } from '../../model/indicator.js'
 import type { KindDeclaration } from '../../model/field.js'
 import type { ItemKind } from '../../model/kinds.js'
-import type { DerivedColumns, DerivedOnUpdate } from './batch-write.repository.js'
+import { type DerivedColumns, type DerivedOnUpdate, deriveRowsById } from './batch-write.repository.js'
 import {
   type TallyComparison,
   type TallyComparisons,
@@ -474,21 +474,8 @@ async function countSparse(
  *                     rounded half away from zero (as numeric: PostgreSQL rounds doubles half to even) and
  *                     kept within 0..1000
  */
-export async function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
-  const figures = threatAssessment((column) => column)
-  const set = Object.fromEntries(Object.entries(figures).map(([column, expression]) => [column, sql.raw(expression)]))
-  if (dialectOf(db) === 'sqlite') {
-    // One rowid look-up each, whatever the statistics say (batch-write.repository.ts updateRowsOneByOne says why).
-    for (const id of ids) await db.updateTable('indicator').where('id', '=', id).set(set).execute()
-    return
-  }
-  for (let start = 0; start < ids.length; start += 5000) {
-    await db
-      .updateTable('indicator')
-      .where('id', 'in', ids.slice(start, start + 5000))
-      .set(set)
-      .execute()
-  }
+export function refreshThreatAssessment(db: Kysely<Database>, ids: readonly number[]): Promise<void> {
+  return deriveRowsById(db, 'indicator', THREAT_ASSESSED_ON_UPDATE, ids)
 }
 
 type ThreatAssessColumn =
